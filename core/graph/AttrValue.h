@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cleave {
+
+/// A typed attribute value as it appears after `key=` in Relay text (or in graph.json / ONNX
+/// attributes): a tree of ints, floats, bools, strings, lists, maps and opaque source blobs.
+struct AttrValue
+{
+    enum class Kind : std::uint8_t {
+        Null, ///< `None` / `nullptr`.
+        Int, ///< `64`, `-1`, `1i64` (dtype says the width).
+        Float, ///< `1e-05f`, `0.5f16` (dtype says the width); `text` keeps the source spelling.
+        Bool, ///< `True` / `False`.
+        String, ///< `"NCHW"` (decoded; printing re-escapes).
+        List, ///< `[1, 1]`, `[[0, 0], [0, 1]]`.
+        Map, ///< `{key=value, ...}`.
+        MetaRef, ///< `meta[relay.Var][0]`: `text` is the whole reference.
+        Opaque, ///< An unparseable repr such as `VirtualDevice(...)`: `text` is the source.
+        GlobalRef, ///< `'name'` or `@name`: `text` is the name.
+    };
+
+    Kind kind = Kind::Null;
+    std::int64_t intValue = 0;
+    double floatValue = 0.0;
+    bool boolValue = false;
+    std::string dtype; ///< Int / Float only: "int32", "int64", "float32", ...
+    std::string text; ///< String value, float spelling, meta reference or opaque source.
+    std::vector<AttrValue> list; ///< List items, or Map values (keys in `keys`).
+    std::vector<std::string> keys; ///< Map keys, parallel to `list`.
+
+    static AttrValue null() { return {}; }
+    static AttrValue integer(std::int64_t v, std::string dtype = "int32");
+    static AttrValue floating(double v, std::string dtype = "float32", std::string spelling = {});
+    static AttrValue boolean(bool v);
+    static AttrValue string(std::string s);
+    static AttrValue listOf(std::vector<AttrValue> items);
+
+    [[nodiscard]] bool isNull() const { return kind == Kind::Null; }
+    /// The value as an integer list (`[1, 1]` → {1, 1}; a single int → {v}); nullopt otherwise.
+    [[nodiscard]] std::optional<std::vector<std::int64_t>> toIntList() const;
+    /// The value as an integer (Int, or Bool as 0/1); nullopt otherwise.
+    [[nodiscard]] std::optional<std::int64_t> toInt() const;
+
+    /// Relay text of the value: `[1, 1]`, `1e-05f`, `"NCHW"`, `True`, `None`, `1i64`.
+    [[nodiscard]] std::string toRelay() const;
+
+    friend bool operator==(const AttrValue &a, const AttrValue &b);
+};
+
+/// Attributes in source order. Order matters for printing; lookup is linear (a handful of keys).
+class Attributes
+{
+public:
+    using Item = std::pair<std::string, AttrValue>;
+
+    [[nodiscard]] const std::vector<Item> &items() const { return m_items; }
+    [[nodiscard]] bool isEmpty() const { return m_items.empty(); }
+    [[nodiscard]] std::size_t size() const { return m_items.size(); }
+    /// The value of `key`, or nullptr.
+    [[nodiscard]] const AttrValue *find(const std::string &key) const;
+    /// Appends or replaces `key`.
+    void set(std::string key, AttrValue value);
+
+    /// Convenience lookups that return `fallback` when absent or of another kind.
+    [[nodiscard]] std::int64_t intOr(const std::string &key, std::int64_t fallback) const;
+    [[nodiscard]] std::string stringOr(const std::string &key, const std::string &fallback) const;
+    [[nodiscard]] std::optional<std::vector<std::int64_t>> intList(const std::string &key) const;
+
+    friend bool operator==(const Attributes &a, const Attributes &b) = default;
+
+private:
+    std::vector<Item> m_items;
+};
+
+} // namespace cleave

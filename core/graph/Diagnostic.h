@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Ids.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cleave {
+
+/// A position in a source file. Lines and columns are 1-based; 0 means "unknown".
+struct SourceLocation
+{
+    std::string file;
+    int line = 0;
+    int column = 0;
+
+    [[nodiscard]] bool isValid() const { return line > 0; }
+    /// `file:line:column` (parts that are unknown are left out).
+    [[nodiscard]] std::string toString() const;
+
+    friend bool operator==(const SourceLocation &a, const SourceLocation &b) = default;
+};
+
+enum class Severity { Info, Warning, Error };
+
+/// One finding: a parse error, a validation rule violation, a warning. Codes are stable strings
+/// such as `relay.syntax` or `partition.cycle` that tests and tools can match.
+struct Diagnostic
+{
+    Severity severity = Severity::Error;
+    std::string code;
+    std::string message;
+    std::vector<NodeId> nodes;
+    std::optional<PartitionId> partition;
+    SourceLocation where;
+
+    /// `file:line:col: error: message [code]` as compilers print it.
+    [[nodiscard]] std::string toString() const;
+};
+
+/// Name of a severity as printed: "error", "warning", "info".
+const char *severityName(Severity s);
+
+/// True if any diagnostic in the list is an error.
+bool hasErrors(const std::vector<Diagnostic> &diagnostics);
+
+} // namespace cleave

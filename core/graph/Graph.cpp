@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/graph/Graph.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+
+namespace cleave {
+
+const char *nodeKindName(NodeKind kind)
+{
+    switch (kind) {
+    case NodeKind::Input:
+        return "input";
+    case NodeKind::Constant:
+        return "constant";
+    case NodeKind::OpCall:
+        return "op";
+    case NodeKind::FunctionCall:
+        return "call";
+    case NodeKind::ClosureCall:
+        return "closure call";
+    case NodeKind::ConstructorCall:
+        return "constructor";
+    case NodeKind::Tuple:
+        return "tuple";
+    case NodeKind::TupleGetItem:
+        return "tuple item";
+    case NodeKind::FunctionValue:
+        return "function";
+    case NodeKind::If:
+        return "if";
+    case NodeKind::Match:
+        return "match";
+    }
+    return "node";
+}
+
+const Type &Node::outputType(std::size_t i) const
+{
+    static const Type unknownType;
+    return i < outputTypes.size() ? outputTypes[i] : unknownType;
+}
+
+bool Node::isOperator() const
+{
+    switch (kind) {
+    case NodeKind::OpCall:
+    case NodeKind::FunctionCall:
+    case NodeKind::ClosureCall:
+    case NodeKind::ConstructorCall:
+    case NodeKind::If:
+    case NodeKind::Match:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool Function::isPrimitive() const
+{
+    const AttrValue *v = attrs.find("Primitive");
+    return v && v->toInt().value_or(0) != 0;
+}
+
+std::string Function::composite() const
+{
+    return attrs.stringOr("Composite", {});
+}
+
+std::string Function::compiler() const
+{
+    return attrs.stringOr("Compiler", {});
+}
+
+FunctionId Graph::addFunction(Function f)
+{
+    m_functions.push_back(std::move(f));
+    return FunctionId(m_functions.size() - 1);
+}
+
+NodeId Graph::addNode(Node n)
+{
+    const NodeId id(m_nodes.size());
+    if (n.outputTypes.empty())
+        n.outputTypes.emplace_back();
+    m_functions[n.function.index()].nodes.push_back(id);
+    m_nodes.push_back(std::move(n));
+    return id;
+}
+
+void Graph::finalize()
+{
+    const std::size_t n = m_nodes.size();
+    // Consumer index in CSR form: one pass to count, one to fill, so uses() is O(1).
+    m_useOffsets.assign(n + 1, 0);
+    for (const Node &node : m_nodes) {
+        for (const TensorRef &in : node.inputs) {
+            if (in.node.isValid() && in.node.index() < n)
+                ++m_useOffsets[in.node.index() + 1];
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        m_useOffsets[i + 1] += m_useOffsets[i];
+    m_uses.assign(m_useOffsets[n], Use {});
+    std::vector<std::uint32_t> fill(m_useOffsets.begin(), m_useOffsets.end() - 1);
+    for (std::size_t c = 0; c < n; ++c) {
+        const auto &inputs = m_nodes[c].inputs;
+        for (std::size_t k = 0; k < inputs.size(); ++k) {
+            const NodeId p = inputs[k].node;
+            if (p.isValid() && p.index() < n)
+                m_uses[fill[p.index()]++] = Use { NodeId(c), static_cast<std::uint32_t>(k) };
+        }
+    }
+
+    // Stable keys: the source name, qualified outside the main function.
+    const FunctionId mainFn = mainFunction();
+    m_keys.assign(n, std::string());
+    m_keyIndex.clear();
+    m_keyIndex.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Node &node = m_nodes[i];
+        std::string key = node.name.empty() ? "$" + std::to_string(i) : node.name;
+        const FunctionId top = topLevelFunction(node.function);
+        if (top.isValid() && top != mainFn)
+            key = "@" + m_functions[top.index()].name + ":" + key;
+        if (m_keyIndex.count(key)) {
+            int k = 2;
+            while (m_keyIndex.count(key + "#" + std::to_string(k)))
+                ++k;
+            key += "#" + std::to_string(k);
+        }
+        m_keyIndex.emplace(key, NodeId(i));
+        m_keys[i] = std::move(key);
+    }
+}
+
+FunctionId Graph::mainFunction() const
+{
+    FunctionId firstGlobal;
+    for (std::size_t i = 0; i < m_functions.size(); ++i) {
+        const Function &f = m_functions[i];
+        if (f.kind != Function::Kind::Global)
+            continue;
+        if (f.name == "main")
+            return FunctionId(i);
+        if (!firstGlobal.isValid())
+            firstGlobal = FunctionId(i);
+    }
+    if (firstGlobal.isValid())
+        return firstGlobal;
+    return m_functions.empty() ? FunctionId() : FunctionId(std::size_t(0));
+}
+
+FunctionId Graph::findFunction(std::string_view name) const
+{
+    for (std::size_t i = 0; i < m_functions.size(); ++i) {
+        if (m_functions[i].kind == Function::Kind::Global && m_functions[i].name == name)
+            return FunctionId(i);
+    }
+    return {};
+}
+
+FunctionId Graph::topLevelFunction(FunctionId f) const
+{
+    while (f.isValid() && m_functions[f.index()].parent.isValid())
+        f = m_functions[f.index()].parent;
+    return f;
+}
+
+std::span<const Use> Graph::uses(NodeId node) const
+{
+    if (!node.isValid() || node.index() + 1 >= m_useOffsets.size())
+        return {};
+    const std::uint32_t b = m_useOffsets[node.index()];
+    const std::uint32_t e = m_useOffsets[node.index() + 1];
+    return std::span<const Use>(m_uses.data() + b, e - b);
+}
+
+std::vector<Use> Graph::consumers(TensorRef tensor) const
+{
+    std::vector<Use> out;
+    for (const Use &u : uses(tensor.node)) {
+        if (m_nodes[u.consumer.index()].inputs[u.input].output == tensor.output)
+            out.push_back(u);
+    }
+    return out;
+}
+
+const Type &Graph::tensorType(TensorRef tensor) const
+{
+    return m_nodes[tensor.node.index()].outputType(tensor.output);
+}
+
+NodeId Graph::findByKey(std::string_view key) const
+{
+    auto it = m_keyIndex.find(std::string(key));
+    return it == m_keyIndex.end() ? NodeId() : it->second;
+}
+
+std::vector<NodeId> Graph::topologicalOrder(FunctionId f) const
+{
+    const auto &members = m_functions[f.index()].nodes;
+    std::vector<std::uint32_t> pending(members.size(), 0);
+    std::unordered_map<std::uint32_t, std::uint32_t> local; // node index -> position in members
+    local.reserve(members.size());
+    for (std::size_t i = 0; i < members.size(); ++i)
+        local.emplace(members[i].value, static_cast<std::uint32_t>(i));
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        for (const TensorRef &in : m_nodes[members[i].index()].inputs) {
+            if (local.count(in.node.value))
+                ++pending[i];
+        }
+    }
+    // Kahn's algorithm; the min-heap keeps creation order among ready nodes.
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        if (pending[i] == 0)
+            ready.push(static_cast<std::uint32_t>(i));
+    }
+    std::vector<NodeId> order;
+    order.reserve(members.size());
+    while (!ready.empty()) {
+        const std::uint32_t i = ready.top();
+        ready.pop();
+        order.push_back(members[i]);
+        for (const Use &u : uses(members[i])) {
+            auto it = local.find(u.consumer.value);
+            if (it != local.end() && --pending[it->second] == 0)
+                ready.push(it->second);
+        }
+    }
+    return order;
+}
+
+std::vector<TensorRef> Graph::outputs(FunctionId f) const
+{
+    const NodeId r = m_functions[f.index()].result;
+    if (!r.isValid())
+        return {};
+    const Node &node = m_nodes[r.index()];
+    if (node.kind == NodeKind::Tuple)
+        return node.inputs;
+    std::vector<TensorRef> out;
+    for (std::size_t i = 0; i < std::max<std::size_t>(1, node.outputCount()); ++i)
+        out.push_back(TensorRef { r, static_cast<std::uint32_t>(i) });
+    return out;
+}
+
+} // namespace cleave

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/AttrValue.h"
+#include "core/graph/Diagnostic.h"
+#include "core/graph/Ids.h"
+#include "core/graph/Type.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace cleave {
+
+/// What a node is. Operator-like kinds (OpCall, FunctionCall, ClosureCall, ConstructorCall, If,
+/// Match) are what a partition plan assigns; Input and Constant are sources; Tuple and
+/// TupleGetItem are structural.
+enum class NodeKind : std::uint8_t {
+    Input, ///< A function parameter (a graph input when it belongs to the main function).
+    Constant, ///< `meta[relay.Constant][i]`, an inline scalar (`1f`, `0i64`), or a graph.json param.
+    OpCall, ///< A call of a primitive operator: `op` is its name (`nn.conv2d`).
+    FunctionCall, ///< A call of a global or literal function: `callee` says which.
+    ClosureCall, ///< A call of a function-typed value: inputs[0] is the callee value.
+    ConstructorCall, ///< An ADT constructor (`Cons(%x, %xs)`, `Nil`): `op` is its name.
+    Tuple, ///< `(%a, %b)`.
+    TupleGetItem, ///< `%t.N`: `index` is N.
+    FunctionValue, ///< A function literal or global used as a value, not called in place.
+    If, ///< `if (c) {..} else {..}`: inputs[0] the condition, scopes {then, else}.
+    Match, ///< `match (x) {..}`: inputs[0] the scrutinee, scopes/patterns one per clause.
+};
+
+/// Name of a node kind as shown to users ("op", "input", ...).
+const char *nodeKindName(NodeKind kind);
+
+/// A pattern of a `match` clause.
+struct Pattern
+{
+    enum class Kind : std::uint8_t { Wildcard, Variable, Constructor, Tuple };
+    Kind kind = Kind::Wildcard;
+    std::string name; ///< Constructor name, or the variable's name.
+    NodeId variable; ///< Variable: the Input node bound in the clause's scope.
+    Type type; ///< Variable: its annotated type, if any.
+    std::vector<Pattern> children;
+
+    friend bool operator==(const Pattern &a, const Pattern &b) = default;
+};
+
+/// One node of the dataflow graph. Nodes of all functions of a module live in one Graph and are
+/// addressed by NodeId; `function` says which function's body the node belongs to.
+struct Node
+{
+    NodeKind kind = NodeKind::OpCall;
+    FunctionId function;
+    std::string name; ///< Binding name from the source (`%12`, `%x`, `%data`), or synthesized.
+    std::string op; ///< OpCall: operator; ConstructorCall: constructor; graph.json: func_name.
+    FunctionId callee; ///< FunctionCall / FunctionValue: the function.
+    std::vector<TensorRef> inputs; ///< Producers of the inputs, in argument order.
+    Attributes attrs; ///< Call attributes in source order.
+    std::string attrsRef; ///< A whole-attrs meta reference (`meta[relay.attrs.X][i]`), if any.
+    std::vector<Type> outputTypes; ///< One type per output. Relay nodes have exactly one.
+    std::uint32_t index = 0; ///< TupleGetItem: the projected field.
+    AttrValue value; ///< Constant: the scalar value (Null for tensor constants).
+    std::string metaRef; ///< Constant: `meta[relay.Constant][i]` when not a scalar.
+    std::string span; ///< Source span/name comment (`span=...` or the v0.8 `/* name */`).
+    SourceLocation where; ///< Where the node's expression starts in the source.
+    std::vector<FunctionId> scopes; ///< If: {then, else}; Match: one body per clause.
+    std::vector<Pattern> patterns; ///< Match: one pattern per clause.
+    bool partialMatch = false; ///< Match: printed as `match?`.
+    bool typeAnnotated = false; ///< True when outputTypes[0] came from the source text.
+
+    /// The type of output `i`, or an Unknown type.
+    [[nodiscard]] const Type &outputType(std::size_t i = 0) const;
+    [[nodiscard]] std::size_t outputCount() const { return outputTypes.size(); }
+    /// True for kinds a partition plan assigns to partitions (calls, If, Match).
+    [[nodiscard]] bool isOperator() const;
+};
+
+/// A function of a module: a global definition (`def @main`), a function literal (`fn (...)`), or
+/// an inner scope (an `if` branch or a `match` clause body, which has no parameters of its own
+/// beyond pattern variables and may read values of its enclosing functions).
+struct Function
+{
+    enum class Kind : std::uint8_t { Global, Literal, Scope };
+
+    Kind kind = Kind::Global;
+    std::string name; ///< Global: the name without `@`; Literal: the binding (`%3`); Scope: synthesized.
+    FunctionId parent; ///< Enclosing function (invalid for globals).
+    std::vector<NodeId> params; ///< Input nodes, in order.
+    NodeId result; ///< The body's result value.
+    Attributes attrs; ///< Function attributes (`Primitive=1`, `Compiler="dnnl"`, ...).
+    std::vector<std::string> typeParams; ///< `def @map[A, B]`.
+    Type returnType; ///< Declared `-> T`, Unknown when not declared.
+    bool hasReturnType = false;
+    SourceLocation where;
+    std::vector<NodeId> nodes; ///< Nodes whose `function` is this one, in creation order.
+
+    /// True for `Primitive=1` functions (fused kernels and BYOC partitions).
+    [[nodiscard]] bool isPrimitive() const;
+    /// `Composite=` value, or empty.
+    [[nodiscard]] std::string composite() const;
+    /// `Compiler=` value, or empty.
+    [[nodiscard]] std::string compiler() const;
+};
+
+/// An ADT definition (`type List[A] { Cons(A, List[A]), Nil, }`), kept so modules print back.
+struct TypeDefinition
+{
+    struct Constructor
+    {
+        std::string name;
+        std::vector<Type> fields;
+        friend bool operator==(const Constructor &, const Constructor &) = default;
+    };
+    std::string name;
+    std::vector<std::string> typeParams;
+    std::vector<Constructor> constructors;
+    bool isExtern = false;
+    friend bool operator==(const TypeDefinition &, const TypeDefinition &) = default;
+};
+
+/// A whole model: every function of a module and every node of every function, in one flat,
+/// index-addressed store. Importers add functions and nodes, then call finalize(), which builds
+/// the consumer index (O(1) access to a node's uses) and the stable node keys.
+class Graph
+{
+public:
+    Graph() = default;
+    Graph(const Graph &) = default;
+    Graph(Graph &&) noexcept = default;
+    Graph &operator=(const Graph &) = default;
+    Graph &operator=(Graph &&) noexcept = default;
+
+    // --- building -------------------------------------------------------------------------
+    /// Adds a function and returns its id.
+    FunctionId addFunction(Function f);
+    /// Adds a node to `n.function` (which must exist) and returns its id.
+    NodeId addNode(Node n);
+    /// Builds the consumer index and node keys. Call once after the last addNode(); editing
+    /// nodes afterwards requires calling it again.
+    void finalize();
+
+    // --- access ---------------------------------------------------------------------------
+    [[nodiscard]] std::size_t nodeCount() const { return m_nodes.size(); }
+    [[nodiscard]] std::size_t functionCount() const { return m_functions.size(); }
+    [[nodiscard]] const Node &node(NodeId id) const { return m_nodes[id.index()]; }
+    [[nodiscard]] Node &node(NodeId id) { return m_nodes[id.index()]; }
+    [[nodiscard]] const Function &function(FunctionId id) const { return m_functions[id.index()]; }
+    [[nodiscard]] Function &function(FunctionId id) { return m_functions[id.index()]; }
+    [[nodiscard]] std::span<const Node> nodes() const { return m_nodes; }
+    [[nodiscard]] std::span<const Function> functions() const { return m_functions; }
+
+    /// The function partitioning works on: `@main`, else the only global, else the first one.
+    [[nodiscard]] FunctionId mainFunction() const;
+    /// The global function called `name` (without `@`), or an invalid id.
+    [[nodiscard]] FunctionId findFunction(std::string_view name) const;
+    /// The outermost global function that (transitively) encloses `f`.
+    [[nodiscard]] FunctionId topLevelFunction(FunctionId f) const;
+
+    /// Every use of any output of `node`, in ascending consumer order. Requires finalize().
+    [[nodiscard]] std::span<const Use> uses(NodeId node) const;
+    /// The uses of one output of a node.
+    [[nodiscard]] std::vector<Use> consumers(TensorRef tensor) const;
+    /// The type of a tensor (an output of a node).
+    [[nodiscard]] const Type &tensorType(TensorRef tensor) const;
+
+    /// The stable, user-facing id of a node: its source name (`%12`, `%data`), qualified with
+    /// `@function:` outside the main function, made unique with `#k` if ever ambiguous.
+    [[nodiscard]] const std::string &key(NodeId id) const { return m_keys[id.index()]; }
+    /// The node with the given key, or an invalid id. Requires finalize().
+    [[nodiscard]] NodeId findByKey(std::string_view key) const;
+
+    /// The nodes of function `f` (not of its nested functions) in a topological order (producers
+    /// first; ties keep creation order). Nodes on a cycle are left out; see hasCycle().
+    [[nodiscard]] std::vector<NodeId> topologicalOrder(FunctionId f) const;
+    /// The tensors a function returns: the fields of a result tuple, else the result itself.
+    [[nodiscard]] std::vector<TensorRef> outputs(FunctionId f) const;
+
+    /// ADT definitions of the module, in source order.
+    [[nodiscard]] const std::vector<TypeDefinition> &typeDefinitions() const { return m_typeDefs; }
+    void addTypeDefinition(TypeDefinition def) { m_typeDefs.push_back(std::move(def)); }
+
+    // --- provenance -----------------------------------------------------------------------
+    /// The importer's format name: "relay", "graph.json", "onnx".
+    [[nodiscard]] const std::string &format() const { return m_format; }
+    void setFormat(std::string f) { m_format = std::move(f); }
+    [[nodiscard]] const std::string &sourcePath() const { return m_sourcePath; }
+    void setSourcePath(std::string p) { m_sourcePath = std::move(p); }
+    /// Hex SHA-256 of the source bytes (plans and layout caches are keyed by it).
+    [[nodiscard]] const std::string &checksum() const { return m_checksum; }
+    void setChecksum(std::string c) { m_checksum = std::move(c); }
+    /// The version header of a Relay source (`0.0.5`, `0.0.4`), empty when absent.
+    [[nodiscard]] const std::string &versionHeader() const { return m_version; }
+    void setVersionHeader(std::string v) { m_version = std::move(v); }
+    /// The `#[metadata]` JSON of a Relay source, verbatim; empty when absent.
+    [[nodiscard]] const std::string &metadata() const { return m_metadata; }
+    void setMetadata(std::string m) { m_metadata = std::move(m); }
+
+private:
+    std::vector<Node> m_nodes;
+    std::vector<Function> m_functions;
+    std::vector<TypeDefinition> m_typeDefs;
+    std::vector<std::uint32_t> m_useOffsets; // CSR: uses of node i are m_uses[off[i], off[i+1])
+    std::vector<Use> m_uses;
+    std::vector<std::string> m_keys;
+    std::unordered_map<std::string, NodeId> m_keyIndex;
+    std::string m_format;
+    std::string m_sourcePath;
+    std::string m_checksum;
+    std::string m_version;
+    std::string m_metadata;
+};
+
+} // namespace cleave

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/graph/Type.h"
+
+#include <cctype>
+
+namespace cleave {
+
+Type Type::tensor(std::vector<Dim> shape, std::string dtype)
+{
+    Type t;
+    t.kind = Kind::Tensor;
+    t.shape = std::move(shape);
+    t.dtype = std::move(dtype);
+    return t;
+}
+
+Type Type::tuple(std::vector<Type> fields)
+{
+    Type t;
+    t.kind = Kind::Tuple;
+    t.fields = std::move(fields);
+    return t;
+}
+
+bool Type::hasStaticShape() const
+{
+    if (kind != Kind::Tensor)
+        return false;
+    for (const Dim &d : shape) {
+        if (!d.isKnown())
+            return false;
+    }
+    return true;
+}
+
+std::optional<std::int64_t> Type::elementCount() const
+{
+    if (!hasStaticShape())
+        return std::nullopt;
+    std::int64_t n = 1;
+    for (const Dim &d : shape)
+        n *= d.value;
+    return n;
+}
+
+std::optional<std::int64_t> Type::byteSize() const
+{
+    if (kind == Kind::Tuple) {
+        std::int64_t total = 0;
+        for (const Type &f : fields) {
+            auto b = f.byteSize();
+            if (!b)
+                return std::nullopt;
+            total += *b;
+        }
+        return total;
+    }
+    auto n = elementCount();
+    auto bits = dtypeBits(dtype);
+    if (!n || !bits)
+        return std::nullopt;
+    return (*n * *bits + 7) / 8;
+}
+
+const Type &Type::field(std::size_t i) const
+{
+    static const Type unknownType;
+    if (kind != Kind::Tuple || i >= fields.size())
+        return unknownType;
+    return fields[i];
+}
+
+namespace {
+
+std::string dimText(const Dim &d)
+{
+    if (!d.symbol.empty())
+        return d.symbol;
+    if (d.value < 0)
+        return "?";
+    return std::to_string(d.value);
+}
+
+std::string joinTypes(const std::vector<Type> &types)
+{
+    std::string out;
+    for (std::size_t i = 0; i < types.size(); ++i) {
+        if (i)
+            out += ", ";
+        out += types[i].toRelay();
+    }
+    return out;
+}
+
+} // namespace
+
+std::string Type::toRelay() const
+{
+    switch (kind) {
+    case Kind::Unknown:
+    case Kind::Incomplete:
+        return "_";
+    case Kind::Tensor: {
+        if (shape.empty())
+            return dtype;
+        std::string out = "Tensor[(";
+        for (std::size_t i = 0; i < shape.size(); ++i) {
+            if (i)
+                out += ", ";
+            out += dimText(shape[i]);
+        }
+        return out + "), " + dtype + "]";
+    }
+    case Kind::Tuple:
+        if (fields.size() == 1)
+            return "(" + fields[0].toRelay() + ",)";
+        return "(" + joinTypes(fields) + ")";
+    case Kind::Function:
+        return "fn (" + joinTypes(fields) + ")"
+            + (result.empty() ? std::string() : " -> " + result[0].toRelay());
+    case Kind::Named:
+        if (fields.empty())
+            return name;
+        return name + "[" + joinTypes(fields) + "]";
+    case Kind::Reference:
+        return "ref(" + (fields.empty() ? std::string("_") : fields[0].toRelay()) + ")";
+    }
+    return "_";
+}
+
+std::string Type::toShortString() const
+{
+    if (kind == Kind::Tensor) {
+        std::string out;
+        for (std::size_t i = 0; i < shape.size(); ++i) {
+            if (i)
+                out += "\u00d7";
+            out += dimText(shape[i]);
+        }
+        if (shape.empty())
+            out = "scalar";
+        return out + " " + dtype;
+    }
+    if (kind == Kind::Tuple) {
+        std::string out = "(";
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            if (i)
+                out += ", ";
+            out += fields[i].toShortString();
+        }
+        return out + ")";
+    }
+    return toRelay();
+}
+
+std::optional<int> dtypeBits(const std::string &dtype)
+{
+    if (dtype == "bool")
+        return 8;
+    std::size_t i = 0;
+    while (i < dtype.size() && std::isalpha(static_cast<unsigned char>(dtype[i])))
+        ++i;
+    const std::string base = dtype.substr(0, i);
+    if (base != "float" && base != "int" && base != "uint" && base != "bfloat")
+        return std::nullopt;
+    std::size_t j = i;
+    while (j < dtype.size() && std::isdigit(static_cast<unsigned char>(dtype[j])))
+        ++j;
+    if (j == i)
+        return std::nullopt;
+    int bits = std::stoi(dtype.substr(i, j - i));
+    int lanes = 1;
+    if (j < dtype.size()) {
+        if (dtype[j] != 'x' || j + 1 >= dtype.size())
+            return std::nullopt;
+        for (std::size_t k = j + 1; k < dtype.size(); ++k) {
+            if (!std::isdigit(static_cast<unsigned char>(dtype[k])))
+                return std::nullopt;
+        }
+        lanes = std::stoi(dtype.substr(j + 1));
+    }
+    return bits * lanes;
+}
+
+} // namespace cleave

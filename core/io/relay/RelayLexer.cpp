@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/io/relay/RelayLexer.h"
+
+#include <cctype>
+
+namespace cleave::relay {
+
+namespace {
+
+bool isIdentStart(char c)
+{
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool isIdentChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/';
+}
+
+// Local names are printed verbatim, so `.`, `/` and `:` occur in them (relay-format.md §6).
+bool isLocalChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == ':'
+        || c == '-';
+}
+
+bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+std::string_view trim(std::string_view s)
+{
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
+    return s;
+}
+
+// `inff`, `-nanf16` ...: the special float spellings TVM prints.
+std::string_view specialFloatSuffix(std::string_view word)
+{
+    for (std::string_view base : { "inf", "nan" }) {
+        if (word.substr(0, 3) != base)
+            continue;
+        const std::string_view rest = word.substr(3);
+        if (rest == "f" || rest == "f32")
+            return "float32";
+        if (rest == "f16")
+            return "float16";
+        if (rest == "f64")
+            return "float64";
+    }
+    return {};
+}
+
+} // namespace
+
+RelayLexer::RelayLexer(std::string_view source, int firstLine, int firstColumn)
+    : m_src(source)
+    , m_line(firstLine)
+    , m_column(firstColumn)
+{
+}
+
+void RelayLexer::advance(std::size_t n)
+{
+    for (std::size_t i = 0; i < n && m_pos < m_src.size(); ++i, ++m_pos) {
+        if (m_src[m_pos] == '\n') {
+            ++m_line;
+            m_column = 1;
+        } else {
+            ++m_column;
+        }
+    }
+}
+
+void RelayLexer::seek(std::uint32_t offset)
+{
+    if (offset > m_pos)
+        advance(offset - m_pos);
+}
+
+std::size_t RelayLexer::matchingClose(std::size_t offset) const
+{
+    int depth = 0;
+    for (std::size_t i = offset; i < m_src.size(); ++i) {
+        const char c = m_src[i];
+        if (c == '"' || c == '\'') {
+            for (++i; i < m_src.size() && m_src[i] != c; ++i) {
+                if (m_src[i] == '\\')
+                    ++i;
+            }
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{')
+            ++depth;
+        else if (c == ')' || c == ']' || c == '}') {
+            if (--depth == 0)
+                return i;
+        }
+    }
+    return std::string_view::npos;
+}
+
+std::string_view RelayLexer::keep(const std::string &text)
+{
+    m_kept.push_back(text);
+    return m_kept.back();
+}
+
+Token RelayLexer::makeError(std::string_view message)
+{
+    Token t;
+    t.kind = TokenKind::Error;
+    t.text = message;
+    t.offset = static_cast<std::uint32_t>(m_pos);
+    t.line = m_line;
+    t.column = m_column;
+    return t;
+}
+
+void RelayLexer::noteComment(Token &tok, std::string_view body)
+{
+    body = trim(body);
+    if (body.substr(0, 3) == "ty=") {
+        std::string_view rest = body.substr(3);
+        const std::size_t sp = rest.find(" span=");
+        if (sp != std::string_view::npos) {
+            tok.span = trim(rest.substr(sp + 6));
+            rest = rest.substr(0, sp);
+        }
+        tok.ty = trim(rest);
+    } else if (body.substr(0, 5) == "span=") {
+        tok.span = trim(body.substr(5));
+    } else if (body.find("metadata section has been omitted") != std::string_view::npos
+               || body.find("meta data omitted") != std::string_view::npos) {
+        m_metadataNotice = true;
+    } else if (tok.span.empty() && body.size() < 512 && body.find('\n') == std::string_view::npos) {
+        tok.span = body; // v0.8-era name comment: `/* resnet_model/Pad */`
+    }
+}
+
+// Skips whitespace and comments, attaching type/span comments to `tok`. Returns false (and sets
+// an Error token) on an unterminated block comment.
+bool RelayLexer::skipTrivia(Token &tok)
+{
+    while (m_pos < m_src.size()) {
+        const char c = m_src[m_pos];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            advance(1);
+            continue;
+        }
+        if (c == '/' && m_pos + 1 < m_src.size() && m_src[m_pos + 1] == '/') {
+            const std::size_t start = m_pos + 2;
+            std::size_t end = m_src.find('\n', start);
+            if (end == std::string_view::npos)
+                end = m_src.size();
+            noteComment(tok, m_src.substr(start, end - start));
+            advance(end - m_pos);
+            continue;
+        }
+        if (c == '/' && m_pos + 1 < m_src.size() && m_src[m_pos + 1] == '*') {
+            const int line = m_line;
+            const int column = m_column;
+            const std::size_t start = m_pos + 2;
+            int depth = 1; // TVM's tokenizer allows nested block comments
+            std::size_t i = start;
+            while (i < m_src.size() && depth > 0) {
+                if (m_src[i] == '/' && i + 1 < m_src.size() && m_src[i + 1] == '*') {
+                    ++depth;
+                    i += 2;
+                } else if (m_src[i] == '*' && i + 1 < m_src.size() && m_src[i + 1] == '/') {
+                    --depth;
+                    i += 2;
+                } else {
+                    ++i;
+                }
+            }
+            if (depth > 0) {
+                tok = makeError({});
+                tok.line = line;
+                tok.column = column;
+                m_scratch = "unterminated block comment opened at " + std::to_string(line) + ":"
+                    + std::to_string(column);
+                tok.text = keep(m_scratch);
+                advance(m_src.size() - m_pos);
+                return false;
+            }
+            noteComment(tok, m_src.substr(start, i - 2 - start));
+            advance(i - m_pos);
+            continue;
+        }
+        break;
+    }
+    return true;
+}
+
+Token RelayLexer::next()
+{
+    Token tok;
+    if (!skipTrivia(tok))
+        return tok;
+    tok.offset = static_cast<std::uint32_t>(m_pos);
+    tok.line = m_line;
+    tok.column = m_column;
+    if (m_pos >= m_src.size()) {
+        tok.kind = TokenKind::End;
+        return tok;
+    }
+    const char c = m_src[m_pos];
+    const char n1 = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : '\0';
+
+    if (c == '%') {
+        std::size_t i = m_pos + 1;
+        if (isDigit(n1)) {
+            while (i < m_src.size() && isDigit(m_src[i]))
+                ++i;
+            tok.kind = TokenKind::GraphVar;
+        } else {
+            while (i < m_src.size() && isLocalChar(m_src[i]))
+                ++i;
+            // A trailing `:` (or `.`) belongs to the syntax around the name: `%x: T`.
+            while (i > m_pos + 1 && (m_src[i - 1] == ':' || m_src[i - 1] == '.' || m_src[i - 1] == '-'))
+                --i;
+            tok.kind = TokenKind::Local;
+        }
+        if (i == m_pos + 1)
+            return makeError("expected a variable name after '%'");
+        tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
+        advance(i - m_pos);
+        return tok;
+    }
+    if (c == '@') {
+        std::size_t i = m_pos + 1;
+        while (i < m_src.size() && (isIdentChar(m_src[i]) || m_src[i] == '.'))
+            ++i;
+        if (i == m_pos + 1)
+            return makeError("expected a global name after '@'");
+        tok.kind = TokenKind::Global;
+        tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
+        advance(i - m_pos);
+        return tok;
+    }
+    if (isDigit(c) || (c == '-' && (isDigit(n1) || m_src.substr(m_pos + 1, 3) == "inf"
+                                    || m_src.substr(m_pos + 1, 3) == "nan")))
+        return lexNumber(tok);
+    if (c == '"' || c == '\'')
+        return lexString(tok, c);
+    if (c == '#') {
+        if (n1 != '[')
+            return makeError("unexpected character '#'");
+        const std::size_t close = m_src.find(']', m_pos);
+        if (close == std::string_view::npos)
+            return makeError("unterminated '#[' directive");
+        const std::string_view body = m_src.substr(m_pos + 2, close - m_pos - 2);
+        if (trim(body) == "metadata") {
+            tok.kind = TokenKind::Metadata;
+        } else {
+            const std::size_t q1 = body.find('"');
+            const std::size_t q2 = q1 == std::string_view::npos ? q1 : body.find('"', q1 + 1);
+            if (body.find("version") == std::string_view::npos || q2 == std::string_view::npos)
+                return makeError("unknown directive");
+            tok.kind = TokenKind::Version;
+            tok.text = body.substr(q1 + 1, q2 - q1 - 1);
+        }
+        advance(close + 1 - m_pos);
+        return tok;
+    }
+    if (isIdentStart(c)) {
+        std::size_t i = m_pos + 1;
+        // `v0.0.4` on a line of its own is the v0.6 version header.
+        if (c == 'v' && isDigit(n1)) {
+            std::size_t j = i;
+            while (j < m_src.size() && (isDigit(m_src[j]) || m_src[j] == '.'))
+                ++j;
+            if (m_src.substr(m_pos, j - m_pos).find('.') != std::string_view::npos
+                && (j >= m_src.size() || !isIdentChar(m_src[j]))) {
+                tok.kind = TokenKind::Version;
+                tok.text = m_src.substr(m_pos + 1, j - m_pos - 1);
+                advance(j - m_pos);
+                return tok;
+            }
+        }
+        for (;;) {
+            while (i < m_src.size() && isIdentChar(m_src[i]))
+                ++i;
+            // Dotted op names (`nn.conv2d`, `qnn.op.add`) are one identifier.
+            if (i + 1 < m_src.size() && m_src[i] == '.' && isIdentStart(m_src[i + 1])) {
+                i += 2;
+                continue;
+            }
+            break;
+        }
+        tok.text = m_src.substr(m_pos, i - m_pos);
+        if (tok.text == "meta" && i < m_src.size() && m_src[i] == '[') {
+            // meta[type.key][index] is one token.
+            std::size_t j = i + 1;
+            while (j < m_src.size() && (isIdentChar(m_src[j]) || m_src[j] == '.'))
+                ++j;
+            if (j + 1 < m_src.size() && m_src[j] == ']' && m_src[j + 1] == '[') {
+                std::size_t k = j + 2;
+                while (k < m_src.size() && isDigit(m_src[k]))
+                    ++k;
+                if (k > j + 2 && k < m_src.size() && m_src[k] == ']') {
+                    tok.kind = TokenKind::MetaRef;
+                    tok.text = m_src.substr(m_pos, k + 1 - m_pos);
+                    advance(k + 1 - m_pos);
+                    return tok;
+                }
+            }
+            return makeError("malformed meta reference (expected meta[type_key][index])");
+        }
+        if (tok.text == "METADATA" && i < m_src.size() && m_src[i] == ':') {
+            tok.kind = TokenKind::Metadata;
+            advance(i + 1 - m_pos);
+            return tok;
+        }
+        const std::string_view special = specialFloatSuffix(tok.text);
+        if (!special.empty()) {
+            tok.kind = TokenKind::Float;
+            tok.suffix = special;
+        } else {
+            tok.kind = TokenKind::Identifier;
+        }
+        advance(i - m_pos);
+        return tok;
+    }
+    tok.kind = TokenKind::Punct;
+    if ((c == '-' && n1 == '>') || (c == '=' && n1 == '>') || (c == '<' && n1 == '=')
+        || (c == '>' && n1 == '=') || (c == '=' && n1 == '=') || (c == '!' && n1 == '=')) {
+        tok.text = m_src.substr(m_pos, 2);
+        advance(2);
+        return tok;
+    }
+    switch (c) {
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case ',':
+    case ';':
+    case ':':
+    case '=':
+    case '.':
+    case '?':
+    case '*':
+    case '+':
+    case '<':
+    case '>':
+    case '/':
+        tok.text = m_src.substr(m_pos, 1);
+        advance(1);
+        return tok;
+    default:
+        break;
+    }
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
+        m_scratch = "unexpected byte 0x" + std::string(1, "0123456789ABCDEF"[(c >> 4) & 0xF])
+            + std::string(1, "0123456789ABCDEF"[c & 0xF]);
+    else
+        m_scratch = std::string("unexpected character '") + c + "'";
+    Token err = makeError({});
+    err.text = keep(m_scratch);
+    return err;
+}
+
+Token RelayLexer::lexNumber(Token tok)
+{
+    std::size_t i = m_pos;
+    if (m_src[i] == '-')
+        ++i;
+    const std::string_view word = m_src.substr(i, 6);
+    if (!isDigit(m_src[i])) {
+        // -inff / -nanf
+        std::size_t j = i;
+        while (j < m_src.size() && isIdentChar(m_src[j]))
+            ++j;
+        const std::string_view suffix = specialFloatSuffix(m_src.substr(i, j - i));
+        if (suffix.empty())
+            return makeError("malformed number");
+        tok.kind = TokenKind::Float;
+        tok.suffix = suffix;
+        tok.text = m_src.substr(m_pos, j - m_pos);
+        advance(j - m_pos);
+        return tok;
+    }
+    (void)word;
+    bool isFloat = false;
+    while (i < m_src.size() && isDigit(m_src[i]))
+        ++i;
+    if (i + 1 < m_src.size() && m_src[i] == '.' && isDigit(m_src[i + 1])) {
+        isFloat = true;
+        ++i;
+        while (i < m_src.size() && isDigit(m_src[i]))
+            ++i;
+    }
+    if (i < m_src.size() && (m_src[i] == 'e' || m_src[i] == 'E')) {
+        std::size_t j = i + 1;
+        if (j < m_src.size() && (m_src[j] == '+' || m_src[j] == '-'))
+            ++j;
+        if (j < m_src.size() && isDigit(m_src[j])) {
+            isFloat = true;
+            i = j;
+            while (i < m_src.size() && isDigit(m_src[i]))
+                ++i;
+        }
+    }
+    const std::size_t numberEnd = i;
+    std::size_t s = i;
+    while (s < m_src.size() && std::isalnum(static_cast<unsigned char>(m_src[s])))
+        ++s;
+    const std::string_view suffix = m_src.substr(numberEnd, s - numberEnd);
+    if (suffix.empty()) {
+        tok.kind = isFloat ? TokenKind::Float : TokenKind::Integer;
+        tok.suffix = isFloat ? "float32" : "int32";
+    } else if (suffix == "f" || suffix == "f32") {
+        tok.kind = TokenKind::Float;
+        tok.suffix = "float32";
+    } else if (suffix == "f16") {
+        tok.kind = TokenKind::Float;
+        tok.suffix = "float16";
+    } else if (suffix == "f64") {
+        tok.kind = TokenKind::Float;
+        tok.suffix = "float64";
+    } else if (!isFloat && (suffix == "i8" || suffix == "i16" || suffix == "i32" || suffix == "i64")) {
+        tok.kind = TokenKind::Integer;
+        static constexpr std::string_view names[] = { "int8", "int16", "int32", "int64" };
+        tok.suffix = suffix == "i8" ? names[0] : suffix == "i16" ? names[1] : suffix == "i32" ? names[2] : names[3];
+    } else if (!isFloat && (suffix == "u8" || suffix == "u16" || suffix == "u32" || suffix == "u64")) {
+        tok.kind = TokenKind::Integer;
+        static constexpr std::string_view names[] = { "uint8", "uint16", "uint32", "uint64" };
+        tok.suffix = suffix == "u8" ? names[0] : suffix == "u16" ? names[1] : suffix == "u32" ? names[2] : names[3];
+    } else {
+        advance(numberEnd - m_pos);
+        m_scratch = "unknown number suffix '" + std::string(suffix) + "'";
+        Token err = makeError({});
+        err.text = keep(m_scratch);
+        return err;
+    }
+    tok.text = m_src.substr(m_pos, numberEnd - m_pos);
+    advance(s - m_pos);
+    return tok;
+}
+
+Token RelayLexer::lexString(Token tok, char quote)
+{
+    m_scratch.clear();
+    std::size_t i = m_pos + 1;
+    while (i < m_src.size() && m_src[i] != quote) {
+        char c = m_src[i];
+        if (c == '\n') {
+            break;
+        }
+        if (c == '\\' && i + 1 < m_src.size()) {
+            const char e = m_src[i + 1];
+            i += 2;
+            switch (e) {
+            case 'n':
+                m_scratch += '\n';
+                break;
+            case 't':
+                m_scratch += '\t';
+                break;
+            case 'r':
+                m_scratch += '\r';
+                break;
+            case 'x':
+                if (i + 1 < m_src.size() && std::isxdigit(static_cast<unsigned char>(m_src[i]))
+                    && std::isxdigit(static_cast<unsigned char>(m_src[i + 1]))) {
+                    m_scratch += static_cast<char>(std::stoi(std::string(m_src.substr(i, 2)), nullptr, 16));
+                    i += 2;
+                } else {
+                    m_scratch += 'x';
+                }
+                break;
+            default:
+                m_scratch += e;
+            }
+            continue;
+        }
+        m_scratch += c;
+        ++i;
+    }
+    if (i >= m_src.size() || m_src[i] != quote)
+        return makeError("unterminated string literal");
+    tok.kind = quote == '"' ? TokenKind::String : TokenKind::QuotedName;
+    const std::string_view raw = m_src.substr(m_pos + 1, i - m_pos - 1);
+    if (raw.find('\\') == std::string_view::npos)
+        tok.text = raw;
+    else
+        tok.text = keep(m_scratch);
+    advance(i + 1 - m_pos);
+    return tok;
+}
+
+std::string describe(const Token &tok)
+{
+    switch (tok.kind) {
+    case TokenKind::End:
+        return "end of file";
+    case TokenKind::Identifier:
+        return "'" + std::string(tok.text) + "'";
+    case TokenKind::GraphVar:
+    case TokenKind::Local:
+        return "'%" + std::string(tok.text) + "'";
+    case TokenKind::Global:
+        return "'@" + std::string(tok.text) + "'";
+    case TokenKind::Integer:
+    case TokenKind::Float:
+        return "number " + std::string(tok.text);
+    case TokenKind::String:
+        return "string \"" + std::string(tok.text) + "\"";
+    case TokenKind::QuotedName:
+        return "'" + std::string(tok.text) + "'";
+    case TokenKind::MetaRef:
+        return std::string(tok.text);
+    case TokenKind::Version:
+        return "version header";
+    case TokenKind::Metadata:
+        return "metadata section";
+    case TokenKind::Punct:
+        return "'" + std::string(tok.text) + "'";
+    case TokenKind::Error:
+        return std::string(tok.text);
+    }
+    return "token";
+}
+
+} // namespace cleave::relay

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Graph.h"
+#include "core/io/relay/RelayTokenStream.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace cleave::relay {
+
+/// Parses a whole Relay text file (every form TVM 0.6–0.18 prints, see relay-format.md) into a
+/// Graph. Binding chains are parsed iteratively, so 24k-binding bodies need no deep recursion;
+/// nested expressions recurse with a depth limit. Errors are thrown as ParseError.
+class RelayParser
+{
+public:
+    explicit RelayParser(std::string_view text);
+
+    /// Parses the module. Throws ParseError on the first error.
+    std::unique_ptr<Graph> parse();
+
+private:
+    /// The value of an expression: a tensor-valued node, a function (global or literal), an
+    /// operator or constructor name used as a callee, or a whole-attrs meta reference.
+    struct Value
+    {
+        enum class Kind : std::uint8_t { Tensor, Function, Op, Constructor, AttrsRef };
+        Kind kind = Kind::Tensor;
+        TensorRef ref;
+        FunctionId function;
+        std::string_view name;
+        bool created = false; ///< The expression created `ref.node` (not a variable use).
+    };
+
+    struct Binding
+    {
+        NodeId node;
+        FunctionId literal;
+        std::uint32_t depth = 0;
+        int line = 0;
+        int column = 0;
+    };
+
+    struct PendingUse
+    {
+        std::string name;
+        int line = 0;
+        int column = 0;
+        std::uint32_t depth = 0;
+    };
+
+    // module level
+    void parseTypeDefinition();
+    void parseDefinition();
+    void parseTopLevelFn();
+    void parseMetadata(const Token &at);
+    FunctionId globalFunction(std::string_view name, const Token &at);
+
+    // functions and bodies
+    FunctionId parseFunctionLiteral(const Token &fnToken, std::string name);
+    void parseParams(FunctionId f, const std::string &context);
+    Value parseBody(FunctionId f, const std::string &closer);
+    Value parseBlockExpression(const Token &open);
+
+    // expressions
+    Value parseExpr();
+    Value parseAtom();
+    Value parseCall(const Value &callee, const Token &calleeToken);
+    Value parseParenthesized();
+    Value parseIf(const Token &ifToken);
+    Value parseMatch(const Token &matchToken);
+    Pattern parsePattern(FunctionId scope);
+    Value resolveVariable(const Token &tok);
+    Value projection(const Value &tuple, std::uint32_t index, const Token &at);
+    Value scalarConstant(const Token &tok);
+    Value metaConstant(const Token &tok);
+    TensorRef materialize(const Value &v, const Token &at);
+    void annotate(const Value &v);
+    Type typeFromComment(std::string_view text);
+
+    // names and scopes
+    void pushScope();
+    void popScope();
+    void bind(const std::string &name, Binding b, const Token &at);
+    NodeId newNode(Node n, const Token &at);
+    FunctionId newScopeFunction(Function::Kind kind, std::string name, const Token &at);
+
+    RelayTokenStream m_ts;
+    std::unique_ptr<Graph> m_graph;
+    FunctionId m_current;
+    std::uint32_t m_depth = 0; // name scope depth
+    int m_exprDepth = 0; // recursion guard
+    std::unordered_map<std::string, std::vector<Binding>> m_names;
+    std::vector<std::string> m_scopeLog;
+    std::vector<std::size_t> m_scopeMarks;
+    std::vector<PendingUse> m_pending;
+    std::unordered_map<std::string, FunctionId> m_globals;
+    std::unordered_set<FunctionId> m_definedGlobals;
+    std::unordered_map<FunctionId, Token> m_globalFirstUse;
+    std::unordered_map<std::string, std::size_t> m_constructorArity;
+    std::unordered_map<std::string, NodeId> m_constantCache; // "<function>|meta[..][i]"
+    std::unordered_map<std::string_view, Type> m_typeCache;
+    int m_literalCounter = 0;
+};
+
+} // namespace cleave::relay

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/AttrValue.h"
+#include "core/graph/Type.h"
+#include "core/io/relay/RelayLexer.h"
+
+#include <array>
+#include <string>
+
+namespace cleave::relay {
+
+/// A parse error: thrown inside the Relay parser only and turned into a Diagnostic at the
+/// importer boundary.
+struct ParseError
+{
+    std::string message;
+    int line = 0;
+    int column = 0;
+    std::string code = "relay.syntax";
+};
+
+/// A RelayLexer with a small look-ahead window and the grammar shared by the module parser and
+/// the parser of `/* ty=... */` comments: types and attribute values.
+class RelayTokenStream
+{
+public:
+    explicit RelayTokenStream(std::string_view text, int firstLine = 1, int firstColumn = 1);
+
+    /// The token `k` places ahead (0 = next). Error tokens are reported here.
+    const Token &peek(int k = 0);
+    /// Consumes and returns the next token.
+    Token take();
+    /// Consumes punctuation `p` or fails with "expected 'p' <context>".
+    Token expect(std::string_view p, const std::string &context);
+    /// Consumes `p` if it is next.
+    bool accept(std::string_view p);
+    /// Skips the balanced bracket group whose opening token is `open` (already consumed or
+    /// next) and returns its source text, starting at `from`.
+    std::string_view skipBalanced(const Token &open, std::uint32_t from);
+
+    [[noreturn]] void fail(const Token &at, const std::string &message) const;
+
+    /// type := Tensor[(dims), dtype] | dtype | (types) | fn (types) -> type | Name[types] | _
+    Type parseType();
+    /// An attribute value after `key=`.
+    AttrValue parseAttrValue();
+    /// Integer/float/bool scalar of a number token.
+    static AttrValue numberValue(const Token &tok);
+
+    [[nodiscard]] RelayLexer &lexer() { return m_lexer; }
+    [[nodiscard]] std::string_view source() const { return m_lexer.source(); }
+
+private:
+    Dim parseDim();
+
+    RelayLexer m_lexer;
+    std::array<Token, 4> m_ahead {};
+    int m_count = 0;
+};
+
+/// True for dtype names (`float32`, `int8`, `bool`, `uint16`, `float32x4`).
+bool isDtypeName(std::string_view word);
+
+} // namespace cleave::relay
