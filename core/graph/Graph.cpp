@@ -201,15 +201,19 @@ NodeId Graph::findByKey(std::string_view key) const
 
 std::vector<NodeId> Graph::topologicalOrder(FunctionId f) const
 {
+    // `nodes` is in ascending id order (nodes are appended as they are created), so a node's
+    // position among the function's members is a binary search away: no per-call hash map.
     const auto &members = m_functions[f.index()].nodes;
+    auto position = [&](NodeId n) -> std::int64_t {
+        if (!n.isValid() || n.index() >= m_nodes.size() || m_nodes[n.index()].function != f)
+            return -1;
+        auto it = std::lower_bound(members.begin(), members.end(), n);
+        return it != members.end() && *it == n ? it - members.begin() : -1;
+    };
     std::vector<std::uint32_t> pending(members.size(), 0);
-    std::unordered_map<std::uint32_t, std::uint32_t> local; // node index -> position in members
-    local.reserve(members.size());
-    for (std::size_t i = 0; i < members.size(); ++i)
-        local.emplace(members[i].value, static_cast<std::uint32_t>(i));
     for (std::size_t i = 0; i < members.size(); ++i) {
         for (const TensorRef &in : m_nodes[members[i].index()].inputs) {
-            if (local.count(in.node.value))
+            if (position(in.node) >= 0)
                 ++pending[i];
         }
     }
@@ -226,9 +230,9 @@ std::vector<NodeId> Graph::topologicalOrder(FunctionId f) const
         ready.pop();
         order.push_back(members[i]);
         for (const Use &u : uses(members[i])) {
-            auto it = local.find(u.consumer.value);
-            if (it != local.end() && --pending[it->second] == 0)
-                ready.push(it->second);
+            const std::int64_t p = position(u.consumer);
+            if (p >= 0 && --pending[p] == 0)
+                ready.push(static_cast<std::uint32_t>(p));
         }
     }
     return order;

@@ -139,6 +139,8 @@ public:
     FunctionId addFunction(Function f);
     /// Adds a node to `n.function` (which must exist) and returns its id.
     NodeId addNode(Node n);
+    /// Reserves room for `n` nodes (importers call it with an estimate from the file size).
+    void reserveNodes(std::size_t n) { m_nodes.reserve(n); }
     /// Builds the consumer index and node keys. Call once after the last addNode(); editing
     /// nodes afterwards requires calling it again.
     void finalize();

@@ -2,7 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relay/RelayLexer.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 
 namespace cleave::relay {
 
@@ -67,14 +69,24 @@ RelayLexer::RelayLexer(std::string_view source, int firstLine, int firstColumn)
 
 void RelayLexer::advance(std::size_t n)
 {
-    for (std::size_t i = 0; i < n && m_pos < m_src.size(); ++i, ++m_pos) {
-        if (m_src[m_pos] == '\n') {
-            ++m_line;
-            m_column = 1;
-        } else {
-            ++m_column;
-        }
+    const std::size_t end = std::min(m_src.size(), m_pos + n);
+    // Count lines with memchr; the column is the distance from the last line start.
+    const char *p = m_src.data() + m_pos;
+    const char *const stop = m_src.data() + end;
+    const char *lastNewline = nullptr;
+    while (p < stop) {
+        const void *hit = std::memchr(p, '\n', static_cast<std::size_t>(stop - p));
+        if (!hit)
+            break;
+        lastNewline = static_cast<const char *>(hit);
+        ++m_line;
+        p = lastNewline + 1;
     }
+    if (lastNewline)
+        m_column = static_cast<int>(stop - lastNewline);
+    else
+        m_column += static_cast<int>(end - m_pos);
+    m_pos = end;
 }
 
 void RelayLexer::seek(std::uint32_t offset)
@@ -149,8 +161,15 @@ bool RelayLexer::skipTrivia(Token &tok)
 {
     while (m_pos < m_src.size()) {
         const char c = m_src[m_pos];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            advance(1);
+        if (c == ' ' || c == '\t' || c == '\r') {
+            ++m_pos;
+            ++m_column;
+            continue;
+        }
+        if (c == '\n') {
+            ++m_pos;
+            ++m_line;
+            m_column = 1;
             continue;
         }
         if (c == '/' && m_pos + 1 < m_src.size() && m_src[m_pos + 1] == '/') {

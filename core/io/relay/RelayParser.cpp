@@ -53,9 +53,11 @@ void RelayParser::popScope()
     while (m_scopeLog.size() > mark) {
         auto it = m_names.find(m_scopeLog.back());
         if (it != m_names.end()) {
-            it->second.pop_back();
-            if (it->second.empty())
+            const std::uint32_t hidden = m_bindings[it->second].shadowed;
+            if (hidden == noBinding)
                 m_names.erase(it);
+            else
+                it->second = hidden;
         }
         m_scopeLog.pop_back();
     }
@@ -72,17 +74,28 @@ void RelayParser::bind(const std::string &name, Binding b, const Token &tok)
                                use.line, use.column, "relay.cycle" };
         }
     }
-    auto &stack = m_names[name];
-    if (!stack.empty() && stack.back().depth == m_depth) {
-        throw ParseError { "duplicate binding of " + name + " (first bound at " + std::to_string(stack.back().line)
-                               + ":" + std::to_string(stack.back().column) + ")",
+    // Keys view the source: `name` is `%` + the token text, which lives in the source buffer.
+    const std::string_view key = tok.text.size() + 1 == name.size() ? tok.text : std::string_view(name).substr(1);
+    const Binding *existing = lookup(key);
+    if (existing && existing->depth == m_depth) {
+        throw ParseError { "duplicate binding of " + name + " (first bound at " + std::to_string(existing->line)
+                               + ":" + std::to_string(existing->column) + ")",
                            tok.line, tok.column, "relay.duplicate_binding" };
     }
     b.depth = m_depth;
     b.line = tok.line;
     b.column = tok.column;
-    stack.push_back(b);
-    m_scopeLog.push_back(name);
+    auto [it, inserted] = m_names.try_emplace(key, static_cast<std::uint32_t>(m_bindings.size()));
+    b.shadowed = inserted ? noBinding : it->second;
+    it->second = static_cast<std::uint32_t>(m_bindings.size());
+    m_bindings.push_back(b);
+    m_scopeLog.push_back(key);
+}
+
+const RelayParser::Binding *RelayParser::lookup(std::string_view name) const
+{
+    auto it = m_names.find(name);
+    return it == m_names.end() ? nullptr : &m_bindings[it->second];
 }
 
 NodeId RelayParser::newNode(Node n, const Token &tok)
@@ -107,6 +120,8 @@ FunctionId RelayParser::newScopeFunction(Function::Kind kind, std::string name, 
 std::unique_ptr<Graph> RelayParser::parse()
 {
     m_graph = std::make_unique<Graph>();
+    // About one node per 40 bytes of TVM text; reserving avoids re-moving every node as it grows.
+    m_graph->reserveNodes(m_ts.source().size() / 40 + 16);
     if (m_ts.peek().isPunct('[')) // a Python list wrapper around a pasted dump
         m_ts.take();
     if (m_ts.peek().is(TokenKind::Version))
@@ -453,7 +468,7 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
             const FunctionId lit = parseFunctionLiteral(fnTok, name);
             if (!m_ts.peek().isPunct('(')) {
                 bind(name, Binding { {}, lit }, nameTok);
-                m_ts.expect(";", "after the binding of " + name);
+                expectSemicolon(name);
                 continue;
             }
             Value callee;
@@ -461,7 +476,7 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
             callee.function = lit;
             Value v = parseCall(callee, fnTok);
             annotate(v);
-            m_ts.expect(";", "after the binding of " + name);
+            expectSemicolon(name);
             if (v.created && m_graph->node(v.ref.node).name.empty())
                 m_graph->node(v.ref.node).name = name;
             bind(name, Binding { v.ref.node, {} }, nameTok);
@@ -469,7 +484,7 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
         }
 
         Value v = parseExpr();
-        m_ts.expect(";", "after the binding of " + name);
+        expectSemicolon(name);
         switch (v.kind) {
         case Value::Kind::Tensor: {
             Node &n = m_graph->node(v.ref.node);
@@ -496,6 +511,13 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
             m_ts.fail(nameTok, "a meta[relay.attrs...] reference cannot be bound to a variable");
         }
     }
+}
+
+void RelayParser::expectSemicolon(const std::string &name)
+{
+    if (!m_ts.peek().isPunct(';'))
+        m_ts.fail(m_ts.peek(), "expected ';' after the binding of " + name + ", found " + describe(m_ts.peek()));
+    m_ts.take();
 }
 
 RelayParser::Value RelayParser::parseBlockExpression(const Token &open)
@@ -636,11 +658,9 @@ RelayParser::Value RelayParser::parseAtom()
 
 RelayParser::Value RelayParser::resolveVariable(const Token &tok)
 {
-    const std::string name = "%" + std::string(tok.text);
-    auto it = m_names.find(name);
     Value v;
-    if (it != m_names.end() && !it->second.empty()) {
-        const Binding &b = it->second.back();
+    if (const Binding *found = lookup(tok.text)) {
+        const Binding &b = *found;
         if (b.literal.isValid()) {
             v.kind = Value::Kind::Function;
             v.function = b.literal;
@@ -659,6 +679,7 @@ RelayParser::Value RelayParser::resolveVariable(const Token &tok)
             return inner;
         return projection(inner, static_cast<std::uint32_t>(std::stoul(std::string(tok.text.substr(dot + 1)))), tok);
     }
+    const std::string name = "%" + std::string(tok.text);
     m_pending.push_back(PendingUse { name, tok.line, tok.column, m_depth });
     Node placeholder;
     placeholder.kind = NodeKind::Constant;
@@ -753,6 +774,8 @@ TensorRef RelayParser::materialize(const Value &v, const Token &tok)
 RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &calleeToken)
 {
     const Token open = m_ts.take();
+    // The message is only built when the call turns out to be malformed.
+    auto closeMessage = [&] {
     std::string what;
     switch (callee.kind) {
     case Value::Kind::Op:
@@ -769,7 +792,8 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
             ? "%" + std::string(calleeToken.text)
             : "a function value";
     }
-    const std::string closeMsg = "to close the call of " + what + " opened at " + at(open);
+    return "to close the call of " + what + " opened at " + at(open);
+    };
 
     Node n;
     std::vector<Value> args;
@@ -791,9 +815,10 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
         if (m_ts.accept(","))
             continue;
         if (!m_ts.peek().isPunct(')'))
-            m_ts.fail(m_ts.peek(), "expected ',' or ')' " + closeMsg + ", found " + describe(m_ts.peek()));
+            m_ts.fail(m_ts.peek(), "expected ',' or ')' " + closeMessage() + ", found " + describe(m_ts.peek()));
     }
-    m_ts.expect(")", closeMsg);
+    m_ts.take(); // ')'
+
 
     switch (callee.kind) {
     case Value::Kind::Op:

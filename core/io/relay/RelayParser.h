@@ -45,7 +45,9 @@ private:
         std::uint32_t depth = 0;
         int line = 0;
         int column = 0;
+        std::uint32_t shadowed = noBinding; ///< The binding of the same name this one hides.
     };
+    static constexpr std::uint32_t noBinding = 0xffffffffU;
 
     struct PendingUse
     {
@@ -67,6 +69,7 @@ private:
     void parseParams(FunctionId f, const std::string &context);
     Value parseBody(FunctionId f, const std::string &closer);
     Value parseBlockExpression(const Token &open);
+    void expectSemicolon(const std::string &name);
 
     // expressions
     Value parseExpr();
@@ -88,6 +91,7 @@ private:
     void pushScope();
     void popScope();
     void bind(const std::string &name, Binding b, const Token &at);
+    const Binding *lookup(std::string_view name) const;
     NodeId newNode(Node n, const Token &at);
     FunctionId newScopeFunction(Function::Kind kind, std::string name, const Token &at);
 
@@ -96,8 +100,11 @@ private:
     FunctionId m_current;
     std::uint32_t m_depth = 0; // name scope depth
     int m_exprDepth = 0; // recursion guard
-    std::unordered_map<std::string, std::vector<Binding>> m_names;
-    std::vector<std::string> m_scopeLog;
+    // Name → index of its innermost binding in m_bindings. Keys view the source text (names
+    // without their `%`), so lookups allocate nothing.
+    std::unordered_map<std::string_view, std::uint32_t> m_names;
+    std::vector<Binding> m_bindings;
+    std::vector<std::string_view> m_scopeLog;
     std::vector<std::size_t> m_scopeMarks;
     std::vector<PendingUse> m_pending;
     std::unordered_map<std::string, FunctionId> m_globals;

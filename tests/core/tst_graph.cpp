@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/graph/Graph.h"
+#include "core/graph/GraphCompare.h"
+
+#include <QTest>
+
+using namespace cleave;
+
+namespace {
+
+NodeId addInput(Graph &g, FunctionId f, const std::string &name, Type t)
+{
+    Node n;
+    n.kind = NodeKind::Input;
+    n.function = f;
+    n.name = name;
+    n.outputTypes = { std::move(t) };
+    const NodeId id = g.addNode(std::move(n));
+    g.function(f).params.push_back(id);
+    return id;
+}
+
+NodeId addOp(Graph &g, FunctionId f, const std::string &name, const std::string &op, std::vector<NodeId> inputs)
+{
+    Node n;
+    n.kind = NodeKind::OpCall;
+    n.function = f;
+    n.name = name;
+    n.op = op;
+    for (NodeId i : inputs)
+        n.inputs.push_back(TensorRef { i, 0 });
+    return g.addNode(std::move(n));
+}
+
+// data → conv → relu → add(relu, data) (a residual block), plus a helper function @f.
+Graph residual()
+{
+    Graph g;
+    Function mainFn;
+    mainFn.name = "main";
+    const FunctionId m = g.addFunction(mainFn);
+    const NodeId data = addInput(g, m, "%data", Type::tensor({ Dim::known(1), Dim::known(8) }, "float32"));
+    const NodeId conv = addOp(g, m, "%0", "nn.dense", { data });
+    const NodeId relu = addOp(g, m, "%1", "nn.relu", { conv });
+    const NodeId add = addOp(g, m, "%2", "add", { relu, data });
+    g.function(m).result = add;
+    Function helper;
+    helper.name = "f";
+    const FunctionId f = g.addFunction(helper);
+    const NodeId x = addInput(g, f, "%x", Type::tensor({}, "int8"));
+    g.function(f).result = addOp(g, f, "%0", "negative", { x });
+    g.finalize();
+    return g;
+}
+
+} // namespace
+
+class TestGraph : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void consumersAndKeys();
+    void topologicalOrder();
+    void typeSizes_data();
+    void typeSizes();
+    void attrPrinting();
+    void compare();
+};
+
+void TestGraph::consumersAndKeys()
+{
+    const Graph g = residual();
+    QCOMPARE(g.nodeCount(), std::size_t(6));
+    QCOMPARE(g.mainFunction(), FunctionId(std::size_t(0)));
+    const NodeId data(std::size_t(0));
+    const auto uses = g.uses(data);
+    QCOMPARE(uses.size(), std::size_t(2));
+    QCOMPARE(uses[0].consumer, NodeId(std::size_t(1)));
+    QCOMPARE(uses[0].input, 0U);
+    QCOMPARE(uses[1].consumer, NodeId(std::size_t(3)));
+    QCOMPARE(uses[1].input, 1U);
+    QCOMPARE(g.consumers(TensorRef { data, 0 }).size(), std::size_t(2));
+    QCOMPARE(g.uses(NodeId(std::size_t(3))).size(), std::size_t(0));
+    QCOMPARE(g.key(NodeId(std::size_t(2))), std::string("%1"));
+    // `%0` exists in both functions: the helper's is qualified.
+    QCOMPARE(g.key(NodeId(std::size_t(5))), std::string("@f:%0"));
+    QCOMPARE(g.findByKey("@f:%0"), NodeId(std::size_t(5)));
+    QCOMPARE(g.findByKey("%9"), NodeId());
+    QCOMPARE(g.outputs(g.mainFunction()).size(), std::size_t(1));
+}
+
+void TestGraph::topologicalOrder()
+{
+    Graph g;
+    Function mainFn;
+    mainFn.name = "main";
+    const FunctionId m = g.addFunction(mainFn);
+    const NodeId x = addInput(g, m, "%x", {});
+    // Created out of order: %b (id 1) reads %a (id 2).
+    Node b;
+    b.kind = NodeKind::OpCall;
+    b.function = m;
+    b.name = "%b";
+    b.op = "exp";
+    b.inputs = { TensorRef { NodeId(std::size_t(2)), 0 } };
+    g.addNode(b);
+    const NodeId a = addOp(g, m, "%a", "log", { x });
+    g.function(m).result = NodeId(std::size_t(1));
+    g.finalize();
+    const auto order = g.topologicalOrder(m);
+    QCOMPARE(order, (std::vector<NodeId> { x, a, NodeId(std::size_t(1)) }));
+
+    // A cycle: its nodes are left out of the order.
+    Graph c;
+    const FunctionId cm = c.addFunction(mainFn);
+    Node p;
+    p.function = cm;
+    p.op = "exp";
+    p.inputs = { TensorRef { NodeId(std::size_t(1)), 0 } };
+    c.addNode(p);
+    p.inputs = { TensorRef { NodeId(std::size_t(0)), 0 } };
+    c.addNode(p);
+    c.finalize();
+    QCOMPARE(c.topologicalOrder(cm).size(), std::size_t(0));
+}
+
+void TestGraph::typeSizes_data()
+{
+    QTest::addColumn<QString>("dtype");
+    QTest::addColumn<int>("bits");
+    QTest::newRow("float32") << "float32" << 32;
+    QTest::newRow("float16") << "float16" << 16;
+    QTest::newRow("int8") << "int8" << 8;
+    QTest::newRow("uint16") << "uint16" << 16;
+    QTest::newRow("bool") << "bool" << 8;
+    QTest::newRow("bfloat16") << "bfloat16" << 16;
+    QTest::newRow("float32x4") << "float32x4" << 128;
+    QTest::newRow("custom") << "custom[posites2]32" << -1;
+}
+
+void TestGraph::typeSizes()
+{
+    QFETCH(QString, dtype);
+    QFETCH(int, bits);
+    QCOMPARE(dtypeBits(dtype.toStdString()).value_or(-1), bits);
+    const Type t = Type::tensor({ Dim::known(1), Dim::known(64), Dim::known(56), Dim::known(56) }, dtype.toStdString());
+    if (bits > 0)
+        QCOMPARE(t.byteSize().value(), std::int64_t(64 * 56 * 56) * bits / 8);
+    else
+        QVERIFY(!t.byteSize());
+    QCOMPARE(t.toRelay(), "Tensor[(1, 64, 56, 56), " + dtype.toStdString() + "]");
+    const Type dynamic = Type::tensor({ Dim::unknown(), Dim::known(3) }, "float32");
+    QCOMPARE(dynamic.toRelay(), std::string("Tensor[(?, 3), float32]"));
+    QVERIFY(!dynamic.byteSize());
+    const Type tuple = Type::tuple({ t, Type::tensor({ Dim::known(64) }, dtype.toStdString()) });
+    QCOMPARE(tuple.toRelay(), "(Tensor[(1, 64, 56, 56), " + dtype.toStdString() + "], Tensor[(64), "
+                 + dtype.toStdString() + "])");
+    if (bits > 0)
+        QCOMPARE(tuple.byteSize().value(), std::int64_t(64 * 56 * 56 + 64) * bits / 8);
+    QCOMPARE(Type::tensor({}, "int64").toRelay(), std::string("int64"));
+    QCOMPARE(t.toShortString(), "1\u00d764\u00d756\u00d756 " + dtype.toStdString());
+}
+
+void TestGraph::attrPrinting()
+{
+    QCOMPARE(AttrValue::integer(-1).toRelay(), std::string("-1"));
+    QCOMPARE(AttrValue::integer(1, "int64").toRelay(), std::string("1i64"));
+    QCOMPARE(AttrValue::floating(0.5).toRelay(), std::string("0.5f"));
+    QCOMPARE(AttrValue::floating(1e-05, "float64").toRelay(), std::string("1e-05f64"));
+    QCOMPARE(AttrValue::string("a\"b\n").toRelay(), std::string("\"a\\\"b\\n\""));
+    QCOMPARE(AttrValue::listOf({ AttrValue::listOf({ AttrValue::integer(0), AttrValue::integer(1) }) }).toRelay(),
+             std::string("[[0, 1]]"));
+    QCOMPARE(AttrValue::boolean(false).toRelay(), std::string("False"));
+    QCOMPARE(AttrValue::null().toRelay(), std::string("None"));
+    QVERIFY(AttrValue::floating(0.5, "float32", "0.5f") == AttrValue::floating(0.5));
+    QVERIFY(!(AttrValue::integer(1) == AttrValue::integer(1, "int64")));
+    Attributes attrs;
+    attrs.set("strides", AttrValue::listOf({ AttrValue::integer(2), AttrValue::integer(2) }));
+    attrs.set("groups", AttrValue::integer(1));
+    attrs.set("strides", AttrValue::listOf({ AttrValue::integer(1), AttrValue::integer(1) }));
+    QCOMPARE(attrs.size(), std::size_t(2));
+    QCOMPARE(attrs.items()[0].first, std::string("strides"));
+    QCOMPARE(*attrs.intList("strides"), (std::vector<std::int64_t> { 1, 1 }));
+    QCOMPARE(attrs.intOr("groups", 7), 1);
+    QCOMPARE(attrs.intOr("missing", 7), 7);
+}
+
+void TestGraph::compare()
+{
+    const Graph a = residual();
+    Graph b = residual();
+    QVERIFY(!firstDifference(a, b));
+    b.node(NodeId(std::size_t(2))).op = "sigmoid";
+    b.finalize();
+    const auto diff = firstDifference(a, b);
+    QVERIFY(diff);
+    QCOMPARE(QString::fromStdString(*diff), QStringLiteral("%1 (nn.relu) in @main: op nn.relu vs sigmoid"));
+    Graph c = residual();
+    std::swap(c.node(NodeId(std::size_t(3))).inputs[0], c.node(NodeId(std::size_t(3))).inputs[1]);
+    c.finalize();
+    QVERIFY(firstDifference(a, c));
+}
+
+QTEST_APPLESS_MAIN(TestGraph)
+#include "tst_graph.moc"
