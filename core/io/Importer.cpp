@@ -3,6 +3,7 @@
 #include "core/io/Importer.h"
 
 #include "core/io/Checksum.h"
+#include "core/io/graphjson/GraphJsonImporter.h"
 #include "core/io/relay/RelayImporter.h"
 
 #include <cerrno>
@@ -26,6 +27,7 @@ const std::vector<std::unique_ptr<Importer>> &importers()
     static const std::vector<std::unique_ptr<Importer>> registry = [] {
         std::vector<std::unique_ptr<Importer>> list;
         list.push_back(std::make_unique<RelayImporter>());
+        list.push_back(std::make_unique<GraphJsonImporter>());
         return list;
     }();
     return registry;

@@ -288,6 +288,30 @@ void TestRelayImport::constantsFromMetadata()
         }
     }
     QCOMPARE(constants, 2);
+
+    // Object fields of a whole-attrs reference point at other metadata nodes (an Array of
+    // IntImm); plain digit strings stay integers.
+    const char *text = "#[version = \"0.0.5\"]\n"
+                       "def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {\n"
+                       "  nn.conv2d(%x, %w, meta[relay.attrs.Conv2DAttrs][0])\n"
+                       "}\n"
+                       "#[metadata]\n"
+                       "{\"root\": 1, \"nodes\": [{\"type_key\": \"\"},"
+                       " {\"type_key\": \"Map\", \"keys\": [\"relay.attrs.Conv2DAttrs\"], \"data\": [2]},"
+                       " {\"type_key\": \"Array\", \"data\": [3]},"
+                       " {\"type_key\": \"relay.attrs.Conv2DAttrs\", \"attrs\": {\"strides\": \"4\", \"groups\": \"1\","
+                       " \"data_layout\": \"NCHW\"}},"
+                       " {\"type_key\": \"Array\", \"data\": [5, 5]},"
+                       " {\"type_key\": \"IntImm\", \"attrs\": {\"dtype\": \"int32\", \"value\": \"2\"}}],"
+                       " \"b64ndarrays\": [], \"attrs\": {\"tvm_version\": \"0.9.0\"}}\n";
+    const ImportResult meta = importBytes(text, "meta.relay");
+    QVERIFY2(meta.ok(), meta.firstError().c_str());
+    const Node &conv = meta.graph->node(meta.graph->function(meta.graph->mainFunction()).result);
+    QCOMPARE(conv.attrsRef, std::string("meta[relay.attrs.Conv2DAttrs][0]"));
+    QCOMPARE(*conv.attrs.intList("strides"), (std::vector<std::int64_t> { 2, 2 }));
+    QCOMPARE(conv.attrs.intOr("groups", 0), 1);
+    QCOMPARE(conv.attrs.stringOr("data_layout", ""), std::string("NCHW"));
+    QCOMPARE(conv.outputType().toRelay(), std::string("Tensor[(1, 4, 3, 3), float32]"));
 }
 
 void TestRelayImport::functionsAndBlocks()

@@ -48,13 +48,32 @@ Type tensorTypeOf(const json &nodes, const json &typeNode)
     return Type::tensor(std::move(dims), attrs.value("dtype", "float32"));
 }
 
-AttrValue attrValueOf(const std::string &s)
+// An attrs field is either a plain value ("1", "NCHW") or, for object fields such as
+// `strides`, a decimal reference to another metadata node. References to arrays and integer
+// immediates are followed; any other digit string is a plain integer (bools, enums, counts).
+AttrValue attrValueOf(const json &nodes, const std::string &s)
 {
     std::int64_t v = 0;
     const char *end = s.data() + s.size();
-    if (!s.empty() && std::from_chars(s.data(), end, v).ptr == end)
-        return AttrValue::integer(v);
-    return AttrValue::string(s);
+    if (s.empty() || std::from_chars(s.data(), end, v).ptr != end)
+        return AttrValue::string(s);
+    const json *target = v > 0 ? refNode(nodes, json(s)) : nullptr;
+    const std::string kind = target && target->is_object() ? target->value("type_key", "") : std::string();
+    if (kind == "IntImm")
+        return AttrValue::integer(std::stoll((*target)["attrs"].value("value", "0")),
+                                  (*target)["attrs"].value("dtype", "int32"));
+    if (kind == "Array" && target->contains("data")) {
+        std::vector<AttrValue> items;
+        for (const json &ref : (*target)["data"]) {
+            const json *item = refNode(nodes, ref);
+            if (!item || item->value("type_key", "") != "IntImm")
+                return AttrValue::integer(v);
+            items.push_back(AttrValue::integer(std::stoll((*item)["attrs"].value("value", "0")),
+                                               (*item)["attrs"].value("dtype", "int32")));
+        }
+        return AttrValue::listOf(std::move(items));
+    }
+    return AttrValue::integer(v);
 }
 
 // `meta[relay.Constant][3]` → ("relay.Constant", 3).
@@ -128,7 +147,7 @@ void applyMetadata(Graph &graph, const std::string &path, std::vector<Diagnostic
         } else if (n.attrs.isEmpty()) {
             for (const auto &[k, v] : attrs.items()) {
                 if (v.is_string())
-                    n.attrs.set(k, attrValueOf(v.get<std::string>()));
+                    n.attrs.set(k, attrValueOf(nodes, v.get<std::string>()));
             }
         }
     }

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+//
+// cleave-cli: the engine without the editor. Each subcommand is one row of the command table;
+// this file only parses arguments and wires them to core.
+#include "core/analysis/BlockReport.h"
+#include "core/analysis/FusionAnalysis.h"
+#include "core/analysis/ModelSummary.h"
+#include "core/io/Importer.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+#include "core/partition/PlanFile.h"
+#include "core/partition/PlanReport.h"
+#include "core/validation/Validation.h"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+// Exit status as DESIGN.md fixes it.
+constexpr int exitOk = 0;
+constexpr int exitInvalidPlan = 1;
+constexpr int exitBadInput = 2;
+
+/// The arguments of one subcommand: positionals in order, the flags that were given, and the
+/// options with their values (an option may repeat).
+struct Arguments
+{
+    std::vector<std::string> positionals;
+    std::vector<std::string> flags;
+    std::vector<std::pair<std::string, std::string>> options;
+
+    [[nodiscard]] bool has(std::string_view flag) const
+    {
+        return std::find(flags.begin(), flags.end(), flag) != flags.end();
+    }
+    /// Every value given for `option`, in order.
+    [[nodiscard]] std::vector<std::string> values(std::string_view option) const
+    {
+        std::vector<std::string> out;
+        for (const auto &[name, value] : options) {
+            if (name == option)
+                out.push_back(value);
+        }
+        return out;
+    }
+    /// The last value given for `option`.
+    [[nodiscard]] std::optional<std::string> value(std::string_view option) const
+    {
+        const std::vector<std::string> all = values(option);
+        return all.empty() ? std::nullopt : std::optional<std::string>(all.back());
+    }
+};
+
+struct Command
+{
+    std::string_view name;
+    std::string_view synopsis; ///< Arguments after the command name.
+    std::string_view summary;
+    std::string_view details; ///< Option descriptions for `<command> --help`.
+    std::vector<std::string_view> flags; ///< Flags the command accepts (besides --help).
+    std::size_t positionals; ///< Exactly this many positional arguments.
+    int (*run)(const Arguments &args);
+    std::vector<std::string_view> options = {}; ///< Options taking a value (`--plan FILE`).
+};
+
+int runInspect(const Arguments &args);
+int runValidate(const Arguments &args);
+int runPartition(const Arguments &args);
+
+const std::vector<Command> &commands()
+{
+    static const std::vector<Command> table = {
+        { "inspect",
+          "MODEL [--json] [--blocks]",
+          "Summarise a model: format, functions, op histogram, inputs, outputs, fused blocks, "
+          "constants.",
+          "  --json     print one JSON object instead of the text report\n"
+          "  --blocks   list every fused block with its op histogram, and the FuseOps-style\n"
+          "             kernels of the main function (JSON: \"fused_blocks\")\n",
+          { "--json", "--blocks" },
+          1,
+          runInspect },
+        { "validate",
+          "MODEL --plan PLAN.json [--json] [--op-support FILE] [--force]",
+          "Validate a partition plan against a model; exit 1 when the plan is invalid.",
+          "  --plan FILE        the plan file to check (required)\n"
+          "  --op-support FILE  {\"target\": ..., \"ops\": [...]} list(s): flag ops a target "
+          "lacks\n"
+          "  --force            accept a plan made for a model with another checksum\n"
+          "  --json             print {\"valid\", \"diagnostics\"} as JSON\n",
+          { "--json", "--force" },
+          1,
+          runValidate,
+          { "--plan", "--op-support" } },
+        { "partition",
+          "MODEL [(--cut-after OP:INDEX)... | --plan PLAN.json] [--dry-run] [--json] "
+          "[--save-plan FILE]",
+          "Partition a model and print the partitions (ops, FLOPs, params), the boundary "
+          "tensors and the diagnostics.",
+          "  --cut-after OP:INDEX  cut after the INDEX-th (0-based) call of OP in program order,\n"
+          "                        as TVM's graph_split does; repeat for several cuts\n"
+          "  --plan FILE           start from a saved plan instead\n"
+          "  --op-support FILE     check ops against per-target op-support lists\n"
+          "  --save-plan FILE      write the resulting plan (not with --dry-run)\n"
+          "  --dry-run             only print; write nothing\n"
+          "  --force               accept a plan made for a model with another checksum\n"
+          "  --json                print {\"partitions\", \"boundary\", \"diagnostics\"} as JSON\n",
+          { "--json", "--dry-run", "--force" },
+          1,
+          runPartition,
+          { "--cut-after", "--plan", "--save-plan", "--op-support" } },
+    };
+    return table;
+}
+
+void printUsage(std::ostream &out)
+{
+    out << "Usage: cleave-cli <command> [arguments]\n"
+           "       cleave-cli --help | --version\n\n"
+           "Commands:\n";
+    for (const Command &c : commands())
+        out << "  " << c.name << ' ' << c.synopsis << "\n      " << c.summary << '\n';
+    out << "\nRun 'cleave-cli <command> --help' for a command's options.\n"
+           "Exit status: 0 success, 1 invalid partition plan, 2 bad input or usage.\n";
+}
+
+void printCommandHelp(const Command &c, std::ostream &out)
+{
+    out << "Usage: cleave-cli " << c.name << ' ' << c.synopsis << "\n\n"
+        << c.summary << "\n\nOptions:\n"
+        << c.details << "  -h, --help print this help\n";
+}
+
+int usageError(const std::string &message, const Command *command)
+{
+    std::cerr << "cleave-cli: " << message << "\n\n";
+    if (command)
+        printCommandHelp(*command, std::cerr);
+    else
+        printUsage(std::cerr);
+    return exitBadInput;
+}
+
+int runInspect(const Arguments &args)
+{
+    const cleave::ImportResult result = cleave::importFile(args.positionals.front());
+    for (const cleave::Diagnostic &d : result.diagnostics)
+        std::cerr << d.toString() << '\n';
+    if (!result.ok()) {
+        if (result.diagnostics.empty())
+            std::cerr << args.positionals.front() << ": error: the model could not be read\n";
+        return exitBadInput;
+    }
+    const cleave::ModelSummary summary = cleave::ModelSummary::compute(*result.graph);
+    const cleave::Graph &graph = *result.graph;
+    std::vector<cleave::FusedBlock> blocks;
+    if (args.has("--blocks"))
+        blocks = cleave::fuseOps(graph, graph.mainFunction());
+    if (args.has("--json")) {
+        nlohmann::json json = summary.toJson();
+        if (args.has("--blocks"))
+            json["fused_blocks"] = cleave::fusedBlocksToJson(graph, blocks);
+        std::cout << json.dump(2) << '\n';
+    } else {
+        std::cout << summary.toText(args.has("--blocks"));
+        if (args.has("--blocks"))
+            std::cout << cleave::fusedBlocksToText(graph, blocks);
+    }
+    return exitOk;
+}
+
+const Command *findCommand(std::string_view name)
+{
+    for (const Command &c : commands()) {
+        if (c.name == name)
+            return &c;
+    }
+    return nullptr;
+}
+
+/// Imports the model; prints its diagnostics. Null when it cannot be used.
+std::unique_ptr<cleave::Graph> importModel(const std::string &path)
+{
+    cleave::ImportResult result = cleave::importFile(path);
+    for (const cleave::Diagnostic &d : result.diagnostics)
+        std::cerr << d.toString() << '\n';
+    if (!result.ok()) {
+        if (result.diagnostics.empty())
+            std::cerr << path << ": error: the model could not be read\n";
+        return nullptr;
+    }
+    return std::move(result.graph);
+}
+
+/// Loads the plan file and the op-support lists; prints what went wrong. Load warnings are
+/// kept in `notes` to be reported with the validation findings.
+std::optional<cleave::PartitionPlan> loadPlan(const cleave::Graph &graph, const Arguments &args,
+                                              std::vector<cleave::Diagnostic> &notes)
+{
+    cleave::PlanLoadOptions options;
+    options.force = args.has("--force");
+    cleave::PlanLoadResult loaded = cleave::loadPlanFile(graph, *args.value("--plan"), options);
+    for (cleave::Diagnostic &d : loaded.diagnostics) {
+        if (!loaded.ok())
+            std::cerr << d.toString() << '\n';
+        else
+            notes.push_back(std::move(d));
+    }
+    if (!loaded.ok())
+        return std::nullopt;
+    return std::move(loaded.plan);
+}
+
+bool loadOpSupport(const Arguments &args, cleave::ValidationOptions &options)
+{
+    std::vector<cleave::Diagnostic> problems;
+    for (const std::string &file : args.values("--op-support")) {
+        for (cleave::OpSupportList &l : cleave::loadOpSupportFile(file, problems))
+            options.opSupport.push_back(std::move(l));
+    }
+    for (const cleave::Diagnostic &d : problems)
+        std::cerr << d.toString() << '\n';
+    return !cleave::hasErrors(problems);
+}
+
+int runValidate(const Arguments &args)
+{
+    if (!args.value("--plan"))
+        return usageError("validate needs --plan PLAN.json", findCommand("validate"));
+    const auto graph = importModel(args.positionals.front());
+    if (!graph)
+        return exitBadInput;
+    std::vector<cleave::Diagnostic> diagnostics;
+    std::optional<cleave::PartitionPlan> plan = loadPlan(*graph, args, diagnostics);
+    cleave::ValidationOptions options;
+    if (!plan || !loadOpSupport(args, options))
+        return exitBadInput;
+    for (cleave::Diagnostic &d : cleave::validateAll(*plan, options))
+        diagnostics.push_back(std::move(d));
+    const bool valid = !cleave::hasErrors(diagnostics);
+    if (args.has("--json")) {
+        const nlohmann::json out { { "valid", valid },
+                                   { "diagnostics",
+                                     cleave::diagnosticsToJson(&*plan, *graph, diagnostics) } };
+        std::cout << out.dump(2) << '\n';
+    } else {
+        for (const cleave::Diagnostic &d : diagnostics)
+            std::cout << d.toString() << '\n';
+        std::cout << (valid ? "plan is valid" : "plan is invalid") << " (" << plan->partitionCount()
+                  << " partitions)\n";
+    }
+    return valid ? exitOk : exitInvalidPlan;
+}
+
+int runPartition(const Arguments &args)
+{
+    const std::vector<std::string> cuts = args.values("--cut-after");
+    if (!cuts.empty() && args.value("--plan"))
+        return usageError("give either --cut-after or --plan, not both", findCommand("partition"));
+    std::vector<cleave::SplitPoint> points;
+    for (const std::string &cut : cuts) {
+        const auto colon = cut.rfind(':');
+        const std::string index = colon == std::string::npos ? "" : cut.substr(colon + 1);
+        if (colon == 0 || index.empty()
+            || index.find_first_not_of("0123456789") != std::string::npos)
+            return usageError("--cut-after expects OP:INDEX (e.g. add:0), got '" + cut + "'",
+                              findCommand("partition"));
+        points.push_back({ cut.substr(0, colon), std::stoul(index) });
+    }
+    const auto graph = importModel(args.positionals.front());
+    if (!graph)
+        return exitBadInput;
+    std::vector<cleave::Diagnostic> diagnostics;
+    std::optional<cleave::PartitionPlan> plan;
+    if (args.value("--plan"))
+        plan = loadPlan(*graph, args, diagnostics);
+    else
+        plan.emplace(*graph);
+    cleave::ValidationOptions options;
+    if (!plan || !loadOpSupport(args, options))
+        return exitBadInput;
+    if (!points.empty()) {
+        const cleave::PlanEdit edit = plan->cutAfterOps(points);
+        for (const cleave::Diagnostic &d : edit.diagnostics)
+            std::cerr << args.positionals.front() << ": " << d.toString() << '\n';
+        if (cleave::hasErrors(edit.diagnostics))
+            return exitBadInput;
+    }
+    const cleave::BoundaryTable boundary = cleave::computeBoundary(*plan);
+    for (cleave::Diagnostic &d : cleave::validateAll(*plan, boundary, options))
+        diagnostics.push_back(std::move(d));
+    if (args.has("--json"))
+        std::cout << cleave::planReportJson(*plan, boundary, diagnostics).dump(2) << '\n';
+    else
+        std::cout << cleave::planReportText(*plan, boundary, diagnostics);
+    if (const auto target = args.value("--save-plan"); target && !args.has("--dry-run")) {
+        std::string error;
+        if (!cleave::savePlanFile(*plan, *target, &error)) {
+            std::cerr << *target << ": error: " << error << '\n';
+            return exitBadInput;
+        }
+    }
+    return cleave::hasErrors(diagnostics) ? exitInvalidPlan : exitOk;
+}
+
+int runCommand(const Command &command, std::span<const std::string> rest)
+{
+    Arguments args;
+    bool onlyPositionals = false;
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        const std::string &arg = rest[i];
+        const auto eq = arg.find('=');
+        const std::string optionName = arg.substr(0, eq);
+        const bool isOption = !onlyPositionals && arg.size() > 2 && arg.front() == '-'
+            && std::find(command.options.begin(), command.options.end(), optionName)
+                != command.options.end();
+        if (isOption) {
+            if (eq != std::string::npos) {
+                args.options.emplace_back(optionName, arg.substr(eq + 1));
+            } else if (i + 1 < rest.size()) {
+                args.options.emplace_back(arg, rest[++i]);
+            } else {
+                return usageError("option '" + arg + "' needs a value", &command);
+            }
+        } else if (onlyPositionals || arg.size() < 2 || arg.front() != '-') {
+            args.positionals.push_back(arg);
+        } else if (arg == "--") {
+            onlyPositionals = true;
+        } else if (arg == "-h" || arg == "--help") {
+            printCommandHelp(command, std::cout);
+            return exitOk;
+        } else if (std::find(command.flags.begin(), command.flags.end(), arg)
+                   != command.flags.end()) {
+            args.flags.push_back(arg);
+        } else {
+            return usageError("unknown option '" + arg + "' for " + std::string(command.name),
+                              &command);
+        }
+    }
+    if (args.positionals.size() != command.positionals) {
+        return usageError(std::string(command.name) + " takes "
+                              + std::to_string(command.positionals)
+                              + (command.positionals == 1 ? " argument, " : " arguments, ")
+                              + std::to_string(args.positionals.size()) + " given",
+                          &command);
+    }
+    return command.run(args);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty())
+        return usageError("no command given", nullptr);
+
+    const std::string &first = args.front();
+    if (first == "-h" || first == "--help" || first == "help") {
+        printUsage(std::cout);
+        return exitOk;
+    }
+    if (first == "--version") {
+        std::cout << "cleave-cli " << CLEAVE_VERSION << '\n';
+        return exitOk;
+    }
+    for (const Command &command : commands()) {
+        if (command.name == first)
+            return runCommand(command, std::span(args).subspan(1));
+    }
+    return usageError("unknown command '" + first + "'", nullptr);
+}

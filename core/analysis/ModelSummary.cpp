@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/analysis/ModelSummary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <unordered_set>
+#include <utility>
+
+namespace cleave {
+
+namespace {
+
+const char *functionKindName(Function::Kind kind)
+{
+    switch (kind) {
+    case Function::Kind::Global:
+        return "global";
+    case Function::Kind::Literal:
+        return "literal";
+    case Function::Kind::Scope:
+        return "scope";
+    }
+    return "global";
+}
+
+std::string displayName(const Function &f)
+{
+    return f.kind == Function::Kind::Global ? "@" + f.name : f.name;
+}
+
+std::string blockKind(const Function &f)
+{
+    if (!f.composite().empty())
+        return "composite";
+    if (!f.compiler().empty())
+        return "external";
+    if (f.isPrimitive())
+        return "primitive";
+    return "global";
+}
+
+std::string stripSigil(const std::string &name)
+{
+    return !name.empty() && name.front() == '%' ? name.substr(1) : name;
+}
+
+std::string plural(std::size_t n, const char *singular, const char *pluralForm)
+{
+    return std::to_string(n) + " " + (n == 1 ? singular : pluralForm);
+}
+
+std::string formatBytes(std::int64_t bytes)
+{
+    static constexpr const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    auto value = static_cast<double>(bytes);
+    std::size_t unit = 0;
+    while (value >= 1024.0 && unit + 1 < std::size(units)) {
+        value /= 1024.0;
+        ++unit;
+    }
+    if (unit == 0)
+        return std::to_string(bytes) + " B";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f %s", value, units[unit]);
+    return buffer;
+}
+
+std::string attrsToText(const Attributes &attrs)
+{
+    std::string text;
+    for (const auto &[key, value] : attrs.items()) {
+        if (!text.empty())
+            text += ", ";
+        text += key + "=" + value.toRelay();
+    }
+    return text;
+}
+
+nlohmann::json attrsToJson(const Attributes &attrs)
+{
+    auto object = nlohmann::json::object();
+    for (const auto &[key, value] : attrs.items())
+        object[key] = attrValueToJson(value);
+    return object;
+}
+
+nlohmann::json tensorToJson(const TensorSummary &t)
+{
+    return {
+        { "name", t.name },
+        { "node", t.node },
+        { "shape", shapeToJson(t.type) },
+        { "dtype", t.type.isTensor() ? nlohmann::json(t.type.dtype) : nlohmann::json() },
+        { "type", t.type.toRelay() },
+    };
+}
+
+// Appends rows whose columns are padded to the widest cell; the last column is not padded.
+void appendTable(std::ostringstream &out, const std::vector<std::vector<std::string>> &rows)
+{
+    std::vector<std::size_t> widths;
+    for (const auto &row : rows) {
+        widths.resize(std::max(widths.size(), row.size()), 0);
+        for (std::size_t c = 0; c < row.size(); ++c)
+            widths[c] = std::max(widths[c], row[c].size());
+    }
+    for (const auto &row : rows) {
+        std::string line = "  ";
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            line += row[c];
+            if (c + 1 < row.size())
+                line += std::string(widths[c] - row[c].size() + 2, ' ');
+        }
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
+        out << line << '\n';
+    }
+}
+
+// Ops by descending count, then by name: the order a reader scans a histogram in.
+std::vector<std::pair<std::string, std::size_t>> byCount(const OpHistogram &ops)
+{
+    std::vector<std::pair<std::string, std::size_t>> sorted(ops.begin(), ops.end());
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto &a, const auto &b) { return a.second > b.second; });
+    return sorted;
+}
+
+std::string histogramToText(const OpHistogram &ops)
+{
+    std::string text;
+    for (const auto &[op, count] : byCount(ops)) {
+        if (!text.empty())
+            text += ' ';
+        text += op + "×" + std::to_string(count);
+    }
+    return text;
+}
+
+} // namespace
+
+nlohmann::json attrValueToJson(const AttrValue &value)
+{
+    switch (value.kind) {
+    case AttrValue::Kind::Null:
+        return nullptr;
+    case AttrValue::Kind::Int:
+        return value.intValue;
+    case AttrValue::Kind::Float:
+        return value.floatValue;
+    case AttrValue::Kind::Bool:
+        return value.boolValue;
+    case AttrValue::Kind::String:
+        return value.text;
+    case AttrValue::Kind::List: {
+        auto array = nlohmann::json::array();
+        for (const AttrValue &item : value.list)
+            array.push_back(attrValueToJson(item));
+        return array;
+    }
+    case AttrValue::Kind::Map: {
+        auto object = nlohmann::json::object();
+        for (std::size_t i = 0; i < value.keys.size() && i < value.list.size(); ++i)
+            object[value.keys[i]] = attrValueToJson(value.list[i]);
+        return object;
+    }
+    case AttrValue::Kind::MetaRef:
+    case AttrValue::Kind::Opaque:
+    case AttrValue::Kind::GlobalRef:
+        return value.text;
+    }
+    return nullptr;
+}
+
+nlohmann::json shapeToJson(const Type &type)
+{
+    if (!type.isTensor())
+        return nullptr;
+    auto shape = nlohmann::json::array();
+    for (const Dim &dim : type.shape) {
+        if (!dim.symbol.empty())
+            shape.push_back(dim.symbol);
+        else
+            shape.push_back(dim.isKnown() ? dim.value : Dim::dynamic);
+    }
+    return shape;
+}
+
+ModelSummary ModelSummary::compute(const Graph &graph)
+{
+    ModelSummary s;
+    s.format = graph.format();
+    s.sourcePath = graph.sourcePath();
+    s.checksum = graph.checksum();
+    s.nodeCount = graph.nodeCount();
+
+    const std::size_t functionCount = graph.functionCount();
+    std::vector<OpHistogram> directOps(functionCount);
+    std::vector<std::size_t> calls(functionCount, 0);
+    std::vector<bool> calledFromMain(functionCount, false);
+    const FunctionId main = graph.mainFunction();
+    std::unordered_set<std::string> seenConstants;
+
+    for (const Node &node : graph.nodes()) {
+        switch (node.kind) {
+        case NodeKind::OpCall:
+            ++s.opCalls;
+            ++s.ops[node.op];
+            ++directOps[node.function.index()][node.op];
+            break;
+        case NodeKind::FunctionCall:
+            if (node.callee.isValid()) {
+                ++calls[node.callee.index()];
+                if (main.isValid() && graph.topLevelFunction(node.function) == main)
+                    calledFromMain[node.callee.index()] = true;
+            }
+            break;
+        case NodeKind::Constant:
+            if (!node.value.isNull()) {
+                ++s.scalarConstants;
+            } else if (node.metaRef.empty() || seenConstants.insert(node.metaRef).second) {
+                ++s.constants;
+                if (const auto bytes = node.outputType(0).byteSize())
+                    s.constantBytes += *bytes;
+                else
+                    s.constantBytesKnown = false;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+
+    // A function's ops include those of every function nested in it.
+    std::vector<OpHistogram> nestedOps(functionCount);
+    for (std::size_t i = 0; i < functionCount; ++i) {
+        for (FunctionId at(i); at.isValid(); at = graph.function(at).parent) {
+            for (const auto &[op, count] : directOps[i])
+                nestedOps[at.index()][op] += count;
+        }
+    }
+
+    for (std::size_t i = 0; i < functionCount; ++i) {
+        const FunctionId id(i);
+        const Function &f = graph.function(id);
+        if (f.kind != Function::Kind::Scope)
+            s.functions.push_back(
+                { id, displayName(f), f.kind, f.params.size(), f.nodes.size(), f.attrs });
+
+        const bool fused = f.kind == Function::Kind::Literal
+            && (f.isPrimitive() || !f.composite().empty() || !f.compiler().empty());
+        const bool globalCalledFromMain
+            = f.kind == Function::Kind::Global && id != main && calledFromMain[i];
+        if (!fused && !globalCalledFromMain)
+            continue;
+        std::size_t blockOpCalls = 0;
+        for (const auto &[op, count] : nestedOps[i])
+            blockOpCalls += count;
+        s.blocks.push_back(
+            { id, displayName(f), blockKind(f), f.attrs, calls[i], blockOpCalls, nestedOps[i] });
+    }
+
+    if (main.isValid()) {
+        for (NodeId param : graph.function(main).params) {
+            const Node &node = graph.node(param);
+            s.inputs.push_back({ stripSigil(node.name), graph.key(param), node.outputType(0) });
+        }
+        const std::vector<TensorRef> outputs = graph.outputs(main);
+        for (std::size_t i = 0; i < outputs.size(); ++i)
+            s.outputs.push_back({ "output_" + std::to_string(i), graph.key(outputs[i].node),
+                                  graph.tensorType(outputs[i]) });
+    }
+    return s;
+}
+
+nlohmann::json ModelSummary::toJson() const
+{
+    nlohmann::json json;
+    json["format"] = format;
+    json["source"] = { { "path", sourcePath }, { "sha256", checksum } };
+    json["nodes"] = nodeCount;
+    json["op_calls"] = opCalls;
+    json["ops"] = ops;
+
+    json["inputs"] = nlohmann::json::array();
+    for (const TensorSummary &t : inputs)
+        json["inputs"].push_back(tensorToJson(t));
+    json["outputs"] = nlohmann::json::array();
+    for (const TensorSummary &t : outputs)
+        json["outputs"].push_back(tensorToJson(t));
+
+    json["functions"] = nlohmann::json::array();
+    for (const FunctionSummary &f : functions) {
+        json["functions"].push_back({ { "name", f.name },
+                                      { "kind", functionKindName(f.kind) },
+                                      { "params", f.params },
+                                      { "nodes", f.nodes },
+                                      { "attrs", attrsToJson(f.attrs) } });
+    }
+
+    json["blocks"] = nlohmann::json::array();
+    for (const BlockSummary &b : blocks) {
+        json["blocks"].push_back({ { "name", b.name },
+                                   { "kind", b.kind },
+                                   { "calls", b.calls },
+                                   { "op_calls", b.opCalls },
+                                   { "ops", b.ops },
+                                   { "attrs", attrsToJson(b.attrs) } });
+    }
+
+    json["constants"] = { { "count", constants },
+                          { "bytes", constantBytes },
+                          { "bytes_known", constantBytesKnown },
+                          { "scalars", scalarConstants } };
+    return json;
+}
+
+std::string ModelSummary::toText(bool listBlocks) const
+{
+    std::ostringstream out;
+    std::size_t globals = 0;
+    for (const FunctionSummary &f : functions)
+        globals += f.kind == Function::Kind::Global ? 1 : 0;
+    std::string constantText = plural(constants, "tensor", "tensors");
+    if (constants > 0)
+        constantText += constantBytesKnown ? ", " + formatBytes(constantBytes)
+                                           : ", at least " + formatBytes(constantBytes);
+    constantText += " (" + plural(scalarConstants, "inline scalar", "inline scalars") + ")";
+
+    appendTable(
+        out,
+        {
+            { "Model", sourcePath },
+            { "Format", format },
+            { "SHA-256", checksum },
+            { "Nodes", std::to_string(nodeCount) },
+            { "Functions",
+              std::to_string(functions.size()) + " (" + std::to_string(globals) + " global, "
+                  + std::to_string(functions.size() - globals) + " literal)" },
+            { "Op calls", std::to_string(opCalls) },
+            { "Constants", constantText },
+        });
+
+    const auto appendTensors = [&out](const char *title, const std::vector<TensorSummary> &list) {
+        out << '\n' << title << " (" << list.size() << ")\n";
+        std::vector<std::vector<std::string>> rows;
+        for (const TensorSummary &t : list)
+            rows.push_back({ t.name, t.type.toRelay(), t.node });
+        appendTable(out, rows);
+    };
+    appendTensors("Inputs", inputs);
+    appendTensors("Outputs", outputs);
+
+    out << "\nFunctions (" << functions.size() << ")\n";
+    std::vector<std::vector<std::string>> functionRows;
+    for (const FunctionSummary &f : functions) {
+        functionRows.push_back({ f.name, functionKindName(f.kind),
+                                 plural(f.params, "param", "params"),
+                                 plural(f.nodes, "node", "nodes"), attrsToText(f.attrs) });
+    }
+    appendTable(out, functionRows);
+
+    out << "\nOps (" << plural(opCalls, "call", "calls") << ", "
+        << plural(ops.size(), "kind", "kinds") << ")\n";
+    std::vector<std::vector<std::string>> opRows;
+    for (const auto &[op, count] : byCount(ops))
+        opRows.push_back({ op, std::to_string(count) });
+    appendTable(out, opRows);
+
+    std::map<std::string, std::size_t> blockKinds;
+    for (const BlockSummary &b : blocks)
+        ++blockKinds[b.kind];
+    out << "\nBlocks (" << blocks.size();
+    const char *separator = ": ";
+    for (const auto &[kind, count] : blockKinds) {
+        out << separator << count << ' ' << kind;
+        separator = ", ";
+    }
+    out << ")\n";
+    if (listBlocks) {
+        std::vector<std::vector<std::string>> blockRows;
+        for (const BlockSummary &b : blocks) {
+            blockRows.push_back({ b.name, b.kind, plural(b.calls, "call", "calls"),
+                                  plural(b.opCalls, "op", "ops"), histogramToText(b.ops) });
+        }
+        appendTable(out, blockRows);
+    }
+    return out.str();
+}
+
+} // namespace cleave

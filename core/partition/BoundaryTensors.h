@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Ids.h"
+#include "core/graph/Type.h"
+#include "core/partition/PartitionPlan.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cleave {
+
+/// The uses of one boundary tensor inside one consuming partition: the tensor enters the
+/// partition once, as `inputName`, and is read there by `nodes` (program order).
+struct BoundaryConsumer
+{
+    PartitionId partition;
+    std::string inputName;
+    std::vector<NodeId> nodes;
+};
+
+/// One tensor produced in one partition and consumed in at least one other: ONE entry per
+/// tensor, never per use. When a tuple-typed value crosses, the boundary carries its fields:
+/// `field` says which one (TupleGetItem consumers read their field, other consumers all fields).
+struct BoundaryTensor
+{
+    TensorRef tensor;
+    std::optional<std::uint32_t> field;
+    PartitionId producerPartition;
+    std::uint32_t outputIndex = 0; ///< Index among the producer partition's outputs.
+    std::vector<BoundaryConsumer> consumers; ///< In plan order.
+    Type type; ///< The tensor's (or the field's) type.
+    std::optional<std::int64_t> bytes; ///< Bytes per inference, when the shape is static.
+};
+
+/// One input of a partition: a global input (keeps its source name) or a boundary tensor
+/// (named `data_n_<k>`).
+struct PartitionInput
+{
+    std::string name;
+    NodeId globalInput; ///< Valid for global inputs.
+    int boundary = -1; ///< Index into BoundaryTable::tensors for cut inputs.
+};
+
+/// One output of a partition: a boundary tensor, a global output of the function, or both.
+struct PartitionOutput
+{
+    TensorRef tensor;
+    std::optional<std::uint32_t> field;
+    int boundary = -1; ///< Index into BoundaryTable::tensors, or -1.
+    int globalOutput = -1; ///< Index among the function's outputs, or -1.
+};
+
+/// The signature of one partition, in the order an exporter emits it.
+struct PartitionInterface
+{
+    PartitionId partition;
+    std::vector<PartitionInput> inputs; ///< By first use in program order.
+    std::vector<PartitionOutput> outputs; ///< By first reference (graph_split order).
+    std::int64_t bytesIn = 0; ///< Boundary bytes entering (static shapes only).
+    std::int64_t bytesOut = 0; ///< Boundary bytes leaving, counted once per tensor.
+};
+
+/// Every crossing tensor of a plan plus each partition's interface. Cut inputs are named
+/// `data_n_<k>` with one counter across the plan, numbered in partition order, then by first
+/// use; global inputs keep their names (without `%`). A partition's outputs are ordered as
+/// graph_split orders them: by the first `data_n_<k>` they feed, then the global outputs.
+struct BoundaryTable
+{
+    std::vector<BoundaryTensor> tensors; ///< By producer partition, then output index.
+    std::vector<PartitionInterface> interfaces; ///< One per partition, in plan order.
+
+    /// The interface of a partition, or nullptr.
+    [[nodiscard]] const PartitionInterface *interfaceOf(PartitionId id) const;
+    /// The boundary entry of a tensor (and field), or nullptr.
+    [[nodiscard]] const BoundaryTensor *find(TensorRef tensor,
+                                             std::optional<std::uint32_t> field = {}) const;
+};
+
+/// Computes the boundary of a plan in O(nodes + edges).
+BoundaryTable computeBoundary(const PartitionPlan &plan);
+
+/// The name a global input keeps in partition signatures: its source name without `%`.
+std::string globalInputName(const Graph &graph, NodeId input);
+
+} // namespace cleave

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// The cutting and selection edits of PartitionPlan (DESIGN.md §2).
+#include "core/partition/PartitionPlan.h"
+#include "core/partition/PlanRecorder.h"
+#include "core/partition/Reachability.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace cleave {
+
+namespace {
+
+Diagnostic makeDiagnostic(Severity s, std::string code, std::string message,
+                          std::vector<NodeId> nodes = {})
+{
+    Diagnostic d;
+    d.severity = s;
+    d.code = std::move(code);
+    d.message = std::move(message);
+    d.nodes = std::move(nodes);
+    return d;
+}
+
+std::string pathText(const Graph &graph, const std::vector<NodeId> &path)
+{
+    std::string text;
+    for (NodeId n : path) {
+        if (!text.empty())
+            text += " -> ";
+        text += graph.key(n);
+    }
+    return text;
+}
+
+} // namespace
+
+void PartitionPlan::splitByMask(const std::vector<NodeId> &dNodes,
+                                const std::vector<PartitionId> &candidates, Recorder &rec,
+                                std::vector<PartitionId> &split)
+{
+    std::vector<std::uint32_t> dCount(m_nextId, 0);
+    for (NodeId n : dNodes) {
+        const PartitionId p = m_assignment[n.index()];
+        if (p.isValid())
+            ++dCount[p.index()];
+    }
+    std::unordered_map<std::uint32_t, PartitionId> target;
+    std::vector<Partition> ordered;
+    ordered.reserve(m_partitions.size() * 2);
+    for (const Partition &p : m_partitions) {
+        ordered.push_back(p);
+        const bool candidate
+            = std::find(candidates.begin(), candidates.end(), p.id) != candidates.end();
+        const std::uint32_t inD = dCount[p.id.index()];
+        if (!candidate || inD == 0 || inD == nodeCount(p.id))
+            continue;
+        Partition q = makePartition();
+        q.target = p.target;
+        target[p.id.value] = q.id;
+        split.push_back(p.id);
+        ordered.push_back(std::move(q));
+    }
+    if (target.empty())
+        return;
+    m_partitions = std::move(ordered);
+    rebuildIndex();
+    for (NodeId n : dNodes) {
+        const PartitionId p = m_assignment[n.index()];
+        if (!p.isValid())
+            continue;
+        const auto it = target.find(p.value);
+        if (it != target.end())
+            rec.set(n, it->second);
+    }
+}
+
+PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<PlanEdge> &edges)
+{
+    PlanEdit edit;
+    Recorder rec(*this, edit);
+    const Graph &g = graph();
+    std::vector<PlanEdge> cut;
+    for (const PlanEdge &e : edges) {
+        const bool known = e.consumer.isValid() && e.tensor.node.isValid()
+            && e.tensor.node.index() < m_assignment.size() && m_view->contains(e.tensor.node)
+            && edgeBetween(e.tensor.node, e.consumer).consumer.isValid()
+            && m_view->isAssignable(e.consumer);
+        if (!known) {
+            edit.diagnostics.push_back(makeDiagnostic(Severity::Warning, "cut.unknown_edge",
+                                                      "the cut names an edge that does not "
+                                                      "exist in the function; ignored"));
+            continue;
+        }
+        cut.push_back(e);
+    }
+    std::sort(cut.begin(), cut.end());
+    cut.erase(std::unique(cut.begin(), cut.end()), cut.end());
+    if (cut.empty())
+        return rec.finish();
+
+    // D: the targets of the crossed edges and all their descendants.
+    std::vector<std::uint8_t> inD(m_assignment.size(), 0);
+    std::vector<NodeId> queue;
+    for (const PlanEdge &e : cut) {
+        if (!inD[e.consumer.index()]) {
+            inD[e.consumer.index()] = 1;
+            queue.push_back(e.consumer);
+        }
+    }
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        for (const FlowEdge &e : m_view->outEdges(queue[head])) {
+            if (!inD[e.consumer.index()]) {
+                inD[e.consumer.index()] = 1;
+                queue.push_back(e.consumer);
+            }
+        }
+    }
+    std::vector<NodeId> dNodes;
+    dNodes.reserve(queue.size());
+    for (NodeId n : queue) {
+        if (m_view->isAssignable(n))
+            dNodes.push_back(n);
+    }
+
+    std::vector<PartitionId> touched;
+    std::vector<PlanEdge> effective;
+    for (const PlanEdge &e : cut) {
+        const NodeId p = e.tensor.node;
+        if (inD[p.index()]) {
+            edit.ignoredEdges.push_back(e);
+            edit.diagnostics.push_back(
+                makeDiagnostic(Severity::Warning, "cut.same_side",
+                               "crossed edge " + g.key(p) + " -> " + g.key(e.consumer)
+                                   + " has both ends on the same side of the cut; ignored",
+                               { p, e.consumer }));
+            continue;
+        }
+        effective.push_back(e);
+        touched.push_back(m_assignment[e.consumer.index()]);
+        if (m_view->isAssignable(p))
+            touched.push_back(m_assignment[p.index()]);
+    }
+
+    // Remember which P∖D → P∩D edges exist before moving anything.
+    std::vector<PartitionId> originalOf;
+    originalOf.reserve(dNodes.size());
+    for (NodeId n : dNodes)
+        originalOf.push_back(m_assignment[n.index()]);
+
+    std::vector<PartitionId> split;
+    if (!effective.empty())
+        splitByMask(dNodes, touched, rec, split);
+
+    for (std::size_t i = 0; i < dNodes.size(); ++i) {
+        const NodeId n = dNodes[i];
+        const PartitionId from = originalOf[i];
+        if (std::find(split.begin(), split.end(), from) == split.end())
+            continue;
+        for (const FlowEdge *e : m_view->inEdges(n)) {
+            const NodeId p = e->tensor.node;
+            if (!m_view->isAssignable(p) || inD[p.index()] || m_assignment[p.index()] != from)
+                continue;
+            const PlanEdge pe { e->tensor, n };
+            if (std::binary_search(cut.begin(), cut.end(), pe))
+                continue;
+            if (std::find(edit.impliedEdges.begin(), edit.impliedEdges.end(), pe)
+                == edit.impliedEdges.end())
+                edit.impliedEdges.push_back(pe);
+        }
+    }
+
+    for (const PlanEdge &e : effective) {
+        if (m_view->isAssignable(e.tensor.node))
+            m_crossed.push_back(e);
+    }
+    std::sort(m_crossed.begin(), m_crossed.end());
+    m_crossed.erase(std::unique(m_crossed.begin(), m_crossed.end()), m_crossed.end());
+    return rec.finish();
+}
+
+PlanEdit PartitionPlan::cutAfterOp(const std::string &op, std::size_t index)
+{
+    return cutAfterOps({ SplitPoint { op, index } });
+}
+
+PlanEdit PartitionPlan::cutAfterOps(const std::vector<SplitPoint> &points)
+{
+    PlanEdit edit;
+    Recorder rec(*this, edit);
+    const auto &order = m_view->order();
+
+    std::vector<std::int32_t> positions;
+    for (const SplitPoint &sp : points) {
+        // Fused / composite / BYOC calls can be named by their function or composite name.
+        const std::int32_t key = m_view->findOpKey(sp.op);
+        std::size_t seen = 0;
+        std::int32_t found = -1;
+        for (std::size_t i = 0; i < order.size() && found < 0 && key >= 0; ++i) {
+            if (m_view->opKey(order[i]) == key || m_view->compositeKey(order[i]) == key) {
+                if (seen == sp.index)
+                    found = static_cast<std::int32_t>(i);
+                ++seen;
+            }
+        }
+        if (found < 0) {
+            edit.diagnostics.push_back(makeDiagnostic(
+                Severity::Error, "cut.split_point_not_found",
+                "no " + sp.op + ":" + std::to_string(sp.index) + " split point: the function has "
+                    + std::to_string(seen) + " call(s) of " + sp.op));
+            continue;
+        }
+        positions.push_back(found);
+    }
+    if (!edit.diagnostics.empty())
+        return rec.finish();
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+
+    // D is the suffix after the split point. Only partitions with nodes on both sides change,
+    // so only their suffix nodes are collected.
+    std::vector<PartitionId> straddling;
+    std::vector<NodeId> dNodes;
+    std::vector<PartitionId> split;
+    for (std::int32_t s : positions) {
+        std::vector<char> inPrefix(m_nextId, 0);
+        const auto cut = static_cast<std::size_t>(s) + 1;
+        for (std::size_t i = 0; i < cut; ++i) {
+            const PartitionId p = m_assignment[order[i].index()];
+            if (p.isValid())
+                inPrefix[p.index()] = 1;
+        }
+        straddling.clear();
+        dNodes.clear();
+        for (std::size_t i = cut; i < order.size(); ++i) {
+            const PartitionId p = m_assignment[order[i].index()];
+            if (!p.isValid() || !inPrefix[p.index()])
+                continue;
+            dNodes.push_back(order[i]);
+            if (inPrefix[p.index()] == 1) {
+                inPrefix[p.index()] = 2;
+                straddling.push_back(p);
+            }
+        }
+        splitByMask(dNodes, straddling, rec, split);
+    }
+    return rec.finish();
+}
+
+PlanEdit PartitionPlan::isolateSelection(const std::vector<NodeId> &nodes)
+{
+    PlanEdit edit;
+    Recorder rec(*this, edit);
+    const std::vector<NodeId> sel = assignableSubset(nodes);
+    if (sel.empty()) {
+        edit.diagnostics.push_back(makeDiagnostic(Severity::Error, "plan.empty_selection",
+                                                  "the selection holds no operator node"));
+        return rec.finish();
+    }
+    std::vector<NodeId> witness = nonConvexWitness(sel);
+    if (!witness.empty()) {
+        edit.diagnostics.push_back(
+            makeDiagnostic(Severity::Error, "partition.nonconvex",
+                           "the selection is not convex: the path " + pathText(graph(), witness)
+                               + " leaves it and comes back; isolate its convex closure instead",
+                           witness));
+        return rec.finish();
+    }
+
+    std::vector<std::uint8_t> mark(m_assignment.size(), 0); // 1 = selected, 2 = after-part
+    std::vector<PartitionId> touched;
+    for (NodeId n : sel) {
+        mark[n.index()] = 1;
+        const PartitionId p = m_assignment[n.index()];
+        if (p.isValid() && std::find(touched.begin(), touched.end(), p) == touched.end())
+            touched.push_back(p);
+    }
+    // The after-part: descendants of the selection inside the partitions it came from.
+    std::vector<NodeId> queue(sel.begin(), sel.end());
+    std::vector<NodeId> after;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        for (const FlowEdge &e : m_view->outEdges(queue[head])) {
+            const NodeId c = e.consumer;
+            if (mark[c.index()] || !m_view->isAssignable(c))
+                continue;
+            const PartitionId p = m_assignment[c.index()];
+            if (std::find(touched.begin(), touched.end(), p) == touched.end())
+                continue;
+            mark[c.index()] = 2;
+            after.push_back(c);
+            queue.push_back(c);
+        }
+    }
+    std::unordered_map<std::uint32_t, std::size_t> selCount, afterCount;
+    for (NodeId n : sel) {
+        if (m_assignment[n.index()].isValid())
+            ++selCount[m_assignment[n.index()].value];
+    }
+    for (NodeId n : after)
+        ++afterCount[m_assignment[n.index()].value];
+
+    int lastTouched = -1;
+    for (PartitionId p : touched)
+        lastTouched = std::max(lastTouched, indexOf(p));
+
+    const Partition fresh = makePartition();
+    std::unordered_map<std::uint32_t, PartitionId> afterPart;
+    std::vector<Partition> ordered;
+    for (std::size_t i = 0; i < m_partitions.size(); ++i) {
+        const Partition &p = m_partitions[i];
+        const bool isTouched = std::find(touched.begin(), touched.end(), p.id) != touched.end();
+        const std::size_t rest
+            = isTouched ? nodeCount(p.id) - selCount[p.id.value] - afterCount[p.id.value] : 1;
+        if (rest > 0)
+            ordered.push_back(p);
+        if (static_cast<int>(i) != lastTouched)
+            continue;
+        ordered.push_back(fresh);
+        for (const Partition &q : m_partitions) {
+            if (afterCount[q.id.value] == 0)
+                continue;
+            Partition a = makePartition();
+            a.target = q.target;
+            afterPart[q.id.value] = a.id;
+            ordered.push_back(std::move(a));
+        }
+    }
+    // Unassigned selected nodes: append the new partition at the end.
+    if (lastTouched < 0)
+        ordered.push_back(fresh);
+    m_partitions = std::move(ordered);
+    rebuildIndex();
+    for (NodeId n : after)
+        rec.set(n, afterPart[m_assignment[n.index()].value]);
+    for (NodeId n : sel)
+        rec.set(n, fresh.id);
+    return rec.finish();
+}
+
+std::vector<NodeId> PartitionPlan::convexClosure(const std::vector<NodeId> &nodes) const
+{
+    const std::vector<NodeId> sel = assignableSubset(nodes);
+    if (sel.empty())
+        return {};
+    const std::int32_t minPos = m_view->position(sel.front());
+    const std::int32_t maxPos = m_view->position(sel.back());
+    std::vector<std::uint8_t> mark(m_assignment.size(), 0); // bit 1 forward, bit 2 backward
+    std::vector<NodeId> queue(sel.begin(), sel.end());
+    for (NodeId n : sel)
+        mark[n.index()] = 3;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        for (const FlowEdge &e : m_view->outEdges(queue[head])) {
+            const NodeId c = e.consumer;
+            if ((mark[c.index()] & 1U) || m_view->position(c) > maxPos)
+                continue;
+            mark[c.index()] |= 1U;
+            queue.push_back(c);
+        }
+    }
+    queue.assign(sel.begin(), sel.end());
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        for (const FlowEdge *e : m_view->inEdges(queue[head])) {
+            const NodeId p = e->tensor.node;
+            if ((mark[p.index()] & 2U) || m_view->position(p) < minPos)
+                continue;
+            mark[p.index()] |= 2U;
+            queue.push_back(p);
+        }
+    }
+    std::vector<NodeId> closure;
+    const auto &order = m_view->order();
+    for (std::int32_t i = minPos; i <= maxPos; ++i) {
+        const NodeId n = order[static_cast<std::size_t>(i)];
+        if (mark[n.index()] == 3 && m_view->isAssignable(n))
+            closure.push_back(n);
+    }
+    return closure;
+}
+
+std::vector<NodeId> PartitionPlan::nonConvexWitness(const std::vector<NodeId> &nodes) const
+{
+    const std::vector<NodeId> sel = assignableSubset(nodes);
+    std::vector<std::uint8_t> in(m_assignment.size(), 0);
+    for (NodeId n : sel)
+        in[n.index()] = 1;
+    return reentryWitness(*m_view, sel, [&](NodeId n) { return in[n.index()] != 0; });
+}
+
+} // namespace cleave

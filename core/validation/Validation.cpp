@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/validation/Validation.h"
+
+#include "core/validation/RuleSupport.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace cleave {
+
+namespace {
+
+Diagnostic opSupportError(const std::string &path, std::string message)
+{
+    Diagnostic d = rules::make(Severity::Error, "opsupport.invalid", std::move(message));
+    d.where.file = path;
+    return d;
+}
+
+} // namespace
+
+std::vector<OpSupportList> parseOpSupport(const std::string &jsonText, const std::string &path,
+                                          std::vector<Diagnostic> &diagnostics)
+{
+    std::vector<OpSupportList> lists;
+    nlohmann::json doc = nlohmann::json::parse(jsonText, nullptr, false);
+    if (doc.is_discarded()) {
+        diagnostics.push_back(opSupportError(path, "the op-support list is not valid JSON"));
+        return lists;
+    }
+    const nlohmann::json entries = doc.is_array() ? doc : nlohmann::json::array({ doc });
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const nlohmann::json &e = entries[i];
+        const std::string where = doc.is_array() ? "entry " + std::to_string(i) + ": " : "";
+        if (!e.is_object() || !e.contains("target") || !e["target"].is_string()
+            || !e.contains("ops") || !e["ops"].is_array()) {
+            diagnostics.push_back(opSupportError(
+                path, where + "expected {\"target\": \"<name>\", \"ops\": [\"<op>\", ...]}"));
+            continue;
+        }
+        OpSupportList list;
+        list.target = e["target"].get<std::string>();
+        for (const nlohmann::json &op : e["ops"]) {
+            if (op.is_string())
+                list.ops.insert(op.get<std::string>());
+            else
+                diagnostics.push_back(opSupportError(path, where + "\"ops\" must hold strings"));
+        }
+        lists.push_back(std::move(list));
+    }
+    return lists;
+}
+
+std::vector<OpSupportList> loadOpSupportFile(const std::string &path,
+                                             std::vector<Diagnostic> &diagnostics)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        Diagnostic d = rules::make(Severity::Error, "opsupport.unreadable",
+                                   "cannot open the op-support list");
+        d.where.file = path;
+        diagnostics.push_back(std::move(d));
+        return {};
+    }
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return parseOpSupport(bytes.str(), path, diagnostics);
+}
+
+std::vector<Diagnostic> validateAll(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                    const ValidationOptions &options)
+{
+    std::vector<Diagnostic> all;
+    auto add = [&all](std::vector<Diagnostic> found) {
+        for (Diagnostic &d : found)
+            all.push_back(std::move(d));
+    };
+    add(checkAssignment(plan));
+    add(checkEmptyPartitions(plan));
+    add(checkPartitionCycles(plan, boundary));
+    add(checkConvexity(plan, boundary));
+    add(checkTargetSupport(plan, options.opSupport));
+    add(checkSharedGlobalInputs(plan));
+    add(checkConnectivity(plan));
+    add(checkTupleCrossings(plan, boundary));
+    add(checkImpliedEdges(plan, boundary));
+    add(checkDuplicatedConstants(plan));
+    add(summarizeBoundary(plan, boundary));
+    return all;
+}
+
+std::vector<Diagnostic> validateAll(const PartitionPlan &plan, const ValidationOptions &options)
+{
+    return validateAll(plan, computeBoundary(plan), options);
+}
+
+} // namespace cleave

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// The partition validation rules (DESIGN.md §2): one free function per rule, each returning all
+// of its findings. Codes are stable; messages quote the numbers.
+#pragma once
+
+#include "core/graph/Diagnostic.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace cleave {
+
+/// The operators a target supports, from an op-support list file:
+/// `{"target": "dnnl", "ops": ["nn.conv2d", ...]}` (or a JSON array of such objects).
+struct OpSupportList
+{
+    std::string target;
+    std::unordered_set<std::string> ops;
+};
+
+/// Parses an op-support list; problems become diagnostics naming `path` (code `opsupport.*`).
+std::vector<OpSupportList> parseOpSupport(const std::string &jsonText, const std::string &path,
+                                          std::vector<Diagnostic> &diagnostics);
+
+/// Reads and parses an op-support list file; an unreadable file is an `opsupport.unreadable`
+/// error.
+std::vector<OpSupportList> loadOpSupportFile(const std::string &path,
+                                             std::vector<Diagnostic> &diagnostics);
+
+/// What validateAll checks beyond the always-on rules.
+struct ValidationOptions
+{
+    std::vector<OpSupportList> opSupport; ///< Empty: target support is not checked.
+};
+
+/// `partition.unassigned` (error): operator nodes with no partition, or one that does not exist.
+/// (A plan holds one partition per node, so nodes cannot be doubly assigned in memory; a plan
+/// file listing a node twice gets `plan.doubly_assigned` when it is loaded.)
+std::vector<Diagnostic> checkAssignment(const PartitionPlan &plan);
+/// `partition.empty` (error): partitions without nodes.
+std::vector<Diagnostic> checkEmptyPartitions(const PartitionPlan &plan);
+/// `partition.cycle` (error, one witness cycle per strongly connected group of partitions,
+/// given as the boundary edges around it) and `partition.order` (error: a partition feeds an
+/// earlier one although the partitions could be ordered).
+std::vector<Diagnostic> checkPartitionCycles(const PartitionPlan &plan,
+                                             const BoundaryTable &boundary);
+/// `partition.nonconvex` (error): a path leaves a partition and re-enters it (the witness path).
+/// Only partitions on a cycle can be non-convex, so this is linear on valid plans.
+std::vector<Diagnostic> checkConvexity(const PartitionPlan &plan, const BoundaryTable &boundary);
+/// `partition.disconnected` (warning): a partition made of several unconnected pieces.
+std::vector<Diagnostic> checkConnectivity(const PartitionPlan &plan);
+/// `pipeline.shared_global_input` (error): a global input read by several partitions; the
+/// pipeline config binds a global input to one module, so it must be routed via its first user.
+std::vector<Diagnostic> checkSharedGlobalInputs(const PartitionPlan &plan);
+/// `partition.tuple_crossing` (warning): a tuple value crosses a cut; its fields cross instead.
+std::vector<Diagnostic> checkTupleCrossings(const PartitionPlan &plan,
+                                            const BoundaryTable &boundary);
+/// `partition.implied_edge` (warning): a boundary edge between two partitions that a cut line
+/// separated, which the line itself did not cross (a skip connection, a second branch).
+std::vector<Diagnostic> checkImpliedEdges(const PartitionPlan &plan, const BoundaryTable &boundary);
+/// `partition.duplicated_constant` (info): a constant used by several partitions, with bytes.
+std::vector<Diagnostic> checkDuplicatedConstants(const PartitionPlan &plan);
+/// `target.unsupported_op` (error): an op its partition's target does not support, for targets
+/// that have an op-support list.
+std::vector<Diagnostic> checkTargetSupport(const PartitionPlan &plan,
+                                           const std::vector<OpSupportList> &opSupport);
+/// `partition.boundary` (info): per pair of partitions, how many tensors and bytes cross.
+std::vector<Diagnostic> summarizeBoundary(const PartitionPlan &plan, const BoundaryTable &boundary);
+
+/// Runs every rule and keeps every finding (rule order, then the rule's own order).
+std::vector<Diagnostic> validateAll(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                    const ValidationOptions &options = {});
+/// Same, computing the boundary first.
+std::vector<Diagnostic> validateAll(const PartitionPlan &plan,
+                                    const ValidationOptions &options = {});
+
+} // namespace cleave

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+//
+// Runs the real cleave-cli binary: `partition` and `validate`, their JSON and exit codes.
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run runCli(const QStringList &args)
+{
+    QProcess process;
+    process.start(QStringLiteral(CLEAVE_CLI_PATH), args);
+    Run run;
+    if (!process.waitForFinished(60000) || process.exitStatus() != QProcess::NormalExit)
+        return run;
+    run.exitCode = process.exitCode();
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+const QString resnet = QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay");
+
+void writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+}
+
+} // namespace
+
+class TestCliPartition : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void partitionCutAfterAddJson();
+    void partitionText();
+    void savePlanThenValidate();
+    void validateInvalidPlan();
+    void validateOpSupport();
+    void badInput_data();
+    void badInput();
+};
+
+void TestCliPartition::partitionCutAfterAddJson()
+{
+    const Run r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
+                           QStringLiteral("add:0"), QStringLiteral("--dry-run"),
+                           QStringLiteral("--json") });
+    QCOMPARE(r.exitCode, 0);
+    const nlohmann::json report = nlohmann::json::parse(r.out.toStdString());
+    QCOMPARE(report["partitions"].size(), std::size_t(2));
+    QCOMPARE(report["partitions"][1]["inputs"].dump(), std::string(R"(["data_n_0"])"));
+    QCOMPARE(report["boundary"].size(), std::size_t(1));
+    QCOMPARE(report["boundary"][0].dump(),
+             std::string(
+                 R"({"bytes":802816,"consumers":[{"input_name":"data_n_0","nodes":["%13"],)"
+                 R"("partition":"stage1"}],"dtype":"float32","producer":{"node":"%12",)"
+                 R"("output_index":0,"partition":"stage0"},"shape":[1,64,56,56],"tensor":"%12"})"));
+    QCOMPARE(report["diagnostics"].size(), std::size_t(1));
+    QCOMPARE(report["diagnostics"][0]["code"].get<std::string>(),
+             std::string("partition.boundary"));
+}
+
+void TestCliPartition::partitionText()
+{
+    const Run r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after=add:0"),
+                           QStringLiteral("--cut-after"), QStringLiteral("add:3") });
+    QCOMPARE(r.exitCode, 0);
+    const QString text = QString::fromUtf8(r.out);
+    QVERIFY2(text.startsWith(QStringLiteral("Partitions (3):\n")), qPrintable(text));
+    QVERIFY(text.contains(QStringLiteral("\nBoundary tensors (2):\n")));
+    QVERIFY(text.contains(QStringLiteral("stage1.data_n_0 (%13)")));
+}
+
+void TestCliPartition::savePlanThenValidate()
+{
+    QTemporaryDir dir;
+    const QString plan = dir.filePath(QStringLiteral("plan.json"));
+    Run r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
+                     QStringLiteral("add:1"), QStringLiteral("--save-plan"), plan });
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(QFile::exists(plan));
+    r = runCli({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan });
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.endsWith("plan is valid (2 partitions)\n"), r.out.constData());
+
+    // The same plan drives `partition --plan`.
+    r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--plan"), plan,
+                 QStringLiteral("--json") });
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(r.out.toStdString())["boundary"].size(), std::size_t(1));
+
+    // --dry-run writes nothing.
+    const QString other = dir.filePath(QStringLiteral("other.json"));
+    r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
+                 QStringLiteral("add:1"), QStringLiteral("--save-plan"), other,
+                 QStringLiteral("--dry-run") });
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(!QFile::exists(other));
+}
+
+void TestCliPartition::validateInvalidPlan()
+{
+    QTemporaryDir dir;
+    const QString plan = dir.filePath(QStringLiteral("cycle.json"));
+    // a = {%0, %1, %3} and b = the rest, %2 = %1.0 included: a -> b -> a.
+    QByteArray nodes = "\"%2\"";
+    for (int i = 4; i < 90; ++i)
+        nodes += ", \"%" + QByteArray::number(i) + "\"";
+    writeFile(plan,
+              "{\"cleave_plan\": 1, \"partitions\": [{\"name\": \"a\", \"nodes\": [\"%0\", "
+              "\"%1\", \"%3\"]}, {\"name\": \"b\", \"nodes\": ["
+                  + nodes + ", \"%ret\"]}]}");
+    const Run r = runCli({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan,
+                           QStringLiteral("--json") });
+    QCOMPARE(r.exitCode, 1);
+    const nlohmann::json out = nlohmann::json::parse(r.out.toStdString());
+    QCOMPARE(out["valid"].get<bool>(), false);
+    QStringList codes;
+    for (const auto &d : out["diagnostics"])
+        codes << QString::fromStdString(d["code"].get<std::string>());
+    QCOMPARE(codes.join(u','),
+             QStringLiteral("partition.cycle,partition.nonconvex,partition.nonconvex,"
+                            "partition.disconnected,partition.disconnected,"
+                            "partition.tuple_crossing,partition.boundary,partition.boundary"));
+    QCOMPARE(out["diagnostics"][0]["message"].get<std::string>(),
+             std::string("partitions form a cycle: a -> b -> a (through %1 -> %2, %2 -> %3)"));
+}
+
+void TestCliPartition::validateOpSupport()
+{
+    QTemporaryDir dir;
+    const QString plan = dir.filePath(QStringLiteral("plan.json"));
+    QCOMPARE(runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--save-plan"), plan })
+                 .exitCode,
+             0);
+    QFile f(plan);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray text = f.readAll().replace("\"llvm\"", "\"dnnl\"");
+    f.close();
+    writeFile(plan, text);
+    const QString ops = dir.filePath(QStringLiteral("dnnl.json"));
+    writeFile(ops, R"({"target": "dnnl", "ops": ["nn.conv2d", "nn.batch_norm", "nn.relu", "add",
+                       "nn.max_pool2d", "nn.global_avg_pool2d", "nn.batch_flatten", "nn.dense",
+                       "nn.bias_add"]})");
+    const Run r = runCli({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan,
+                           QStringLiteral("--op-support"), ops });
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(
+        r.out.contains("target dnnl of partition stage0 does not support nn.softmax (1 node: "),
+        r.out.constData());
+    QVERIFY(r.out.contains("[target.unsupported_op]"));
+}
+
+void TestCliPartition::badInput_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("stderrPart");
+    QTest::newRow("no plan") << QStringList { QStringLiteral("validate"), resnet }
+                             << QStringLiteral("validate needs --plan");
+    QTest::newRow("missing plan file")
+        << QStringList { QStringLiteral("validate"), resnet, QStringLiteral("--plan"),
+                         QStringLiteral("/nonexistent.json") }
+        << QStringLiteral("/nonexistent.json: error: cannot open the plan file [plan.unreadable]");
+    QTest::newRow("bad split") << QStringList {
+        QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"), QStringLiteral("add")
+    } << QStringLiteral("--cut-after expects OP:INDEX");
+    QTest::newRow("missing op") << QStringList {
+        QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
+        QStringLiteral("nn.softmax:3")
+    } << QStringLiteral("no nn.softmax:3 split point: the function has 1 call(s) of nn.softmax");
+    QTest::newRow("missing value")
+        << QStringList { QStringLiteral("partition"), resnet, QStringLiteral("--plan") }
+        << QStringLiteral("option '--plan' needs a value");
+    QTest::newRow("both") << QStringList { QStringLiteral("partition"),   resnet,
+                                           QStringLiteral("--plan"),      QStringLiteral("x.json"),
+                                           QStringLiteral("--cut-after"), QStringLiteral("add:0") }
+                          << QStringLiteral("give either --cut-after or --plan, not both");
+}
+
+void TestCliPartition::badInput()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, stderrPart);
+    const Run r = runCli(args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(QString::fromUtf8(r.err).contains(stderrPart), r.err.constData());
+}
+
+QTEST_APPLESS_MAIN(TestCliPartition)
+#include "tst_cli_partition.moc"
