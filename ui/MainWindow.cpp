@@ -183,7 +183,7 @@ void MainWindow::showAbout()
     QMessageBox::about(this, tr("About Cleave"),
                        tr("<h3>Cleave %1</h3>"
                           "<p>The partition editor for deep-learning computation graphs: open a "
-                          "TVM Relay model, see its functions, operators and fused blocks.</p>"
+                          "TVM model, see its functions, operators and fused blocks.</p>"
                           "<p>Built with Qt %2.</p>")
                            .arg(QStringLiteral(CLEAVE_VERSION), QString::fromUtf8(qVersion())));
 }

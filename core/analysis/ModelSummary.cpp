@@ -2,8 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/ModelSummary.h"
 
+#include "core/analysis/Cost.h"
+
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 #include <unordered_set>
 #include <utility>
@@ -49,22 +50,6 @@ std::string stripSigil(const std::string &name)
 std::string plural(std::size_t n, const char *singular, const char *pluralForm)
 {
     return std::to_string(n) + " " + (n == 1 ? singular : pluralForm);
-}
-
-std::string formatBytes(std::int64_t bytes)
-{
-    static constexpr const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-    auto value = static_cast<double>(bytes);
-    std::size_t unit = 0;
-    while (value >= 1024.0 && unit + 1 < std::size(units)) {
-        value /= 1024.0;
-        ++unit;
-    }
-    if (unit == 0)
-        return std::to_string(bytes) + " B";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f %s", value, units[unit]);
-    return buffer;
 }
 
 std::string attrsToText(const Attributes &attrs)
@@ -325,8 +310,8 @@ std::string ModelSummary::toText(bool listBlocks) const
         globals += f.kind == Function::Kind::Global ? 1 : 0;
     std::string constantText = plural(constants, "tensor", "tensors");
     if (constants > 0)
-        constantText += constantBytesKnown ? ", " + formatBytes(constantBytes)
-                                           : ", at least " + formatBytes(constantBytes);
+        constantText += constantBytesKnown ? ", " + humanBytes(constantBytes)
+                                           : ", at least " + humanBytes(constantBytes);
     constantText += " (" + plural(scalarConstants, "inline scalar", "inline scalars") + ")";
 
     appendTable(

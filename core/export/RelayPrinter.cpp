@@ -158,6 +158,20 @@ void RelayPrinter::printLiteral(FunctionId f, int indent, std::string &out)
     out += pad(indent) + "}";
 }
 
+std::string RelayPrinter::literalName(FunctionId f, int indent, std::string &out)
+{
+    auto lit = m_literals.find(f.value);
+    if (lit == m_literals.end()) {
+        // Bound right before its first use, as TVM prints `%3 = fn (...) {...}; %4 = %3(...)`.
+        std::string body;
+        printLiteral(f, indent, body);
+        const std::string name = freshName();
+        out += pad(indent) + name + " = " + body + ";\n";
+        lit = m_literals.emplace(f.value, name).first;
+    }
+    return lit->second;
+}
+
 void RelayPrinter::printFunctionBody(FunctionId f, int indent, std::string &out)
 {
     const Function &fn = m_graph.function(f);
@@ -219,15 +233,7 @@ std::string RelayPrinter::atom(NodeId id, int indent, std::string &out)
             if (f.kind == Function::Kind::Global) {
                 text = "@" + f.name;
             } else {
-                auto lit = m_literals.find(n.callee.value);
-                if (lit == m_literals.end()) {
-                    std::string body;
-                    printLiteral(n.callee, indent, body);
-                    const std::string name = freshName();
-                    out += pad(indent) + name + " = " + body + ";\n";
-                    lit = m_literals.emplace(n.callee.value, name).first;
-                }
-                text = lit->second;
+                text = literalName(n.callee, indent, out);
             }
         } else {
             text = n.op;
@@ -303,15 +309,7 @@ std::string RelayPrinter::expression(NodeId id, int indent, std::string &out)
         if (f.kind == Function::Kind::Global) {
             callee = "@" + f.name;
         } else {
-            auto lit = m_literals.find(n.callee.value);
-            if (lit == m_literals.end()) {
-                std::string body;
-                printLiteral(n.callee, indent, body);
-                const std::string name = freshName();
-                out += pad(indent) + name + " = " + body + ";\n";
-                lit = m_literals.emplace(n.callee.value, name).first;
-            }
-            callee = lit->second;
+            callee = literalName(n.callee, indent, out);
         }
         e = callee + "(" + args(0) + ")";
         break;

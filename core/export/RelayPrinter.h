@@ -36,6 +36,7 @@ private:
     void printFunctionBody(FunctionId f, int indent, std::string &out);
     void printSignature(FunctionId f, std::string &out);
     void printLiteral(FunctionId f, int indent, std::string &out);
+    std::string literalName(FunctionId f, int indent, std::string &out);
     std::string expression(NodeId n, int indent, std::string &out);
     std::string atom(NodeId n, int indent, std::string &out);
     std::string pattern(const Pattern &p);

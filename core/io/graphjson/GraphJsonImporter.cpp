@@ -513,6 +513,7 @@ std::unique_ptr<Graph> GraphJsonReader::read()
     checkArgNodes();
 
     auto graph = std::make_unique<Graph>();
+    graph->setFormat("graph.json"); // fuseOps() names compiled kernels by func_name on this
     graph->reserveNodes(m_headers.size() + 1);
     Function mainFn;
     mainFn.kind = Function::Kind::Global;
