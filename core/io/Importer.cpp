@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <fstream>
 #include <sstream>
 
@@ -55,6 +56,23 @@ Diagnostic fileError(const std::string &path, std::string code, std::string mess
 }
 
 } // namespace
+
+ImportResult guardedImport(const std::string &path, const std::string &internalCode,
+                           const std::function<void(ImportResult &)> &body)
+{
+    ImportResult result;
+    try {
+        body(result);
+    } catch (const std::bad_alloc &) {
+        result.graph.reset();
+        result.diagnostics.push_back(fileError(path, "import.out_of_memory", "out of memory while reading the model"));
+    } catch (const std::exception &e) {
+        result.graph.reset();
+        result.diagnostics.push_back(
+            fileError(path, internalCode, std::string("internal error while reading the model: ") + e.what()));
+    }
+    return result;
+}
 
 ImportResult importBytes(std::string_view bytes, const std::string &path)
 {

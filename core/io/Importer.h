@@ -5,6 +5,7 @@
 #include "core/graph/Diagnostic.h"
 #include "core/graph/Graph.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +39,11 @@ public:
     [[nodiscard]] virtual ImportResult importBytes(std::string_view bytes,
                                                    const std::string &path) const = 0;
 };
+
+/// Runs `body` and turns any exception it lets escape (out of memory, an internal error) into
+/// an error diagnostic naming `path`, so that no exception leaves an importer.
+ImportResult guardedImport(const std::string &path, const std::string &internalCode,
+                           const std::function<void(ImportResult &)> &body);
 
 /// Every importer Cleave has, in probing order (the registry).
 const std::vector<std::unique_ptr<Importer>> &importers();

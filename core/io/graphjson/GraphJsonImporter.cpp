@@ -583,24 +583,10 @@ bool GraphJsonImporter::isParameterName(std::string_view name)
 
 ImportResult GraphJsonImporter::importBytes(std::string_view bytes, const std::string &path) const
 {
-    ImportResult result;
-    try {
+    return guardedImport(path, "graphjson.internal", [&](ImportResult &result) {
         GraphJsonReader reader(bytes, path, result.diagnostics);
         result.graph = reader.read();
-    } catch (const std::bad_alloc &) {
-        Diagnostic d;
-        d.code = "import.out_of_memory";
-        d.message = "out of memory while reading the model";
-        d.where.file = path;
-        result.diagnostics.push_back(std::move(d));
-    } catch (const std::exception &e) {
-        Diagnostic d;
-        d.code = "graphjson.internal";
-        d.message = std::string("internal error while reading the model: ") + e.what();
-        d.where.file = path;
-        result.diagnostics.push_back(std::move(d));
-    }
-    return result;
+    });
 }
 
 } // namespace cleave

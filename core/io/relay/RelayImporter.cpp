@@ -85,37 +85,25 @@ bool RelayImporter::canRead(std::string_view path, std::string_view head) const
 
 ImportResult RelayImporter::importBytes(std::string_view bytes, const std::string &path) const
 {
-    ImportResult result;
-    try {
-        relay::RelayParser parser(bytes);
-        std::unique_ptr<Graph> graph = parser.parse();
-        nameNodes(*graph);
-        if (!graph->metadata().empty())
-            relay::applyMetadata(*graph, path, result.diagnostics);
-        inferTypes(*graph);
-        graph->finalize();
-        result.graph = std::move(graph);
-    } catch (const relay::ParseError &e) {
-        Diagnostic d;
-        d.severity = Severity::Error;
-        d.code = e.code;
-        d.message = e.message;
-        d.where = SourceLocation { path, e.line, e.column };
-        result.diagnostics.push_back(std::move(d));
-    } catch (const std::bad_alloc &) {
-        Diagnostic d;
-        d.code = "import.out_of_memory";
-        d.message = "out of memory while reading the model";
-        d.where.file = path;
-        result.diagnostics.push_back(std::move(d));
-    } catch (const std::exception &e) {
-        Diagnostic d;
-        d.code = "relay.internal";
-        d.message = std::string("internal error while reading the model: ") + e.what();
-        d.where.file = path;
-        result.diagnostics.push_back(std::move(d));
-    }
-    return result;
+    return guardedImport(path, "relay.internal", [&](ImportResult &result) {
+        try {
+            relay::RelayParser parser(bytes);
+            std::unique_ptr<Graph> graph = parser.parse();
+            nameNodes(*graph);
+            if (!graph->metadata().empty())
+                relay::applyMetadata(*graph, path, result.diagnostics);
+            inferTypes(*graph);
+            graph->finalize();
+            result.graph = std::move(graph);
+        } catch (const relay::ParseError &e) {
+            Diagnostic d;
+            d.severity = Severity::Error;
+            d.code = e.code;
+            d.message = e.message;
+            d.where = SourceLocation { path, e.line, e.column };
+            result.diagnostics.push_back(std::move(d));
+        }
+    });
 }
 
 } // namespace cleave
