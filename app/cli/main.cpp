@@ -5,10 +5,14 @@
 // this file only parses arguments and wires them to core.
 #include "core/analysis/BlockReport.h"
 #include "core/analysis/FusionAnalysis.h"
+#include "core/analysis/KernelMapping.h"
+#include "core/analysis/LatencyTable.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/io/Importer.h"
+#include "core/partition/BlockCuts.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/partition/PlanConversion.h"
 #include "core/partition/PlanFile.h"
 #include "core/partition/PlanReport.h"
 #include "core/validation/Validation.h"
@@ -74,6 +78,7 @@ struct Command
 int runInspect(const Arguments &args);
 int runValidate(const Arguments &args);
 int runPartition(const Arguments &args);
+int runMap(const Arguments &args);
 
 const std::vector<Command> &commands()
 {
@@ -84,31 +89,39 @@ const std::vector<Command> &commands()
           "constants.",
           "  --json     print one JSON object instead of the text report\n"
           "  --blocks   list every fused block with its op histogram, and the FuseOps-style\n"
-          "             kernels of the main function (JSON: \"fused_blocks\")\n",
+          "             kernels of the main function (JSON: \"blocks\")\n",
           { "--json", "--blocks" },
           1,
           runInspect },
         { "validate",
-          "MODEL --plan PLAN.json [--json] [--op-support FILE] [--force]",
+          "MODEL --plan PLAN.json [--json] [--op-support FILE] [--latency FILE] [--force]",
           "Validate a partition plan against a model; exit 1 when the plan is invalid.",
           "  --plan FILE        the plan file to check (required)\n"
           "  --op-support FILE  {\"target\": ..., \"ops\": [...]} list(s): flag ops a target "
           "lacks\n"
+          "  --latency FILE     measured latencies: report each partition's share and the\n"
+          "                     bottleneck (cost.balance)\n"
           "  --force            accept a plan made for a model with another checksum\n"
           "  --json             print {\"valid\", \"diagnostics\"} as JSON\n",
           { "--json", "--force" },
           1,
           runValidate,
-          { "--plan", "--op-support" } },
+          { "--plan", "--op-support", "--latency" } },
         { "partition",
-          "MODEL [(--cut-after OP:INDEX)... | --plan PLAN.json] [--dry-run] [--json] "
+          "MODEL [(--cut-after OP:INDEX | --cut-after-block NAME[:INDEX])... | --plan PLAN.json] "
+          "[--dry-run] [--json] "
           "[--save-plan FILE]",
           "Partition a model and print the partitions (ops, FLOPs, params), the boundary "
           "tensors and the diagnostics.",
           "  --cut-after OP:INDEX  cut after the INDEX-th (0-based) call of OP in program order,\n"
           "                        as TVM's graph_split does; repeat for several cuts\n"
+          "  --cut-after-block NAME[:INDEX]\n"
+          "                        cut after the INDEX-th fused block (FuseOps kernel) named\n"
+          "                        NAME, e.g. nn_conv2d_add_nn_relu:2; repeatable\n"
           "  --plan FILE           start from a saved plan instead\n"
           "  --op-support FILE     check ops against per-target op-support lists\n"
+          "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}}):\n"
+          "                        a latency column and the pipeline's bottleneck\n"
           "  --save-plan FILE      write the resulting plan (not with --dry-run)\n"
           "  --dry-run             only print; write nothing\n"
           "  --force               accept a plan made for a model with another checksum\n"
@@ -116,7 +129,21 @@ const std::vector<Command> &commands()
           { "--json", "--dry-run", "--force" },
           1,
           runPartition,
-          { "--cut-after", "--plan", "--save-plan", "--op-support" } },
+          { "--cut-after", "--cut-after-block", "--plan", "--save-plan", "--op-support",
+            "--latency" } },
+        { "map",
+          "GRAPH.json MODEL [--json] [--plan PLAN.json --save-plan OUT.json]",
+          "Map each kernel of a TVM graph.json onto the Relay ops it was built from; exit 1 "
+          "when a kernel or an op stays unmatched.",
+          "  --json            print {\"kernels\": [{name, func_name, node_index, entries, ops,\n"
+          "                    relay_nodes, matched, problem?}], \"unmatched_relay_nodes\", ...}\n"
+          "  --plan FILE       a plan made for either model: convert it to the other level\n"
+          "                    (a cut between kernels becomes a cut between their op groups)\n"
+          "  --save-plan FILE  where to write the converted plan (with --plan)\n",
+          { "--json" },
+          2,
+          runMap,
+          { "--plan", "--save-plan" } },
     };
     return table;
 }
@@ -167,7 +194,7 @@ int runInspect(const Arguments &args)
     if (args.has("--json")) {
         nlohmann::json json = summary.toJson();
         if (args.has("--blocks"))
-            json["fused_blocks"] = cleave::fusedBlocksToJson(graph, blocks);
+            json["blocks"] = cleave::fusedBlocksToJson(graph, blocks);
         std::cout << json.dump(2) << '\n';
     } else {
         std::cout << summary.toText(args.has("--blocks"));
@@ -219,12 +246,19 @@ std::optional<cleave::PartitionPlan> loadPlan(const cleave::Graph &graph, const 
     return std::move(loaded.plan);
 }
 
-bool loadOpSupport(const Arguments &args, cleave::ValidationOptions &options)
+/// Loads the op-support lists (--op-support) and the latency table (--latency, kept in
+/// `latency`, which options.latency then points to); prints what went wrong.
+bool loadCheckOptions(const Arguments &args, cleave::ValidationOptions &options,
+                      std::optional<cleave::LatencyTable> &latency)
 {
     std::vector<cleave::Diagnostic> problems;
     for (const std::string &file : args.values("--op-support")) {
         for (cleave::OpSupportList &l : cleave::loadOpSupportFile(file, problems))
             options.opSupport.push_back(std::move(l));
+    }
+    if (const auto file = args.value("--latency")) {
+        latency = cleave::LatencyTable::load(*file, problems);
+        options.latency = latency ? &*latency : nullptr;
     }
     for (const cleave::Diagnostic &d : problems)
         std::cerr << d.toString() << '\n';
@@ -241,7 +275,8 @@ int runValidate(const Arguments &args)
     std::vector<cleave::Diagnostic> diagnostics;
     std::optional<cleave::PartitionPlan> plan = loadPlan(*graph, args, diagnostics);
     cleave::ValidationOptions options;
-    if (!plan || !loadOpSupport(args, options))
+    std::optional<cleave::LatencyTable> latency;
+    if (!plan || !loadCheckOptions(args, options, latency))
         return exitBadInput;
     for (cleave::Diagnostic &d : cleave::validateAll(*plan, options))
         diagnostics.push_back(std::move(d));
@@ -260,20 +295,45 @@ int runValidate(const Arguments &args)
     return valid ? exitOk : exitInvalidPlan;
 }
 
+/// Parses `NAME:INDEX` (or, when the index is optional, `NAME` meaning `NAME:0`).
+std::optional<std::pair<std::string, std::size_t>> parseSplitPoint(const std::string &text,
+                                                                   bool indexOptional = false)
+{
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos)
+        return indexOptional && !text.empty()
+            ? std::optional(std::pair<std::string, std::size_t>(text, 0))
+            : std::nullopt;
+    const std::string index = text.substr(colon + 1);
+    if (colon == 0 || index.empty() || index.size() > 9
+        || index.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    return std::pair<std::string, std::size_t>(text.substr(0, colon), std::stoul(index));
+}
+
 int runPartition(const Arguments &args)
 {
     const std::vector<std::string> cuts = args.values("--cut-after");
-    if (!cuts.empty() && args.value("--plan"))
-        return usageError("give either --cut-after or --plan, not both", findCommand("partition"));
+    const std::vector<std::string> blockCuts = args.values("--cut-after-block");
+    if ((!cuts.empty() || !blockCuts.empty()) && args.value("--plan"))
+        return usageError("give either --cut-after / --cut-after-block or --plan, not both",
+                          findCommand("partition"));
     std::vector<cleave::SplitPoint> points;
     for (const std::string &cut : cuts) {
-        const auto colon = cut.rfind(':');
-        const std::string index = colon == std::string::npos ? "" : cut.substr(colon + 1);
-        if (colon == 0 || index.empty()
-            || index.find_first_not_of("0123456789") != std::string::npos)
+        const auto point = parseSplitPoint(cut);
+        if (!point)
             return usageError("--cut-after expects OP:INDEX (e.g. add:0), got '" + cut + "'",
                               findCommand("partition"));
-        points.push_back({ cut.substr(0, colon), std::stoul(index) });
+        points.push_back({ point->first, point->second });
+    }
+    std::vector<cleave::BlockSplitPoint> blockPoints;
+    for (const std::string &cut : blockCuts) {
+        const auto point = parseSplitPoint(cut, true);
+        if (!point)
+            return usageError("--cut-after-block expects NAME[:INDEX] (e.g. "
+                                  "nn_conv2d_add_nn_relu:2), got '" + cut + "'",
+                              findCommand("partition"));
+        blockPoints.push_back({ point->first, point->second });
     }
     const auto graph = importModel(args.positionals.front());
     if (!graph)
@@ -285,10 +345,19 @@ int runPartition(const Arguments &args)
     else
         plan.emplace(*graph);
     cleave::ValidationOptions options;
-    if (!plan || !loadOpSupport(args, options))
+    std::optional<cleave::LatencyTable> latency;
+    if (!plan || !loadCheckOptions(args, options, latency))
         return exitBadInput;
     if (!points.empty()) {
         const cleave::PlanEdit edit = plan->cutAfterOps(points);
+        for (const cleave::Diagnostic &d : edit.diagnostics)
+            std::cerr << args.positionals.front() << ": " << d.toString() << '\n';
+        if (cleave::hasErrors(edit.diagnostics))
+            return exitBadInput;
+    }
+    if (!blockPoints.empty()) {
+        const auto blocks = cleave::fuseOps(*graph, plan->function());
+        const cleave::PlanEdit edit = cleave::cutAfterBlocks(*plan, blocks, blockPoints);
         for (const cleave::Diagnostic &d : edit.diagnostics)
             std::cerr << args.positionals.front() << ": " << d.toString() << '\n';
         if (cleave::hasErrors(edit.diagnostics))
@@ -298,9 +367,10 @@ int runPartition(const Arguments &args)
     for (cleave::Diagnostic &d : cleave::validateAll(*plan, boundary, options))
         diagnostics.push_back(std::move(d));
     if (args.has("--json"))
-        std::cout << cleave::planReportJson(*plan, boundary, diagnostics).dump(2) << '\n';
+        std::cout << cleave::planReportJson(*plan, boundary, diagnostics, options.latency).dump(2)
+                  << '\n';
     else
-        std::cout << cleave::planReportText(*plan, boundary, diagnostics);
+        std::cout << cleave::planReportText(*plan, boundary, diagnostics, options.latency);
     if (const auto target = args.value("--save-plan"); target && !args.has("--dry-run")) {
         std::string error;
         if (!cleave::savePlanFile(*plan, *target, &error)) {
@@ -309,6 +379,69 @@ int runPartition(const Arguments &args)
         }
     }
     return cleave::hasErrors(diagnostics) ? exitInvalidPlan : exitOk;
+}
+
+/// `map --plan`: loads a plan made for one of the two models (told apart by the checksum the
+/// plan file records) and writes it converted to the other level.
+int convertPlanLevel(const Arguments &args, const cleave::Graph &kernels,
+                     const cleave::Graph &relay, const cleave::KernelMapping &mapping)
+{
+    const std::string path = *args.value("--plan");
+    const auto target = args.value("--save-plan");
+    if (!target)
+        return usageError("--plan needs --save-plan FILE for the converted plan", findCommand("map"));
+    cleave::PlanLoadResult fromKernels = cleave::loadPlanFile(kernels, path);
+    const bool kernelLevel = fromKernels.ok();
+    cleave::PlanLoadResult loaded = kernelLevel ? std::move(fromKernels) : cleave::loadPlanFile(relay, path);
+    if (!loaded.ok()) {
+        for (const cleave::Diagnostic &d : loaded.diagnostics)
+            std::cerr << d.toString() << '\n';
+        std::cerr << path << ": error: the plan fits neither " << args.positionals[0] << " nor "
+                  << args.positionals[1] << '\n';
+        return exitBadInput;
+    }
+    const cleave::PlanConversion converted = kernelLevel
+        ? cleave::kernelPlanToRelay(*loaded.plan, mapping, relay)
+        : cleave::relayPlanToKernels(*loaded.plan, mapping, kernels);
+    std::vector<cleave::Diagnostic> diagnostics = converted.diagnostics;
+    const cleave::BoundaryTable boundary = cleave::computeBoundary(*converted.plan);
+    for (cleave::Diagnostic &d : cleave::validateAll(*converted.plan, boundary, {}))
+        diagnostics.push_back(std::move(d));
+    if (args.has("--json"))
+        std::cout << cleave::planReportJson(*converted.plan, boundary, diagnostics).dump(2) << '\n';
+    else
+        std::cout << "Converted the " << (kernelLevel ? "kernel" : "Relay op") << "-level plan to "
+                  << (kernelLevel ? "Relay ops" : "kernels") << ":\n"
+                  << cleave::planReportText(*converted.plan, boundary, diagnostics);
+    std::string error;
+    if (!cleave::savePlanFile(*converted.plan, *target, &error)) {
+        std::cerr << *target << ": error: " << error << '\n';
+        return exitBadInput;
+    }
+    return cleave::hasErrors(diagnostics) ? exitInvalidPlan : exitOk;
+}
+
+int runMap(const Arguments &args)
+{
+    const auto kernels = importModel(args.positionals[0]);
+    if (!kernels)
+        return exitBadInput;
+    const auto relay = importModel(args.positionals[1]);
+    if (!relay)
+        return exitBadInput;
+    if (kernels->format() != "graph.json") {
+        std::cerr << args.positionals[0] << ": error: expected a TVM graph.json, got a "
+                  << kernels->format() << " model\n";
+        return exitBadInput;
+    }
+    const cleave::KernelMapping mapping = cleave::mapKernels(*kernels, *relay);
+    if (args.value("--plan"))
+        return convertPlanLevel(args, *kernels, *relay, mapping);
+    if (args.has("--json"))
+        std::cout << cleave::kernelMappingToJson(*kernels, *relay, mapping).dump(2) << '\n';
+    else
+        std::cout << cleave::kernelMappingToText(*kernels, *relay, mapping);
+    return mapping.isComplete() ? exitOk : exitInvalidPlan;
 }
 
 int runCommand(const Command &command, std::span<const std::string> rest)

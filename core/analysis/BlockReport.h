@@ -17,7 +17,7 @@ namespace cleave {
 std::string tensorLabel(const Graph &graph, TensorRef tensor);
 
 /// The blocks as the JSON array `cleave-cli inspect --json --blocks` prints under
-/// `fused_blocks`: one object per block with `name`, `pattern`, `nodes` (node keys in
+/// `blocks`: one object per block with `name`, `pattern`, `nodes` (node keys in
 /// post-order), `ops` (op names in post-order), `inputs` and `outputs` (tensor labels), and
 /// `function` (the called function's name) for a call of an existing function.
 nlohmann::json fusedBlocksToJson(const Graph &graph, const std::vector<FusedBlock> &blocks);

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/Cost.h"
 
+#include "core/analysis/LatencyTable.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 
@@ -180,11 +181,15 @@ NodeCost nodeCost(const Graph &graph, NodeId node)
     return cost;
 }
 
-std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const BoundaryTable &boundary)
+std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                          const LatencyTable *latency)
 {
     std::vector<PartitionCost> costs(plan.partitionCount());
-    for (std::size_t i = 0; i < costs.size(); ++i)
+    for (std::size_t i = 0; i < costs.size(); ++i) {
         costs[i].partition = plan.partitions()[i].id;
+        if (latency)
+            costs[i].latencyUs = 0.0;
+    }
     const Graph &g = plan.graph();
     for (NodeId n : plan.view().assignableNodes()) {
         const int i = plan.indexOf(plan.partitionOf(n));
@@ -197,6 +202,12 @@ std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const Bound
         pc.flops += c.flops;
         pc.paramBytes += c.paramBytes;
         pc.outputBytes += c.outputBytes;
+        if (latency) {
+            const std::optional<double> l = latency->latency(g, n);
+            *pc.latencyUs += l.value_or(0.0);
+            if (!l)
+                ++pc.latencyMissing;
+        }
     }
     for (std::size_t i = 0; i < costs.size() && i < boundary.interfaces.size(); ++i) {
         costs[i].boundaryBytesIn = boundary.interfaces[i].bytesIn;

@@ -6,11 +6,13 @@
 #include "core/graph/Ids.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace cleave {
 
+class LatencyTable;
 class PartitionPlan;
 struct BoundaryTable;
 
@@ -34,6 +36,10 @@ struct PartitionCost
     std::int64_t outputBytes = 0;
     std::int64_t boundaryBytesIn = 0;
     std::int64_t boundaryBytesOut = 0;
+    /// With a latency table: the partition's latency in microseconds (nodes the table does not
+    /// cover count as 0 and are counted in `latencyMissing`).
+    std::optional<double> latencyUs;
+    std::size_t latencyMissing = 0; ///< Operator nodes without a latency entry.
 };
 
 /// FLOPs of one node: conv (2·N·OC·OH·OW·IC/groups·KH·KW), dense / matmul / batch_matmul
@@ -45,8 +51,10 @@ std::int64_t nodeFlops(const Graph &graph, NodeId node);
 /// and output bytes of one node.
 NodeCost nodeCost(const Graph &graph, NodeId node);
 
-/// Per-partition totals in plan order; boundary bytes come from `boundary`.
-std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const BoundaryTable &boundary);
+/// Per-partition totals in plan order; boundary bytes come from `boundary`, latencies from
+/// `latency` when one is given.
+std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                          const LatencyTable *latency = nullptr);
 
 /// `802816` → `784.0 KiB` (binary units, one decimal), as the other reports print sizes.
 std::string humanBytes(std::int64_t bytes);

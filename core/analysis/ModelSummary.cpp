@@ -285,9 +285,10 @@ nlohmann::json ModelSummary::toJson() const
                                       { "attrs", attrsToJson(f.attrs) } });
     }
 
-    json["blocks"] = nlohmann::json::array();
+    // "blocks" is left to `inspect --blocks`, which lists the FuseOps-style kernels.
+    json["block_functions"] = nlohmann::json::array();
     for (const BlockSummary &b : blocks) {
-        json["blocks"].push_back({ { "name", b.name },
+        json["block_functions"].push_back({ { "name", b.name },
                                    { "kind", b.kind },
                                    { "calls", b.calls },
                                    { "op_calls", b.opCalls },

@@ -263,6 +263,15 @@ OpPatternKind OpPatternTable::pattern(std::string_view op) const
     return it == m_patterns.end() ? OpPatternKind::Opaque : it->second;
 }
 
+std::vector<std::string> OpPatternTable::opNames() const
+{
+    std::vector<std::string> names;
+    names.reserve(m_patterns.size());
+    for (const auto &[name, kind] : m_patterns)
+        names.push_back(name);
+    return names;
+}
+
 bool OpPatternTable::contains(std::string_view op) const
 {
     return m_patterns.count(std::string(op)) != 0;

@@ -47,6 +47,8 @@ public:
     /// True when the table has an entry for `op`.
     [[nodiscard]] bool contains(std::string_view op) const;
     [[nodiscard]] std::size_t size() const { return m_patterns.size(); }
+    /// Every op name the table knows, in no particular order.
+    [[nodiscard]] std::vector<std::string> opNames() const;
 
     /// Adds or overrides one entry.
     void set(std::string op, OpPatternKind kind);

@@ -39,6 +39,20 @@ struct Diagnostic
 
     /// `file:line:col: error: message [code]` as compilers print it.
     [[nodiscard]] std::string toString() const;
+
+    /// A diagnostic without a source location (plan edits, validation, conversions).
+    static Diagnostic make(Severity severity, std::string code, std::string message,
+                           std::vector<NodeId> nodes = {},
+                           std::optional<PartitionId> partition = std::nullopt)
+    {
+        Diagnostic d;
+        d.severity = severity;
+        d.code = std::move(code);
+        d.message = std::move(message);
+        d.nodes = std::move(nodes);
+        d.partition = partition;
+        return d;
+    }
 };
 
 /// Name of a severity as printed: "error", "warning", "info".

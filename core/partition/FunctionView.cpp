@@ -192,7 +192,10 @@ std::span<const FlowEdge *const> FunctionView::inEdges(NodeId consumer) const
 std::int32_t FunctionView::findOpKey(const std::string &name) const
 {
     std::string key = !name.empty() && name.front() == '@' ? name.substr(1) : name;
-    // graph.json / lowered names carry the module prefix: tvmgen_default_fused_...
+    if (const auto exact = m_opNames.find(key); exact != m_opNames.end())
+        return exact->second; // graph.json kernels are named by their full func_name
+    // Lowered names carry the module prefix (tvmgen_default_fused_...); Relay's fused
+    // functions are named without it.
     const std::string prefix = "tvmgen_default_";
     if (key.rfind(prefix + "fused_", 0) == 0)
         key = key.substr(prefix.size());

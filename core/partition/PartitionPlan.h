@@ -130,6 +130,11 @@ public:
     PlanEdit cutAfterOp(const std::string &op, std::size_t index);
     /// Several split points at once: one more partition per distinct point.
     PlanEdit cutAfterOps(const std::vector<SplitPoint> &points);
+    /// Cuts before each group of nodes: for every group, D is the group plus all its
+    /// descendants, and every partition holding nodes on both sides of D splits into P∖D
+    /// followed by P∩D (as a cut line does, but without recording crossed edges). Used to cut
+    /// after fused blocks: a group is everything that comes after the chosen block.
+    PlanEdit cutBeforeNodes(const std::vector<std::vector<NodeId>> &groups);
     /// Moves the nodes into a new partition placed after the partitions that feed them.
     /// Partitions left empty are removed.
     PlanEdit partitionFromSelection(const std::vector<NodeId> &nodes);

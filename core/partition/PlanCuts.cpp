@@ -15,12 +15,7 @@ namespace {
 Diagnostic makeDiagnostic(Severity s, std::string code, std::string message,
                           std::vector<NodeId> nodes = {})
 {
-    Diagnostic d;
-    d.severity = s;
-    d.code = std::move(code);
-    d.message = std::move(message);
-    d.nodes = std::move(nodes);
-    return d;
+    return Diagnostic::make(s, std::move(code), std::move(message), std::move(nodes));
 }
 
 std::string pathText(const Graph &graph, const std::vector<NodeId> &path)
@@ -177,6 +172,45 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<PlanEdge> &edges)
     }
     std::sort(m_crossed.begin(), m_crossed.end());
     m_crossed.erase(std::unique(m_crossed.begin(), m_crossed.end()), m_crossed.end());
+    return rec.finish();
+}
+
+PlanEdit PartitionPlan::cutBeforeNodes(const std::vector<std::vector<NodeId>> &groups)
+{
+    PlanEdit edit;
+    Recorder rec(*this, edit);
+    std::vector<std::uint8_t> inD(m_assignment.size(), 0);
+    std::vector<NodeId> queue;
+    std::vector<NodeId> dNodes;
+    std::vector<PartitionId> all;
+    std::vector<PartitionId> split;
+    for (const std::vector<NodeId> &group : groups) {
+        std::fill(inD.begin(), inD.end(), 0);
+        queue.clear();
+        for (NodeId n : group) {
+            if (n.isValid() && n.index() < inD.size() && m_view->contains(n) && !inD[n.index()]) {
+                inD[n.index()] = 1;
+                queue.push_back(n);
+            }
+        }
+        for (std::size_t head = 0; head < queue.size(); ++head) {
+            for (const FlowEdge &e : m_view->outEdges(queue[head])) {
+                if (!inD[e.consumer.index()]) {
+                    inD[e.consumer.index()] = 1;
+                    queue.push_back(e.consumer);
+                }
+            }
+        }
+        dNodes.clear();
+        for (NodeId n : queue) {
+            if (m_view->isAssignable(n))
+                dNodes.push_back(n);
+        }
+        all.clear();
+        for (const Partition &p : m_partitions)
+            all.push_back(p.id);
+        splitByMask(dNodes, all, rec, split);
+    }
     return rec.finish();
 }
 

@@ -5,6 +5,7 @@
 #include "core/analysis/Cost.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 namespace cleave {
@@ -95,10 +96,11 @@ nlohmann::json diagnosticsToJson(const PartitionPlan *plan, const Graph &graph,
 }
 
 nlohmann::json planReportJson(const PartitionPlan &plan, const BoundaryTable &boundary,
-                              const std::vector<Diagnostic> &diagnostics)
+                              const std::vector<Diagnostic> &diagnostics,
+                              const LatencyTable *latency)
 {
     const Graph &g = plan.graph();
-    const std::vector<PartitionCost> costs = partitionCosts(plan, boundary);
+    const std::vector<PartitionCost> costs = partitionCosts(plan, boundary, latency);
     nlohmann::json partitions = nlohmann::json::array();
     for (std::size_t i = 0; i < plan.partitionCount(); ++i) {
         const Partition &p = plan.partitions()[i];
@@ -135,6 +137,10 @@ nlohmann::json planReportJson(const PartitionPlan &plan, const BoundaryTable &bo
                                { "inputs", inputs },
                                { "outputs", outputs },
                                { "nodes", nodes } });
+        if (c.latencyUs) {
+            partitions.back()["latency_us"] = *c.latencyUs;
+            partitions.back()["latency_missing"] = c.latencyMissing;
+        }
     }
     nlohmann::json tensors = nlohmann::json::array();
     for (const BoundaryTensor &b : boundary.tensors) {
@@ -163,10 +169,10 @@ nlohmann::json planReportJson(const PartitionPlan &plan, const BoundaryTable &bo
 }
 
 std::string planReportText(const PartitionPlan &plan, const BoundaryTable &boundary,
-                           const std::vector<Diagnostic> &diagnostics)
+                           const std::vector<Diagnostic> &diagnostics, const LatencyTable *latency)
 {
     const Graph &g = plan.graph();
-    const std::vector<PartitionCost> costs = partitionCosts(plan, boundary);
+    const std::vector<PartitionCost> costs = partitionCosts(plan, boundary, latency);
     std::ostringstream out;
     out << "Partitions (" << plan.partitionCount() << "):\n";
     std::vector<std::vector<std::string>> rows { { "#", "name", "target", "ops", "FLOPs", "params",
@@ -182,7 +188,14 @@ std::string planReportText(const PartitionPlan &plan, const BoundaryTable &bound
         rows.push_back({ std::to_string(i), p.name, p.target, std::to_string(c.ops),
                          humanFlops(c.flops), humanBytes(c.paramBytes),
                          humanBytes(c.boundaryBytesIn), humanBytes(c.boundaryBytesOut), inputs });
+        if (c.latencyUs) {
+            char us[32];
+            std::snprintf(us, sizeof us, "%.1f us", *c.latencyUs);
+            rows.back().insert(rows.back().begin() + 5, us);
+        }
     }
+    if (latency)
+        rows.front().insert(rows.front().begin() + 5, "latency");
     out << table(rows);
 
     out << "\nBoundary tensors (" << boundary.tensors.size() << "):\n";

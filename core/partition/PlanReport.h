@@ -13,6 +13,8 @@
 
 namespace cleave {
 
+class LatencyTable;
+
 /// The name of a boundary tensor as reports print it: the producer's key, `:<output>` for
 /// outputs other than 0, `.<field>` for a tuple field (`%3`, `%1.0`).
 std::string boundaryTensorName(const Graph &graph, const BoundaryTensor &tensor);
@@ -26,11 +28,15 @@ nlohmann::json diagnosticsToJson(const PartitionPlan *plan, const Graph &graph,
 /// {"partition", "node", "output_index"}, "consumers": [{"partition", "input_name",
 /// "nodes"}]}], "diagnostics": [...]}`. Partitions carry name, target, ops, FLOPs, parameter
 /// and boundary bytes, node keys, inputs and outputs.
+/// With `latency`, partitions also carry `latency_us` and `latency_missing`.
 nlohmann::json planReportJson(const PartitionPlan &plan, const BoundaryTable &boundary,
-                              const std::vector<Diagnostic> &diagnostics);
+                              const std::vector<Diagnostic> &diagnostics,
+                              const LatencyTable *latency = nullptr);
 
 /// The same report as text: a partition table, the boundary table and the diagnostics.
+/// With `latency`, the partition table gains a latency column.
 std::string planReportText(const PartitionPlan &plan, const BoundaryTable &boundary,
-                           const std::vector<Diagnostic> &diagnostics);
+                           const std::vector<Diagnostic> &diagnostics,
+                           const LatencyTable *latency = nullptr);
 
 } // namespace cleave

@@ -16,13 +16,7 @@ inline Diagnostic make(Severity severity, const char *code, std::string message,
                        std::vector<NodeId> nodes = {},
                        std::optional<PartitionId> partition = std::nullopt)
 {
-    Diagnostic d;
-    d.severity = severity;
-    d.code = code;
-    d.message = std::move(message);
-    d.nodes = std::move(nodes);
-    d.partition = partition;
-    return d;
+    return Diagnostic::make(severity, code, std::move(message), std::move(nodes), partition);
 }
 
 /// The partition's name, or `#<id>` for ids the plan does not hold.

@@ -88,6 +88,8 @@ std::vector<Diagnostic> validateAll(const PartitionPlan &plan, const BoundaryTab
     add(checkTupleCrossings(plan, boundary));
     add(checkImpliedEdges(plan, boundary));
     add(checkDuplicatedConstants(plan));
+    if (options.latency)
+        add(checkBalance(plan, boundary, *options.latency));
     add(summarizeBoundary(plan, boundary));
     return all;
 }

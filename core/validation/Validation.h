@@ -14,6 +14,8 @@
 
 namespace cleave {
 
+class LatencyTable;
+
 /// The operators a target supports, from an op-support list file:
 /// `{"target": "dnnl", "ops": ["nn.conv2d", ...]}` (or a JSON array of such objects).
 struct OpSupportList
@@ -35,6 +37,9 @@ std::vector<OpSupportList> loadOpSupportFile(const std::string &path,
 struct ValidationOptions
 {
     std::vector<OpSupportList> opSupport; ///< Empty: target support is not checked.
+    /// Measured latencies; when set, checkBalance reports the pipeline's bottleneck. Must
+    /// outlive the call.
+    const LatencyTable *latency = nullptr;
 };
 
 /// `partition.unassigned` (error): operator nodes with no partition, or one that does not exist.
@@ -68,6 +73,11 @@ std::vector<Diagnostic> checkDuplicatedConstants(const PartitionPlan &plan);
 /// that have an op-support list.
 std::vector<Diagnostic> checkTargetSupport(const PartitionPlan &plan,
                                            const std::vector<OpSupportList> &opSupport);
+/// `cost.balance` (info): with a latency table, each partition's share of the total and the
+/// bottleneck stage that bounds the pipeline's throughput; `cost.latency_missing` (warning):
+/// operator nodes the table has no entry for (counted as 0), by op name.
+std::vector<Diagnostic> checkBalance(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                     const LatencyTable &latency);
 /// `partition.boundary` (info): per pair of partitions, how many tensors and bytes cross.
 std::vector<Diagnostic> summarizeBoundary(const PartitionPlan &plan, const BoundaryTable &boundary);
 

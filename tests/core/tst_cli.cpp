@@ -2,8 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 //
 // Runs the real cleave-cli binary and checks its exit codes, JSON and diagnostics.
+#include "CliRunner.h"
+
 #include <QDir>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -12,25 +13,8 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runCli(const QStringList &args)
-{
-    QProcess process;
-    process.start(QStringLiteral(CLEAVE_CLI_PATH), args);
-    Run run;
-    if (!process.waitForFinished(60000) || process.exitStatus() != QProcess::NormalExit)
-        return run;
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
+using Run = cleave::test::CliRun;
+using cleave::test::runCli;
 
 QString corpusFile(const char *name)
 {
@@ -76,12 +60,12 @@ void TestCli::inspectJson()
 
     // @main, the BYOC partition @tvmgen_default_match_main_0 and its composite fn literal.
     QCOMPARE(j["functions"].size(), std::size_t(3));
-    QCOMPARE(j["blocks"].size(), std::size_t(2));
-    QCOMPARE(j["blocks"][0]["name"].get<std::string>(),
+    QCOMPARE(j["block_functions"].size(), std::size_t(2));
+    QCOMPARE(j["block_functions"][0]["name"].get<std::string>(),
              std::string("@tvmgen_default_match_main_0"));
-    QCOMPARE(j["blocks"][0]["kind"].get<std::string>(), std::string("external"));
-    QCOMPARE(j["blocks"][1]["kind"].get<std::string>(), std::string("composite"));
-    QCOMPARE(j["blocks"][1]["attrs"]["Composite"].get<std::string>(),
+    QCOMPARE(j["block_functions"][0]["kind"].get<std::string>(), std::string("external"));
+    QCOMPARE(j["block_functions"][1]["kind"].get<std::string>(), std::string("composite"));
+    QCOMPARE(j["block_functions"][1]["attrs"]["Composite"].get<std::string>(),
              std::string("match.neoptex.neoptexvectcpu.vec_conv"));
     // Two weights from the metadata: int8 1×3×3×3 (27 B) and int32 (1) (4 B).
     QCOMPARE(j["constants"]["count"].get<int>(), 2);

@@ -2,8 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 //
 // Runs the real cleave-cli binary: `partition` and `validate`, their JSON and exit codes.
+#include "CliRunner.h"
+
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -11,25 +12,8 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runCli(const QStringList &args)
-{
-    QProcess process;
-    process.start(QStringLiteral(CLEAVE_CLI_PATH), args);
-    Run run;
-    if (!process.waitForFinished(60000) || process.exitStatus() != QProcess::NormalExit)
-        return run;
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
+using Run = cleave::test::CliRun;
+using cleave::test::runCli;
 
 const QString resnet = QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay");
 
@@ -190,7 +174,7 @@ void TestCliPartition::badInput_data()
     QTest::newRow("both") << QStringList { QStringLiteral("partition"),   resnet,
                                            QStringLiteral("--plan"),      QStringLiteral("x.json"),
                                            QStringLiteral("--cut-after"), QStringLiteral("add:0") }
-                          << QStringLiteral("give either --cut-after or --plan, not both");
+                          << QStringLiteral("give either --cut-after / --cut-after-block or --plan, not both");
 }
 
 void TestCliPartition::badInput()

@@ -589,8 +589,8 @@ void TestFusion::cliInspectBlocks()
         { QStringLiteral("inspect"), model, QStringLiteral("--json"), QStringLiteral("--blocks") });
     QCOMPARE(code, 0);
     const auto j = nlohmann::json::parse(out.toStdString());
-    QVERIFY(j.contains("blocks")); // the function-level list stays as it was
-    const auto &blocks = j["fused_blocks"];
+    QVERIFY(j.contains("block_functions")); // the module's own fused functions, listed apart
+    const auto &blocks = j["blocks"];
     QCOMPARE(blocks.size(), std::size_t(14));
     QCOMPARE(blocks[1]["name"].get<std::string>(),
              std::string("fused_nn_conv2d_nn_bias_add_nn_relu"));
@@ -625,7 +625,7 @@ void TestFusion::cliInspectBlocks()
                 QStringLiteral("--json"), QStringLiteral("--blocks") });
     QCOMPARE(byocCode, 0);
     const auto jb = nlohmann::json::parse(byoc.toStdString());
-    QCOMPARE(jb["fused_blocks"][0]["function"].get<std::string>(),
+    QCOMPARE(jb["blocks"][0]["function"].get<std::string>(),
              std::string("@tvmgen_default_dnnl_main_0"));
 }
 

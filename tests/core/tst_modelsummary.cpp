@@ -227,8 +227,8 @@ void TestModelSummary::byocJson()
     QCOMPARE(j["functions"][1]["attrs"].dump(),
              std::string(R"({"Compiler":"match","Inline":1,"Primitive":1})"));
     QCOMPARE(j["functions"][2]["kind"].get<std::string>(), std::string("literal"));
-    QCOMPARE(j["blocks"][1]["name"].get<std::string>(), std::string("%2"));
-    QCOMPARE(j["blocks"][1]["op_calls"].get<int>(), 3);
+    QCOMPARE(j["block_functions"][1]["name"].get<std::string>(), std::string("%2"));
+    QCOMPARE(j["block_functions"][1]["op_calls"].get<int>(), 3);
     QCOMPARE(j["constants"].dump(),
              std::string(R"({"bytes":31,"bytes_known":true,"count":2,"scalars":0})"));
 }

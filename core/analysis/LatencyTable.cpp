@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/analysis/LatencyTable.h"
+
+#include "core/io/JsonLocator.h"
+#include "core/partition/FunctionView.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace cleave {
+
+namespace {
+
+Diagnostic located(std::string code, std::string message, SourceLocation where,
+                   const std::string &path)
+{
+    Diagnostic d = Diagnostic::make(Severity::Error, std::move(code), std::move(message));
+    d.where = std::move(where);
+    if (d.where.file.empty())
+        d.where.file = path;
+    return d;
+}
+
+} // namespace
+
+std::optional<LatencyTable> LatencyTable::fromJson(std::string_view text, const std::string &path,
+                                                   std::vector<Diagnostic> &diagnostics)
+{
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text.begin(), text.end());
+    } catch (const nlohmann::json::parse_error &e) {
+        const JsonLocator locator(text, path);
+        diagnostics.push_back(located("latency.syntax", std::string("invalid JSON: ") + e.what(),
+                                      locator.at(e.byte > 0 ? e.byte - 1 : 0), path));
+        return std::nullopt;
+    }
+    if (!doc.is_object() || (!doc.contains("ops") && !doc.contains("nodes"))) {
+        diagnostics.push_back(located("latency.type",
+                                      "a latency file is a JSON object with \"ops\" and/or "
+                                      "\"nodes\" mapping names to latencies",
+                                      {}, path));
+        return std::nullopt;
+    }
+    double scale = 1.0;
+    if (const auto unit = doc.find("unit"); unit != doc.end()) {
+        const std::string u = unit->is_string() ? unit->get<std::string>() : unit->dump();
+        if (u == "ns")
+            scale = 1e-3;
+        else if (u == "ms")
+            scale = 1e3;
+        else if (u != "us") {
+            diagnostics.push_back(located("latency.unit",
+                                          "unknown unit " + unit->dump()
+                                              + " (expected \"ns\", "
+                                                "\"us\" or \"ms\")",
+                                          {}, path));
+            return std::nullopt;
+        }
+    }
+    LatencyTable table;
+    bool ok = true;
+    for (const char *section : { "ops", "nodes" }) {
+        const auto it = doc.find(section);
+        if (it == doc.end())
+            continue;
+        if (!it->is_object()) {
+            diagnostics.push_back(located(
+                "latency.type", std::string("\"") + section + "\" must be an object", {}, path));
+            ok = false;
+            continue;
+        }
+        for (const auto &[name, value] : it->items()) {
+            if (!value.is_number() || value.get<double>() < 0) {
+                diagnostics.push_back(located("latency.value",
+                                              std::string(section) + " entry '" + name
+                                                  + "': expected a non-negative number, got "
+                                                  + value.dump(),
+                                              {}, path));
+                ok = false;
+                continue;
+            }
+            const double us = value.get<double>() * scale;
+            if (std::string_view(section) == "ops")
+                table.setOp(name, us);
+            else
+                table.setNode(name, us);
+        }
+    }
+    if (!ok)
+        return std::nullopt;
+    return table;
+}
+
+std::optional<LatencyTable> LatencyTable::load(const std::string &path,
+                                               std::vector<Diagnostic> &diagnostics)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        diagnostics.push_back(
+            located("latency.unreadable", "cannot open the latency file", {}, path));
+        return std::nullopt;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return fromJson(text.str(), path, diagnostics);
+}
+
+std::optional<double> LatencyTable::opLatency(const std::string &op) const
+{
+    const auto it = m_ops.find(op);
+    return it == m_ops.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+std::optional<double> LatencyTable::bodyLatency(const Graph &graph, FunctionId f) const
+{
+    double total = 0;
+    for (NodeId n : graph.function(f).nodes) {
+        const Node &node = graph.node(n);
+        if (!node.isOperator())
+            continue;
+        const std::optional<double> l = latency(graph, n);
+        if (!l)
+            return std::nullopt;
+        total += *l;
+    }
+    return total;
+}
+
+std::optional<double> LatencyTable::latency(const Graph &graph, NodeId node) const
+{
+    if (const auto it = m_nodes.find(graph.key(node)); it != m_nodes.end())
+        return it->second;
+    const Node &n = graph.node(node);
+    if (!n.isOperator())
+        return 0.0;
+    if (n.kind == NodeKind::OpCall || n.kind == NodeKind::ConstructorCall)
+        return opLatency(n.op);
+    if (n.kind == NodeKind::FunctionCall && n.callee.isValid()) {
+        const Function &callee = graph.function(n.callee);
+        for (const std::string &name : { callee.name, callee.composite() }) {
+            if (const auto l = name.empty() ? std::nullopt : opLatency(name))
+                return l;
+        }
+        if (callee.isPrimitive()) {
+            if (const auto l = opLatency(fusedName(graph, n.callee)))
+                return l;
+        }
+        // Fused and composite bodies are small and never recursive; a global function may be.
+        if (callee.isPrimitive() || !callee.composite().empty())
+            return bodyLatency(graph, n.callee);
+    }
+    return std::nullopt; // If, Match, closures: only a node entry can cost them
+}
+
+} // namespace cleave

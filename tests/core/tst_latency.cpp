@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+//
+// Measured latency tables: parsing, lookup (op, node, fused bodies, graph.json kernels),
+// partition totals, the cost.balance / cost.latency_missing rules and `partition --latency`.
+#include "CliRunner.h"
+#include "core/analysis/Cost.h"
+#include "core/analysis/LatencyTable.h"
+#include "core/io/Importer.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/validation/Validation.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using namespace cleave;
+
+namespace {
+
+const char *residual = CLEAVE_TESTDATA_DIR "/map/residual_inception.relay";
+
+LatencyTable parse(const std::string &text)
+{
+    std::vector<Diagnostic> problems;
+    auto table = LatencyTable::fromJson(text, "lat.json", problems);
+    if (!table || !problems.empty())
+        qFatal("latency table did not parse: %s", text.c_str());
+    return *table;
+}
+
+std::unique_ptr<Graph> load(const std::string &path)
+{
+    ImportResult r = importFile(path);
+    return r.ok() ? std::move(r.graph) : nullptr;
+}
+
+const std::string residualTable
+    = R"({"unit": "us", "ops": {"nn.conv2d": 100, "add": 2, "nn.relu": 1, "nn.max_pool2d": 5,
+          "concatenate": 3, "nn.global_avg_pool2d": 2, "reshape": 0, "nn.dense": 8},
+          "nodes": {"%9": 250}})";
+
+} // namespace
+
+class TestLatency : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void badFiles_data();
+    void badFiles();
+    void units();
+    void nodeEntryWinsOverOp();
+    void fusedCallsSumTheirBody();
+    void graphJsonKernelsByFuncName();
+    void balanceAndMissingEntries();
+    void cliPartitionWithLatency();
+};
+
+void TestLatency::badFiles_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("diagnostic");
+    QTest::newRow("syntax")
+        << "{\"ops\": {\"add\": 1,}\n}"
+        << "lat.json:1:19: error: invalid JSON: [json.exception.parse_error.101]";
+    QTest::newRow("not an object") << "[1, 2]"
+                                   << "lat.json: error: a latency file is a JSON object";
+    QTest::newRow("unit")
+        << R"({"unit": "s", "ops": {"add": 1}})"
+        << "lat.json: error: unknown unit \"s\" (expected \"ns\", \"us\" or \"ms\")";
+    QTest::newRow("negative")
+        << R"({"ops": {"add": -1}})"
+        << "lat.json: error: ops entry 'add': expected a non-negative number, "
+           "got -1";
+    QTest::newRow("string") << R"({"nodes": {"%1": "fast"}})"
+                            << "lat.json: error: nodes entry '%1': expected a non-negative number";
+}
+
+void TestLatency::badFiles()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, diagnostic);
+    std::vector<Diagnostic> problems;
+    QVERIFY(!LatencyTable::fromJson(text.toStdString(), "lat.json", problems));
+    QCOMPARE(problems.size(), std::size_t(1));
+    const QString got = QString::fromStdString(problems[0].toString());
+    QVERIFY2(got.startsWith(diagnostic), qPrintable(got));
+}
+
+void TestLatency::units()
+{
+    const auto g = load(residual);
+    QVERIFY(g);
+    const NodeId conv = g->findByKey("%0");
+    QCOMPARE(*parse(R"({"unit": "ms", "ops": {"nn.conv2d": 1.5}})").latency(*g, conv), 1500.0);
+    QCOMPARE(*parse(R"({"unit": "ns", "ops": {"nn.conv2d": 2500}})").latency(*g, conv), 2.5);
+    QCOMPARE(*parse(R"({"ops": {"nn.conv2d": 7}})").latency(*g, conv), 7.0);
+    QVERIFY(!parse(R"({"ops": {"add": 7}})").latency(*g, conv));
+    // Tuples cost nothing and need no entry.
+    QCOMPARE(*parse(R"({"ops": {}})").latency(*g, g->findByKey("%11")), 0.0);
+}
+
+void TestLatency::nodeEntryWinsOverOp()
+{
+    const auto g = load(residual);
+    QVERIFY(g);
+    const LatencyTable t = parse(residualTable);
+    QCOMPARE(*t.latency(*g, g->findByKey("%8")), 100.0);
+    QCOMPARE(*t.latency(*g, g->findByKey("%9")), 250.0);
+}
+
+void TestLatency::fusedCallsSumTheirBody()
+{
+    const auto g = load(CLEAVE_SAMPLES_DIR "/resnet_fused.relay");
+    QVERIFY(g);
+    PartitionPlan plan(*g);
+    const BoundaryTable b = computeBoundary(plan);
+    const LatencyTable body
+        = parse(R"({"ops": {"nn.conv2d": 10, "add": 1, "nn.relu": 1, "nn.max_pool2d": 4}})");
+    auto costs = partitionCosts(plan, b, &body);
+    QCOMPARE(*costs[0].latencyUs, 8 * 10.0 + 11 + 7 + 4);
+    QCOMPARE(costs[0].latencyMissing, std::size_t(0));
+    // A fused function's own name replaces the sum of its body.
+    const LatencyTable named = parse(R"({"ops": {"nn.conv2d": 10, "add": 1, "nn.relu": 1,
+                                         "nn.max_pool2d": 4, "fused_nn_max_pool2d": 50}})");
+    costs = partitionCosts(plan, b, &named);
+    QCOMPARE(*costs[0].latencyUs, 8 * 10.0 + 11 + 7 + 50);
+    // Without a table there is no latency at all.
+    QVERIFY(!partitionCosts(plan, b)[0].latencyUs);
+}
+
+void TestLatency::graphJsonKernelsByFuncName()
+{
+    const auto g = load(CLEAVE_TESTDATA_DIR "/map/residual_inception.graph.json");
+    QVERIFY(g);
+    const LatencyTable t = parse(R"({"ops": {"tvmgen_default_fused_nn_conv2d_add_nn_relu": 40,
+                                             "__nop": 0}})");
+    QCOMPARE(*t.latency(*g, NodeId(std::size_t(9))), 40.0);
+    QCOMPARE(*t.latency(*g, NodeId(std::size_t(16))), 0.0);
+    QVERIFY(!t.latency(*g, NodeId(std::size_t(10))));
+}
+
+void TestLatency::balanceAndMissingEntries()
+{
+    const auto g = load(residual);
+    QVERIFY(g);
+    PartitionPlan plan(*g);
+    plan.cutAfterOp("nn.max_pool2d", 0);
+    const BoundaryTable b = computeBoundary(plan);
+    const LatencyTable t = parse(residualTable);
+    auto found = checkBalance(plan, b, t);
+    QCOMPARE(found.size(), std::size_t(1));
+    QCOMPARE(found[0].code, std::string("cost.balance"));
+    QCOMPARE(found[0].message,
+             std::string("latency 579.0 us in all: stage0 213.0 us (37%), stage1 366.0 us (63%); "
+                         "the bottleneck stage1 bounds the pipeline at 2732.2 inferences/s"));
+    QCOMPARE(*found[0].partition, plan.partitions()[1].id);
+
+    const LatencyTable partial = parse(R"({"ops": {"nn.conv2d": 100, "add": 2}})");
+    found = checkBalance(plan, b, partial);
+    QCOMPARE(found.size(), std::size_t(2));
+    QCOMPARE(found[0].code, std::string("cost.latency_missing"));
+    QCOMPARE(found[0].message,
+             std::string("8 op(s) have no latency entry and count as 0: concatenate (1), "
+                         "nn.dense (1), nn.global_avg_pool2d (1), nn.max_pool2d (1), nn.relu (3), "
+                         "reshape (1)"));
+    QCOMPARE(found[0].nodes.size(), std::size_t(8));
+    // validateAll runs the rule only when a table is given.
+    ValidationOptions options;
+    const auto without = validateAll(plan, b, options);
+    QCOMPARE(std::count_if(without.begin(), without.end(),
+                           [](const Diagnostic &d) { return d.code == "cost.balance"; }),
+             0);
+    options.latency = &t;
+    const auto all = validateAll(plan, b, options);
+    QCOMPARE(std::count_if(all.begin(), all.end(),
+                           [](const Diagnostic &d) { return d.code == "cost.balance"; }),
+             1);
+}
+
+void TestLatency::cliPartitionWithLatency()
+{
+    QTemporaryDir dir;
+    const QString table = dir.filePath(QStringLiteral("lat.json"));
+    std::ofstream(table.toStdString()) << residualTable;
+    const auto run
+        = test::runCli({ QStringLiteral("partition"), QString::fromUtf8(residual),
+                         QStringLiteral("--cut-after"), QStringLiteral("nn.max_pool2d:0"),
+                         QStringLiteral("--latency"), table, QStringLiteral("--json") });
+    QCOMPARE(run.exitCode, 0);
+    const auto j = nlohmann::json::parse(run.out.toStdString());
+    QCOMPARE(j["partitions"][0]["latency_us"].get<double>(), 213.0);
+    QCOMPARE(j["partitions"][1]["latency_us"].get<double>(), 366.0);
+    QCOMPARE(j["partitions"][1]["latency_missing"].get<int>(), 0);
+
+    const auto text = test::runCli({ QStringLiteral("partition"), QString::fromUtf8(residual),
+                                     QStringLiteral("--latency"), table });
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("latency"), text.out.constData());
+    QVERIFY(text.out.contains("579.0 us"));
+
+    const auto missing
+        = test::runCli({ QStringLiteral("partition"), QString::fromUtf8(residual),
+                         QStringLiteral("--latency"), dir.filePath(QStringLiteral("none.json")) });
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY(missing.err.contains(
+        "none.json: error: cannot open the latency file [latency.unreadable]"));
+}
+
+QTEST_APPLESS_MAIN(TestLatency)
+#include "tst_latency.moc"
