@@ -18,10 +18,12 @@
 #include "core/validation/Validation.h"
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +77,13 @@ struct Command
     std::vector<std::string_view> options = {}; ///< Options taking a value (`--plan FILE`).
 };
 
+// The options of the FuseOps-style grouping, shared by the commands that form blocks.
+#define FUSION_OPTIONS_HELP                                                                        \
+    "  --fold-batch-norm   group as after SimplifyInference: batch_norm acts as its folded add\n" \
+    "  --transparent-stop-fusion\n"                                                              \
+    "                      let blocks grow across annotation.stop_fusion\n"                      \
+    "  --op-patterns FILE  {\"op\": \"injective\", ...}: extra or overriding op patterns\n"
+
 int runInspect(const Arguments &args);
 int runValidate(const Arguments &args);
 int runPartition(const Arguments &args);
@@ -84,15 +93,17 @@ const std::vector<Command> &commands()
 {
     static const std::vector<Command> table = {
         { "inspect",
-          "MODEL [--json] [--blocks]",
+          "MODEL [--json] [--blocks [FUSION OPTIONS]]",
           "Summarise a model: format, functions, op histogram, inputs, outputs, fused blocks, "
           "constants.",
           "  --json     print one JSON object instead of the text report\n"
           "  --blocks   list every fused block with its op histogram, and the FuseOps-style\n"
-          "             kernels of the main function (JSON: \"blocks\")\n",
-          { "--json", "--blocks" },
+          "             kernels of the main function (JSON: \"blocks\")\n"
+          FUSION_OPTIONS_HELP,
+          { "--json", "--blocks", "--fold-batch-norm", "--transparent-stop-fusion" },
           1,
-          runInspect },
+          runInspect,
+          { "--op-patterns" } },
         { "validate",
           "MODEL --plan PLAN.json [--json] [--op-support FILE] [--latency FILE] [--force]",
           "Validate a partition plan against a model; exit 1 when the plan is invalid.",
@@ -117,7 +128,9 @@ const std::vector<Command> &commands()
           "                        as TVM's graph_split does; repeat for several cuts\n"
           "  --cut-after-block NAME[:INDEX]\n"
           "                        cut after the INDEX-th fused block (FuseOps kernel) named\n"
-          "                        NAME, e.g. nn_conv2d_add_nn_relu:2; repeatable\n"
+          "                        NAME, e.g. nn_conv2d_add_nn_relu:2; repeatable; the blocks\n"
+          "                        are formed with the options below\n"
+          FUSION_OPTIONS_HELP
           "  --plan FILE           start from a saved plan instead\n"
           "  --op-support FILE     check ops against per-target op-support lists\n"
           "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}}):\n"
@@ -126,11 +139,11 @@ const std::vector<Command> &commands()
           "  --dry-run             only print; write nothing\n"
           "  --force               accept a plan made for a model with another checksum\n"
           "  --json                print {\"partitions\", \"boundary\", \"diagnostics\"} as JSON\n",
-          { "--json", "--dry-run", "--force" },
+          { "--json", "--dry-run", "--force", "--fold-batch-norm", "--transparent-stop-fusion" },
           1,
           runPartition,
           { "--cut-after", "--cut-after-block", "--plan", "--save-plan", "--op-support",
-            "--latency" } },
+            "--latency", "--op-patterns" } },
         { "map",
           "GRAPH.json MODEL [--json] [--plan PLAN.json --save-plan OUT.json]",
           "Map each kernel of a TVM graph.json onto the Relay ops it was built from; exit 1 "
@@ -176,6 +189,32 @@ int usageError(const std::string &message, const Command *command)
     return exitBadInput;
 }
 
+/// The fusion options the flags ask for; the pattern table, when a file extends it, is kept in
+/// `patterns` (options.patterns points to it). Prints what went wrong.
+bool fusionOptions(const Arguments &args, cleave::FusionOptions &options,
+                   std::optional<cleave::OpPatternTable> &patterns)
+{
+    options.foldBatchNorm = args.has("--fold-batch-norm");
+    options.transparentStopFusion = args.has("--transparent-stop-fusion");
+    const auto file = args.value("--op-patterns");
+    if (!file)
+        return true;
+    std::ifstream in(*file, std::ios::binary);
+    if (!in) {
+        std::cerr << *file << ": error: cannot open the op pattern file\n";
+        return false;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    patterns = cleave::OpPatternTable::builtin();
+    std::vector<cleave::Diagnostic> problems;
+    const bool ok = patterns->loadJson(text.str(), *file, problems);
+    for (const cleave::Diagnostic &d : problems)
+        std::cerr << d.toString() << '\n';
+    options.patterns = &*patterns;
+    return ok;
+}
+
 int runInspect(const Arguments &args)
 {
     const cleave::ImportResult result = cleave::importFile(args.positionals.front());
@@ -189,8 +228,12 @@ int runInspect(const Arguments &args)
     const cleave::ModelSummary summary = cleave::ModelSummary::compute(*result.graph);
     const cleave::Graph &graph = *result.graph;
     std::vector<cleave::FusedBlock> blocks;
+    cleave::FusionOptions fusion;
+    std::optional<cleave::OpPatternTable> patterns;
+    if (!fusionOptions(args, fusion, patterns))
+        return exitBadInput;
     if (args.has("--blocks"))
-        blocks = cleave::fuseOps(graph, graph.mainFunction());
+        blocks = cleave::fuseOps(graph, graph.mainFunction(), fusion);
     if (args.has("--json")) {
         nlohmann::json json = summary.toJson();
         if (args.has("--blocks"))
@@ -356,7 +399,11 @@ int runPartition(const Arguments &args)
             return exitBadInput;
     }
     if (!blockPoints.empty()) {
-        const auto blocks = cleave::fuseOps(*graph, plan->function());
+        cleave::FusionOptions fusion;
+        std::optional<cleave::OpPatternTable> patterns;
+        if (!fusionOptions(args, fusion, patterns))
+            return exitBadInput;
+        const auto blocks = cleave::fuseOps(*graph, plan->function(), fusion);
         const cleave::PlanEdit edit = cleave::cutAfterBlocks(*plan, blocks, blockPoints);
         for (const cleave::Diagnostic &d : edit.diagnostics)
             std::cerr << args.positionals.front() << ": " << d.toString() << '\n';

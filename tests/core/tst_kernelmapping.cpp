@@ -72,6 +72,7 @@ private slots:
     void cutAfterBlock();
     void cutAfterMissingBlockChangesNothing();
     void cliCutAfterBlock();
+    void cliFusionOptions();
     void kernelPlanToRelayOps();
     void relayPlanSplittingAKernelIsRefused();
 };
@@ -334,6 +335,34 @@ void TestKernelMapping::cliCutAfterBlock()
           QStringLiteral("--cut-after-block"), QStringLiteral("nn_softmax:x") });
     QCOMPARE(bad.exitCode, 2);
     QVERIFY(bad.err.contains("--cut-after-block expects NAME[:INDEX]"));
+}
+
+void TestKernelMapping::cliFusionOptions()
+{
+    auto blockCount = [](QStringList args) {
+        args.prepend(QStringLiteral("inspect"));
+        args << QStringLiteral("--blocks") << QStringLiteral("--json");
+        const auto run = test::runCli(args);
+        return run.exitCode == 0 ? int(nlohmann::json::parse(run.out.toStdString())["blocks"].size())
+                                 : -run.exitCode;
+    };
+    const QString stopFusion = QStringLiteral(CLEAVE_SAMPLES_DIR "/stop_fusion.relay");
+    QCOMPARE(blockCount({ stopFusion }), 14);
+    QCOMPARE(blockCount({ stopFusion, QStringLiteral("--transparent-stop-fusion") }), 11);
+
+    // An op pattern file that makes nn.relu opaque takes it out of its three blocks.
+    QTemporaryDir dir;
+    const QString patterns = dir.filePath(QStringLiteral("patterns.json"));
+    std::ofstream(patterns.toStdString()) << R"({"nn.relu": "opaque"})";
+    const QString model = QString::fromStdString(mapDir + "residual_inception.relay");
+    QCOMPARE(blockCount({ model }), 9);
+    QCOMPARE(blockCount({ model, QStringLiteral("--op-patterns"), patterns }), 12);
+
+    std::ofstream(patterns.toStdString()) << "{\"nn.relu\": \"sometimes\"}";
+    const auto bad = test::runCli({ QStringLiteral("inspect"), model, QStringLiteral("--blocks"),
+                                    QStringLiteral("--op-patterns"), patterns });
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("unknown pattern \"sometimes\""), bad.err.constData());
 }
 
 void TestKernelMapping::kernelPlanToRelayOps()
