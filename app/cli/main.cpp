@@ -8,6 +8,8 @@
 #include "core/analysis/KernelMapping.h"
 #include "core/analysis/LatencyTable.h"
 #include "core/analysis/ModelSummary.h"
+#include "core/export/Exporter.h"
+#include "core/export/OnnxVerify.h"
 #include "core/io/Importer.h"
 #include "core/partition/BlockCuts.h"
 #include "core/partition/BoundaryTensors.h"
@@ -88,6 +90,10 @@ int runInspect(const Arguments &args);
 int runValidate(const Arguments &args);
 int runPartition(const Arguments &args);
 int runMap(const Arguments &args);
+int runVerify(const Arguments &args);
+int exportPlan(const cleave::PartitionPlan &plan, const cleave::BoundaryTable &boundary,
+               const std::vector<cleave::Diagnostic> &diagnostics, const Arguments &args,
+               const std::string &dir);
 
 const std::vector<Command> &commands()
 {
@@ -121,7 +127,7 @@ const std::vector<Command> &commands()
         { "partition",
           "MODEL [(--cut-after OP:INDEX | --cut-after-block NAME[:INDEX])... | --plan PLAN.json] "
           "[--dry-run] [--json] "
-          "[--save-plan FILE]",
+          "[--save-plan FILE] [--out DIR [--lift-constants] [--targets T0,T1,...]]",
           "Partition a model and print the partitions (ops, FLOPs, params), the boundary "
           "tensors and the diagnostics.",
           "  --cut-after OP:INDEX  cut after the INDEX-th (0-based) call of OP in program order,\n"
@@ -136,14 +142,29 @@ const std::vector<Command> &commands()
           "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}}):\n"
           "                        a latency column and the pipeline's bottleneck\n"
           "  --save-plan FILE      write the resulting plan (not with --dry-run)\n"
+          "  --out DIR             export: mod<k>.relay, pipeline_config.json, partitions.json,\n"
+          "                        build_pipeline.py (+ byoc.relay, byoc_annotated.relay for\n"
+          "                        BYOC targets); DIR is replaced atomically\n"
+          "  --lift-constants      with --out: constants become trailing parameters const_<i>\n"
+          "                        (order of first use), listed in partitions.json\n"
+          "  --targets T0,T1,...   with --out: the target of each partition, in order\n"
           "  --dry-run             only print; write nothing\n"
           "  --force               accept a plan made for a model with another checksum\n"
           "  --json                print {\"partitions\", \"boundary\", \"diagnostics\"} as JSON\n",
-          { "--json", "--dry-run", "--force", "--fold-batch-norm", "--transparent-stop-fusion" },
+          { "--json", "--dry-run", "--force", "--fold-batch-norm", "--transparent-stop-fusion",
+            "--lift-constants" },
           1,
           runPartition,
           { "--cut-after", "--cut-after-block", "--plan", "--save-plan", "--op-support",
-            "--latency", "--op-patterns" } },
+            "--latency", "--op-patterns", "--out", "--targets" } },
+        { "verify",
+          "DIR",
+          "Re-import an export's modules, wire them by pipeline_config.json and check that they "
+          "recompose the source model; exit 1 with the first difference.",
+          "",
+          {},
+          1,
+          runVerify },
         { "map",
           "GRAPH.json MODEL [--json] [--plan PLAN.json --save-plan OUT.json]",
           "Map each kernel of a TVM graph.json onto the Relay ops it was built from; exit 1 "
@@ -425,7 +446,57 @@ int runPartition(const Arguments &args)
             return exitBadInput;
         }
     }
+    if (const auto out = args.value("--out"); out && !args.has("--dry-run")) {
+        if (const int status = exportPlan(*plan, boundary, diagnostics, args, *out); status != exitOk)
+            return status;
+    }
     return cleave::hasErrors(diagnostics) ? exitInvalidPlan : exitOk;
+}
+
+/// `partition --out DIR`: writes the export folder (DESIGN.md §3).
+int exportPlan(const cleave::PartitionPlan &plan, const cleave::BoundaryTable &boundary,
+               const std::vector<cleave::Diagnostic> &diagnostics, const Arguments &args,
+               const std::string &dir)
+{
+    cleave::ExportOptions options;
+    options.liftConstants = args.has("--lift-constants");
+    if (plan.graph().format() == "onnx")
+        options.moduleFormat = "onnx"; // mod<k>.onnx for ONNX sources
+    options.diagnostics = diagnostics;
+    if (const auto targets = args.value("--targets")) {
+        std::stringstream list(*targets);
+        std::string item;
+        while (std::getline(list, item, ','))
+            options.targets.push_back(item);
+    }
+    const cleave::ExportResult result = cleave::exportPartitions(plan, boundary, options, dir);
+    for (const cleave::Diagnostic &d : result.diagnostics)
+        std::cerr << dir << ": " << d.toString() << '\n';
+    if (!result.ok) {
+        const bool io = std::any_of(result.diagnostics.begin(), result.diagnostics.end(),
+                                    [](const cleave::Diagnostic &d) { return d.code == "export.io"; });
+        return io ? exitBadInput : exitInvalidPlan;
+    }
+    std::cout << "exported " << result.files.size() << " files to " << dir << '\n';
+    return exitOk;
+}
+
+int runVerify(const Arguments &args)
+{
+    const std::string &dir = args.positionals.front();
+    const cleave::VerifyResult result
+        = cleave::isOnnxExport(dir) ? cleave::verifyOnnxExport(dir) : cleave::verifyExport(dir);
+    if (result.badInput) {
+        std::cerr << dir << ": error: " << result.firstDifference << '\n';
+        return exitBadInput;
+    }
+    if (!result.ok) {
+        std::cout << dir << ": export does not recompose the source model: "
+                  << result.firstDifference << '\n';
+        return exitInvalidPlan;
+    }
+    std::cout << dir << ": export recomposes the source model\n";
+    return exitOk;
 }
 
 /// `map --plan`: loads a plan made for one of the two models (told apart by the checksum the

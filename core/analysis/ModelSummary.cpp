@@ -253,9 +253,17 @@ ModelSummary ModelSummary::compute(const Graph &graph)
             s.inputs.push_back({ stripSigil(node.name), graph.key(param), node.outputType(0) });
         }
         const std::vector<TensorRef> outputs = graph.outputs(main);
-        for (std::size_t i = 0; i < outputs.size(); ++i)
-            s.outputs.push_back({ "output_" + std::to_string(i), graph.key(outputs[i].node),
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            // Formats that name tensors (ONNX) give outputs their own names.
+            const Node &producer = graph.node(outputs[i].node);
+            std::string name = outputs[i].output < producer.outputNames.size()
+                ? producer.outputNames[outputs[i].output]
+                : std::string();
+            if (name.empty())
+                name = "output_" + std::to_string(i);
+            s.outputs.push_back({ std::move(name), graph.key(outputs[i].node),
                                   graph.tensorType(outputs[i]) });
+        }
     }
     return s;
 }

@@ -71,6 +71,8 @@ struct Node
     std::vector<Pattern> patterns; ///< Match: one pattern per clause.
     bool partialMatch = false; ///< Match: printed as `match?`.
     bool typeAnnotated = false; ///< True when outputTypes[0] came from the source text.
+    /// Per-output tensor names where the format names tensors (ONNX); empty otherwise.
+    std::vector<std::string> outputNames;
 
     /// The type of output `i`, or an Unknown type.
     [[nodiscard]] const Type &outputType(std::size_t i = 0) const;

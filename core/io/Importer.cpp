@@ -4,6 +4,7 @@
 
 #include "core/io/Checksum.h"
 #include "core/io/graphjson/GraphJsonImporter.h"
+#include "core/io/onnx/OnnxImporter.h"
 #include "core/io/relay/RelayImporter.h"
 
 #include <cerrno>
@@ -27,6 +28,7 @@ const std::vector<std::unique_ptr<Importer>> &importers()
 {
     static const std::vector<std::unique_ptr<Importer>> registry = [] {
         std::vector<std::unique_ptr<Importer>> list;
+        list.push_back(std::make_unique<OnnxImporter>()); // strict sniffing first
         list.push_back(std::make_unique<RelayImporter>());
         list.push_back(std::make_unique<GraphJsonImporter>());
         return list;

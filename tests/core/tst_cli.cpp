@@ -180,11 +180,11 @@ void TestCli::helpAndVersion()
 {
     const Run help = runCli({ QStringLiteral("--help") });
     QCOMPARE(help.exitCode, 0);
-    QVERIFY(help.out.contains("  inspect MODEL [--json] [--blocks]\n"));
+    QVERIFY(help.out.contains("  inspect MODEL [--json] [--blocks [FUSION OPTIONS]]\n"));
 
     const Run commandHelp = runCli({ QStringLiteral("inspect"), QStringLiteral("--help") });
     QCOMPARE(commandHelp.exitCode, 0);
-    QVERIFY(commandHelp.out.startsWith("Usage: cleave-cli inspect MODEL [--json] [--blocks]\n"));
+    QVERIFY(commandHelp.out.startsWith("Usage: cleave-cli inspect MODEL [--json] [--blocks [FUSION OPTIONS]]\n"));
 
     const Run version = runCli({ QStringLiteral("--version") });
     QCOMPARE(version.exitCode, 0);

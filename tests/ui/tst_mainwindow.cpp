@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/io/Importer.h"
 #include "ui/MainWindow.h"
 #include "ui/docks/SummaryDock.h"
 #include "ui/document/Document.h"
@@ -59,8 +60,15 @@ private:
 
 QString statusText(const MainWindow &window)
 {
-    auto *label = window.findChild<QLabel *>(QStringLiteral("statusSummary"));
-    return label ? label->text() : QString();
+    QStringList parts;
+    for (const char *name :
+         { "statusModel", "statusNodes", "statusPartitions", "statusValidation" }) {
+        auto *label = window.findChild<QLabel *>(QString::fromLatin1(name));
+        if (!label)
+            return QStringLiteral("(no %1 label)").arg(QString::fromLatin1(name));
+        parts.append(label->text());
+    }
+    return parts.join(QStringLiteral(" | "));
 }
 
 } // namespace
@@ -98,11 +106,18 @@ void TestMainWindow::emptyWindow()
     MainWindow window;
     QCOMPARE(window.windowTitle(), QStringLiteral("Cleave"));
     QCOMPARE(window.outlineModel()->rowCount(), 0);
-    QCOMPARE(statusText(window), QString());
+    QCOMPARE(statusText(window), QStringLiteral(" |  |  | "));
     QCOMPARE(window.summaryDock()->windowTitle(), QStringLiteral("Summary"));
     auto *hint = window.findChild<QLabel *>(QStringLiteral("emptyHint"));
     QVERIFY(hint);
-    QVERIFY(hint->text().contains(QStringLiteral("Formats: relay")));
+    // Every importer of the registry is named, in probing order.
+    QStringList formats;
+    for (const auto &importer : cleave::importers())
+        formats.append(QString::fromStdString(importer->formatName()));
+    QVERIFY(formats.contains(QStringLiteral("relay")));
+    QVERIFY(formats.contains(QStringLiteral("graph.json")));
+    QVERIFY(
+        hint->text().endsWith(QStringLiteral("Formats: ") + formats.join(QStringLiteral(", "))));
 }
 
 void TestMainWindow::openShowsModel()
@@ -114,8 +129,11 @@ void TestMainWindow::openShowsModel()
 
     QCOMPARE(
         window.windowTitle(),
-        QStringLiteral("conv-bias-relu_byoc-partitioned_metadata-b64_match.relay.txt — Cleave"));
-    QCOMPARE(statusText(window), QStringLiteral("3 ops · 1 input · 1 output · relay"));
+        QStringLiteral("conv-bias-relu_byoc-partitioned_metadata-b64_match.relay.txt[*] — Cleave"));
+    QVERIFY(!window.isWindowModified());
+    QCOMPARE(statusText(window),
+             QStringLiteral("conv-bias-relu_byoc-partitioned_metadata-b64_match.relay.txt | "
+                            "1 op · 2 nodes | 1 partition | ✓ valid"));
 
     // One row per function: @main first, then the BYOC partition and its composite literal.
     const ModelOutlineModel *outline = window.outlineModel();

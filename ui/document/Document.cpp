@@ -3,6 +3,7 @@
 #include "ui/document/Document.h"
 
 #include "core/io/Importer.h"
+#include "core/validation/Validation.h"
 
 #include <QFileInfo>
 #include <QStringList>
@@ -16,7 +17,12 @@ Document::Document(QObject *parent)
 {
 }
 
-Document::~Document() = default;
+Document::~Document()
+{
+    // The plan refers to the graph: drop it first.
+    m_undoStack.clear();
+    m_plan.reset();
+}
 
 bool Document::open(const QString &path, QString *error)
 {
@@ -45,17 +51,123 @@ bool Document::open(const QString &path, QString *error)
 
 void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path)
 {
-    // Keep the old graph alive until every listener has moved to the new one.
+    std::optional<cleave::PartitionPlan> plan;
+    if (graph)
+        plan.emplace(*graph);
+    setGraph(std::move(graph), path, std::move(plan));
+}
+
+void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path,
+                        std::optional<cleave::PartitionPlan> plan)
+{
+    // Commands hold edits of the old plan: they go first. The old graph stays alive until every
+    // listener has moved to the new one.
+    m_undoStack.clear();
     std::unique_ptr<cleave::Graph> previous = std::exchange(m_graph, std::move(graph));
+    m_plan = std::move(plan);
+    if (m_graph && !m_plan)
+        m_plan.emplace(*m_graph);
     m_filePath = path;
     m_summary = m_graph ? cleave::ModelSummary::compute(*m_graph) : cleave::ModelSummary {};
-    m_undoStack.clear();
+    m_blocks.reset();
+    m_blockOfNode.clear();
+    setProjectPath({});
+    refresh();
     emit graphChanged();
+    emit planChanged();
 }
 
 QString Document::fileName() const
 {
     return m_filePath.isEmpty() ? QString() : QFileInfo(m_filePath).fileName();
+}
+
+const std::vector<cleave::FusedBlock> &Document::blocks() const
+{
+    if (!m_blocks) {
+        m_blocks.emplace();
+        if (m_graph) {
+            *m_blocks = cleave::fuseOps(*m_graph, m_graph->mainFunction());
+            m_blockOfNode.assign(m_graph->nodeCount(), -1);
+            for (std::size_t b = 0; b < m_blocks->size(); ++b) {
+                for (cleave::NodeId n : (*m_blocks)[b].nodes)
+                    m_blockOfNode[n.index()] = static_cast<int>(b);
+            }
+        }
+    }
+    return *m_blocks;
+}
+
+int Document::blockOf(cleave::NodeId node) const
+{
+    static_cast<void>(blocks());
+    return node.isValid() && node.index() < m_blockOfNode.size() ? m_blockOfNode[node.index()] : -1;
+}
+
+void Document::setProjectPath(const QString &path)
+{
+    if (path == m_projectPath)
+        return;
+    m_projectPath = path;
+    emit projectPathChanged();
+}
+
+cleave::PlanEdit
+Document::runEdit(const std::function<cleave::PlanEdit(cleave::PartitionPlan &)> &edit)
+{
+    if (!m_plan)
+        return {};
+    cleave::PlanEdit result = edit(*m_plan);
+    if (result.isEmpty()) {
+        QStringList reasons;
+        for (const cleave::Diagnostic &d : result.diagnostics)
+            reasons.append(QString::fromStdString(d.message));
+        emit editRefused(reasons.isEmpty() ? tr("The edit changes nothing.")
+                                           : reasons.join(QLatin1Char('\n')));
+        return result;
+    }
+    refresh();
+    emit planChanged();
+    if (!result.impliedEdges.empty())
+        emit edgesImplied(result.impliedEdges);
+    return result;
+}
+
+void Document::applyEdit(const cleave::PlanEdit &edit)
+{
+    if (!m_plan)
+        return;
+    m_plan->apply(edit);
+    refresh();
+    emit planChanged();
+}
+
+void Document::revertEdit(const cleave::PlanEdit &edit)
+{
+    if (!m_plan)
+        return;
+    m_plan->revert(edit);
+    refresh();
+    emit planChanged();
+}
+
+void Document::refresh()
+{
+    m_errors = 0;
+    m_warnings = 0;
+    if (!m_plan) {
+        m_boundary = {};
+        m_diagnostics.clear();
+        return;
+    }
+    m_boundary = cleave::computeBoundary(*m_plan);
+    m_diagnostics = cleave::validateAll(*m_plan, m_boundary);
+    for (const cleave::Diagnostic &d : m_diagnostics) {
+        if (d.severity == cleave::Severity::Error)
+            ++m_errors;
+        else if (d.severity == cleave::Severity::Warning)
+            ++m_warnings;
+    }
 }
 
 } // namespace cleave::ui

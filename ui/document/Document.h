@@ -2,19 +2,31 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/ModelSummary.h"
+#include "core/graph/Diagnostic.h"
 #include "core/graph/Graph.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
 
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
 
+#include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace cleave::ui {
 
-/// The model open in the editor: the imported graph, where it came from, its summary, and the
-/// undo stack that plan edits will be pushed on. A failed load leaves the document unchanged.
+/// The model open in the editor: the imported graph, where it came from, its summary, the
+/// partition plan over its main function, the plan's boundary and diagnostics, and the undo stack
+/// every plan edit is pushed on. A failed load leaves the document unchanged.
+///
+/// Plans are edited only through commands (ui/commands), which call runEdit() once and then
+/// applyEdit() / revertEdit() with the core PlanEdit; after each of them the boundary and the
+/// validation are recomputed and planChanged() is emitted.
 class Document : public QObject
 {
     Q_OBJECT
@@ -26,8 +38,12 @@ public:
     /// Imports `path` and, on success, makes it the document's graph. On failure the current graph
     /// stays, and `error` (when given) receives the diagnostics as `file:line:col: error: ...`.
     bool open(const QString &path, QString *error = nullptr);
-    /// Makes `graph` (imported from `path`) the document's graph and clears the undo stack.
+    /// Makes `graph` (imported from `path`) the document's graph with a one-partition plan and
+    /// clears the undo stack.
     void setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path);
+    /// Same with a given plan (which must refer to `graph`).
+    void setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path,
+                  std::optional<cleave::PartitionPlan> plan);
 
     /// The open graph, or nullptr before the first successful open().
     [[nodiscard]] const cleave::Graph *graph() const { return m_graph.get(); }
@@ -38,15 +54,61 @@ public:
     [[nodiscard]] const cleave::ModelSummary &summary() const { return m_summary; }
     [[nodiscard]] QUndoStack *undoStack() { return &m_undoStack; }
 
+    /// The plan over the graph's main function, or nullptr without a graph.
+    [[nodiscard]] const cleave::PartitionPlan *plan() const { return m_plan ? &*m_plan : nullptr; }
+    [[nodiscard]] const cleave::BoundaryTable &boundary() const { return m_boundary; }
+    /// The validation findings of the current plan (validateAll).
+    [[nodiscard]] const std::vector<cleave::Diagnostic> &diagnostics() const
+    {
+        return m_diagnostics;
+    }
+    [[nodiscard]] int errorCount() const { return m_errors; }
+    [[nodiscard]] int warningCount() const { return m_warnings; }
+    /// The FuseOps blocks of the main function (computed on first use).
+    [[nodiscard]] const std::vector<cleave::FusedBlock> &blocks() const;
+    /// The index into blocks() of the block holding `node`, or -1.
+    [[nodiscard]] int blockOf(cleave::NodeId node) const;
+
+    /// The project file the document was loaded from or saved to, or empty.
+    [[nodiscard]] const QString &projectPath() const { return m_projectPath; }
+    void setProjectPath(const QString &path);
+    /// True when there are edits since the last save (or since the model was opened).
+    [[nodiscard]] bool isModified() const { return !m_undoStack.isClean(); }
+
+    /// Runs a core edit on the plan, then refreshes and emits planChanged() (unless the edit
+    /// changed nothing, in which case editRefused() carries its diagnostics). For commands.
+    cleave::PlanEdit runEdit(const std::function<cleave::PlanEdit(cleave::PartitionPlan &)> &edit);
+    /// Redoes / undoes an edit made by runEdit(). For commands.
+    void applyEdit(const cleave::PlanEdit &edit);
+    void revertEdit(const cleave::PlanEdit &edit);
+
 signals:
     /// The graph was replaced. The previous graph is still alive while this is emitted, so
     /// listeners may reset models that point into it.
     void graphChanged();
+    /// The plan changed (an edit, an undo, a redo, or a new graph): boundary and diagnostics are
+    /// up to date.
+    void planChanged();
+    /// A fresh edit cut edges its line did not cross (skip connections, second branches).
+    void edgesImplied(const std::vector<cleave::PlanEdge> &edges);
+    /// An edit was refused or changed nothing; `message` says why.
+    void editRefused(const QString &message);
+    void projectPathChanged();
 
 private:
+    void refresh();
+
     std::unique_ptr<cleave::Graph> m_graph;
     QString m_filePath;
+    QString m_projectPath;
     cleave::ModelSummary m_summary;
+    std::optional<cleave::PartitionPlan> m_plan;
+    cleave::BoundaryTable m_boundary;
+    std::vector<cleave::Diagnostic> m_diagnostics;
+    int m_errors = 0;
+    int m_warnings = 0;
+    mutable std::optional<std::vector<cleave::FusedBlock>> m_blocks;
+    mutable std::vector<int> m_blockOfNode;
     QUndoStack m_undoStack;
 };
 

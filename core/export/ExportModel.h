@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/export/ExportOptions.h"
+#include "core/export/ModuleExporter.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace cleave {
+
+/// Where one module output goes: a module input or a global output.
+struct OutputDependency
+{
+    int module = -1; ///< Consumer mod_idx, or -1 for a global output.
+    std::string inputName;
+    int globalOutput = -1;
+};
+
+/// One output of one module, as pipeline_config.json lists it.
+struct ModuleOutputInfo
+{
+    Type type;
+    std::vector<OutputDependency> dependencies;
+    std::string passThrough; ///< Global input forwarded by this output, if any.
+};
+
+/// Everything the export artefacts are made from, computed once (pipeline order = plan order).
+struct ExportModel
+{
+    const PartitionPlan *plan = nullptr;
+    const BoundaryTable *boundary = nullptr;
+    const ExportOptions *options = nullptr;
+    const ModuleExporter *writer = nullptr;
+    std::vector<std::string> targets; ///< Effective target per module.
+    std::vector<std::string> files; ///< Module file name per module.
+    /// Global inputs in parameter order: name, and the module that receives it (-1 unused).
+    std::vector<std::pair<std::string, int>> globalInputs;
+    std::vector<std::vector<std::string>> passThrough; ///< Per module: forwarded inputs.
+    /// Per module, its outputs in output_idx order: the interface outputs, then one output per
+    /// forwarded global input (passThrough).
+    std::vector<std::vector<ModuleOutputInfo>> outputs;
+    std::vector<ModuleSummary> summaries; ///< Filled while modules are written.
+    std::vector<Diagnostic> diagnostics;
+};
+
+/// Builds the connection model of a plan; errors (a cycle between partitions, a global
+/// output no partition produces) go to `model.diagnostics`.
+ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &boundary,
+                             const ExportOptions &options);
+
+/// `"<device_type>,<device_id>"` of a target (llvm 1, cuda 2, opencl 4, vulkan 7, metal 8,
+/// rocm 10; BYOC compilers run from the host CPU).
+std::string deviceOf(const std::string &target);
+/// True when a target names a BYOC compiler rather than a TVM device target.
+bool isByocTarget(const std::string &target);
+
+/// pipeline_config.json (TVM's schema, key order as TVM writes it).
+nlohmann::ordered_json pipelineConfigJson(const ExportModel &model);
+/// partitions.json (Cleave's manifest).
+nlohmann::ordered_json manifestJson(const ExportModel &model);
+/// build_pipeline.py.
+std::string buildScript(const ExportModel &model);
+/// JSON text as Python's json.dump writes it (one line, ", " and ": " separators).
+std::string dumpPythonJson(const nlohmann::ordered_json &value);
+
+} // namespace cleave

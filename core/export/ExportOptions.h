@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Diagnostic.h"
+
+#include <string>
+#include <vector>
+
+namespace cleave {
+
+/// Which files an export writes and how (DESIGN.md §3). Every artefact is on by default.
+struct ExportOptions
+{
+    bool modules = true; ///< One module file per partition (`mod<k>.relay`, `mod<k>.onnx`, ...).
+    bool pipelineConfig = true; ///< `pipeline_config.json` (TVM pipeline executor schema).
+    bool manifest = true; ///< `partitions.json` (Cleave's manifest; `verify` needs it).
+    bool buildScript = true; ///< `build_pipeline.py` (TVM <= 0.18 build of the pipeline).
+    bool byoc = true; ///< `byoc.relay` + `byoc_annotated.relay` when a partition has a BYOC target.
+    /// Constants become trailing parameters of each module (in order of first use inside the
+    /// partition, named `<module>_const_<i>`) instead of `meta[relay.Constant][i]` bodies.
+    bool liftConstants = false;
+    /// Overrides the partitions' targets, by position (empty entries keep the plan's target).
+    std::vector<std::string> targets;
+    /// Module format: "relay" (default) or any name listed by moduleExporters().
+    std::string moduleFormat = "relay";
+    /// Diagnostics of the plan at export time (validation findings), copied to the manifest.
+    std::vector<Diagnostic> diagnostics;
+};
+
+/// What an export did: `ok` when every file was written and the folder swapped in place;
+/// `files` lists the written file names (relative to the folder) in writing order.
+struct ExportResult
+{
+    bool ok = false;
+    std::vector<std::string> files;
+    std::vector<Diagnostic> diagnostics;
+};
+
+} // namespace cleave

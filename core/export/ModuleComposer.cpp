@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/export/ModuleComposer.h"
+
+#include <unordered_map>
+
+namespace cleave {
+
+namespace {
+
+class Composer
+{
+public:
+    Composer(const std::vector<ComposedModule> &modules, const ComposeSpec &spec, std::string &error)
+        : m_modules(modules), m_spec(spec), m_error(error)
+    {
+    }
+
+    Graph run()
+    {
+        Function main;
+        main.kind = Function::Kind::Global;
+        main.name = "main";
+        main.attrs = m_spec.signature.attrs;
+        main.typeParams = m_spec.signature.typeParams;
+        main.returnType = m_spec.signature.returnType;
+        main.hasReturnType = m_spec.signature.hasReturnType;
+        main.where = m_spec.signature.where;
+        m_main = m_out.addFunction(std::move(main));
+        for (const auto &[name, type] : m_spec.inputs) {
+            Node n;
+            n.kind = NodeKind::Input;
+            n.function = m_main;
+            n.name = "%" + name;
+            n.outputTypes = { type };
+            n.typeAnnotated = true;
+            const NodeId id = m_out.addNode(std::move(n));
+            m_out.function(m_main).params.push_back(id);
+            m_inputs.emplace(name, id);
+        }
+        if (!m_modules.empty() && m_modules.front().graph) {
+            for (const TypeDefinition &def : m_modules.front().graph->typeDefinitions())
+                m_out.addTypeDefinition(def);
+        }
+        m_outputs.resize(m_modules.size());
+        for (std::size_t k = 0; k < m_modules.size() && m_error.empty(); ++k)
+            composeModule(k);
+        if (!m_error.empty())
+            return std::move(m_out);
+        std::vector<TensorRef> results;
+        for (const auto &[module, output] : m_spec.outputs) {
+            if (module >= m_outputs.size() || output >= m_outputs[module].size()) {
+                m_error = "global output refers to mod" + std::to_string(module) + " output "
+                    + std::to_string(output) + ", which does not exist";
+                return std::move(m_out);
+            }
+            results.push_back(m_outputs[module][output]);
+        }
+        if (results.size() == 1 && !m_spec.tupleResult) {
+            m_out.function(m_main).result = results.front().node;
+        } else if (!results.empty()) {
+            Node tuple;
+            tuple.kind = NodeKind::Tuple;
+            tuple.function = m_main;
+            tuple.inputs = results;
+            std::vector<Type> fields;
+            for (TensorRef r : results)
+                fields.push_back(m_out.tensorType(r));
+            tuple.outputTypes = { Type::tuple(fields) };
+            m_out.function(m_main).result = m_out.addNode(std::move(tuple));
+        }
+        m_out.finalize();
+        return std::move(m_out);
+    }
+
+private:
+    struct ModuleState
+    {
+        std::unordered_map<std::uint32_t, TensorRef> nodes;
+        std::unordered_map<std::uint32_t, FunctionId> functions;
+    };
+
+    TensorRef annotate(TensorRef t, const char *op, const std::string &compiler)
+    {
+        Node n;
+        n.kind = NodeKind::OpCall;
+        n.function = m_main;
+        n.op = op;
+        n.inputs = { t };
+        n.attrs.set("compiler", AttrValue::string(compiler));
+        n.outputTypes = { m_out.tensorType(t) };
+        return TensorRef { m_out.addNode(std::move(n)), 0 };
+    }
+
+    TensorRef bindingValue(std::size_t k, const ModuleBinding &b)
+    {
+        switch (b.kind) {
+        case ModuleBinding::Kind::GlobalInput: {
+            auto it = m_inputs.find(b.name);
+            if (it == m_inputs.end()) {
+                m_error = "mod" + std::to_string(k) + " reads global input '" + b.name
+                    + "', which the model does not have";
+                return {};
+            }
+            return TensorRef { it->second, 0 };
+        }
+        case ModuleBinding::Kind::ModuleOutput:
+            if (b.module >= k || b.output >= m_outputs[b.module].size()) {
+                m_error = "mod" + std::to_string(k) + " reads output " + std::to_string(b.output)
+                    + " of mod" + std::to_string(b.module) + ", which is not produced before it";
+                return {};
+            }
+            return m_outputs[b.module][b.output];
+        case ModuleBinding::Kind::Constant: {
+            auto it = m_constants.find(b.constantRef);
+            if (it != m_constants.end())
+                return TensorRef { it->second, 0 };
+            Node n;
+            n.kind = NodeKind::Constant;
+            n.function = m_main;
+            n.metaRef = b.constantRef;
+            n.outputTypes = { b.type };
+            n.typeAnnotated = true;
+            const NodeId id = m_out.addNode(std::move(n));
+            m_constants.emplace(b.constantRef, id);
+            return TensorRef { id, 0 };
+        }
+        }
+        return {};
+    }
+
+    void composeModule(std::size_t k)
+    {
+        const ComposedModule &cm = m_modules[k];
+        if (!cm.graph) {
+            m_error = "mod" + std::to_string(k) + " is missing";
+            return;
+        }
+        const Graph &g = *cm.graph;
+        const FunctionId gmain = g.findFunction(cm.function);
+        if (!gmain.isValid()) {
+            m_error = "mod" + std::to_string(k) + " has no @" + cm.function;
+            return;
+        }
+        const Function &f = g.function(gmain);
+        if (f.params.size() != cm.bindings.size()) {
+            m_error = "mod" + std::to_string(k) + " has " + std::to_string(f.params.size())
+                + " parameters but the config binds " + std::to_string(cm.bindings.size());
+            return;
+        }
+        ModuleState st;
+        std::vector<TensorRef> args;
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            TensorRef v = bindingValue(k, cm.bindings[i]);
+            if (!m_error.empty())
+                return;
+            if (!cm.annotateCompiler.empty())
+                v = annotate(v, "annotation.compiler_begin", cm.annotateCompiler);
+            args.push_back(v);
+        }
+        std::vector<TensorRef> outs;
+        if (cm.callName.empty()) {
+            for (std::size_t i = 0; i < f.params.size(); ++i)
+                st.nodes.emplace(f.params[i].value, args[i]);
+            st.functions.emplace(gmain.value, m_main);
+            const NodeId result = f.result;
+            const bool tupleOut = cm.outputCount > 1 || cm.tupleOutputs;
+            for (NodeId n : g.topologicalOrder(gmain)) {
+                if (st.nodes.count(n.value) || (tupleOut && n == result))
+                    continue;
+                copyNode(cm, st, n, m_main);
+            }
+            if (!m_error.empty())
+                return;
+            if (tupleOut) {
+                if (!result.isValid() || g.node(result).kind != NodeKind::Tuple
+                    || g.node(result).inputs.size() != cm.outputCount) {
+                    m_error = "mod" + std::to_string(k) + " does not return a tuple of "
+                        + std::to_string(cm.outputCount) + " outputs";
+                    return;
+                }
+                for (TensorRef t : g.node(result).inputs)
+                    outs.push_back(resolve(cm, st, t));
+            } else if (result.isValid()) {
+                outs.push_back(resolve(cm, st, TensorRef { result, 0 }));
+            }
+        } else {
+            Function fn = f;
+            fn.name = cm.callName;
+            fn.attrs = cm.callAttrs;
+            fn.params.clear();
+            fn.nodes.clear();
+            fn.result = {};
+            const FunctionId callee = m_out.addFunction(std::move(fn));
+            st.functions.emplace(gmain.value, callee);
+            for (std::size_t i = 0; i < f.params.size(); ++i) {
+                Node p = g.node(f.params[i]);
+                p.function = callee;
+                if (i < cm.callParams.size())
+                    p.name = "%" + cm.callParams[i];
+                const NodeId id = m_out.addNode(std::move(p));
+                m_out.function(callee).params.push_back(id);
+                st.nodes.emplace(f.params[i].value, TensorRef { id, 0 });
+            }
+            for (NodeId n : g.topologicalOrder(gmain)) {
+                if (!st.nodes.count(n.value))
+                    copyNode(cm, st, n, callee);
+            }
+            if (f.result.isValid())
+                m_out.function(callee).result = resolve(cm, st, TensorRef { f.result, 0 }).node;
+            Node call;
+            call.kind = NodeKind::FunctionCall;
+            call.function = m_main;
+            call.callee = callee;
+            call.inputs = args;
+            call.outputTypes = { f.returnType };
+            const NodeId c = m_out.addNode(std::move(call));
+            if (cm.outputCount > 1 || cm.tupleOutputs) {
+                for (std::uint32_t o = 0; o < cm.outputCount; ++o) {
+                    Node item;
+                    item.kind = NodeKind::TupleGetItem;
+                    item.function = m_main;
+                    item.index = o;
+                    item.inputs = { TensorRef { c, 0 } };
+                    item.outputTypes = { f.returnType.isTuple() ? f.returnType.field(o) : Type::unknown() };
+                    outs.push_back(TensorRef { m_out.addNode(std::move(item)), 0 });
+                }
+            } else {
+                outs.push_back(TensorRef { c, 0 });
+            }
+        }
+        if (!cm.annotateCompiler.empty()) {
+            for (TensorRef &o : outs)
+                o = annotate(o, "annotation.compiler_end", cm.annotateCompiler);
+        }
+        m_outputs[k] = std::move(outs);
+    }
+
+    TensorRef resolve(const ComposedModule &cm, ModuleState &st, TensorRef t)
+    {
+        if (auto it = st.nodes.find(t.node.value); it != st.nodes.end())
+            return TensorRef { it->second.node, it->second.output + t.output };
+        const Node &n = cm.graph->node(t.node);
+        auto f = st.functions.find(n.function.value);
+        const FunctionId into = f != st.functions.end() ? f->second : m_main;
+        const NodeId id = copyNode(cm, st, t.node, into);
+        return TensorRef { id, t.output };
+    }
+
+    FunctionId copyFunction(const ComposedModule &cm, ModuleState &st, FunctionId f, FunctionId parent)
+    {
+        if (auto it = st.functions.find(f.value); it != st.functions.end())
+            return it->second;
+        const Function &src = cm.graph->function(f);
+        if (src.kind == Function::Kind::Global) {
+            if (auto it = m_globals.find(src.name); it != m_globals.end()) {
+                st.functions.emplace(f.value, it->second);
+                return it->second;
+            }
+        }
+        Function nf = src;
+        nf.parent = src.kind == Function::Kind::Global ? FunctionId {} : parent;
+        nf.params.clear();
+        nf.nodes.clear();
+        nf.result = {};
+        const FunctionId id = m_out.addFunction(std::move(nf));
+        st.functions.emplace(f.value, id);
+        if (src.kind == Function::Kind::Global)
+            m_globals.emplace(src.name, id);
+        for (NodeId n : src.nodes) {
+            if (!st.nodes.count(n.value))
+                copyNode(cm, st, n, id);
+        }
+        for (NodeId p : src.params)
+            m_out.function(id).params.push_back(st.nodes.at(p.value).node);
+        if (src.result.isValid())
+            m_out.function(id).result = resolve(cm, st, TensorRef { src.result, 0 }).node;
+        return id;
+    }
+
+    NodeId copyNode(const ComposedModule &cm, ModuleState &st, NodeId id, FunctionId into)
+    {
+        const Node &src = cm.graph->node(id);
+        Node n = src;
+        n.function = into;
+        for (TensorRef &in : n.inputs) {
+            if (in.isValid())
+                in = resolve(cm, st, in);
+        }
+        if (src.callee.isValid())
+            n.callee = copyFunction(cm, st, src.callee, into);
+        n.scopes.clear();
+        if (src.kind == NodeKind::Constant && !src.metaRef.empty()) {
+            if (auto it = cm.constantRefs.find(src.metaRef); it != cm.constantRefs.end())
+                n.metaRef = it->second;
+            if (into == m_main && cm.callName.empty()) {
+                if (auto it = m_constants.find(n.metaRef); it != m_constants.end()) {
+                    st.nodes.emplace(id.value, TensorRef { it->second, 0 });
+                    return it->second;
+                }
+            }
+        }
+        if (m_spec.collapseFieldTuples && src.kind == NodeKind::Tuple && !n.inputs.empty()) {
+            const TensorRef whole = collapsible(n.inputs);
+            if (whole.isValid()) {
+                st.nodes.emplace(id.value, whole);
+                return whole.node;
+            }
+        }
+        const NodeId nid = m_out.addNode(std::move(n));
+        st.nodes.emplace(id.value, TensorRef { nid, 0 });
+        if (src.kind == NodeKind::Constant && !src.metaRef.empty() && into == m_main
+            && cm.callName.empty())
+            m_constants.emplace(m_out.node(nid).metaRef, nid);
+        std::vector<FunctionId> scopes;
+        for (FunctionId s : src.scopes)
+            scopes.push_back(copyFunction(cm, st, s, into));
+        m_out.node(nid).scopes = std::move(scopes);
+        return nid;
+    }
+
+    /// `(%x.0, %x.1, ..., %x.n-1)` over all fields of `%x` → `%x`.
+    TensorRef collapsible(const std::vector<TensorRef> &inputs) const
+    {
+        TensorRef whole;
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            const Node &item = m_out.node(inputs[i].node);
+            if (item.kind != NodeKind::TupleGetItem || item.index != i || item.inputs.empty())
+                return {};
+            if (i == 0)
+                whole = item.inputs[0];
+            else if (!(item.inputs[0] == whole))
+                return {};
+        }
+        const Type &t = m_out.tensorType(whole);
+        if (!t.isTuple() || t.fields.size() != inputs.size())
+            return {};
+        return whole;
+    }
+
+    const std::vector<ComposedModule> &m_modules;
+    const ComposeSpec &m_spec;
+    std::string &m_error;
+    Graph m_out;
+    FunctionId m_main;
+    std::unordered_map<std::string, NodeId> m_inputs;
+    std::unordered_map<std::string, NodeId> m_constants;
+    std::unordered_map<std::string, FunctionId> m_globals;
+    std::vector<std::vector<TensorRef>> m_outputs;
+};
+
+} // namespace
+
+Graph composeModules(const std::vector<ComposedModule> &modules, const ComposeSpec &spec,
+                     std::string &error)
+{
+    return Composer(modules, spec, error).run();
+}
+
+} // namespace cleave

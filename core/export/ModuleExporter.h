@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/export/ExportOptions.h"
+#include "core/graph/Graph.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cleave {
+
+/// What a module writer tells the manifest about one written module.
+struct ModuleSummary
+{
+    std::string file; ///< File name inside the export folder (`mod0.relay`).
+    std::vector<std::string> parameters; ///< The module's inputs in order (cut, global, lifted).
+    /// Lifted or re-indexed constants: {source ref, module ref or parameter name, type}.
+    struct Constant
+    {
+        std::string sourceRef;
+        std::string moduleRef; ///< `meta[relay.Constant][i]` in the module, empty when lifted.
+        std::string parameter; ///< Parameter name when lifted.
+        Type type;
+        std::string sourceKey; ///< Graph::key of the source constant node.
+    };
+    std::vector<Constant> constants;
+};
+
+/// Writes one partition of a plan as a module file of one format (Relay text, ONNX, ...).
+/// Implementations never throw; problems become error diagnostics.
+class ModuleExporter
+{
+public:
+    virtual ~ModuleExporter() = default;
+    /// Format name used in ExportOptions::moduleFormat and in the manifest ("relay").
+    [[nodiscard]] virtual std::string formatName() const = 0;
+    /// File extension without the dot ("relay", "onnx"): modules are `mod<k>.<extension>`.
+    [[nodiscard]] virtual std::string extension() const = 0;
+    /// True when the writer can export plans over graphs of this importer format.
+    [[nodiscard]] virtual bool acceptsSource(const Graph &graph) const = 0;
+    /// The content of partition `k` (plan order) as a module file, filling `summary`.
+    /// Returns false with diagnostics when the partition cannot be written.
+    virtual bool writeModule(const PartitionPlan &plan, const BoundaryTable &boundary,
+                             std::size_t k, const ExportOptions &options,
+                             const std::vector<std::string> &passThrough, std::string &content,
+                             ModuleSummary &summary, std::vector<Diagnostic> &diagnostics) const
+        = 0;
+    /// Reads a module file written by writeModule back as a graph (for `verify`).
+    [[nodiscard]] virtual std::unique_ptr<Graph> readModule(const std::string &path,
+                                                            std::vector<Diagnostic> &diagnostics) const
+        = 0;
+    /// Compares the values of a read-back module's constants with the source's where the files
+    /// carry them; `refs` pairs each module constant reference with the source reference it
+    /// stands for. Returns the first difference, or nullopt.
+    [[nodiscard]] virtual std::optional<std::string>
+    constantDifference(const Graph &module, const Graph &source,
+                       const std::vector<std::pair<std::string, std::string>> &refs) const
+        = 0;
+};
+
+/// Every module writer Cleave has (the registry); RelayModuleExporter first.
+const std::vector<std::unique_ptr<ModuleExporter>> &moduleExporters();
+
+/// The module writer for a format name, or nullptr.
+const ModuleExporter *moduleExporterFor(const std::string &formatName);
+
+} // namespace cleave

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/export/OnnxModuleExporter.h"
+
+#include "core/export/OnnxModelFile.h"
+#include "core/io/Importer.h"
+#include "core/io/onnx/OnnxNames.h"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+namespace cleave {
+
+namespace {
+
+Diagnostic onnxError(std::string message)
+{
+    return Diagnostic::make(Severity::Error, "export.onnx", std::move(message));
+}
+
+/// The source model of a plan with the lookups the writer needs, read once per file version.
+struct OnnxSource
+{
+    onnx::ModelProto model; ///< External data inlined, shapes inferred.
+    std::unordered_map<std::string, int> nodeByKey;
+    std::unordered_map<std::string, int> producer; ///< Tensor name -> node index.
+    std::unordered_map<std::string, int> initializer; ///< Name -> index.
+    std::unordered_map<std::string, const onnx::ValueInfoProto *> valueInfo;
+};
+
+std::shared_ptr<const OnnxSource> loadSource(const Graph &graph, std::string &error)
+{
+    static std::mutex mutex;
+    static std::map<std::pair<std::string, std::string>, std::shared_ptr<const OnnxSource>> cache;
+    const std::pair<std::string, std::string> id(graph.sourcePath(), graph.checksum());
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(id); it != cache.end())
+        return it->second;
+    auto src = std::make_shared<OnnxSource>();
+    if (!onnxio::loadModel(graph.sourcePath(), graph.checksum(), src->model, error))
+        return nullptr;
+    try {
+        onnx::shape_inference::InferShapes(src->model);
+    } catch (const std::exception &) {
+        // Types then come from the file's own value_info only (the importer warned already).
+    }
+    const onnx::GraphProto &g = src->model.graph();
+    const std::vector<std::string> keys = onnxio::nodeKeys(g);
+    for (int i = 0; i < g.node_size(); ++i) {
+        src->nodeByKey.emplace(keys[static_cast<std::size_t>(i)], i);
+        for (const std::string &out : g.node(i).output()) {
+            if (!out.empty())
+                src->producer.emplace(out, i);
+        }
+    }
+    for (int i = 0; i < g.initializer_size(); ++i)
+        src->initializer.emplace(g.initializer(i).name(), i);
+    for (const auto &v : g.input())
+        src->valueInfo.emplace(v.name(), &v);
+    for (const auto &v : g.output())
+        src->valueInfo.emplace(v.name(), &v);
+    for (const auto &v : g.value_info())
+        src->valueInfo.emplace(v.name(), &v);
+    if (cache.size() > 4)
+        cache.clear();
+    cache.emplace(id, src);
+    return src;
+}
+
+/// Tensor names a node reads, including the outer tensors its subgraphs read.
+void readsOf(const onnx::NodeProto &node, std::vector<std::string> &names)
+{
+    for (const std::string &in : node.input()) {
+        if (!in.empty())
+            names.push_back(in);
+    }
+    for (const auto &a : node.attribute()) {
+        std::vector<const onnx::GraphProto *> graphs;
+        if (a.has_g())
+            graphs.push_back(&a.g());
+        for (const auto &g : a.graphs())
+            graphs.push_back(&g);
+        for (const onnx::GraphProto *g : graphs) {
+            std::set<std::string> local;
+            for (const auto &v : g->input())
+                local.insert(v.name());
+            for (const auto &t : g->initializer())
+                local.insert(t.name());
+            for (const auto &n : g->node()) {
+                std::vector<std::string> inner;
+                readsOf(n, inner);
+                for (std::string &s : inner) {
+                    if (!local.count(s))
+                        names.push_back(std::move(s));
+                }
+                for (const std::string &out : n.output())
+                    local.insert(out);
+            }
+        }
+    }
+}
+
+} // namespace
+
+std::string onnxTensorName(const Graph &graph, TensorRef tensor)
+{
+    const Node &n = graph.node(tensor.node);
+    if (tensor.output < n.outputNames.size() && !n.outputNames[tensor.output].empty())
+        return n.outputNames[tensor.output];
+    return n.name;
+}
+
+std::vector<std::string> onnxInputNames(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                        std::size_t k)
+{
+    std::vector<std::string> names;
+    for (const PartitionInput &pi : boundary.interfaces[k].inputs) {
+        names.push_back(
+            pi.boundary >= 0 ? onnxTensorName(
+                plan.graph(), boundary.tensors[static_cast<std::size_t>(pi.boundary)].tensor)
+                             : onnxTensorName(plan.graph(), { pi.globalInput, 0 }));
+    }
+    return names;
+}
+
+std::vector<std::string> onnxOutputNames(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                         std::size_t k)
+{
+    std::vector<std::string> names;
+    for (const PartitionOutput &po : boundary.interfaces[k].outputs)
+        names.push_back(onnxTensorName(plan.graph(), po.tensor));
+    return names;
+}
+
+bool OnnxModuleExporter::acceptsSource(const Graph &graph) const
+{
+    return graph.format() == "onnx";
+}
+
+bool OnnxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                     std::size_t k, const ExportOptions &options,
+                                     const std::vector<std::string> &passThrough,
+                                     std::string &content, ModuleSummary &summary,
+                                     std::vector<Diagnostic> &diagnostics) const
+{
+    const Graph &graph = plan.graph();
+    std::string error;
+    const std::shared_ptr<const OnnxSource> src = loadSource(graph, error);
+    if (!src) {
+        diagnostics.push_back(onnxError(error));
+        return false;
+    }
+    if (k == 0 && options.liftConstants) {
+        diagnostics.push_back(Diagnostic::make(
+            Severity::Warning, "export.onnx",
+            "ONNX modules keep their initializers; --lift-constants applies to Relay modules"));
+    }
+    const onnx::GraphProto &sg = src->model.graph();
+    const Partition &part = plan.partitions()[k];
+    std::vector<char> chosen(static_cast<std::size_t>(sg.node_size()), 0);
+    for (NodeId n : plan.nodesOf(part.id)) {
+        if (graph.node(n).function != plan.function())
+            continue;
+        auto it = src->nodeByKey.find(graph.key(n));
+        if (it == src->nodeByKey.end()) {
+            diagnostics.push_back(onnxError("node " + graph.key(n) + " of partition " + part.name
+                                            + " has no ONNX node in " + graph.sourcePath()));
+            return false;
+        }
+        chosen[static_cast<std::size_t>(it->second)] = 1;
+    }
+    // What the partition reads from outside: initializers, Constant nodes, or module inputs.
+    std::set<std::string> produced;
+    for (int i = 0; i < sg.node_size(); ++i) {
+        if (chosen[static_cast<std::size_t>(i)]) {
+            for (const std::string &out : sg.node(i).output())
+                produced.insert(out);
+        }
+    }
+    std::vector<char> usedInit(static_cast<std::size_t>(sg.initializer_size()), 0);
+    std::vector<std::string> external;
+    std::set<std::string> seen;
+    for (int i = 0; i < sg.node_size(); ++i) {
+        if (!chosen[static_cast<std::size_t>(i)] || sg.node(i).op_type() == "Constant")
+            continue;
+        std::vector<std::string> reads;
+        readsOf(sg.node(i), reads);
+        for (const std::string &name : reads) {
+            if (produced.count(name) || !seen.insert(name).second)
+                continue;
+            if (auto p = src->producer.find(name); p != src->producer.end()
+                && sg.node(p->second).op_type() == "Constant"
+                && sg.node(p->second).domain().empty()) {
+                chosen[static_cast<std::size_t>(p->second)] = 1;
+                continue;
+            }
+            if (auto t = src->initializer.find(name); t != src->initializer.end()) {
+                usedInit[static_cast<std::size_t>(t->second)] = 1;
+                continue;
+            }
+            external.push_back(name);
+        }
+    }
+
+    onnx::ModelProto out;
+    out.set_ir_version(src->model.ir_version());
+    *out.mutable_opset_import() = src->model.opset_import();
+    *out.mutable_functions() = src->model.functions();
+    out.set_producer_name("cleave");
+    out.set_producer_version(CLEAVE_VERSION);
+    out.set_domain(src->model.domain());
+    out.set_model_version(src->model.model_version());
+    onnx::GraphProto &g = *out.mutable_graph();
+    g.set_name(sg.name() + "_" + part.name);
+    for (int i = 0; i < sg.node_size(); ++i) {
+        if (chosen[static_cast<std::size_t>(i)])
+            *g.add_node() = sg.node(i);
+    }
+    for (int i = 0; i < sg.initializer_size(); ++i) {
+        if (usedInit[static_cast<std::size_t>(i)])
+            *g.add_initializer() = sg.initializer(i);
+    }
+    auto addValue = [&](google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &list,
+                        const std::string &name) {
+        onnx::ValueInfoProto &v = *list.Add();
+        if (auto it = src->valueInfo.find(name); it != src->valueInfo.end())
+            v = *it->second;
+        v.set_name(name);
+    };
+    // Inputs in the interface's order (global inputs and cut tensors by first use).
+    std::set<std::string> inputs;
+    std::vector<std::string> inputOrder;
+    for (const std::string &name : onnxInputNames(plan, boundary, k)) {
+        if (inputs.insert(name).second)
+            inputOrder.push_back(name);
+    }
+    for (const std::string &name : external) {
+        if (inputs.insert(name).second)
+            inputOrder.push_back(name);
+    }
+    for (const std::string &name : inputOrder)
+        addValue(*g.mutable_input(), name);
+    if (out.ir_version() < 4) {
+        // Before IR version 4 every initializer must also be a graph input.
+        for (const auto &t : g.initializer())
+            addValue(*g.mutable_input(), t.name());
+    }
+    std::set<std::string> outputs;
+    for (const std::string &name : onnxOutputNames(plan, boundary, k)) {
+        if (outputs.insert(name).second)
+            addValue(*g.mutable_output(), name);
+    }
+    for (const std::string &input : passThrough) {
+        // A global input another module needs, forwarded under its own name.
+        const NodeId id = graph.findByKey(input);
+        const std::string name = id.isValid() ? onnxTensorName(graph, { id, 0 }) : input;
+        if (outputs.insert(name).second)
+            addValue(*g.mutable_output(), name);
+    }
+    for (const auto &v : sg.value_info()) {
+        if (produced.count(v.name()) && !outputs.count(v.name()))
+            *g.add_value_info() = v;
+    }
+
+    summary.parameters = inputOrder;
+    for (int i = 0; i < g.initializer_size(); ++i) {
+        ModuleSummary::Constant c;
+        c.sourceRef = c.moduleRef = c.sourceKey = g.initializer(i).name();
+        if (const NodeId id = graph.findByKey(c.sourceKey); id.isValid())
+            c.type = graph.node(id).outputType();
+        summary.constants.push_back(std::move(c));
+    }
+    if (!out.SerializeToString(&content)) {
+        diagnostics.push_back(
+            onnxError("partition " + part.name + " cannot be written as ONNX (over 2 GiB?)"));
+        return false;
+    }
+    return true;
+}
+
+std::unique_ptr<Graph> OnnxModuleExporter::readModule(const std::string &path,
+                                                      std::vector<Diagnostic> &diagnostics) const
+{
+    ImportResult r = importFile(path);
+    for (Diagnostic &d : r.diagnostics)
+        diagnostics.push_back(std::move(d));
+    return r.ok() ? std::move(r.graph) : nullptr;
+}
+
+std::optional<std::string> OnnxModuleExporter::constantDifference(
+    const Graph &module, const Graph &source,
+    const std::vector<std::pair<std::string, std::string>> &refs) const
+{
+    for (const auto &[moduleRef, sourceRef] : refs) {
+        const NodeId m = module.findByKey(moduleRef);
+        const NodeId s = source.findByKey(sourceRef);
+        if (!m.isValid())
+            return "initializer " + moduleRef + " is missing from the module";
+        if (!s.isValid())
+            return "initializer " + sourceRef + " is not in the source model";
+        if (!(module.node(m).outputType() == source.node(s).outputType()))
+            return "initializer " + moduleRef + " has type " + module.node(m).outputType().toRelay()
+                + " but the source's is " + source.node(s).outputType().toRelay();
+    }
+    return std::nullopt;
+}
+
+} // namespace cleave

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/export/ModuleExporter.h"
+
+namespace cleave {
+
+/// Writes partitions of an ONNX model as ONNX models (`mod<k>.onnx`): the partition's nodes in
+/// the source's order (plus the `Constant` nodes they read), its boundary tensors as graph
+/// inputs / outputs under their ONNX tensor names with their types (from ONNX shape
+/// inference), exactly the initializers it reads (external data inlined), the source's opset
+/// imports and IR version, producer "cleave". The source file is re-read and must still match
+/// the graph's checksum. Modules connect by tensor name: an input of one module is the output
+/// of the same name of another (or a global input of the source).
+class OnnxModuleExporter final : public ModuleExporter
+{
+public:
+    [[nodiscard]] std::string formatName() const override { return "onnx"; }
+    [[nodiscard]] std::string extension() const override { return "onnx"; }
+    [[nodiscard]] bool acceptsSource(const Graph &graph) const override;
+    bool writeModule(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k,
+                     const ExportOptions &options, const std::vector<std::string> &passThrough,
+                     std::string &content, ModuleSummary &summary,
+                     std::vector<Diagnostic> &diagnostics) const override;
+    /// Imports a module with the project's importer (importFile).
+    [[nodiscard]] std::unique_ptr<Graph>
+    readModule(const std::string &path, std::vector<Diagnostic> &diagnostics) const override;
+    /// Compares the bytes of the module's constants (initializers, `Constant` nodes) with the
+    /// source's constants of the same key.
+    [[nodiscard]] std::optional<std::string>
+    constantDifference(const Graph &module, const Graph &source,
+                       const std::vector<std::pair<std::string, std::string>> &refs) const override;
+};
+
+/// The ONNX tensor name of a graph tensor (Node::outputNames; the node's name when it has none).
+std::string onnxTensorName(const Graph &graph, TensorRef tensor);
+
+/// The graph input names of `mod<k>.onnx`, one per BoundaryTable::interfaces[k].inputs entry
+/// (same order): the ONNX tensor names the module reads. pipeline_config.json and
+/// partitions.json must name the module's inputs so for ONNX exports (not `data_n_<i>`).
+std::vector<std::string> onnxInputNames(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                        std::size_t k);
+
+/// The graph output names of `mod<k>.onnx` for BoundaryTable::interfaces[k].outputs (same
+/// order; pass-through global inputs follow under their own names).
+std::vector<std::string> onnxOutputNames(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                         std::size_t k);
+
+} // namespace cleave

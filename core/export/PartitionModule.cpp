@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/export/PartitionModule.h"
+
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace cleave {
+
+namespace {
+
+/// Copies nodes of a source graph into a module graph, remapping references.
+class ModuleBuilder
+{
+public:
+    ModuleBuilder(const PartitionPlan &plan, PartitionModule &out, bool lift)
+        : m_src(plan.graph()), m_out(out), m_lift(lift)
+    {
+    }
+
+    FunctionId m_main;
+    std::unordered_map<TensorRef, TensorRef> m_override; // crossing tensors → parameters
+    std::map<std::pair<std::uint32_t, std::uint32_t>, NodeId> m_fieldParams; // (node, field)
+    std::unordered_map<std::uint32_t, NodeId> m_nodeMap;
+    std::unordered_map<std::uint32_t, FunctionId> m_functionMap;
+    std::unordered_map<std::uint32_t, NodeId> m_tupleOfFields; // crossing tuple → rebuilt tuple
+    std::unordered_set<std::string> m_paramNames;
+    int m_metaCounter = 0;
+
+    NodeId addParam(const std::string &name, const Type &type)
+    {
+        Node n;
+        n.kind = NodeKind::Input;
+        n.function = m_main;
+        n.name = "%" + name;
+        n.outputTypes = { type };
+        n.typeAnnotated = true;
+        const NodeId id = m_out.graph.addNode(std::move(n));
+        m_out.graph.function(m_main).params.push_back(id);
+        m_out.parameters.push_back(name);
+        m_out.parameterTypes.push_back(type);
+        m_paramNames.insert(name);
+        return id;
+    }
+
+    /// The module tensor standing for a source tensor.
+    TensorRef resolve(TensorRef t)
+    {
+        if (auto it = m_override.find(t); it != m_override.end())
+            return it->second;
+        if (auto it = m_nodeMap.find(t.node.value); it != m_nodeMap.end())
+            return TensorRef { it->second, t.output };
+        const Node &p = m_src.node(t.node);
+        if (m_fieldParams.count({ t.node.value, 0 }) || m_fieldParams.count({ t.node.value, 1 }))
+            return TensorRef { tupleOfFields(t.node), 0 };
+        if (p.kind == NodeKind::Constant || p.kind == NodeKind::FunctionValue
+            || p.kind == NodeKind::ConstructorCall) {
+            return TensorRef { copyNode(t.node, m_main), t.output };
+        }
+        // A value of an enclosing scope the partition does not own (should not happen for
+        // plans that pass validation): copy it so the module stays self-contained.
+        return TensorRef { copyNode(t.node, m_main), t.output };
+    }
+
+    NodeId tupleOfFields(NodeId tuple)
+    {
+        if (auto it = m_tupleOfFields.find(tuple.value); it != m_tupleOfFields.end())
+            return it->second;
+        Node n;
+        n.kind = NodeKind::Tuple;
+        n.function = m_main;
+        std::vector<Type> fields;
+        for (std::uint32_t f = 0;; ++f) {
+            auto it = m_fieldParams.find({ tuple.value, f });
+            if (it == m_fieldParams.end())
+                break;
+            n.inputs.push_back(TensorRef { it->second, 0 });
+            fields.push_back(m_out.graph.node(it->second).outputType());
+        }
+        n.outputTypes = { Type::tuple(fields) };
+        const NodeId id = m_out.graph.addNode(std::move(n));
+        m_tupleOfFields.emplace(tuple.value, id);
+        return id;
+    }
+
+    FunctionId copyFunction(FunctionId f, FunctionId parent)
+    {
+        if (auto it = m_functionMap.find(f.value); it != m_functionMap.end())
+            return it->second;
+        const Function &src = m_src.function(f);
+        Function nf = src;
+        nf.parent = src.kind == Function::Kind::Global ? FunctionId {} : parent;
+        nf.params.clear();
+        nf.nodes.clear();
+        nf.result = {};
+        const FunctionId id = m_out.graph.addFunction(std::move(nf));
+        m_functionMap.emplace(f.value, id);
+        for (NodeId n : src.nodes) {
+            if (!m_nodeMap.count(n.value))
+                copyNode(n, id);
+        }
+        Function &dst = m_out.graph.function(id);
+        for (NodeId p : src.params)
+            dst.params.push_back(m_nodeMap.at(p.value));
+        if (src.result.isValid())
+            m_out.graph.function(id).result = resolve(TensorRef { src.result, 0 }).node;
+        return id;
+    }
+
+    NodeId copyNode(NodeId id, FunctionId into)
+    {
+        const Node &src = m_src.node(id);
+        Node n = src;
+        n.function = into;
+        for (TensorRef &in : n.inputs) {
+            if (in.isValid())
+                in = resolve(in);
+        }
+        if (src.callee.isValid()) {
+            const Function &callee = m_src.function(src.callee);
+            n.callee = copyFunction(src.callee,
+                                    callee.kind == Function::Kind::Global ? FunctionId {} : into);
+        }
+        n.scopes.clear();
+        if (src.kind == NodeKind::Constant && !src.metaRef.empty() && into == m_main) {
+            const std::size_t slot = m_out.constants.size();
+            ModuleConstant c { id, src.metaRef, {}, {}, src.outputType() };
+            if (m_lift) {
+                std::string name = "const_" + std::to_string(slot);
+                while (m_paramNames.count(name))
+                    name += "_";
+                c.parameter = name;
+                m_out.constants.push_back(c);
+                const NodeId p = addParam(name, src.outputType());
+                m_nodeMap.emplace(id.value, p);
+                return p;
+            }
+            c.moduleRef = "meta[relay.Constant][" + std::to_string(m_metaCounter++) + "]";
+            n.metaRef = c.moduleRef;
+            m_out.constants.push_back(c);
+        } else if (src.kind == NodeKind::Constant && !src.metaRef.empty()) {
+            ModuleConstant c { id, src.metaRef, {}, {}, src.outputType() };
+            c.moduleRef = "meta[relay.Constant][" + std::to_string(m_metaCounter++) + "]";
+            n.metaRef = c.moduleRef;
+            m_out.constants.push_back(c);
+        }
+        // Scopes (if branches, match clauses) belong to this node; copy them after it exists.
+        const NodeId nid = m_out.graph.addNode(std::move(n));
+        m_nodeMap.emplace(id.value, nid);
+        std::vector<FunctionId> scopes;
+        for (FunctionId s : src.scopes)
+            scopes.push_back(copyFunction(s, into));
+        m_out.graph.node(nid).scopes = std::move(scopes);
+        return nid;
+    }
+
+    const Graph &m_src;
+    PartitionModule &m_out;
+    bool m_lift;
+};
+
+} // namespace
+
+PartitionModule extractPartition(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                 std::size_t k, bool liftConstants,
+                                 const std::vector<std::string> &passThrough)
+{
+    PartitionModule module;
+    const Graph &src = plan.graph();
+    const FunctionView &view = plan.view();
+    const Partition &partition = plan.partitions().at(k);
+    const PartitionInterface &iface = boundary.interfaces.at(k);
+    Graph &g = module.graph;
+    g.setFormat("relay");
+    g.setVersionHeader("0.0.5");
+    for (const TypeDefinition &def : src.typeDefinitions())
+        g.addTypeDefinition(def);
+
+    ModuleBuilder b(plan, module, liftConstants);
+    const Function &srcMain = src.function(plan.function());
+    Function main;
+    main.kind = Function::Kind::Global;
+    main.name = "main";
+    main.where = srcMain.where;
+    main.typeParams = srcMain.typeParams;
+    b.m_main = g.addFunction(std::move(main));
+    b.m_functionMap.emplace(plan.function().value, b.m_main);
+
+    // Parameters: the interface inputs.
+    for (const PartitionInput &in : iface.inputs) {
+        if (in.boundary < 0) {
+            const NodeId p = b.addParam(in.name, src.node(in.globalInput).outputType());
+            b.m_override[TensorRef { in.globalInput, 0 }] = TensorRef { p, 0 };
+            continue;
+        }
+        const BoundaryTensor &t = boundary.tensors[static_cast<std::size_t>(in.boundary)];
+        const NodeId p = b.addParam(in.name, t.type);
+        if (t.field)
+            b.m_fieldParams[{ t.tensor.node.value, *t.field }] = p;
+        else
+            b.m_override[t.tensor] = TensorRef { p, 0 };
+    }
+
+    // A projection of a crossing tuple field is the field's parameter itself.
+    const NodeId srcResult = srcMain.result;
+    for (NodeId n : view.order()) {
+        if (!view.isAssignable(n) || plan.partitionOf(n) != partition.id)
+            continue;
+        const Node &node = src.node(n);
+        if (node.kind == NodeKind::TupleGetItem && !node.inputs.empty()) {
+            auto it = b.m_fieldParams.find({ node.inputs[0].node.value, node.index });
+            if (it != b.m_fieldParams.end() && !b.m_nodeMap.count(node.inputs[0].node.value)) {
+                b.m_nodeMap.emplace(n.value, it->second);
+                continue;
+            }
+        }
+        // The source's result tuple is rebuilt from the outputs; skip it when nothing reads it.
+        if (n == srcResult && node.kind == NodeKind::Tuple && src.uses(n).empty())
+            continue;
+        b.copyNode(n, b.m_main);
+    }
+
+    // Outputs in output_idx order.
+    std::vector<TensorRef> results;
+    for (const PartitionOutput &o : iface.outputs) {
+        TensorRef t = b.resolve(o.tensor);
+        if (o.field) {
+            Node item;
+            item.kind = NodeKind::TupleGetItem;
+            item.function = b.m_main;
+            item.index = *o.field;
+            item.inputs = { t };
+            item.outputTypes = { g.node(t.node).outputType(t.output).field(*o.field) };
+            t = TensorRef { g.addNode(std::move(item)), 0 };
+        }
+        results.push_back(t);
+        module.outputTypes.push_back(g.node(t.node).outputType(t.output));
+    }
+    for (const std::string &name : passThrough) {
+        const Function &mainFn = g.function(b.m_main);
+        for (std::size_t i = 0; i < module.parameters.size(); ++i) {
+            if (module.parameters[i] == name) {
+                results.push_back(TensorRef { mainFn.params[i], 0 });
+                module.outputTypes.push_back(module.parameterTypes[i]);
+            }
+        }
+    }
+    Function &f = g.function(b.m_main);
+    if (results.size() == 1) {
+        f.result = results.front().node;
+    } else if (!results.empty()) {
+        Node tuple;
+        tuple.kind = NodeKind::Tuple;
+        tuple.function = b.m_main;
+        tuple.inputs = results;
+        tuple.outputTypes = { Type::tuple(module.outputTypes) };
+        const NodeId id = g.addNode(std::move(tuple));
+        g.function(b.m_main).result = id;
+    }
+    Function &mf = g.function(b.m_main);
+    if (mf.result.isValid() && !g.node(mf.result).outputType().isUnknown()) {
+        mf.returnType = g.node(mf.result).outputType();
+        mf.hasReturnType = true;
+    }
+    g.finalize();
+    return module;
+}
+
+} // namespace cleave

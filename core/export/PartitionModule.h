@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Graph.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cleave {
+
+/// A constant of the source that an extracted module uses: either re-indexed in the module
+/// (`moduleRef` is its `meta[relay.Constant][i]`) or lifted to a parameter (`parameter`).
+struct ModuleConstant
+{
+    NodeId source; ///< The constant node of the source graph.
+    std::string sourceRef; ///< Its `meta[relay.Constant][j]` in the source.
+    std::string moduleRef; ///< Its reference in the module (empty when lifted).
+    std::string parameter; ///< The parameter name (without `%`) when lifted.
+    Type type;
+};
+
+/// One partition as a standalone module: `graph` has `@main` (the partition) plus every global
+/// function and type definition the partition uses, and is finalized.
+struct PartitionModule
+{
+    Graph graph;
+    std::vector<std::string> parameters; ///< `@main`'s parameters in order (without `%`).
+    std::vector<Type> parameterTypes;
+    std::vector<ModuleConstant> constants; ///< Tensor constants, in module order.
+    std::vector<Type> outputTypes; ///< One per interface output, in output_idx order.
+};
+
+/// Builds partition `k` (plan order) of `plan` as a module (DESIGN.md §3): parameters are the
+/// interface inputs (global inputs by name, cut inputs `data_n_<k>`), then — with
+/// `liftConstants` — the partition's tensor constants as `const_<i>` in order of first use in
+/// program order. Tensor constants that stay in the body are re-indexed per module in the same
+/// order. A crossing tuple field is read as its own parameter; the body returns the interface
+/// outputs (a tuple in output_idx order when there are several), followed by the parameters
+/// named in `passThrough` (global inputs this module forwards to later modules, because the
+/// pipeline config binds a global input to one module only).
+PartitionModule extractPartition(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                 std::size_t k, bool liftConstants,
+                                 const std::vector<std::string> &passThrough = {});
+
+} // namespace cleave

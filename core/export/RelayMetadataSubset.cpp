@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/export/RelayMetadataSubset.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <functional>
+
+namespace cleave {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::optional<std::size_t> parseIndex(const json &v)
+{
+    if (v.is_number_unsigned() || v.is_number_integer())
+        return v.get<std::size_t>();
+    if (!v.is_string())
+        return std::nullopt;
+    const std::string &s = v.get_ref<const std::string &>();
+    std::size_t idx = 0;
+    const char *end = s.data() + s.size();
+    if (s.empty() || std::from_chars(s.data(), end, idx).ptr != end)
+        return std::nullopt;
+    return idx;
+}
+
+/// Attribute fields that always hold node references in TVM's node graph.
+bool isStructuralRefKey(const std::string &key)
+{
+    return key == "span" || key == "_checked_type_" || key == "virtual_device_" || key == "shape"
+        || key == "fields" || key == "type_params" || key == "arg_types" || key == "ret_type"
+        || key == "source_name" || key == "checked_type";
+}
+
+/// Calls `visit(value)` for every reference held by `node` (values are json strings/numbers
+/// that can be rewritten in place).
+void forEachRef(json &node, const json &nodes, const std::function<void(json &)> &visit)
+{
+    const std::string type = node.value("type_key", "");
+    if ((type == "Array" || type == "Map") && node.contains("data") && node["data"].is_array()) {
+        for (json &ref : node["data"])
+            visit(ref);
+        if (type == "Map" && node.contains("keys") && node["keys"].is_array()) {
+            for (json &k : node["keys"]) {
+                if (!k.is_string())
+                    visit(k);
+            }
+        }
+        return;
+    }
+    if (!node.contains("attrs") || !node["attrs"].is_object())
+        return;
+    for (auto it = node["attrs"].begin(); it != node["attrs"].end(); ++it) {
+        const std::string &key = it.key();
+        if (key == "dtype" || key == "value" || (type == "relay.Constant" && key == "data"))
+            continue;
+        const auto idx = parseIndex(it.value());
+        if (!idx || *idx == 0 || *idx >= nodes.size())
+            continue;
+        if (isStructuralRefKey(key)) {
+            visit(it.value());
+            continue;
+        }
+        // Other fields (attrs objects): digit strings are references when they point at an
+        // array or an integer immediate, as the importer reads them.
+        const std::string target = nodes[*idx].value("type_key", "");
+        if (target == "Array" || target == "IntImm" || target == "runtime.String")
+            visit(it.value());
+    }
+}
+
+} // namespace
+
+std::optional<std::size_t> constantIndex(const std::string &metaRef)
+{
+    const std::string prefix = "meta[relay.Constant][";
+    if (metaRef.rfind(prefix, 0) != 0 || metaRef.back() != ']')
+        return std::nullopt;
+    const std::string digits = metaRef.substr(prefix.size(), metaRef.size() - prefix.size() - 1);
+    return parseIndex(json(digits));
+}
+
+std::optional<std::vector<std::string>> constantPayloads(const std::string &metadata)
+{
+    const json doc = json::parse(metadata, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
+        return std::nullopt;
+    const json &nodes = doc["nodes"];
+    const json b64 = doc.value("b64ndarrays", json::array());
+    const auto rootIdx = parseIndex(doc.value("root", json(0)));
+    if (!rootIdx || *rootIdx >= nodes.size())
+        return std::nullopt;
+    const json &root = nodes[*rootIdx];
+    const json &keys = root.value("keys", json::array());
+    const json &data = root.value("data", json::array());
+    std::vector<std::string> payloads;
+    for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
+        if (keys[i] != "relay.Constant")
+            continue;
+        const auto arrayIdx = parseIndex(data[i]);
+        if (!arrayIdx || *arrayIdx >= nodes.size())
+            return std::nullopt;
+        for (const json &ref : nodes[*arrayIdx].value("data", json::array())) {
+            const auto c = parseIndex(ref);
+            std::string payload;
+            if (c && *c < nodes.size()) {
+                const auto d = parseIndex(nodes[*c].value("attrs", json::object()).value("data", json("")));
+                if (d && *d < b64.size() && b64[*d].is_string())
+                    payload = b64[*d].get<std::string>();
+            }
+            payloads.push_back(std::move(payload));
+        }
+    }
+    return payloads;
+}
+
+std::optional<std::string> subsetMetadata(const std::string &source,
+                                          const std::vector<std::size_t> &constants)
+{
+    json doc = json::parse(source, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
+        return std::nullopt;
+    json nodes = doc["nodes"];
+    const auto rootIdx = parseIndex(doc.value("root", json(0)));
+    if (!rootIdx || *rootIdx >= nodes.size() || nodes[*rootIdx].value("type_key", "") != "Map")
+        return std::nullopt;
+    json root = nodes[*rootIdx];
+    const json b64 = doc.value("b64ndarrays", json::array());
+
+    // The new root: the same tables, relay.Constant restricted to the module's constants.
+    json newRoot = { { "type_key", "Map" }, { "keys", json::array() }, { "data", json::array() } };
+    const json &keys = root.value("keys", json::array());
+    const json &data = root.value("data", json::array());
+    for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
+        if (!keys[i].is_string())
+            continue;
+        const auto arrayIdx = parseIndex(data[i]);
+        if (!arrayIdx || *arrayIdx >= nodes.size())
+            continue;
+        if (keys[i] == "relay.Constant") {
+            if (constants.empty())
+                continue;
+            const json &old = nodes[*arrayIdx].value("data", json::array());
+            json array = { { "type_key", "Array" }, { "data", json::array() } };
+            for (std::size_t c : constants) {
+                if (c >= old.size())
+                    return std::nullopt;
+                array["data"].push_back(old[c]);
+            }
+            nodes.push_back(array);
+            newRoot["keys"].push_back("relay.Constant");
+            newRoot["data"].push_back(nodes.size() - 1);
+        } else {
+            newRoot["keys"].push_back(keys[i]);
+            newRoot["data"].push_back(*arrayIdx);
+        }
+    }
+    nodes.push_back(newRoot);
+    const std::size_t newRootIdx = nodes.size() - 1;
+
+    // Reachability from the new root, then compact renumbering (node 0 stays the null node).
+    std::vector<long> remap(nodes.size(), -1);
+    std::vector<std::size_t> order { 0 };
+    remap[0] = 0;
+    std::vector<std::size_t> stack { newRootIdx };
+    remap[newRootIdx] = 1;
+    order.push_back(newRootIdx);
+    while (!stack.empty()) {
+        const std::size_t n = stack.back();
+        stack.pop_back();
+        forEachRef(nodes[n], nodes, [&](json &ref) {
+            const auto idx = parseIndex(ref);
+            if (!idx || *idx >= nodes.size() || remap[*idx] >= 0)
+                return;
+            remap[*idx] = static_cast<long>(order.size());
+            order.push_back(*idx);
+            stack.push_back(*idx);
+        });
+    }
+    json outNodes = json::array();
+    json outB64 = json::array();
+    for (std::size_t n : order) {
+        json node = nodes[n];
+        forEachRef(node, nodes, [&](json &ref) {
+            const auto idx = parseIndex(ref);
+            if (!idx || *idx >= nodes.size())
+                return;
+            const std::string renumbered = std::to_string(remap[*idx]);
+            ref = ref.is_string() ? json(renumbered) : json(remap[*idx]);
+        });
+        if (node.value("type_key", "") == "relay.Constant" && node.contains("attrs")) {
+            const auto dataIdx = parseIndex(node["attrs"].value("data", json("")));
+            if (dataIdx && *dataIdx < b64.size()) {
+                node["attrs"]["data"] = std::to_string(outB64.size());
+                outB64.push_back(b64[*dataIdx]);
+            }
+        }
+        outNodes.push_back(std::move(node));
+    }
+    json out = { { "root", 1 }, { "nodes", outNodes }, { "b64ndarrays", outB64 } };
+    if (doc.contains("attrs"))
+        out["attrs"] = doc["attrs"];
+    return out.dump(2);
+}
+
+} // namespace cleave

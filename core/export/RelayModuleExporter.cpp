@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/export/RelayModuleExporter.h"
+
+#include "core/export/PartitionModule.h"
+#include "core/export/RelayMetadataSubset.h"
+#include "core/export/RelayPrinter.h"
+#include "core/io/Importer.h"
+
+namespace cleave {
+
+bool RelayModuleExporter::acceptsSource(const Graph &graph) const
+{
+    return graph.format() == "relay" || graph.format().empty();
+}
+
+bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                      std::size_t k, const ExportOptions &options,
+                                      const std::vector<std::string> &passThrough,
+                                      std::string &content, ModuleSummary &summary,
+                                      std::vector<Diagnostic> &diagnostics) const
+{
+    const Graph &src = plan.graph();
+    PartitionModule module = extractPartition(plan, boundary, k, options.liftConstants, passThrough);
+    summary.parameters = module.parameters;
+    std::vector<std::size_t> kept;
+    for (const ModuleConstant &c : module.constants) {
+        summary.constants.push_back(
+            { c.sourceRef, c.moduleRef, c.parameter, c.type, src.key(c.source) });
+        if (!c.moduleRef.empty()) {
+            const auto index = constantIndex(c.sourceRef);
+            if (index)
+                kept.push_back(*index);
+        }
+    }
+    bool usesAttrs = false;
+    for (const Node &n : module.graph.nodes())
+        usesAttrs = usesAttrs || !n.attrsRef.empty();
+    if (!src.metadata().empty() && (!kept.empty() || usesAttrs)) {
+        const auto subset = subsetMetadata(src.metadata(), kept);
+        if (!subset) {
+            diagnostics.push_back(Diagnostic::make(
+                Severity::Warning, "export.metadata",
+                "the source's #[metadata] section could not be read; mod" + std::to_string(k)
+                    + ".relay carries it unchanged"));
+            module.graph.setMetadata(src.metadata());
+        } else {
+            module.graph.setMetadata(*subset);
+        }
+    }
+    RelayPrintOptions printOptions;
+    content = RelayPrinter(module.graph, printOptions).printModule();
+    return true;
+}
+
+std::unique_ptr<Graph> RelayModuleExporter::readModule(const std::string &path,
+                                                       std::vector<Diagnostic> &diagnostics) const
+{
+    ImportResult r = importFile(path);
+    for (Diagnostic &d : r.diagnostics)
+        diagnostics.push_back(std::move(d));
+    if (!r.ok())
+        return nullptr;
+    return std::move(r.graph);
+}
+
+std::optional<std::string> RelayModuleExporter::constantDifference(
+    const Graph &module, const Graph &source,
+    const std::vector<std::pair<std::string, std::string>> &refs) const
+{
+    if (source.metadata().empty() || refs.empty())
+        return std::nullopt; // the source carries no values to compare
+    if (module.metadata().empty())
+        return std::string("the module has no #[metadata] section, the source has constant values");
+    const auto mine = constantPayloads(module.metadata());
+    const auto theirs = constantPayloads(source.metadata());
+    if (!mine)
+        return std::string("the module's #[metadata] section cannot be read");
+    if (!theirs)
+        return std::nullopt;
+    for (const auto &[moduleRef, sourceRef] : refs) {
+        const auto i = constantIndex(moduleRef);
+        const auto j = constantIndex(sourceRef);
+        if (!i || !j || *j >= theirs->size())
+            continue;
+        if (*i >= mine->size())
+            return moduleRef + " has no value in the module's #[metadata] section";
+        if ((*mine)[*i] != (*theirs)[*j])
+            return "the value of " + moduleRef + " differs from the source's " + sourceRef;
+    }
+    return std::nullopt;
+}
+
+} // namespace cleave

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// Naming rules shared by the ONNX importer and the ONNX module exporter (ONNX code only).
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+namespace cleave::onnxio {
+
+/// The key of every node of `graph`, in node order: the node's name, or `<op_type>_<k>` (k
+/// counting that op type's unnamed nodes) when it has none; a name already taken by an earlier
+/// node, a graph input or an initializer gets `#2`, `#3`, ... The importer names its nodes so,
+/// and the exporter finds the ONNX node behind a graph node by it.
+std::vector<std::string> nodeKeys(const onnx::GraphProto &graph);
+
+/// `float32`, `int64`, ... for an ONNX TensorProto data type; `unknown` for none.
+std::string dtypeName(int elemType);
+
+/// The op name Cleave shows for a node: op_type, prefixed by `<domain>.` outside the default
+/// (`ai.onnx`) domain.
+std::string opName(const onnx::NodeProto &node);
+
+} // namespace cleave::onnxio

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/layout/LayoutCache.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace cleave {
+
+namespace {
+
+// Bumped whenever the layout settings or the drawn graph change what a layout looks like.
+constexpr const char *cacheVersion = "v1";
+
+} // namespace
+
+LayoutCache::LayoutCache(std::string directory, std::size_t memoryEntries)
+    : m_directory(std::move(directory))
+    , m_capacity(std::max<std::size_t>(1, memoryEntries))
+{
+}
+
+std::string LayoutCache::keyFor(const std::string &modelKey, const LayoutGraph &graph)
+{
+    char fingerprint[17];
+    std::snprintf(fingerprint, sizeof fingerprint, "%016llx",
+                  static_cast<unsigned long long>(graph.fingerprint()));
+    std::string safe;
+    for (char c : modelKey.substr(0, 64))
+        safe
+            += (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_') ? c : '_';
+    return std::string(cacheVersion) + "-" + safe + "-f" + std::to_string(graph.function.value)
+        + "-n" + std::to_string(graph.nodes.size()) + "-e" + std::to_string(graph.edges.size())
+        + "-" + fingerprint;
+}
+
+std::string LayoutCache::pathFor(const std::string &key) const
+{
+    if (m_directory.empty())
+        return {};
+    return (std::filesystem::path(m_directory) / (key + ".layout.json")).string();
+}
+
+std::shared_ptr<const Layout> LayoutCache::find(const std::string &key)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        auto it = m_memory.find(key);
+        if (it != m_memory.end()) {
+            m_recent.remove(key);
+            m_recent.push_front(key);
+            return it->second;
+        }
+    }
+    const std::string path = pathFor(key);
+    if (path.empty())
+        return nullptr;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return nullptr;
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto layout = std::make_shared<Layout>();
+    if (!layoutFromJson(text.str(), *layout))
+        return nullptr;
+    std::shared_ptr<const Layout> result = layout;
+    std::lock_guard lock(m_mutex);
+    m_memory[key] = result;
+    m_recent.remove(key);
+    m_recent.push_front(key);
+    while (m_recent.size() > m_capacity) {
+        m_memory.erase(m_recent.back());
+        m_recent.pop_back();
+    }
+    return result;
+}
+
+void LayoutCache::store(const std::string &key, std::shared_ptr<const Layout> layout)
+{
+    if (!layout)
+        return;
+    {
+        std::lock_guard lock(m_mutex);
+        m_memory[key] = layout;
+        m_recent.remove(key);
+        m_recent.push_front(key);
+        while (m_recent.size() > m_capacity) {
+            m_memory.erase(m_recent.back());
+            m_recent.pop_back();
+        }
+    }
+    const std::string path = pathFor(key);
+    if (path.empty())
+        return;
+    std::error_code ec;
+    std::filesystem::create_directories(m_directory, ec);
+    const std::string temporary = path + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out)
+            return;
+        out << layoutToJson(*layout);
+        if (!out.flush())
+            return;
+    }
+    std::filesystem::rename(temporary, path, ec);
+    if (ec)
+        std::filesystem::remove(temporary, ec);
+}
+
+void LayoutCache::clearMemory()
+{
+    std::lock_guard lock(m_mutex);
+    m_memory.clear();
+    m_recent.clear();
+}
+
+} // namespace cleave

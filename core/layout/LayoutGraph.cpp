@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/layout/LayoutGraph.h"
+
+#include "core/partition/FunctionView.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+namespace cleave {
+
+namespace {
+
+std::string withoutPercent(const std::string &name)
+{
+    return !name.empty() && name.front() == '%' ? name.substr(1) : name;
+}
+
+std::string shortened(std::string text, std::size_t max)
+{
+    if (text.size() <= max)
+        return text;
+    text.resize(max - 3);
+    return text + "...";
+}
+
+// Characters are counted as glyphs: the multiplication sign is two bytes in UTF-8.
+std::size_t glyphCount(const std::string &s)
+{
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+    }));
+}
+
+void mix(std::uint64_t &h, std::uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
+}
+
+} // namespace
+
+std::string shapeText(const Type &type)
+{
+    if (type.isTuple()) {
+        // A DNN's tuples are mostly batch_norm's (out, mean, var): the first field is the data.
+        if (type.fields.empty())
+            return "()";
+        const std::string first = shapeText(type.fields[0]);
+        return type.fields.size() == 1
+            ? "(" + first + ")"
+            : "(" + first + ", +" + std::to_string(type.fields.size() - 1) + ")";
+    }
+    if (!type.isTensor())
+        return {};
+    if (type.shape.empty())
+        return "scalar";
+    std::string out;
+    for (std::size_t i = 0; i < type.shape.size(); ++i) {
+        if (i > 0)
+            out += "\u00d7";
+        const Dim &d = type.shape[i];
+        if (!d.symbol.empty())
+            out += d.symbol;
+        else if (d.value < 0)
+            out += "?";
+        else
+            out += std::to_string(d.value);
+    }
+    return out;
+}
+
+NodeLabel nodeLabel(const Graph &graph, NodeId id)
+{
+    const Node &n = graph.node(id);
+    NodeLabel label;
+    switch (n.kind) {
+    case NodeKind::Input:
+        label.title = withoutPercent(n.name);
+        break;
+    case NodeKind::Constant:
+        label.title = n.value.isNull() ? "const" : "scalar";
+        break;
+    case NodeKind::OpCall:
+    case NodeKind::ConstructorCall:
+        label.title = n.op;
+        break;
+    case NodeKind::FunctionCall:
+    case NodeKind::FunctionValue: {
+        if (!n.callee.isValid() || n.callee.index() >= graph.functionCount()) {
+            // A call of a global the module does not define (an extern kernel) names it in `op`.
+            label.title = !n.op.empty() ? n.op : withoutPercent(n.name);
+            break;
+        }
+        const Function &f = graph.function(n.callee);
+        std::string name = f.composite();
+        if (name.empty())
+            name = f.kind == Function::Kind::Global ? "@" + f.name : "fn " + withoutPercent(f.name);
+        label.title = name;
+        break;
+    }
+    case NodeKind::ClosureCall:
+        label.title = "call";
+        break;
+    case NodeKind::Tuple:
+        label.title = "tuple";
+        break;
+    case NodeKind::TupleGetItem:
+        label.title = "." + std::to_string(n.index);
+        break;
+    case NodeKind::If:
+        label.title = "if";
+        break;
+    case NodeKind::Match:
+        label.title = "match";
+        break;
+    }
+    label.title = shortened(label.title, 44);
+    if (n.kind != NodeKind::TupleGetItem && n.kind != NodeKind::Tuple && n.outputCount() > 0)
+        label.subtitle = shortened(shapeText(n.outputType(0)), 40);
+    return label;
+}
+
+void nodeBoxSize(const NodeLabel &label, LayoutNodeRole role, double &width, double &height)
+{
+    if (role == LayoutNodeRole::Structural) {
+        width = std::max(28.0, 8.0 + 6.5 * static_cast<double>(glyphCount(label.title)));
+        height = 18;
+        return;
+    }
+    const double titleWidth = 6.2 * static_cast<double>(glyphCount(label.title));
+    const double subWidth = 5.4 * static_cast<double>(glyphCount(label.subtitle));
+    width = std::ceil(std::max({ 64.0, titleWidth + 20, subWidth + 20 }));
+    height = label.subtitle.empty() ? 24 : 34;
+}
+
+std::uint64_t LayoutGraph::fingerprint() const
+{
+    std::uint64_t h = 1469598103934665603ULL;
+    mix(h, function.value);
+    for (const Node &n : nodes) {
+        mix(h, n.id.value);
+        mix(h, static_cast<std::uint64_t>(n.role));
+        mix(h, static_cast<std::uint64_t>(n.width * 16));
+        mix(h, static_cast<std::uint64_t>(n.height * 16));
+    }
+    for (const Edge &e : edges) {
+        mix(h, e.from);
+        mix(h, e.to);
+        mix(h, e.tensor.output);
+        mix(h, e.stub ? 1U : 0U);
+    }
+    return h;
+}
+
+LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
+                             const LayoutGraphOptions &options)
+{
+    if (!function.isValid())
+        function = graph.mainFunction();
+    LayoutGraph lg;
+    lg.function = function;
+    if (!function.isValid())
+        return lg;
+    FunctionView view(graph, function);
+
+    std::vector<bool> isOutput(graph.nodeCount(), false);
+    for (const TensorRef &t : graph.outputs(function))
+        if (t.node.isValid() && t.node.index() < isOutput.size())
+            isOutput[t.node.index()] = true;
+
+    std::unordered_map<std::uint32_t, std::uint32_t> indexOf;
+    auto addNode = [&](NodeId id) {
+        const Node &n = graph.node(id);
+        LayoutGraph::Node ln;
+        ln.id = id;
+        switch (n.kind) {
+        case NodeKind::Input:
+            ln.role = LayoutNodeRole::Input;
+            break;
+        case NodeKind::Constant:
+            ln.role = LayoutNodeRole::Constant;
+            break;
+        case NodeKind::Tuple:
+        case NodeKind::TupleGetItem:
+            ln.role = isOutput[id.index()] ? LayoutNodeRole::Output : LayoutNodeRole::Structural;
+            break;
+        default:
+            ln.role = isOutput[id.index()] ? LayoutNodeRole::Output : LayoutNodeRole::Operator;
+            break;
+        }
+        nodeBoxSize(nodeLabel(graph, id), ln.role, ln.width, ln.height);
+        indexOf.emplace(id.value, static_cast<std::uint32_t>(lg.nodes.size()));
+        lg.nodes.push_back(ln);
+    };
+    for (NodeId id : view.inputs())
+        addNode(id);
+    for (NodeId id : view.order()) {
+        const Node &n = graph.node(id);
+        if (n.kind == NodeKind::Input || indexOf.contains(id.value))
+            continue;
+        if (n.kind == NodeKind::Constant && !options.showConstants)
+            continue;
+        addNode(id);
+    }
+
+    std::vector<std::uint32_t> fanout(lg.nodes.size(), 0);
+    for (std::uint32_t to = 0; to < lg.nodes.size(); ++to) {
+        const NodeId consumer = lg.nodes[to].id;
+        std::vector<TensorRef> seen;
+        for (const FlowEdge *e : view.inEdges(consumer)) {
+            auto from = indexOf.find(e->tensor.node.value);
+            if (from == indexOf.end() || from->second == to)
+                continue;
+            if (std::find(seen.begin(), seen.end(), e->tensor) != seen.end())
+                continue;
+            seen.push_back(e->tensor);
+            lg.edges.push_back({ e->tensor, consumer, from->second, to, false });
+            ++fanout[from->second];
+        }
+    }
+    for (LayoutGraph::Edge &e : lg.edges)
+        e.stub = fanout[e.from] > options.stubFanout;
+    return lg;
+}
+
+} // namespace cleave

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "GraphBuilder.h"
+#include "core/io/Importer.h"
+#include "core/layout/GraphLayouter.h"
+#include "core/layout/LayoutCache.h"
+#include "core/layout/LayoutGraph.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <atomic>
+#include <cmath>
+
+using namespace cleave;
+
+namespace {
+
+std::unique_ptr<Graph> loadSample(const char *name)
+{
+    ImportResult r = importFile(std::string(CLEAVE_SAMPLES_DIR) + "/" + name);
+    if (!r.ok())
+        qFatal("cannot import %s: %s", name, r.firstError().c_str());
+    return std::move(r.graph);
+}
+
+// Distance from a point to a rectangle (0 inside).
+double distanceTo(const LayoutRect &r, LayoutPoint p)
+{
+    const double dx = std::max({ r.x - p.x, 0.0, p.x - r.right() });
+    const double dy = std::max({ r.y - p.y, 0.0, p.y - r.bottom() });
+    return std::hypot(dx, dy);
+}
+
+} // namespace
+
+class TestLayout : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void drawnGraphOfResnet();
+    void layoutOfResnet_data();
+    void layoutOfResnet();
+    void cacheHitReturnsIdenticalLayout();
+    void cancelFlagIsHonoured();
+    void widelySharedInputBecomesStubs();
+    void jsonRoundTrip();
+    void everyFunctionOfEverySample();
+};
+
+void TestLayout::drawnGraphOfResnet()
+{
+    auto g = loadSample("resnet18.relay");
+    const LayoutGraph lg = buildLayoutGraph(*g, g->mainFunction());
+    // 1 input + 71 operator calls + 20 batch_norm projections; the weight constants are
+    // not drawn.
+    std::size_t inputs = 0;
+    std::size_t structural = 0;
+    std::size_t outputs = 0;
+    for (const LayoutGraph::Node &n : lg.nodes) {
+        QVERIFY(g->node(n.id).kind != NodeKind::Constant);
+        inputs += n.role == LayoutNodeRole::Input ? 1 : 0;
+        structural += n.role == LayoutNodeRole::Structural ? 1 : 0;
+        outputs += n.role == LayoutNodeRole::Output ? 1 : 0;
+    }
+    QCOMPARE(inputs, std::size_t(1));
+    QCOMPARE(outputs, std::size_t(1));
+    QCOMPARE(structural, std::size_t(20));
+    QCOMPARE(lg.nodes.size(), std::size_t(92));
+    // A chain of 91 edges plus the 8 residual skip connections.
+    QCOMPARE(lg.edges.size(), std::size_t(99));
+
+    const NodeLabel conv = nodeLabel(*g, g->findByKey("%0"));
+    QCOMPARE(conv.title, std::string("nn.conv2d"));
+    QCOMPARE(conv.subtitle, std::string("1\u00d764\u00d7112\u00d7112"));
+    QCOMPARE(nodeLabel(*g, g->findByKey("%2")).title, std::string(".0"));
+    QCOMPARE(nodeLabel(*g, g->findByKey("%data")).title, std::string("data"));
+}
+
+void TestLayout::layoutOfResnet_data()
+{
+    QTest::addColumn<QString>("engine");
+    QTest::newRow("dot") << QStringLiteral("dot");
+    QTest::newRow("dot-order") << QStringLiteral("dot-order");
+}
+
+void TestLayout::layoutOfResnet()
+{
+    QFETCH(QString, engine);
+    auto g = loadSample("resnet18.relay");
+    const LayoutGraph lg = buildLayoutGraph(*g, g->mainFunction());
+    LayoutSettings settings;
+    settings.engine = engine.toStdString();
+    const LayoutResult r = computeLayout(lg, settings);
+    QVERIFY2(r.isOk(), r.message.c_str());
+    const Layout &layout = *r.layout;
+    QCOMPARE(layout.engine, engine.toStdString());
+
+    // Every operator node has a rectangle of its label's size inside the bounding box.
+    for (NodeId id : g->function(g->mainFunction()).nodes) {
+        const Node &n = g->node(id);
+        if (!n.isOperator())
+            continue;
+        const LayoutRect *rect = layout.rect(id);
+        QVERIFY2(rect != nullptr, g->key(id).c_str());
+        QVERIFY(rect->width >= 64);
+        QVERIFY(rect->x >= -1 && rect->right() <= layout.bbox.width + 1);
+        QVERIFY(rect->y >= -1 && rect->bottom() <= layout.bbox.height + 1);
+    }
+    QCOMPARE(layout.nodes.size(), std::size_t(92));
+    QCOMPARE(layout.edges.size(), std::size_t(99));
+
+    for (const LayoutGraph::Edge &e : lg.edges) {
+        const LayoutSpline *s = layout.spline(e.tensor, e.consumer);
+        QVERIFY(s != nullptr);
+        QVERIFY(s->points.size() >= 4);
+        QCOMPARE((s->points.size() - 1) % 3, std::size_t(0));
+        QVERIFY(s->hasArrow);
+        const LayoutRect &to = *layout.rect(e.consumer);
+        const LayoutRect &from = *layout.rect(e.tensor.node);
+        // The arrow ends on the consumer and the spline near it; producers sit above consumers.
+        QVERIFY2(distanceTo(to, s->arrowTip) < 2.0, g->key(e.consumer).c_str());
+        QVERIFY(distanceTo(to, s->points.back()) < 12.0);
+        QVERIFY(distanceTo(from, s->points.front()) < 2.0);
+        QVERIFY2(from.centerY() < to.centerY(), g->key(e.consumer).c_str());
+    }
+    // No two nodes overlap.
+    std::vector<LayoutRect> rects;
+    for (const auto &[id, rect] : layout.nodes)
+        rects.push_back(rect);
+    for (std::size_t i = 0; i < rects.size(); ++i)
+        for (std::size_t j = i + 1; j < rects.size(); ++j) {
+            const bool apart = rects[i].right() <= rects[j].x + 0.5
+                || rects[j].right() <= rects[i].x + 0.5 || rects[i].bottom() <= rects[j].y + 0.5
+                || rects[j].bottom() <= rects[i].y + 0.5;
+            QVERIFY(apart);
+        }
+}
+
+void TestLayout::cacheHitReturnsIdenticalLayout()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto g = loadSample("resnet18.relay");
+    const LayoutGraph lg = buildLayoutGraph(*g, g->mainFunction());
+    LayoutCache cache(dir.path().toStdString());
+    const LayoutResult first = computeLayoutCached(&cache, g->checksum(), lg);
+    QVERIFY(first.isOk());
+    QVERIFY(!first.fromCache);
+    const LayoutResult second = computeLayoutCached(&cache, g->checksum(), lg);
+    QVERIFY(second.fromCache);
+    QCOMPARE(second.layout.get(), first.layout.get()); // the same object, from memory
+    QVERIFY(QFileInfo::exists(
+        QString::fromStdString(cache.pathFor(layoutCacheKey(g->checksum(), lg)))));
+
+    // A new cache over the same directory (the editor reopened) reads it back from disk.
+    LayoutCache reopened(dir.path().toStdString());
+    const LayoutResult third = computeLayoutCached(&reopened, g->checksum(), lg);
+    QVERIFY(third.fromCache);
+    QVERIFY(*third.layout == *first.layout);
+
+    // Another function or model misses.
+    QVERIFY(reopened.find(LayoutCache::keyFor("other-model", lg)) == nullptr);
+    // A corrupt file is a miss, not a crash.
+    const std::string key = LayoutCache::keyFor("corrupt", lg);
+    {
+        QFile f(QString::fromStdString(reopened.pathFor(key)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"version\":1,\"nodes\":[[1,2");
+    }
+    QVERIFY(reopened.find(key) == nullptr);
+}
+
+void TestLayout::cancelFlagIsHonoured()
+{
+    auto g = loadSample("resnet18.relay");
+    const LayoutGraph lg = buildLayoutGraph(*g, g->mainFunction());
+    std::atomic<bool> cancel { true };
+    LayoutControl control;
+    control.cancel = &cancel;
+    LayoutResult r = computeLayout(lg, {}, control);
+    QCOMPARE(r.status, LayoutResult::Status::Cancelled);
+    QVERIFY(r.layout == nullptr);
+
+    // Cancelled while dot runs: noticed when the phase ends.
+    cancel = false;
+    QStringList phases;
+    control.progress = [&](int, const std::string &phase) {
+        phases << QString::fromStdString(phase);
+        if (phase == "layout")
+            cancel = true;
+    };
+    r = computeLayout(lg, {}, control);
+    QCOMPARE(r.status, LayoutResult::Status::Cancelled);
+    QCOMPARE(phases.last(), QStringLiteral("layout"));
+
+    // Not cancelled: every phase is reported, ending at 100 %.
+    cancel = false;
+    phases.clear();
+    int last = 0;
+    control.progress = [&](int percent, const std::string &phase) {
+        phases << QString::fromStdString(phase);
+        last = percent;
+    };
+    r = computeLayout(lg, {}, control);
+    QVERIFY(r.isOk());
+    QVERIFY(phases.contains(QStringLiteral("build graph")));
+    QVERIFY(phases.contains(QStringLiteral("layout")));
+    QVERIFY(phases.contains(QStringLiteral("read back")));
+    QCOMPARE(last, 100);
+}
+
+void TestLayout::widelySharedInputBecomesStubs()
+{
+    test::GraphBuilder b;
+    const NodeId x = b.input("x", { 1, 8 });
+    const NodeId mask = b.input("mask", { 1, 8 });
+    NodeId v = x;
+    for (int i = 0; i < 10; ++i)
+        v = b.op("add", { v, mask }, { 1, 8 });
+    auto g = b.finish(v);
+    const LayoutGraph lg = buildLayoutGraph(*g, g->mainFunction());
+    QCOMPARE(lg.edges.size(), std::size_t(20));
+    std::size_t stubs = 0;
+    for (const LayoutGraph::Edge &e : lg.edges)
+        stubs += e.stub ? 1 : 0;
+    QCOMPARE(stubs, std::size_t(10));
+    for (const QString &engine : { QStringLiteral("dot"), QStringLiteral("dot-order") }) {
+        LayoutSettings settings;
+        settings.engine = engine.toStdString();
+        const LayoutResult r = computeLayout(lg, settings);
+        QVERIFY(r.isOk());
+        for (const LayoutGraph::Edge &e : lg.edges) {
+            const LayoutSpline *s = r.layout->spline(e.tensor, e.consumer);
+            QVERIFY(s != nullptr);
+            QCOMPARE(s->stub, e.stub);
+            QVERIFY(distanceTo(*r.layout->rect(e.consumer), s->arrowTip) < 2.0);
+        }
+    }
+}
+
+void TestLayout::jsonRoundTrip()
+{
+    auto g = loadSample("inception_block.relay");
+    const LayoutResult r = computeLayout(buildLayoutGraph(*g, g->mainFunction()));
+    QVERIFY(r.isOk());
+    Layout back;
+    QVERIFY(layoutFromJson(layoutToJson(*r.layout), back));
+    QVERIFY(back == *r.layout);
+    QVERIFY(!layoutFromJson("[1,2,3]", back));
+    QVERIFY(!layoutFromJson("not json", back));
+}
+
+void TestLayout::everyFunctionOfEverySample()
+{
+    // Every function (globals, fused literals, if/match scopes) of every sample lays out: one
+    // rectangle per drawn node, one arrow-ended spline per drawn edge.
+    const QStringList files
+        = QDir(QStringLiteral(CLEAVE_SAMPLES_DIR))
+              .entryList({ QStringLiteral("*.relay"), QStringLiteral("*.onnx") }, QDir::Files);
+    QVERIFY(files.size() >= 5);
+    std::size_t functions = 0;
+    for (const QString &file : files) {
+        ImportResult imported
+            = importFile(QDir(QStringLiteral(CLEAVE_SAMPLES_DIR)).filePath(file).toStdString());
+        QVERIFY2(imported.ok(), qPrintable(file));
+        const Graph &g = *imported.graph;
+        for (std::size_t f = 0; f < g.functionCount(); ++f) {
+            const LayoutGraph lg = buildLayoutGraph(g, FunctionId(f));
+            const LayoutResult r = computeLayout(lg);
+            QVERIFY2(r.isOk(), qPrintable(file));
+            QCOMPARE(r.layout->nodes.size(), lg.nodes.size());
+            QCOMPARE(r.layout->edges.size(), lg.edges.size());
+            for (const auto &[key, spline] : r.layout->edges)
+                QVERIFY(spline.hasArrow && spline.points.size() >= 4);
+            ++functions;
+        }
+    }
+    QVERIFY(functions > static_cast<std::size_t>(
+                files.size())); // the fused samples have functions besides @main
+}
+
+QTEST_APPLESS_MAIN(TestLayout)
+#include "tst_layout.moc"

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/analysis/FusionAnalysis.h"
+#include "core/io/Importer.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+#include "ui/scene/CanvasWidget.h"
+#include "ui/scene/GraphItems.h"
+#include "ui/scene/OpCategory.h"
+
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+using namespace cleave;
+using cleave::ui::CanvasWidget;
+
+Q_DECLARE_METATYPE(std::vector<cleave::PlanEdge>)
+
+namespace {
+
+std::unique_ptr<Graph> loadSample(const char *name)
+{
+    ImportResult r = importFile(std::string(CLEAVE_SAMPLES_DIR) + "/" + name);
+    if (!r.ok())
+        qFatal("cannot import %s: %s", name, r.firstError().c_str());
+    return std::move(r.graph);
+}
+
+template <typename T>
+std::vector<T *> itemsOf(QGraphicsScene *scene)
+{
+    std::vector<T *> out;
+    for (QGraphicsItem *item : scene->items())
+        if (auto *t = qgraphicsitem_cast<T *>(item))
+            out.push_back(t);
+    return out;
+}
+
+ui::EdgeItem *edgeItem(QGraphicsScene *scene, PlanEdge edge)
+{
+    for (ui::EdgeItem *item : itemsOf<ui::EdgeItem>(scene))
+        if (item->edge() == edge)
+            return item;
+    return nullptr;
+}
+
+} // namespace
+
+class TestCanvas : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void layoutDrawsEveryNodeAndEdge();
+    void clickAndShiftClickSelect();
+    void rubberBandSelects();
+    void cutStrokeReportsCrossedEdges();
+    void planDrawsRegionsAndBadges();
+    void newerGraphSupersedesStaleLayout();
+    void cancelStopsTheLayout();
+    void keyboardZoomAndFit();
+    void doubleClickAndContextMenu();
+    void exportsSvgAndPng();
+    void blockFramesSelectTheirBlock();
+
+private:
+    void waitForLayout();
+    NodeId id(const char *key) const { return m_graph->findByKey(key); }
+    TensorRef out(const char *key) const { return TensorRef { id(key), 0 }; }
+    void showAtNaturalSize(const char *key);
+    QWidget *viewport() const { return m_canvas->view()->viewport(); }
+    QGraphicsScene *scene() const { return m_canvas->view()->scene(); }
+
+    QTemporaryDir m_cacheDir;
+    std::unique_ptr<Graph> m_graph;
+    std::unique_ptr<CanvasWidget> m_canvas;
+};
+
+void TestCanvas::initTestCase()
+{
+    qRegisterMetaType<std::vector<cleave::PlanEdge>>();
+    QVERIFY(m_cacheDir.isValid());
+    m_graph = loadSample("resnet18.relay");
+}
+
+void TestCanvas::init()
+{
+    m_canvas = std::make_unique<CanvasWidget>();
+    m_canvas->setCacheDirectory(m_cacheDir.path());
+    m_canvas->resize(1000, 800);
+    m_canvas->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_canvas.get()));
+}
+
+void TestCanvas::cleanup()
+{
+    m_canvas.reset();
+}
+
+void TestCanvas::waitForLayout()
+{
+    QSignalSpy finished(m_canvas.get(), &CanvasWidget::layoutFinished);
+    m_canvas->setGraph(m_graph.get(), m_graph->mainFunction(), m_graph->checksum());
+    QVERIFY(!m_canvas->isLayoutReady());
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    QVERIFY(m_canvas->isLayoutReady());
+}
+
+void TestCanvas::showAtNaturalSize(const char *key)
+{
+    m_canvas->view()->setTransform(QTransform());
+    m_canvas->view()->centerOn(m_canvas->view()->mapToScene(m_canvas->viewportPosOfNode(id(key))));
+    QCoreApplication::processEvents();
+}
+
+void TestCanvas::layoutDrawsEveryNodeAndEdge()
+{
+    waitForLayout();
+    QCOMPARE(itemsOf<ui::NodeItem>(scene()).size(), std::size_t(92));
+    QCOMPARE(itemsOf<ui::EdgeItem>(scene()).size(), std::size_t(99));
+    // Inputs stand apart, nodes carry op name and shape, weights are not drawn.
+    for (ui::NodeItem *n : itemsOf<ui::NodeItem>(scene())) {
+        if (n->nodeId() == id("%data")) {
+            QCOMPARE(n->role(), LayoutNodeRole::Input);
+            QCOMPARE(n->subtitle(), QStringLiteral("1\u00d73\u00d7224\u00d7224"));
+        }
+        if (n->nodeId() == id("%0")) {
+            QCOMPARE(n->title(), QStringLiteral("nn.conv2d"));
+            QCOMPARE(n->category(), ui::OpCategory::Convolution);
+        }
+        QVERIFY(m_graph->node(n->nodeId()).kind != NodeKind::Constant);
+    }
+    // The edge tooltip names the tensor, its shape, dtype and bytes.
+    ui::EdgeItem *edge = edgeItem(scene(), PlanEdge { out("%12"), id("%13") });
+    QVERIFY(edge != nullptr);
+    QCOMPARE(edge->toolTip(),
+             QStringLiteral(
+                 "<b>%12</b> → %13<br>shape 1\u00d764\u00d756\u00d756 · float32 · 784.0 KiB"));
+    // ResNet-18 is too tall to fit with readable labels: the view opens on its top (the input)
+    // at a readable zoom; F fits the whole drawing.
+    QCOMPARE(m_canvas->view()->transform().m11(), 0.8);
+    QRectF visible = m_canvas->view()->mapToScene(viewport()->rect()).boundingRect();
+    QVERIFY(
+        visible.contains(m_canvas->view()->mapToScene(m_canvas->viewportPosOfNode(id("%data")))));
+    m_canvas->fitToView();
+    visible = m_canvas->view()->mapToScene(viewport()->rect()).boundingRect();
+    for (ui::NodeItem *n : itemsOf<ui::NodeItem>(scene()))
+        QVERIFY(visible.contains(n->rect()));
+}
+
+void TestCanvas::clickAndShiftClickSelect()
+{
+    waitForLayout();
+    showAtNaturalSize("%6");
+    QSignalSpy changed(m_canvas.get(), &CanvasWidget::selectionChanged);
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, m_canvas->viewportPosOfNode(id("%5")));
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ id("%5") }));
+    QVERIFY(changed.count() >= 1);
+
+    QTest::mouseClick(viewport(), Qt::LeftButton, Qt::ShiftModifier,
+                      m_canvas->viewportPosOfNode(id("%8")));
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ id("%5"), id("%8") }));
+    QTest::mouseClick(viewport(), Qt::LeftButton, Qt::ControlModifier,
+                      m_canvas->viewportPosOfNode(id("%5")));
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ id("%8") }));
+
+    // A plain click elsewhere replaces the selection; selectNodes() replaces it too.
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, m_canvas->viewportPosOfNode(id("%6")));
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ id("%6") }));
+    m_canvas->selectNodes({ id("%3"), id("%4") });
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ id("%3"), id("%4") }));
+}
+
+void TestCanvas::rubberBandSelects()
+{
+    waitForLayout();
+    showAtNaturalSize("%6");
+    const QPoint top = m_canvas->viewportPosOfNode(id("%5"));
+    const QPoint bottom = m_canvas->viewportPosOfNode(id("%8"));
+    // From empty space left of conv %5 to the right of relu %8: the four nodes of the branch.
+    const QPoint from(top.x() - 200, top.y() - 4);
+    const QPoint to(bottom.x() + 60, bottom.y() + 4);
+    QVERIFY(m_canvas->view()->itemAt(from) == nullptr);
+    QTest::mousePress(viewport(), Qt::LeftButton, {}, from);
+    for (int i = 1; i <= 10; ++i)
+        QTest::mouseMove(viewport(), from + (to - from) * i / 10);
+    QTest::mouseRelease(viewport(), Qt::LeftButton, {}, to);
+    QCOMPARE(m_canvas->selectedNodes(),
+             std::vector<NodeId>({ id("%5"), id("%6"), id("%7"), id("%8") }));
+}
+
+void TestCanvas::cutStrokeReportsCrossedEdges()
+{
+    waitForLayout();
+    m_canvas->setTool(CanvasWidget::Tool::Cut);
+    QCOMPARE(m_canvas->tool(), CanvasWidget::Tool::Cut);
+    showAtNaturalSize("%13");
+    QSignalSpy cut(m_canvas.get(), &CanvasWidget::cutRequested);
+
+    // Across the edge leaving the first residual add: exactly that edge.
+    const PlanEdge addToRelu { out("%12"), id("%13") };
+    QPoint p = m_canvas->viewportPosOfEdge(addToRelu.tensor, addToRelu.consumer);
+    QVERIFY(!p.isNull());
+    QTest::mousePress(viewport(), Qt::LeftButton, {}, p - QPoint(60, 0));
+    for (int i = 1; i <= 12; ++i)
+        QTest::mouseMove(viewport(), p - QPoint(60, 0) + QPoint(10 * i, 0));
+    // Crossed edges light up while the stroke is being drawn, before release.
+    QVERIFY(edgeItem(scene(), addToRelu)->isCutHover());
+    QTest::mouseRelease(viewport(), Qt::LeftButton, {}, p + QPoint(60, 0));
+    QCOMPARE(cut.count(), 1);
+    QCOMPARE(cut.at(0).at(0).value<std::vector<PlanEdge>>(), std::vector<PlanEdge>({ addToRelu }));
+    QVERIFY(!edgeItem(scene(), addToRelu)->isCutHover());
+
+    // Across both edges leaving relu %13: into conv %14 and the skip connection into add %21.
+    const PlanEdge toConv { out("%13"), id("%14") };
+    const PlanEdge skip { out("%13"), id("%21") };
+    p = m_canvas->viewportPosOfEdge(toConv.tensor, toConv.consumer);
+    QTest::mousePress(viewport(), Qt::LeftButton, {}, p - QPoint(150, 0));
+    for (int i = 1; i <= 30; ++i)
+        QTest::mouseMove(viewport(), p - QPoint(150, 0) + QPoint(10 * i, 0));
+    QTest::mouseRelease(viewport(), Qt::LeftButton, {}, p + QPoint(150, 0));
+    QCOMPARE(cut.count(), 2);
+    QCOMPARE(cut.at(1).at(0).value<std::vector<PlanEdge>>(),
+             std::vector<PlanEdge>({ toConv, skip }));
+
+    // A stroke over empty space emits nothing.
+    const QPoint empty(5, 5);
+    QTest::mousePress(viewport(), Qt::LeftButton, {}, empty);
+    QTest::mouseMove(viewport(), empty + QPoint(20, 0));
+    QTest::mouseRelease(viewport(), Qt::LeftButton, {}, empty + QPoint(20, 0));
+    QCOMPARE(cut.count(), 2);
+
+    // Back in the select tool a drag is a rubber band again, not a cut.
+    m_canvas->setTool(CanvasWidget::Tool::Select);
+    QTest::mousePress(viewport(), Qt::LeftButton, {}, p - QPoint(150, 0));
+    QTest::mouseMove(viewport(), p + QPoint(150, 0));
+    QTest::mouseRelease(viewport(), Qt::LeftButton, {}, p + QPoint(150, 0));
+    QCOMPARE(cut.count(), 2);
+}
+
+void TestCanvas::planDrawsRegionsAndBadges()
+{
+    waitForLayout();
+    PartitionPlan plan(*m_graph);
+    const PlanEdge addToRelu { out("%12"), id("%13") };
+    plan.cutAcrossEdges({ addToRelu });
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+    const BoundaryTable boundary = computeBoundary(plan);
+    m_canvas->setPlan(&plan, &boundary);
+
+    const auto regions = itemsOf<ui::PartitionRegionItem>(scene());
+    QCOMPARE(regions.size(), std::size_t(2));
+    QStringList names;
+    for (ui::PartitionRegionItem *r : regions)
+        names << r->name();
+    names.sort();
+    QCOMPARE(names,
+             QStringList({ QString::fromStdString(plan.partitions()[0].name),
+                           QString::fromStdString(plan.partitions()[1].name) }));
+    const auto badges = itemsOf<ui::BadgeItem>(scene());
+    QCOMPARE(badges.size(), std::size_t(1));
+    QCOMPARE(badges[0]->text(), QStringLiteral("data_n_0 · 1\u00d764\u00d756\u00d756 · 784.0 KiB"));
+    QCOMPARE(badges[0]->edge(), addToRelu);
+    // The boundary edge is bold in the producing partition's colour; the others are not.
+    QCOMPARE(edgeItem(scene(), addToRelu)->boundaryColour(),
+             ui::partitionColour(plan.partitions()[0].colour));
+    QVERIFY(!edgeItem(scene(), PlanEdge { out("%13"), id("%14") })->boundaryColour().isValid());
+    // A node region lies behind its node.
+    for (ui::PartitionRegionItem *r : regions) {
+        const PartitionId pid = r->partitionId();
+        const NodeId sample = pid == plan.partitions()[0].id ? id("%5") : id("%14");
+        for (ui::NodeItem *n : itemsOf<ui::NodeItem>(scene()))
+            if (n->nodeId() == sample)
+                QVERIFY(r->boxes().contains(n->rect().center()));
+    }
+
+    m_canvas->highlightPartition(plan.partitions()[1].id);
+    m_canvas->flashEdges({ PlanEdge { out("%13"), id("%21") } });
+
+    // Clearing the plan removes regions and badges.
+    m_canvas->setPlan(nullptr, nullptr);
+    QCOMPARE(itemsOf<ui::PartitionRegionItem>(scene()).size(), std::size_t(0));
+    QCOMPARE(itemsOf<ui::BadgeItem>(scene()).size(), std::size_t(0));
+    QVERIFY(!edgeItem(scene(), addToRelu)->boundaryColour().isValid());
+}
+
+void TestCanvas::newerGraphSupersedesStaleLayout()
+{
+    auto inception = loadSample("inception_block.relay");
+    QSignalSpy finished(m_canvas.get(), &CanvasWidget::layoutFinished);
+    QSignalSpy started(m_canvas.get(), &CanvasWidget::layoutStarted);
+    m_canvas->setGraph(m_graph.get(), m_graph->mainFunction(), "supersede-a");
+    m_canvas->setGraph(inception.get(), inception->mainFunction(), "supersede-b");
+    QCOMPARE(started.count(), 2);
+    QVERIFY(finished.wait(20000));
+    QTest::qWait(300); // a stale result would arrive now
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    for (ui::NodeItem *n : itemsOf<ui::NodeItem>(scene()))
+        QCOMPARE(n->nodeId().index() < inception->nodeCount(), true);
+    const NodeId firstConv = inception->findByKey("%0");
+    QVERIFY(!m_canvas->viewportPosOfNode(firstConv).isNull());
+    m_canvas->setGraph(nullptr, {}, {});
+    QVERIFY(!m_canvas->isLayoutReady());
+    QCOMPARE(itemsOf<ui::NodeItem>(scene()).size(), std::size_t(0));
+}
+
+void TestCanvas::cancelStopsTheLayout()
+{
+    QSignalSpy finished(m_canvas.get(), &CanvasWidget::layoutFinished);
+    m_canvas->setGraph(m_graph.get(), m_graph->mainFunction(), "cancel-test");
+    m_canvas->cancelLayout();
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.at(0).at(0).toBool(), false);
+    QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("layout cancelled"));
+    QTest::qWait(300);
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(!m_canvas->isLayoutReady());
+}
+
+void TestCanvas::keyboardZoomAndFit()
+{
+    waitForLayout();
+    QGraphicsView *view = m_canvas->view();
+    view->setFocus();
+    m_canvas->fitToView();
+    const qreal fitted = view->transform().m11();
+    QTest::keyClick(view, Qt::Key_Plus);
+    QVERIFY(qAbs(view->transform().m11() - fitted * 1.25) < 1e-6);
+    QTest::keyClick(view, Qt::Key_Minus);
+    QVERIFY(qAbs(view->transform().m11() - fitted) < 1e-6);
+    QTest::keyClick(view, Qt::Key_Plus);
+    QTest::keyClick(view, Qt::Key_F);
+    QVERIFY(qAbs(view->transform().m11() - fitted) < 1e-6);
+    // Z zooms to the selection.
+    m_canvas->selectNodes({ id("%12") });
+    QTest::keyClick(view, Qt::Key_Z);
+    QVERIFY(view->transform().m11() > fitted * 2);
+    const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
+    QVERIFY(visible.contains(view->mapToScene(m_canvas->viewportPosOfNode(id("%12")))));
+    // centerOnNode brings a node to the middle of the view.
+    m_canvas->fitToView();
+    m_canvas->centerOnNode(id("%40"));
+    const QPoint centre = m_canvas->viewportPosOfNode(id("%40"));
+    QVERIFY((centre - view->viewport()->rect().center()).manhattanLength() <= 4);
+}
+
+void TestCanvas::doubleClickAndContextMenu()
+{
+    waitForLayout();
+    showAtNaturalSize("%6");
+    QSignalSpy activated(m_canvas.get(), &CanvasWidget::nodeActivated);
+    QTest::mouseDClick(viewport(), Qt::LeftButton, {}, m_canvas->viewportPosOfNode(id("%6")));
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(activated.at(0).at(0).value<NodeId>(), id("%6"));
+
+    QSignalSpy menu(m_canvas.get(), &CanvasWidget::contextMenuRequested);
+    const QPoint pos = m_canvas->viewportPosOfNode(id("%7"));
+    QContextMenuEvent event(QContextMenuEvent::Mouse, pos, viewport()->mapToGlobal(pos));
+    QApplication::sendEvent(viewport(), &event);
+    QCOMPARE(menu.count(), 1);
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ id("%7") }));
+}
+
+void TestCanvas::exportsSvgAndPng()
+{
+    waitForLayout();
+    PartitionPlan plan(*m_graph);
+    plan.cutAcrossEdges({ PlanEdge { out("%12"), id("%13") } });
+    const BoundaryTable boundary = computeBoundary(plan);
+    m_canvas->setPlan(&plan, &boundary);
+    QTemporaryDir dir;
+    QString error;
+    const QString svg = dir.filePath(QStringLiteral("graph.svg"));
+    QVERIFY2(m_canvas->exportImage(svg, &error), qPrintable(error));
+    QFile f(svg);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY(text.startsWith(QStringLiteral("<?xml")));
+    QCOMPARE(text.count(QStringLiteral(">nn.conv2d</text>")), 20);
+    QVERIFY(text.contains(QStringLiteral("data_n_0 · 1\u00d764\u00d756\u00d756 · 784.0 KiB")));
+    QVERIFY(text.trimmed().endsWith(QStringLiteral("</svg>")));
+
+    const QString png = dir.filePath(QStringLiteral("graph.png"));
+    QVERIFY2(m_canvas->exportImage(png, &error), qPrintable(error));
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.height() > image.width()); // a ResNet is tall
+
+    QVERIFY(!m_canvas->exportImage(dir.filePath(QStringLiteral("graph.bmp")), &error));
+    QVERIFY(error.contains(QStringLiteral("Unsupported image format")));
+}
+
+void TestCanvas::blockFramesSelectTheirBlock()
+{
+    waitForLayout();
+    FusionOptions options;
+    options.foldBatchNorm
+        = true; // conv → batch_norm → .0 → relu is one kernel, as in built ResNets
+    const std::vector<FusedBlock> blocks = fuseOps(*m_graph, m_graph->mainFunction(), options);
+    m_canvas->setBlocks(blocks);
+    std::size_t multi = 0;
+    for (const FusedBlock &b : blocks)
+        multi += b.nodes.size() >= 2 ? 1 : 0;
+    const auto frames = itemsOf<ui::BlockFrameItem>(scene());
+    QCOMPARE(frames.size(), multi);
+    ui::BlockFrameItem *frame = nullptr;
+    for (ui::BlockFrameItem *f : frames)
+        if (std::find(f->nodes().begin(), f->nodes().end(), id("%5")) != f->nodes().end())
+            frame = f;
+    QVERIFY(frame != nullptr);
+    // The stem conv (stride 2, 7x7) is the other, structurally different, conv-add-relu kernel.
+    QCOMPARE(frame->name(), QStringLiteral("fused_nn_conv2d_add_nn_relu_1"));
+
+    showAtNaturalSize("%6");
+    QTest::mouseClick(viewport(), Qt::LeftButton, {},
+                      m_canvas->view()->mapFromScene(frame->tabRect().center()));
+    QCOMPARE(m_canvas->selectedNodes(),
+             std::vector<NodeId>({ id("%5"), id("%6"), id("%7"), id("%8") }));
+    // Clicking a node inside the frame still selects just the node.
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, m_canvas->viewportPosOfNode(id("%6")));
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ id("%6") }));
+    // A new graph forgets the blocks.
+    waitForLayout();
+    QCOMPARE(itemsOf<ui::BlockFrameItem>(scene()).size(), std::size_t(0));
+}
+
+QTEST_MAIN(TestCanvas)
+#include "tst_canvas.moc"

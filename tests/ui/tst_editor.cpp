@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// The editor window driven like a user, on the real widgets: open ResNet-18, cut with a mouse
+// stroke, read the docks, undo/redo with the keyboard, rubber-band select and isolate, search,
+// save and reopen a project, export and verify, recovery after a crash, unsaved-changes prompts.
+#include "core/export/Exporter.h"
+#include "core/partition/PlanFile.h"
+#include "ui/MainWindow.h"
+#include "ui/dialogs/ExportDialog.h"
+#include "ui/docks/BoundaryDock.h"
+#include "ui/docks/DiagnosticsDock.h"
+#include "ui/docks/PartitionsDock.h"
+#include "ui/docks/PropertiesDock.h"
+#include "ui/docks/SearchBar.h"
+#include "ui/document/Document.h"
+#include "ui/models/BoundaryTensorModel.h"
+#include "ui/models/DiagnosticListModel.h"
+#include "ui/models/NodePropertiesModel.h"
+#include "ui/models/PartitionListModel.h"
+#include "ui/scene/CanvasWidget.h"
+
+#include <QAbstractButton>
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QGraphicsView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QUndoStack>
+
+#include <algorithm>
+#include <memory>
+
+using namespace cleave::ui;
+using cleave::NodeId;
+
+namespace {
+
+const QString resnet = QDir::cleanPath(QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay"));
+
+// Answers the next message box by clicking the button whose text contains `button` (or the
+// standard button), and keeps its text.
+class MessageBoxAnswer : public QObject
+{
+public:
+    explicit MessageBoxAnswer(QString button)
+        : m_button(std::move(button))
+    {
+        auto *timer = new QTimer(this);
+        connect(timer, &QTimer::timeout, this, [this, timer] {
+            auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+            if (!box)
+                return;
+            m_text = box->text();
+            for (QAbstractButton *b : box->buttons()) {
+                if (b->text().remove(QLatin1Char('&')).contains(m_button)) {
+                    timer->stop();
+                    b->click();
+                    return;
+                }
+            }
+            timer->stop();
+            box->reject();
+        });
+        timer->start(10);
+    }
+    [[nodiscard]] const QString &text() const { return m_text; }
+
+private:
+    QString m_button;
+    QString m_text;
+};
+
+NodeId key(const MainWindow &w, const char *name)
+{
+    const NodeId id = w.document()->graph()->findByKey(name);
+    if (!id.isValid())
+        qFatal("no node %s", name);
+    return id;
+}
+
+QString planJson(const MainWindow &w)
+{
+    return QString::fromStdString(cleave::planToJson(*w.document()->plan()).dump());
+}
+
+QString statusText(const MainWindow &w)
+{
+    QStringList parts;
+    for (const char *name :
+         { "statusModel", "statusNodes", "statusPartitions", "statusValidation" })
+        parts.append(w.findChild<QLabel *>(QString::fromLatin1(name))->text());
+    return parts.join(QStringLiteral(" | "));
+}
+
+} // namespace
+
+class TestEditor : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cutUndoIsolateSaveExport();
+    void contextActionsAndDelete();
+    void searchCyclesThroughHits();
+    void everySampleOpensCutsAndExports_data();
+    void everySampleOpensCutsAndExports();
+    void exportRefusesInvalidPlan();
+    void projectErrorsKeepDocument();
+    void changedModelAsksBeforeApplying();
+    void unsavedChangesPrompt();
+    void autosaveAndRecovery();
+
+private:
+    // Opens `path` in `w`, shown and active, and waits for the layout.
+    void openAndWait(MainWindow &w, const QString &path);
+    // Drags the cut tool across the edge `from -> to` (a short stroke through a point of it).
+    void strokeAcross(MainWindow &w, NodeId from, NodeId to);
+};
+
+void TestEditor::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName(QStringLiteral("CleaveTests"));
+    QApplication::setApplicationName(QStringLiteral("tst_editor"));
+}
+
+void TestEditor::init()
+{
+    QSettings().clear();
+    QFile::remove(MainWindow::recoveryFilePath());
+}
+
+void TestEditor::openAndWait(MainWindow &w, const QString &path)
+{
+    w.resize(1400, 900);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QVERIFY(w.openFile(path));
+    QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
+}
+
+void TestEditor::strokeAcross(MainWindow &w, NodeId from, NodeId to)
+{
+    CanvasWidget *canvas = w.canvas();
+    canvas->centerOnNode(to);
+    QWidget *viewport = canvas->view()->viewport();
+    const QPoint at = canvas->viewportPosOfEdge({ from, 0 }, to);
+    QVERIFY(!at.isNull());
+    QVERIFY2(viewport->rect().contains(at), "the edge is not on screen");
+    // Across the edge, short enough to miss the skip connection beside the main path.
+    const QPoint start = at - QPoint(14, 3);
+    const QPoint end = at + QPoint(14, 3);
+    QTest::mousePress(viewport, Qt::LeftButton, {}, start);
+    QTest::mouseMove(viewport, at - QPoint(5, 1));
+    QTest::mouseMove(viewport, at + QPoint(5, 1));
+    QTest::mouseMove(viewport, end);
+    QTest::mouseRelease(viewport, Qt::LeftButton, {}, end);
+}
+
+void TestEditor::cutUndoIsolateSaveExport()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    MainWindow w;
+    std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
+    for (QAbstractItemModel *model : std::initializer_list<QAbstractItemModel *> {
+             w.partitionsDock()->model(), w.boundaryDock()->model(),
+             w.boundaryDock()->sortedModel(), w.diagnosticsDock()->model(),
+             w.propertiesDock()->model() })
+        testers.push_back(std::make_unique<QAbstractItemModelTester>(
+            model, QAbstractItemModelTester::FailureReportingMode::QtTest));
+    openAndWait(w, resnet);
+    QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(1));
+    QCOMPARE(statusText(w),
+             QStringLiteral("resnet18.relay | 71 ops · 194 nodes | 1 partition | ✓ valid"));
+
+    // C switches to the cut tool; the stroke crosses %13 -> %14, the edge after the first
+    // residual add's relu, whose other consumer (%21, the residual add) is cut implicitly.
+    QTest::keyClick(&w, Qt::Key_C);
+    QCOMPARE(w.canvas()->tool(), CanvasWidget::Tool::Cut);
+    const NodeId relu = key(w, "%13");
+    strokeAcross(w, relu, key(w, "%14"));
+    QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(2));
+    const QString cut = planJson(w);
+
+    BoundaryTensorModel *boundary = w.boundaryDock()->model();
+    QCOMPARE(boundary->rowCount(), 1);
+    QCOMPARE(boundary->index(0, BoundaryTensorModel::TensorColumn).data().toString(),
+             QStringLiteral("%13"));
+    QCOMPARE(boundary->index(0, BoundaryTensorModel::RouteColumn).data().toString(),
+             QStringLiteral("stage0 → stage1"));
+    const cleave::BoundaryTensor &tensor = w.document()->boundary().tensors[0];
+    QCOMPARE(tensor.consumers.size(), std::size_t(1));
+    QCOMPARE(tensor.consumers[0].partition, w.document()->plan()->partitions()[1].id);
+    QCOMPARE(tensor.consumers[0].nodes, (std::vector<NodeId> { key(w, "%14"), key(w, "%21") }));
+    DiagnosticListModel *diagnostics = w.diagnosticsDock()->model();
+    const int implied = diagnostics->findCode(QStringLiteral("partition.implied_edge"));
+    QVERIFY(implied >= 0);
+    QVERIFY(diagnostics->index(implied, DiagnosticListModel::MessageColumn)
+                .data()
+                .toString()
+                .contains(QStringLiteral("%21")));
+    QCOMPARE(
+        statusText(w),
+        QStringLiteral("resnet18.relay | 71 ops · 194 nodes | 2 partitions | ✓ valid, 1 warning"));
+
+    // Double-clicking the warning focuses the nodes it is about.
+    QTableView *diagnosticsView = w.diagnosticsDock()->view();
+    const QRect row = diagnosticsView->visualRect(
+        diagnostics->index(implied, DiagnosticListModel::MessageColumn));
+    QSignalSpy focusSpy(w.diagnosticsDock(), &DiagnosticsDock::focusRequested);
+    // A real double click: press, release, then the double-click press and its release.
+    QTest::mouseClick(diagnosticsView->viewport(), Qt::LeftButton, {}, row.center());
+    QTest::mouseDClick(diagnosticsView->viewport(), Qt::LeftButton, {}, row.center());
+    QVERIFY(focusSpy.count() >= 1);
+    std::vector<NodeId> focused = w.canvas()->selectedNodes();
+    std::sort(focused.begin(), focused.end());
+    std::vector<NodeId> named = diagnostics->diagnosticAt(implied)->nodes;
+    std::sort(named.begin(), named.end());
+    QCOMPARE(focused, named);
+
+    // Undo and redo from the keyboard restore both states, docks included.
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(1));
+    QCOMPARE(boundary->rowCount(), 0);
+    QCOMPARE(diagnostics->findCode(QStringLiteral("partition.implied_edge")), -1);
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(planJson(w), cut);
+    QCOMPARE(boundary->rowCount(), 1);
+    QVERIFY(diagnostics->findCode(QStringLiteral("partition.implied_edge")) >= 0);
+
+    // Selecting the boundary row centres the edge; V, then a rubber band around the second
+    // residual block's main path (%14 .. %20), then I isolates it.
+    w.boundaryDock()->view()->selectRow(0);
+    QTest::keyClick(&w, Qt::Key_V);
+    QCOMPARE(w.canvas()->tool(), CanvasWidget::Tool::Select);
+    const std::vector<NodeId> block { key(w, "%14"), key(w, "%15"), key(w, "%16"), key(w, "%17"),
+                                      key(w, "%18"), key(w, "%19"), key(w, "%20") };
+    w.canvas()->centerOnNode(key(w, "%17"));
+    w.canvas()->selectNodes({});
+    QRect band;
+    for (NodeId n : block)
+        band |= QRect(w.canvas()->viewportPosOfNode(n), QSize(1, 1));
+    QWidget *viewport = w.canvas()->view()->viewport();
+    const QPoint from = QPoint(band.left() - 90, band.top() - 12);
+    const QPoint to = QPoint(band.right() + 90, band.bottom() + 12);
+    QVERIFY(viewport->rect().contains(from) && viewport->rect().contains(to));
+    QTest::mousePress(viewport, Qt::LeftButton, {}, from);
+    QTest::mouseMove(viewport, (from + to) / 2);
+    QTest::mouseMove(viewport, to);
+    QTest::mouseRelease(viewport, Qt::LeftButton, {}, to);
+    std::vector<NodeId> selected;
+    for (NodeId n : w.canvas()->selectedNodes()) {
+        if (w.document()->plan()->view().isAssignable(n))
+            selected.push_back(n);
+    }
+    std::sort(selected.begin(), selected.end());
+    QCOMPARE(selected, block);
+    QCOMPARE(w.propertiesDock()->model()->rowCount() > 0, true);
+    QTest::keyClick(&w, Qt::Key_I);
+    const cleave::PartitionPlan &plan = *w.document()->plan();
+    QCOMPARE(plan.partitionCount(), std::size_t(3));
+    QCOMPARE(plan.nodeCount(plan.partitionOf(block[0])), block.size());
+    QCOMPARE(w.partitionsDock()->model()->rowCount(), 3);
+    QCOMPARE(w.document()->errorCount(), 0);
+    const QString isolated = planJson(w);
+
+    // Save, reopen in a fresh window: the same plan.
+    const QString project = dir.filePath(QStringLiteral("resnet.cleave"));
+    QVERIFY(w.saveProject(project));
+    QVERIFY(!w.document()->isModified());
+    QCOMPARE(w.windowTitle(), QStringLiteral("resnet.cleave[*] — Cleave"));
+    {
+        MainWindow again;
+        openAndWait(again, project);
+        QCOMPARE(planJson(again), isolated);
+        QCOMPARE(again.document()->projectPath(), QDir::cleanPath(project));
+        QCOMPARE(again.canvas()->tool(), CanvasWidget::Tool::Select);
+        QVERIFY(!again.document()->isModified());
+    }
+
+    // Export everything (with both pictures) through the dialog, then verify the folder.
+    ExportDialog *dialog = w.showExportDialog();
+    QVERIFY(dialog);
+    const QString out = dir.filePath(QStringLiteral("export"));
+    dialog->setFolder(out);
+    dialog->findChild<QCheckBox *>(QStringLiteral("exportSvg"))->setChecked(true);
+    dialog->findChild<QCheckBox *>(QStringLiteral("exportPng"))->setChecked(true);
+    QVERIFY(dialog->exportButton()->isEnabled());
+    QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
+    const QStringList written = dialog->writtenFiles();
+    for (const QString &file :
+         { QStringLiteral("pipeline_config.json"), QStringLiteral("partitions.json"),
+           QStringLiteral("build_pipeline.py"), QStringLiteral("graph.svg"),
+           QStringLiteral("graph.png") }) {
+        QVERIFY2(written.contains(file), qPrintable(written.join(QLatin1Char(' '))));
+        QVERIFY2(QFileInfo(QDir(out).filePath(file)).size() > 0, qPrintable(file));
+    }
+    int modules = 0;
+    for (const QString &file : written)
+        modules += file.endsWith(QStringLiteral(".relay")) ? 1 : 0;
+    QCOMPARE(modules, 3);
+    QVERIFY(dialog->summary()->toPlainText().startsWith(QStringLiteral("Exported 3 partitions")));
+    QVERIFY(dialog->verified());
+    QVERIFY(
+        dialog->summary()->toPlainText().contains(QStringLiteral("Recomposition check passed")));
+    const cleave::VerifyResult verified = cleave::verifyExport(out.toStdString());
+    QVERIFY2(verified.ok, verified.firstDifference.c_str());
+    dialog->close();
+}
+
+void TestEditor::contextActionsAndDelete()
+{
+    MainWindow w;
+    openAndWait(w, resnet);
+    QUndoStack *stack = w.document()->undoStack();
+
+    // P: a new partition from the selection.
+    w.canvas()->selectNodes({ key(w, "%5"), key(w, "%6"), key(w, "%7") });
+    QTest::keyClick(&w, Qt::Key_P);
+    QCOMPARE(stack->count(), 1);
+    const cleave::PartitionPlan &plan = *w.document()->plan();
+    QCOMPARE(plan.nodeCount(plan.partitionOf(key(w, "%5"))), std::size_t(3));
+    const std::size_t parts = plan.partitionCount();
+
+    // A selection across two partitions: M merges them.
+    w.canvas()->selectNodes({ key(w, "%4"), key(w, "%5") });
+    QTest::keyClick(&w, Qt::Key_M);
+    QCOMPARE(stack->count(), 2);
+    QCOMPARE(plan.partitionCount(), parts - 1);
+    stack->undo();
+    QCOMPARE(plan.partitionCount(), parts);
+
+    // Delete on the same selection removes the cut between them.
+    QTest::keyClick(&w, Qt::Key_Delete);
+    QCOMPARE(stack->count(), 2);
+    QCOMPARE(stack->undoText(), QStringLiteral("Remove cut"));
+    QCOMPARE(plan.partitionOf(key(w, "%4")), plan.partitionOf(key(w, "%5")));
+
+    // A non-convex selection: Isolate refuses (nothing pushed), the convex closure fixes it.
+    w.canvas()->selectNodes({ key(w, "%13"), key(w, "%21") });
+    QTest::keyClick(&w, Qt::Key_I);
+    QCOMPARE(stack->count(), 2);
+    QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("not convex")));
+    auto *closure = w.findChild<QAction *>(QStringLiteral("convexClosureAction"));
+    QVERIFY(closure && closure->isEnabled());
+    closure->trigger();
+    QCOMPARE(w.canvas()->selectedNodes().size() >= 9, true);
+    QTest::keyClick(&w, Qt::Key_I);
+    QCOMPARE(stack->count(), 3);
+    QCOMPARE(stack->undoText(), QStringLiteral("Isolate 9 nodes"));
+
+    // Assign ▸ stage0 (the submenu lists the partitions) moves the selection back.
+    w.canvas()->selectNodes({ key(w, "%14") });
+    auto *assign = w.findChild<QMenu *>(QStringLiteral("assignMenu"));
+    QVERIFY(assign && assign->isEnabled());
+    emit assign->aboutToShow();
+    QCOMPARE(assign->actions().size(), int(plan.partitionCount()));
+    QVERIFY(assign->actions().constFirst()->text().startsWith(QStringLiteral("stage0  (llvm)")));
+    assign->actions().constFirst()->trigger();
+    QCOMPARE(plan.partitionOf(key(w, "%14")), plan.partitions()[0].id);
+    stack->undo();
+
+    // T asks for the target of the selection's partition.
+    QTimer::singleShot(50, this, [] {
+        if (auto *input = qobject_cast<QInputDialog *>(QApplication::activeModalWidget())) {
+            input->setTextValue(QStringLiteral("cuda"));
+            input->accept();
+        }
+    });
+    QTest::keyClick(&w, Qt::Key_T);
+    QCOMPARE(plan.partitions()[plan.indexOf(plan.partitionOf(key(w, "%14")))].target,
+             std::string("cuda"));
+    QCOMPARE(stack->undoText(), QStringLiteral("Set target to cuda"));
+    stack->undo();
+
+    // Renaming in the Partitions dock is one undoable command.
+    PartitionListModel *partitions = w.partitionsDock()->model();
+    QVERIFY(partitions->setData(partitions->index(0, PartitionListModel::NameColumn),
+                                QStringLiteral("stem")));
+    QCOMPARE(plan.partitions()[0].name, std::string("stem"));
+    QApplication::setActiveWindow(&w); // back from the target dialog
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(plan.partitions()[0].name, std::string("stage0"));
+}
+
+void TestEditor::searchCyclesThroughHits()
+{
+    MainWindow w;
+    openAndWait(w, resnet);
+    QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+    SearchBar *bar = w.searchBar();
+    QVERIFY(bar->isVisible());
+    QTRY_VERIFY(bar->field()->hasFocus());
+    QTest::keyClicks(bar->field(), QStringLiteral("add"));
+    QCOMPARE(bar->hits().size(), std::size_t(9));
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("searchCount"))->text(),
+             QStringLiteral("9 matches"));
+    QTest::keyClick(bar->field(), Qt::Key_Return);
+    QCOMPARE(w.canvas()->selectedNodes(), std::vector<NodeId> { key(w, "%12") });
+    QTest::keyClick(bar->field(), Qt::Key_Return);
+    QCOMPARE(w.canvas()->selectedNodes(), std::vector<NodeId> { key(w, "%21") });
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("searchCount"))->text(),
+             QStringLiteral("2 of 9"));
+    QTest::keyClick(bar->field(), Qt::Key_Return, Qt::ShiftModifier);
+    QCOMPARE(w.canvas()->selectedNodes(), std::vector<NodeId> { key(w, "%12") });
+    QCOMPARE(w.propertiesDock()->model()->value(QStringLiteral("Node"), QStringLiteral("Op")),
+             QStringLiteral("add"));
+    QTest::keyClick(bar->field(), Qt::Key_Escape);
+    QVERIFY(!bar->isVisible());
+}
+
+void TestEditor::everySampleOpensCutsAndExports_data()
+{
+    QTest::addColumn<QString>("file");
+    const QDir samples(QStringLiteral(CLEAVE_SAMPLES_DIR));
+    for (const QString &name : samples.entryList(
+             { QStringLiteral("*.relay"), QStringLiteral("*.onnx") }, QDir::Files, QDir::Name))
+        QTest::newRow(qPrintable(name)) << samples.filePath(name);
+}
+
+void TestEditor::everySampleOpensCutsAndExports()
+{
+    QFETCH(QString, file);
+    MainWindow w;
+    openAndWait(w, file);
+    // Cut the first edge between two operators of the main path with a mouse stroke, undo,
+    // redo, then export and verify.
+    const cleave::PartitionPlan &plan = *w.document()->plan();
+    const std::vector<NodeId> &order = plan.view().assignableNodes();
+    QVERIFY(order.size() >= 2);
+    const NodeId consumer = order[order.size() / 2];
+    NodeId producer;
+    for (const cleave::TensorRef in : w.document()->graph()->node(consumer).inputs) {
+        if (in.isValid() && plan.view().isAssignable(in.node))
+            producer = in.node;
+    }
+    QVERIFY(producer.isValid());
+    QTest::keyClick(&w, Qt::Key_C);
+    strokeAcross(w, producer, consumer);
+    QVERIFY(plan.partitionCount() >= 2);
+    const QString cut = planJson(w);
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(plan.partitionCount(), std::size_t(1));
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(planJson(w), cut);
+
+    QTemporaryDir dir;
+    ExportDialog *dialog = w.showExportDialog();
+    dialog->setFolder(dir.filePath(QStringLiteral("out")));
+    const QString refusal = dialog->findChild<QLabel *>(QStringLiteral("exportRefusal"))->text();
+    const auto *formats = dialog->findChild<QComboBox *>(QStringLiteral("exportFormat"));
+    if (formats->count() == 0) {
+        // No module writer for this model's format: refused, and the dialog says so.
+        QVERIFY(!dialog->exportButton()->isEnabled());
+        QCOMPARE(refusal,
+                 QStringLiteral("Cleave has no module writer for %1 models yet, so "
+                                "this model cannot be exported (Relay models can).")
+                     .arg(QString::fromStdString(w.document()->graph()->format())));
+    } else if (w.document()->errorCount() == 0) {
+        const bool exported = dialog->runExport();
+        const QString out = dir.filePath(QStringLiteral("out"));
+        QVERIFY(dialog->writtenFiles().contains(QStringLiteral("pipeline_config.json")));
+        // The dialog reports exactly what the core recomposition check says; Relay exports must
+        // pass it (other module formats are the exporter's own business).
+        QCOMPARE(dialog->verified(), cleave::verifyExport(out.toStdString()).ok);
+        QCOMPARE(exported, dialog->verified());
+        if (w.document()->graph()->format() == "relay")
+            QVERIFY2(dialog->verified(), qPrintable(dialog->summary()->toPlainText()));
+    } else {
+        QVERIFY(!dialog->exportButton()->isEnabled());
+    }
+    dialog->close();
+}
+
+void TestEditor::exportRefusesInvalidPlan()
+{
+    MainWindow w;
+    openAndWait(w, resnet);
+    // Cut after %12, then put %5 (early in stage0) into stage1: the two stages now feed each
+    // other, which no pipeline can run.
+    QTest::keyClick(&w, Qt::Key_C);
+    strokeAcross(w, key(w, "%12"), key(w, "%13"));
+    const cleave::PartitionPlan &plan = *w.document()->plan();
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+    QCOMPARE(w.document()->errorCount(), 0);
+    w.canvas()->selectNodes({ key(w, "%5") });
+    emit w.findChild<QMenu *>(QStringLiteral("assignMenu"))->aboutToShow();
+    w.findChild<QMenu *>(QStringLiteral("assignMenu"))->actions().at(1)->trigger();
+    QCOMPARE(plan.partitionOf(key(w, "%5")), plan.partitions()[1].id);
+    QVERIFY(w.document()->errorCount() > 0);
+    QVERIFY2(statusText(w).contains(QStringLiteral("2 partitions | ✗ ")),
+             qPrintable(statusText(w)));
+
+    QTemporaryDir dir;
+    ExportDialog *dialog = w.showExportDialog();
+    dialog->setFolder(dir.filePath(QStringLiteral("out")));
+    QVERIFY(!dialog->exportButton()->isEnabled());
+    const QString refusal = dialog->findChild<QLabel *>(QStringLiteral("exportRefusal"))->text();
+    QVERIFY2(refusal.startsWith(QStringLiteral("The plan is invalid, so it cannot be exported.")),
+             qPrintable(refusal));
+    QVERIFY2(refusal.contains(QStringLiteral("[partition.cycle]")), qPrintable(refusal));
+    QVERIFY(!dialog->runExport());
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("out"))));
+
+    // Undo (the dialog is window-modal, so through the stack) makes the plan valid again and
+    // the open dialog follows.
+    w.document()->undoStack()->undo();
+    QCOMPARE(w.document()->errorCount(), 0);
+    QVERIFY(dialog->exportButton()->isEnabled());
+    QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("exportRefusal"))->isHidden());
+    dialog->close();
+}
+
+void TestEditor::projectErrorsKeepDocument()
+{
+    QTemporaryDir dir;
+    MainWindow w;
+    openAndWait(w, resnet);
+    w.canvas()->selectNodes({ key(w, "%5") });
+    QTest::keyClick(&w, Qt::Key_P);
+    const QString before = planJson(w);
+    const cleave::Graph *graph = w.document()->graph();
+    const QString project = dir.filePath(QStringLiteral("saved.cleave"));
+    QVERIFY(w.saveProject(project));
+
+    // A corrupted project: a clear error with file:line:col, nothing changes, the file stays.
+    const QString broken = dir.filePath(QStringLiteral("broken.cleave"));
+    QFile file(broken);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("{\"cleave_project\": 1,\n \"model\": {\"path\": \"x\"}, \"plan\": [\n");
+    file.close();
+    {
+        MessageBoxAnswer answer(QStringLiteral("OK"));
+        QVERIFY(!w.openFile(broken));
+        QVERIFY2(answer.text().contains(broken
+                                        + QStringLiteral(":3:1: error: the project file "
+                                                         "is not valid JSON")),
+                 qPrintable(answer.text()));
+    }
+    QCOMPARE(w.document()->graph(), graph);
+    QCOMPARE(planJson(w), before);
+    QCOMPARE(w.document()->projectPath(), QDir::cleanPath(project));
+    QVERIFY(QFileInfo::exists(broken));
+
+    // A project whose plan names nodes the model does not have.
+    QFile saved(project);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    QByteArray text = saved.readAll();
+    saved.close();
+    text.replace("\"%5\"", "\"%999\"");
+    const QString foreign = dir.filePath(QStringLiteral("foreign.cleave"));
+    QFile out(foreign);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(text);
+    out.close();
+    {
+        MessageBoxAnswer answer(QStringLiteral("OK"));
+        QVERIFY(!w.openFile(foreign));
+        QVERIFY2(answer.text().contains(QStringLiteral("%999")), qPrintable(answer.text()));
+    }
+    QCOMPARE(w.document()->graph(), graph);
+    QCOMPARE(planJson(w), before);
+}
+
+void TestEditor::changedModelAsksBeforeApplying()
+{
+    QTemporaryDir dir;
+    const QString model = dir.filePath(QStringLiteral("net.relay"));
+    QVERIFY(QFile::copy(resnet, model));
+    const QString project = dir.filePath(QStringLiteral("net.cleave"));
+    QString cut;
+    {
+        MainWindow w;
+        openAndWait(w, model);
+        w.canvas()->selectNodes({ key(w, "%30"), key(w, "%32") });
+        QTest::keyClick(&w, Qt::Key_P);
+        cut = planJson(w);
+        QVERIFY(w.saveProject(project));
+    }
+    QFile file(model);
+    QVERIFY(file.open(QIODevice::Append));
+    file.write("\n// edited after saving the project\n");
+    file.close();
+
+    MainWindow w;
+    openAndWait(w, resnet);
+    {
+        MessageBoxAnswer answer(QStringLiteral("Cancel"));
+        QVERIFY(!w.openFile(project));
+        QVERIFY(answer.text().contains(QStringLiteral("changed since the project was saved")));
+    }
+    QCOMPARE(w.document()->filePath(), resnet);
+    {
+        MessageBoxAnswer answer(QStringLiteral("Apply Anyway"));
+        QVERIFY(w.openFile(project));
+    }
+    QCOMPARE(w.document()->filePath(), QDir::cleanPath(model));
+    // Same partitions; the recorded checksum is the new model's once saved again.
+    QCOMPARE(QString::fromStdString(cleave::planToJson(*w.document()->plan())["partitions"].dump()),
+             QString::fromStdString(nlohmann::json::parse(cut.toStdString())["partitions"].dump()));
+}
+
+void TestEditor::unsavedChangesPrompt()
+{
+    MainWindow w;
+    openAndWait(w, resnet);
+    w.canvas()->selectNodes({ key(w, "%5") });
+    QTest::keyClick(&w, Qt::Key_P);
+    QVERIFY(w.document()->isModified());
+    QVERIFY(w.windowTitle().contains(QStringLiteral("[*]")));
+    QVERIFY(w.isWindowModified());
+    const QString edited = planJson(w);
+    const QString other
+        = QDir::cleanPath(QStringLiteral(CLEAVE_SAMPLES_DIR "/inception_block.relay"));
+    {
+        MessageBoxAnswer answer(QStringLiteral("Cancel"));
+        QVERIFY(!w.openFile(other));
+        QVERIFY(answer.text().contains(QStringLiteral("unsaved changes")));
+    }
+    QCOMPARE(planJson(w), edited);
+    {
+        MessageBoxAnswer answer(QStringLiteral("Cancel"));
+        QVERIFY(!w.close());
+    }
+    QVERIFY(w.isVisible());
+    {
+        MessageBoxAnswer answer(QStringLiteral("Discard"));
+        QVERIFY(w.openFile(other));
+    }
+    QCOMPARE(w.document()->fileName(), QStringLiteral("inception_block.relay"));
+    QVERIFY(!w.document()->isModified());
+}
+
+void TestEditor::autosaveAndRecovery()
+{
+    const QString recovery = MainWindow::recoveryFilePath();
+    QString edited;
+    {
+        auto w = std::make_unique<MainWindow>();
+        openAndWait(*w, resnet);
+        w->autosave(); // nothing to recover yet
+        QVERIFY(!QFileInfo::exists(recovery));
+        w->canvas()->selectNodes({ key(*w, "%5"), key(*w, "%6") });
+        QTest::keyClick(w.get(), Qt::Key_P);
+        edited = planJson(*w);
+        w->autosave();
+        QVERIFY(QFileInfo::exists(recovery));
+        // The "crash": the window goes away without closing.
+    }
+    QVERIFY(QFileInfo::exists(recovery));
+    {
+        MainWindow w;
+        w.show();
+        MessageBoxAnswer answer(QStringLiteral("Restore"));
+        QVERIFY(w.offerRecovery());
+        QVERIFY(answer.text().contains(QStringLiteral("resnet18.relay")));
+        QCOMPARE(planJson(w), edited);
+        QVERIFY(w.document()->isModified());
+        QVERIFY(w.document()->projectPath().isEmpty());
+        QVERIFY(!MainWindow::recentFiles().contains(QDir::cleanPath(recovery)));
+        // A clean close (discarding) removes the recovery file.
+        MessageBoxAnswer discard(QStringLiteral("Discard"));
+        QVERIFY(w.close());
+    }
+    QVERIFY(!QFileInfo::exists(recovery));
+    MainWindow w;
+    QVERIFY(!w.offerRecovery());
+}
+
+QTEST_MAIN(TestEditor)
+#include "tst_editor.moc"

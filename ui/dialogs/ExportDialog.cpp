@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/dialogs/ExportDialog.h"
+
+#include "core/analysis/Cost.h"
+#include "core/export/Exporter.h"
+#include "core/export/ModuleExporter.h"
+#include "ui/document/Document.h"
+#include "ui/scene/CanvasWidget.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QVBoxLayout>
+
+namespace cleave::ui {
+
+namespace {
+
+const QString lastExportParentKey = QStringLiteral("export/lastParentFolder");
+
+QString sizeText(qint64 bytes)
+{
+    return QString::fromStdString(cleave::humanBytes(bytes));
+}
+
+} // namespace
+
+ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *parent)
+    : QDialog(parent)
+    , m_document(document)
+    , m_canvas(canvas)
+    , m_folder(new QLineEdit)
+    , m_modules(new QCheckBox(tr("Modules, one per partition (mod<k>)")))
+    , m_format(new QComboBox)
+    , m_pipelineConfig(new QCheckBox(tr("Pipeline configuration (pipeline_config.json)")))
+    , m_manifest(new QCheckBox(tr("Manifest (partitions.json, needed by verify)")))
+    , m_buildScript(new QCheckBox(tr("Build script (build_pipeline.py)")))
+    , m_byoc(new QCheckBox(tr("BYOC modules (byoc.relay, for BYOC targets)")))
+    , m_liftConstants(new QCheckBox(tr("Lift constants to module parameters")))
+    , m_svg(new QCheckBox(tr("Canvas as SVG (graph.svg)")))
+    , m_png(new QCheckBox(tr("Canvas as PNG (graph.png)")))
+    , m_refusal(new QLabel)
+    , m_summary(new QPlainTextEdit)
+    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Close))
+    , m_exportButton(new QPushButton(tr("Export")))
+{
+    setObjectName(QStringLiteral("exportDialog"));
+    setWindowTitle(tr("Export Partitions"));
+    setMinimumWidth(560);
+
+    m_folder->setObjectName(QStringLiteral("exportFolder"));
+    auto *browse = new QPushButton(tr("Browse…"));
+    auto *folderRow = new QHBoxLayout;
+    folderRow->addWidget(m_folder, 1);
+    folderRow->addWidget(browse);
+    auto *folderNote = new QLabel(tr("The folder is replaced by the export as a whole."));
+    folderNote->setEnabled(false);
+
+    for (QCheckBox *box : { m_modules, m_pipelineConfig, m_manifest, m_buildScript, m_byoc })
+        box->setChecked(true);
+    m_modules->setObjectName(QStringLiteral("exportModules"));
+    m_svg->setObjectName(QStringLiteral("exportSvg"));
+    m_png->setObjectName(QStringLiteral("exportPng"));
+    m_svg->setEnabled(m_canvas != nullptr);
+    m_png->setEnabled(m_canvas != nullptr);
+    // Module formats that can write this model's partitions.
+    m_format->setObjectName(QStringLiteral("exportFormat"));
+    if (const cleave::Graph *graph = m_document->graph()) {
+        for (const auto &exporter : cleave::moduleExporters()) {
+            if (exporter->acceptsSource(*graph))
+                m_format->addItem(QStringLiteral("%1 (.%2)")
+                                      .arg(QString::fromStdString(exporter->formatName()),
+                                           QString::fromStdString(exporter->extension())),
+                                  QString::fromStdString(exporter->formatName()));
+        }
+        m_format->setEnabled(m_format->count() > 1);
+    }
+    auto *modulesRow = new QHBoxLayout;
+    modulesRow->addWidget(m_modules);
+    modulesRow->addWidget(m_format);
+    modulesRow->addStretch(1);
+    auto *artefacts = new QGroupBox(tr("Artefacts"));
+    auto *artefactLayout = new QVBoxLayout(artefacts);
+    artefactLayout->addLayout(modulesRow);
+    for (QCheckBox *box :
+         { m_pipelineConfig, m_manifest, m_buildScript, m_byoc, m_liftConstants, m_svg, m_png })
+        artefactLayout->addWidget(box);
+
+    m_refusal->setObjectName(QStringLiteral("exportRefusal"));
+    m_refusal->setWordWrap(true);
+    m_refusal->setTextFormat(Qt::PlainText);
+    m_refusal->setStyleSheet(QStringLiteral("color: #b3261e;"));
+    m_summary->setObjectName(QStringLiteral("exportSummary"));
+    m_summary->setReadOnly(true);
+    m_summary->setPlaceholderText(tr("What the export writes is listed here."));
+    m_summary->setMinimumHeight(140);
+
+    m_exportButton->setObjectName(QStringLiteral("exportButton"));
+    m_exportButton->setDefault(true);
+    m_buttons->addButton(m_exportButton, QDialogButtonBox::ActionRole);
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("Folder:"), folderRow);
+    form->addRow(QString(), folderNote);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(artefacts);
+    layout->addWidget(m_refusal);
+    layout->addWidget(m_summary, 1);
+    layout->addWidget(m_buttons);
+
+    connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
+    connect(m_folder, &QLineEdit::textChanged, this, &ExportDialog::updateState);
+    connect(m_exportButton, &QPushButton::clicked, this, &ExportDialog::runExport);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_document, &Document::planChanged, this, &ExportDialog::updateState);
+
+    // A sensible default: `<model>_partitions` in the folder of the last export, else beside
+    // the model.
+    if (m_document->hasGraph()) {
+        const QFileInfo model(m_document->filePath());
+        const QDir parent(QSettings().value(lastExportParentKey, model.absolutePath()).toString());
+        setFolder(parent.filePath(model.completeBaseName() + QStringLiteral("_partitions")));
+    }
+    updateState();
+}
+
+void ExportDialog::setFolder(const QString &folder)
+{
+    m_folder->setText(QDir::toNativeSeparators(folder));
+}
+
+QString ExportDialog::folder() const
+{
+    return QDir::fromNativeSeparators(m_folder->text().trimmed());
+}
+
+cleave::ExportOptions ExportDialog::options() const
+{
+    cleave::ExportOptions o;
+    o.modules = m_modules->isChecked();
+    o.pipelineConfig = m_pipelineConfig->isChecked();
+    o.manifest = m_manifest->isChecked();
+    o.buildScript = m_buildScript->isChecked();
+    o.byoc = m_byoc->isChecked();
+    o.liftConstants = m_liftConstants->isChecked();
+    if (m_format->count() > 0)
+        o.moduleFormat = m_format->currentData().toString().toStdString();
+    o.diagnostics = m_document->diagnostics();
+    return o;
+}
+
+void ExportDialog::browse()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export Into"), folder());
+    if (!dir.isEmpty())
+        setFolder(dir);
+}
+
+void ExportDialog::updateState()
+{
+    QStringList errors;
+    for (const cleave::Diagnostic &d : m_document->diagnostics()) {
+        if (d.severity == cleave::Severity::Error)
+            errors.append(
+                QStringLiteral("• %1 [%2]")
+                    .arg(QString::fromStdString(d.message), QString::fromStdString(d.code)));
+    }
+    const bool writable = m_format->count() > 0;
+    const bool valid = m_document->plan() && errors.isEmpty() && writable;
+    if (!m_document->plan())
+        m_refusal->setText(tr("Open a model first."));
+    else if (!writable)
+        m_refusal->setText(tr("Cleave has no module writer for %1 models yet, so this model "
+                              "cannot be exported (Relay models can).")
+                               .arg(QString::fromStdString(m_document->graph()->format())));
+    else if (!errors.isEmpty())
+        m_refusal->setText((errors.size() == 1
+                                ? tr("The plan is invalid, so it cannot be exported. Fix this "
+                                     "error first (see the Diagnostics dock):")
+                                : tr("The plan is invalid, so it cannot be exported. Fix these "
+                                     "%1 errors first (see the Diagnostics dock):")
+                                      .arg(errors.size()))
+                           + QLatin1Char('\n') + errors.join(QLatin1Char('\n')));
+    else
+        m_refusal->clear();
+    m_refusal->setVisible(!valid);
+    m_exportButton->setEnabled(valid && !folder().isEmpty());
+}
+
+bool ExportDialog::runExport()
+{
+    m_written.clear();
+    m_verified = false;
+    updateState();
+    if (!m_exportButton->isEnabled())
+        return false;
+    const QString dir = QDir::cleanPath(QFileInfo(folder()).absoluteFilePath());
+    QStringList lines;
+
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const cleave::ExportResult result = cleave::exportPartitions(
+        *m_document->plan(), m_document->boundary(), options(), dir.toStdString());
+    QApplication::restoreOverrideCursor();
+    bool ok = result.ok;
+    for (const std::string &file : result.files)
+        m_written.append(QString::fromStdString(file));
+
+    // The exporter replaces the folder, so the pictures go in afterwards.
+    QStringList images;
+    if (ok && m_canvas) {
+        if (m_svg->isChecked())
+            images.append(QStringLiteral("graph.svg"));
+        if (m_png->isChecked())
+            images.append(QStringLiteral("graph.png"));
+    }
+    for (const QString &image : images) {
+        QString error;
+        if (m_canvas->exportImage(QDir(dir).filePath(image), &error)) {
+            m_written.append(image);
+        } else {
+            ok = false;
+            lines.append(tr("error: %1: %2").arg(image, error));
+        }
+    }
+
+    QStringList summary;
+    if (result.ok) {
+        const std::size_t count = m_document->plan()->partitionCount();
+        summary.append((count == 1 ? tr("Exported 1 partition into %1:")
+                                   : tr("Exported %1 partitions into %2:").arg(count))
+                           .arg(QDir::toNativeSeparators(dir)));
+        for (const QString &file : std::as_const(m_written)) {
+            const QFileInfo info(QDir(dir).filePath(file));
+            summary.append(QStringLiteral("  %1  (%2)").arg(file, sizeText(info.size())));
+        }
+    } else {
+        summary.append(
+            tr("The export failed; %1 was left as it was.").arg(QDir::toNativeSeparators(dir)));
+    }
+    for (const cleave::Diagnostic &d : result.diagnostics)
+        summary.append(QString::fromStdString(d.toString()));
+    summary.append(lines);
+    if (result.ok) {
+        QSettings().setValue(lastExportParentKey, QFileInfo(dir).absolutePath());
+        // With modules, configuration and manifest on disk the export can check itself: the
+        // modules wired by the configuration must recompose the original model.
+        const cleave::ExportOptions o = options();
+        if (o.modules && o.pipelineConfig && o.manifest) {
+            QApplication::setOverrideCursor(Qt::WaitCursor);
+            const cleave::VerifyResult check = cleave::verifyExport(dir.toStdString());
+            QApplication::restoreOverrideCursor();
+            m_verified = check.ok;
+            summary.append(check.ok ? tr("Recomposition check passed: the modules wired by "
+                                         "pipeline_config.json rebuild the model.")
+                                    : tr("Recomposition check FAILED: %1")
+                                          .arg(QString::fromStdString(check.firstDifference)));
+            ok = ok && check.ok;
+        }
+    }
+    m_summary->setPlainText(summary.join(QLatin1Char('\n')));
+    return ok;
+}
+
+} // namespace cleave::ui

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/partition/PartitionPlan.h"
+
+#include <QDockWidget>
+
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace cleave::ui {
+
+class BoundaryTensorModel;
+class Document;
+
+/// The "Boundary tensors" dock: a sortable table of the tensors crossing cuts. Selecting a row
+/// asks the canvas to centre and highlight the edge.
+class BoundaryDock : public QDockWidget
+{
+    Q_OBJECT
+
+public:
+    explicit BoundaryDock(Document *document, QWidget *parent = nullptr);
+
+    [[nodiscard]] BoundaryTensorModel *model() const { return m_model; }
+    [[nodiscard]] QSortFilterProxyModel *sortedModel() const { return m_sorted; }
+    [[nodiscard]] QTableView *view() const { return m_view; }
+    /// The source row of the current (sorted) row, or -1.
+    [[nodiscard]] int currentRow() const;
+
+signals:
+    void edgeSelected(cleave::PlanEdge edge);
+
+private:
+    BoundaryTensorModel *m_model;
+    QSortFilterProxyModel *m_sorted;
+    QTableView *m_view;
+};
+
+} // namespace cleave::ui

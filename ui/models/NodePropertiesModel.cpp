@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/models/NodePropertiesModel.h"
+
+#include "ui/document/Document.h"
+
+#include <QFileInfo>
+#include <QFont>
+
+namespace cleave::ui {
+
+namespace {
+
+// Internal ids: 0 for group rows, group index + 1 for the rows inside a group.
+constexpr quintptr groupRowId = 0;
+
+QString text(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+NodePropertiesModel::NodePropertiesModel(Document *document, QObject *parent)
+    : QAbstractItemModel(parent)
+    , m_document(document)
+{
+    if (m_document) {
+        // Partition membership changes with every edit; a new graph invalidates the node.
+        connect(m_document, &Document::planChanged, this, &NodePropertiesModel::rebuild);
+        connect(m_document, &Document::graphChanged, this, [this] { setNode({}); });
+    }
+}
+
+void NodePropertiesModel::setNode(cleave::NodeId node)
+{
+    m_node = node;
+    rebuild();
+}
+
+void NodePropertiesModel::rebuild()
+{
+    beginResetModel();
+    m_groups.clear();
+    const cleave::Graph *graph = m_document ? m_document->graph() : nullptr;
+    if (!graph || !m_node.isValid() || m_node.index() >= graph->nodeCount()) {
+        m_node = {};
+        endResetModel();
+        return;
+    }
+    const cleave::Node &n = graph->node(m_node);
+
+    Group general { tr("Node"), {} };
+    general.rows.push_back({ tr("Id"), text(graph->key(m_node)) });
+    general.rows.push_back({ tr("Kind"), text(cleave::nodeKindName(n.kind)) });
+    if (!n.op.empty())
+        general.rows.push_back({ tr("Op"), text(n.op) });
+    if (n.callee.isValid())
+        general.rows.push_back({ tr("Callee"), text("@" + graph->function(n.callee).name) });
+    if (const cleave::PartitionPlan *plan = m_document->plan()) {
+        if (const cleave::Partition *p = plan->partition(plan->partitionOf(m_node)))
+            general.rows.push_back({ tr("Partition"), text(p->name + " (" + p->target + ")") });
+    }
+    const int block = m_document->blockOf(m_node);
+    if (block >= 0) {
+        const cleave::FusedBlock &b = m_document->blocks()[static_cast<std::size_t>(block)];
+        general.rows.push_back({ tr("Fused block"),
+                                 (b.nodes.size() == 1 ? tr("%1 (#%2, 1 op)")
+                                                      : tr("%1 (#%2, %3 ops)").arg(b.nodes.size()))
+                                     .arg(text(b.name))
+                                     .arg(block) });
+    }
+    if (!n.span.empty())
+        general.rows.push_back({ tr("Span"), text(n.span) });
+    if (n.where.isValid()) {
+        const QString file
+            = QFileInfo(
+                  QString::fromStdString(n.where.file.empty() ? graph->sourcePath() : n.where.file))
+                  .fileName();
+        general.rows.push_back({ tr("Source"),
+                                 tr("%1 line %2, column %3")
+                                     .arg(file)
+                                     .arg(n.where.line)
+                                     .arg(n.where.column)
+                                     .trimmed() });
+    }
+    m_groups.push_back(std::move(general));
+
+    Group attrs { tr("Attributes"), {} };
+    for (const auto &[key, value] : n.attrs.items())
+        attrs.rows.push_back({ text(key), text(value.toRelay()) });
+    if (!n.attrsRef.empty())
+        attrs.rows.push_back({ tr("(attrs)"), text(n.attrsRef) });
+    if (!attrs.rows.empty())
+        m_groups.push_back(std::move(attrs));
+
+    Group inputs { tr("Inputs"), {} };
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        const cleave::TensorRef in = n.inputs[i];
+        if (!in.isValid())
+            continue;
+        std::string producer = graph->key(in.node);
+        if (graph->node(in.node).outputCount() > 1)
+            producer += ":" + std::to_string(in.output);
+        inputs.rows.push_back(
+            { QString::number(i), text(producer + "  " + graph->tensorType(in).toRelay()) });
+    }
+    if (!inputs.rows.empty())
+        m_groups.push_back(std::move(inputs));
+
+    Group outputs { tr("Outputs"), {} };
+    for (std::size_t i = 0; i < n.outputCount(); ++i)
+        outputs.rows.push_back({ QString::number(i), text(n.outputType(i).toRelay()) });
+    if (!outputs.rows.empty())
+        m_groups.push_back(std::move(outputs));
+    endResetModel();
+}
+
+QString NodePropertiesModel::value(const QString &group, const QString &property) const
+{
+    for (const Group &g : m_groups) {
+        if (g.title != group)
+            continue;
+        for (const Row &r : g.rows) {
+            if (r.property == property)
+                return r.value;
+        }
+    }
+    return {};
+}
+
+QModelIndex NodePropertiesModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (!hasIndex(row, column, parent))
+        return {};
+    if (!parent.isValid())
+        return createIndex(row, column, groupRowId);
+    return createIndex(row, column, static_cast<quintptr>(parent.row()) + 1);
+}
+
+QModelIndex NodePropertiesModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid() || child.internalId() == groupRowId)
+        return {};
+    return createIndex(static_cast<int>(child.internalId() - 1), 0, groupRowId);
+}
+
+int NodePropertiesModel::rowCount(const QModelIndex &parent) const
+{
+    if (!parent.isValid())
+        return static_cast<int>(m_groups.size());
+    if (parent.internalId() != groupRowId || parent.column() != 0)
+        return 0;
+    return static_cast<int>(m_groups[static_cast<std::size_t>(parent.row())].rows.size());
+}
+
+int NodePropertiesModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+QVariant NodePropertiesModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    if (index.internalId() == groupRowId) {
+        const Group &g = m_groups[static_cast<std::size_t>(index.row())];
+        if (role == Qt::DisplayRole && index.column() == PropertyColumn)
+            return g.title;
+        if (role == Qt::FontRole) {
+            QFont bold;
+            bold.setBold(true);
+            return bold;
+        }
+        return {};
+    }
+    const Group &g = m_groups[static_cast<std::size_t>(index.internalId() - 1)];
+    const Row &r = g.rows[static_cast<std::size_t>(index.row())];
+    if (role == Qt::DisplayRole || role == Qt::ToolTipRole)
+        return index.column() == PropertyColumn ? r.property : r.value;
+    return {};
+}
+
+QVariant NodePropertiesModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractItemModel::headerData(section, orientation, role);
+    return section == PropertyColumn ? tr("Property") : tr("Value");
+}
+
+} // namespace cleave::ui

@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/scene/CanvasWidget.h"
+
+#include "core/layout/GraphLayouter.h"
+#include "core/layout/LayoutGraph.h"
+#include "ui/scene/CanvasView.h"
+#include "ui/scene/GraphItems.h"
+#include "ui/scene/LayoutOverlay.h"
+#include "ui/scene/LayoutRunner.h"
+#include "ui/scene/Minimap.h"
+#include "ui/scene/OpCategory.h"
+#include "ui/scene/SvgExport.h"
+#include "ui/tools/CutTool.h"
+#include "ui/tools/SelectTool.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QGraphicsScene>
+#include <QImage>
+#include <QPainter>
+#include <QResizeEvent>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QVariantAnimation>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace cleave::ui {
+
+namespace {
+
+constexpr qreal regionPadX = 12;
+constexpr qreal regionPadY = 15;
+// Node labels are drawn from a zoom of 0.45 on (NodeItem's level of detail).
+constexpr qreal readableZoom = 0.45;
+constexpr qreal initialZoom = 0.8;
+
+QPainterPath splinePath(const LayoutSpline &s)
+{
+    QPainterPath path;
+    if (s.points.empty())
+        return path;
+    path.moveTo(s.points[0].x, s.points[0].y);
+    for (std::size_t i = 1; i + 2 < s.points.size(); i += 3)
+        path.cubicTo(s.points[i].x, s.points[i].y, s.points[i + 1].x, s.points[i + 1].y,
+                     s.points[i + 2].x, s.points[i + 2].y);
+    return path;
+}
+
+QPolygonF arrowHead(const LayoutSpline &s)
+{
+    if (!s.hasArrow || s.points.empty())
+        return {};
+    const QPointF tip(s.arrowTip.x, s.arrowTip.y);
+    const QPointF base(s.points.back().x, s.points.back().y);
+    QPointF dir = tip - base;
+    const qreal length = std::hypot(dir.x(), dir.y());
+    if (length < 0.01)
+        return {};
+    dir /= length;
+    const QPointF normal(-dir.y(), dir.x());
+    const qreal half = 3.6;
+    return QPolygonF({ tip, base + normal * half, base - normal * half });
+}
+
+QString edgeTooltip(const Graph &graph, TensorRef tensor, NodeId consumer)
+{
+    const Type &type = graph.tensorType(tensor);
+    QString name = QString::fromStdString(graph.key(tensor.node));
+    if (graph.node(tensor.node).outputCount() > 1)
+        name += QStringLiteral(":%1").arg(tensor.output);
+    QString text = QStringLiteral("<b>%1</b> → %2<br>")
+                       .arg(name.toHtmlEscaped(),
+                            QString::fromStdString(graph.key(consumer)).toHtmlEscaped());
+    const QString shape = QString::fromStdString(shapeText(type));
+    if (type.isTensor()) {
+        text += QStringLiteral("shape %1 · %2").arg(shape, QString::fromStdString(type.dtype));
+        if (auto bytes = type.byteSize())
+            text += QStringLiteral(" · %1").arg(badgeBytes(*bytes));
+    } else if (!shape.isEmpty()) {
+        text += shape;
+        if (auto bytes = type.byteSize())
+            text += QStringLiteral(" · %1").arg(badgeBytes(*bytes));
+    } else {
+        text += QStringLiteral("type unknown");
+    }
+    return text;
+}
+
+} // namespace
+
+struct CanvasWidget::Private
+{
+    CanvasWidget *q = nullptr;
+    CanvasView *view = nullptr;
+    QGraphicsScene *scene = nullptr;
+    LayoutOverlay *overlay = nullptr;
+    Minimap *minimap = nullptr;
+    LayoutRunner *runner = nullptr;
+    QTimer *overlayDelay = nullptr;
+    QVariantAnimation *flash = nullptr;
+    std::unique_ptr<SelectTool> selectTool;
+    std::unique_ptr<CutTool> cutTool;
+    Tool tool = Tool::Select;
+
+    const Graph *graph = nullptr;
+    FunctionId function;
+    std::shared_ptr<const LayoutGraph> layoutGraph;
+    std::shared_ptr<const Layout> layout;
+    const PartitionPlan *plan = nullptr;
+    const BoundaryTable *boundary = nullptr;
+    // The graph and function the plan was made for, taken when it was set: a plan left over
+    // from a previous model is never dereferenced once the graph has changed.
+    const Graph *planGraph = nullptr;
+    FunctionId planFunction;
+
+    std::unordered_map<NodeId, NodeItem *> nodeItems;
+    std::map<PlanEdge, EdgeItem *> edgeItems;
+    std::vector<QGraphicsItem *> planItems; // regions and badges
+    std::vector<std::pair<std::string, std::vector<NodeId>>> blocks;
+    std::vector<QGraphicsItem *> blockItems;
+    std::vector<PlanEdge> boundaryEdges;
+    std::vector<PlanEdge> flashing;
+    NodeId highlightedNode;
+    PlanEdge highlightedEdge;
+    bool selecting = false;
+
+    void clearScene();
+    void buildScene();
+    void applyPlan();
+    void clearHighlights();
+    void refreshMinimap();
+    void showInitialView();
+    void applyBlocks();
+    [[nodiscard]] QRectF drawingBounds() const;
+};
+
+void CanvasWidget::Private::applyBlocks()
+{
+    for (QGraphicsItem *item : blockItems) {
+        scene->removeItem(item);
+        delete item;
+    }
+    blockItems.clear();
+    if (!layout)
+        return;
+    for (const auto &[name, nodes] : blocks) {
+        QRectF frame;
+        std::vector<NodeId> drawn;
+        for (NodeId n : nodes) {
+            auto it = nodeItems.find(n);
+            if (it == nodeItems.end())
+                continue;
+            frame = frame.united(it->second->rect());
+            drawn.push_back(n);
+        }
+        if (drawn.size() < 2)
+            continue; // a single node already is its block
+        auto *item = new BlockFrameItem(
+            QString::fromStdString(name), std::move(drawn), frame.adjusted(-7, -7, 7, 7),
+            [this](const std::vector<NodeId> &members, bool add) {
+                std::vector<NodeId> selection = add ? q->selectedNodes() : std::vector<NodeId>();
+                selection.insert(selection.end(), members.begin(), members.end());
+                q->selectNodes(selection);
+            });
+        scene->addItem(item);
+        blockItems.push_back(item);
+    }
+}
+
+void CanvasWidget::Private::showInitialView()
+{
+    // The whole drawing when its labels stay readable; otherwise (a tall DNN) its top, where
+    // the inputs are, at a readable zoom: the minimap shows the rest.
+    const QRectF bounds = drawingBounds();
+    view->showRect(bounds);
+    if (view->zoom() >= readableZoom)
+        return;
+    view->setTransform(QTransform::fromScale(initialZoom, initialZoom));
+    const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
+    view->centerOn(QPointF(bounds.center().x(), bounds.top() + visible.height() / 2));
+    emit view->visibleAreaChanged();
+}
+
+QRectF CanvasWidget::Private::drawingBounds() const
+{
+    if (!layout)
+        return {};
+    QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
+    for (const QGraphicsItem *item : planItems)
+        if (item->type() == RegionItemType)
+            bounds = bounds.united(item->boundingRect());
+    return bounds.adjusted(-8, -8, 8, 8);
+}
+
+void CanvasWidget::Private::clearScene()
+{
+    cutTool->deactivate();
+    flash->stop();
+    flashing.clear();
+    nodeItems.clear();
+    edgeItems.clear();
+    planItems.clear();
+    blockItems.clear();
+    boundaryEdges.clear();
+    highlightedNode = {};
+    highlightedEdge = {};
+    const bool hadSelection = !scene->selectedItems().isEmpty();
+    selecting = true;
+    scene->clear();
+    selecting = false;
+    minimap->clear();
+    if (hadSelection)
+        emit q->selectionChanged();
+    if (tool == Tool::Cut)
+        cutTool->activate();
+}
+
+void CanvasWidget::Private::buildScene()
+{
+    const Layout &l = *layout;
+    for (const LayoutGraph::Node &n : layoutGraph->nodes) {
+        const LayoutRect *r = l.rect(n.id);
+        if (r == nullptr)
+            continue;
+        const NodeLabel label = nodeLabel(*graph, n.id);
+        auto *item = new NodeItem(n.id, QRectF(r->x, r->y, r->width, r->height), n.role,
+                                  opCategory(*graph, n.id), QString::fromStdString(label.title),
+                                  QString::fromStdString(label.subtitle));
+        item->setToolTip(QStringLiteral("%1 · %2").arg(QString::fromStdString(graph->key(n.id)),
+                                                       QString::fromStdString(label.title)));
+        scene->addItem(item);
+        nodeItems.emplace(n.id, item);
+    }
+    for (const LayoutGraph::Edge &e : layoutGraph->edges) {
+        const LayoutSpline *s = l.spline(e.tensor, e.consumer);
+        if (s == nullptr || s->points.empty())
+            continue;
+        const PlanEdge key { e.tensor, e.consumer };
+        auto *item = new EdgeItem(key, splinePath(*s), arrowHead(*s), s->stub);
+        item->setToolTip(edgeTooltip(*graph, e.tensor, e.consumer));
+        scene->addItem(item);
+        edgeItems.emplace(key, item);
+    }
+    const QRectF bounds(l.bbox.x, l.bbox.y, l.bbox.width, l.bbox.height);
+    const qreal margin = std::max<qreal>(400, std::max(bounds.width(), bounds.height()) * 0.25);
+    scene->setSceneRect(bounds.adjusted(-margin, -margin, margin, margin));
+}
+
+void CanvasWidget::Private::applyPlan()
+{
+    for (QGraphicsItem *item : planItems) {
+        scene->removeItem(item);
+        delete item;
+    }
+    planItems.clear();
+    for (const PlanEdge &e : boundaryEdges)
+        if (auto it = edgeItems.find(e); it != edgeItems.end())
+            it->second->setBoundaryColour({});
+    boundaryEdges.clear();
+    if (!layout || plan == nullptr || graph == nullptr || planGraph != graph
+        || planFunction != function)
+        return;
+
+    // One pass over the drawn nodes groups them by partition.
+    const auto &partitions = plan->partitions();
+    std::vector<QPainterPath> boxes(partitions.size());
+    std::vector<QPainterPath> routes(partitions.size());
+    std::vector<QRectF> topmost(partitions.size());
+    for (const auto &[id, item] : nodeItems) {
+        const int index = plan->indexOf(plan->partitionOf(id));
+        if (index < 0)
+            continue;
+        const QRectF r = item->rect();
+        boxes[static_cast<std::size_t>(index)].addRoundedRect(
+            r.adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY), 10, 10);
+        QRectF &top = topmost[static_cast<std::size_t>(index)];
+        if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
+            top = r;
+    }
+    for (const auto &[edge, item] : edgeItems) {
+        const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
+        if (from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer)))
+            routes[static_cast<std::size_t>(from)].addPath(item->path());
+    }
+    for (std::size_t i = 0; i < partitions.size(); ++i) {
+        if (boxes[i].isEmpty())
+            continue;
+        const Partition &p = partitions[i];
+        QString name = QString::fromStdString(p.name);
+        if (!p.target.empty() && p.target != "llvm")
+            name += QStringLiteral(" · %1").arg(QString::fromStdString(p.target));
+        const QPointF labelPos(topmost[i].x() - regionPadX - 6, topmost[i].center().y());
+        auto *region = new PartitionRegionItem(p.id, partitionColour(p.colour), name, boxes[i],
+                                               routes[i], labelPos);
+        scene->addItem(region);
+        planItems.push_back(region);
+    }
+
+    if (boundary == nullptr)
+        return;
+    for (const BoundaryTensor &b : boundary->tensors) {
+        const Partition *producer = plan->partition(b.producerPartition);
+        const QColor colour = partitionColour(producer != nullptr ? producer->colour : 0);
+        for (const BoundaryConsumer &c : b.consumers) {
+            bool badged = false;
+            for (NodeId n : c.nodes) {
+                auto it = edgeItems.find(PlanEdge { b.tensor, n });
+                if (it == edgeItems.end())
+                    continue;
+                it->second->setBoundaryColour(colour);
+                boundaryEdges.push_back(it->first);
+                if (badged)
+                    continue;
+                badged = true;
+                QString text = QString::fromStdString(c.inputName);
+                const QString shape = QString::fromStdString(shapeText(b.type));
+                if (!shape.isEmpty())
+                    text += QStringLiteral(" · ") + shape;
+                if (b.bytes)
+                    text += QStringLiteral(" · ") + badgeBytes(*b.bytes);
+                auto *badge = new BadgeItem(it->first, text, colour);
+                badge->setPos(it->second->path().pointAtPercent(0.5));
+                scene->addItem(badge);
+                planItems.push_back(badge);
+            }
+        }
+    }
+}
+
+void CanvasWidget::Private::clearHighlights()
+{
+    if (highlightedNode.isValid())
+        if (auto it = nodeItems.find(highlightedNode); it != nodeItems.end())
+            it->second->setHighlighted(false);
+    if (highlightedEdge.consumer.isValid())
+        if (auto it = edgeItems.find(highlightedEdge); it != edgeItems.end())
+            it->second->setHighlighted(false);
+    highlightedNode = {};
+    highlightedEdge = {};
+}
+
+void CanvasWidget::Private::refreshMinimap()
+{
+    if (!layout)
+        return;
+    // Fixed-size items (badges, region names) would be drawn at full size in the overview.
+    std::vector<QGraphicsItem *> hidden;
+    for (QGraphicsItem *item : planItems) {
+        for (QGraphicsItem *child : item->childItems())
+            hidden.push_back(child);
+        if (item->type() == BadgeItemType)
+            hidden.push_back(item);
+    }
+    for (QGraphicsItem *item : hidden)
+        item->setVisible(false);
+    minimap->refresh(drawingBounds());
+    for (QGraphicsItem *item : hidden)
+        item->setVisible(true);
+    minimap->move(q->width() - minimap->width() - 12, q->height() - minimap->height() - 12);
+    minimap->raise();
+}
+
+CanvasWidget::CanvasWidget(QWidget *parent)
+    : QWidget(parent)
+    , d(std::make_unique<Private>())
+{
+    d->q = this;
+    d->view = new CanvasView(this);
+    d->scene = new QGraphicsScene(this);
+    d->scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    d->view->setScene(d->scene);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(d->view);
+    d->overlay = new LayoutOverlay(this);
+    d->minimap = new Minimap(d->view, this);
+    d->runner = new LayoutRunner(this);
+    d->runner->setCacheDirectory(
+        QDir(QStandardPaths::writableLocation(QStandardPaths::CacheLocation))
+            .filePath(QStringLiteral("layouts")));
+    d->overlayDelay = new QTimer(this);
+    d->overlayDelay->setSingleShot(true);
+    d->overlayDelay->setInterval(150);
+    d->flash = new QVariantAnimation(this);
+    d->flash->setStartValue(0.0);
+    d->flash->setEndValue(1.0);
+    d->flash->setDuration(1800);
+    d->selectTool = std::make_unique<SelectTool>(*d->view);
+    d->cutTool = std::make_unique<CutTool>(*d->view);
+    d->view->setTool(d->selectTool.get());
+
+    connect(d->overlayDelay, &QTimer::timeout, this, [this] {
+        if (d->runner->isRunning()) {
+            d->overlay->reposition();
+            d->overlay->show();
+            d->overlay->raise();
+        }
+    });
+    connect(d->overlay, &LayoutOverlay::cancelClicked, this, &CanvasWidget::cancelLayout);
+    connect(d->runner, &LayoutRunner::progress, this, [this](quint64, int percent) {
+        d->overlay->setProgress(percent);
+        emit layoutProgress(percent);
+    });
+    connect(d->runner, &LayoutRunner::finished, this, [this](quint64, const LayoutResult &result) {
+        d->overlayDelay->stop();
+        d->overlay->hide();
+        if (!result.isOk()) {
+            emit layoutFinished(false, QString::fromStdString(result.message));
+            return;
+        }
+        d->layout = result.layout;
+        d->buildScene();
+        d->applyPlan();
+        d->applyBlocks();
+        d->showInitialView();
+        d->refreshMinimap();
+        QString message = result.fromCache
+            ? QStringLiteral("Layout of %1 nodes from cache").arg(d->layout->nodes.size())
+            : QStringLiteral("Laid out %1 nodes in %2 ms (%3)")
+                  .arg(d->layout->nodes.size())
+                  .arg(qRound(result.milliseconds))
+                  .arg(QString::fromStdString(d->layout->engine));
+        emit layoutFinished(true, message);
+    });
+    connect(d->scene, &QGraphicsScene::selectionChanged, this, [this] {
+        if (!d->selecting)
+            emit selectionChanged();
+    });
+    connect(d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
+    connect(d->view, &CanvasView::fitRequested, this, &CanvasWidget::fitToView);
+    connect(d->view, &CanvasView::zoomToSelectionRequested, this, &CanvasWidget::zoomToSelection);
+    connect(d->view, &CanvasView::nodeDoubleClicked, this, [this](const QPointF &pos) {
+        for (QGraphicsItem *item : d->scene->items(pos))
+            if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
+                emit nodeActivated(node->nodeId());
+                return;
+            }
+    });
+    connect(d->view, &CanvasView::contextMenuAt, this,
+            [this](const QPoint &viewportPos, const QPoint &globalPos) {
+                for (QGraphicsItem *item : d->view->items(viewportPos))
+                    if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
+                        if (!node->isSelected())
+                            selectNodes({ node->nodeId() });
+                        break;
+                    }
+                emit contextMenuRequested(globalPos);
+            });
+    connect(d->flash, &QVariantAnimation::valueChanged, this, [this](const QVariant &value) {
+        // Three pulses over the animation, ending switched off.
+        const qreal t = value.toReal();
+        const qreal strength = t >= 1.0 ? 0.0 : std::abs(std::sin(t * 3 * M_PI));
+        for (const PlanEdge &e : d->flashing)
+            if (auto it = d->edgeItems.find(e); it != d->edgeItems.end())
+                it->second->setFlash(strength);
+    });
+}
+
+CanvasWidget::~CanvasWidget()
+{
+    d->view->setTool(nullptr);
+    d->cutTool.reset();
+    d->selectTool.reset();
+}
+
+void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::string &cacheKey)
+{
+    d->runner->discard();
+    d->overlayDelay->stop();
+    d->overlay->hide();
+    d->clearScene();
+    d->layout.reset();
+    d->layoutGraph.reset();
+    d->blocks.clear();
+    d->graph = graph;
+    d->function = function;
+    if (graph == nullptr)
+        return;
+    if (!d->function.isValid())
+        d->function = graph->mainFunction();
+    d->layoutGraph = std::make_shared<const LayoutGraph>(buildLayoutGraph(*graph, d->function));
+    d->overlay->begin(tr("Laying out %1 nodes and %2 edges with Graphviz…")
+                          .arg(d->layoutGraph->nodes.size())
+                          .arg(d->layoutGraph->edges.size()));
+    emit layoutStarted();
+    d->runner->start(d->layoutGraph, cacheKey);
+    d->overlayDelay->start();
+}
+
+void CanvasWidget::setPlan(const PartitionPlan *plan, const BoundaryTable *boundary)
+{
+    d->plan = plan;
+    d->boundary = plan != nullptr ? boundary : nullptr;
+    d->planGraph = plan != nullptr ? &plan->graph() : nullptr;
+    d->planFunction = plan != nullptr ? plan->function() : FunctionId();
+    if (!d->layout)
+        return;
+    d->applyPlan();
+    d->refreshMinimap();
+}
+
+void CanvasWidget::setBlocks(const std::vector<FusedBlock> &blocks)
+{
+    d->blocks.clear();
+    for (const FusedBlock &b : blocks)
+        d->blocks.emplace_back(b.name, b.nodes);
+    d->applyBlocks();
+}
+
+void CanvasWidget::setTool(Tool tool)
+{
+    d->tool = tool;
+    d->view->setTool(tool == Tool::Cut ? static_cast<CanvasTool *>(d->cutTool.get())
+                                       : d->selectTool.get());
+}
+
+CanvasWidget::Tool CanvasWidget::tool() const
+{
+    return d->tool;
+}
+
+bool CanvasWidget::isLayoutReady() const
+{
+    return d->layout != nullptr;
+}
+
+std::vector<NodeId> CanvasWidget::selectedNodes() const
+{
+    std::vector<NodeId> nodes;
+    for (QGraphicsItem *item : d->scene->selectedItems())
+        if (auto *node = qgraphicsitem_cast<NodeItem *>(item))
+            nodes.push_back(node->nodeId());
+    std::sort(nodes.begin(), nodes.end());
+    return nodes;
+}
+
+void CanvasWidget::selectNodes(const std::vector<NodeId> &nodes)
+{
+    const std::vector<NodeId> before = selectedNodes();
+    d->selecting = true;
+    d->scene->clearSelection();
+    for (NodeId id : nodes)
+        if (auto it = d->nodeItems.find(id); it != d->nodeItems.end())
+            it->second->setSelected(true);
+    d->selecting = false;
+    if (selectedNodes() != before)
+        emit selectionChanged();
+}
+
+void CanvasWidget::centerOnNode(NodeId node)
+{
+    auto it = d->nodeItems.find(node);
+    if (it == d->nodeItems.end())
+        return;
+    d->clearHighlights();
+    d->highlightedNode = node;
+    it->second->setHighlighted(true);
+    if (d->view->zoom() < 0.6)
+        d->view->setTransform(QTransform::fromScale(1.0, 1.0));
+    d->view->centerOn(it->second->rect().center());
+    emit d->view->visibleAreaChanged();
+}
+
+void CanvasWidget::highlightEdge(TensorRef tensor, NodeId consumer)
+{
+    auto it = d->edgeItems.find(PlanEdge { tensor, consumer });
+    if (it == d->edgeItems.end())
+        return;
+    d->clearHighlights();
+    d->highlightedEdge = it->first;
+    it->second->setHighlighted(true);
+    const QRectF bounds = it->second->boundingRect();
+    if (d->view->zoom() < 0.6)
+        d->view->setTransform(QTransform::fromScale(1.0, 1.0));
+    const QRectF visible = d->view->mapToScene(d->view->viewport()->rect()).boundingRect();
+    if (bounds.height() > visible.height() || bounds.width() > visible.width())
+        d->view->showRect(bounds);
+    else
+        d->view->centerOn(bounds.center());
+    emit d->view->visibleAreaChanged();
+}
+
+void CanvasWidget::highlightPartition(PartitionId partition)
+{
+    for (QGraphicsItem *item : d->planItems)
+        if (auto *region = qgraphicsitem_cast<PartitionRegionItem *>(item))
+            region->setHighlighted(partition.isValid() && region->partitionId() == partition);
+}
+
+void CanvasWidget::flashEdges(const std::vector<PlanEdge> &edges)
+{
+    d->flash->stop();
+    for (const PlanEdge &e : d->flashing)
+        if (auto it = d->edgeItems.find(e); it != d->edgeItems.end())
+            it->second->setFlash(0);
+    d->flashing = edges;
+    if (!edges.empty())
+        d->flash->start();
+}
+
+void CanvasWidget::fitToView()
+{
+    if (d->layout)
+        d->view->showRect(d->drawingBounds());
+}
+
+void CanvasWidget::zoomToSelection()
+{
+    QRectF bounds;
+    for (QGraphicsItem *item : d->scene->selectedItems())
+        bounds = bounds.united(item->sceneBoundingRect());
+    if (bounds.isNull())
+        return;
+    d->view->showRect(bounds.adjusted(-40, -40, 40, 40));
+}
+
+QPoint CanvasWidget::viewportPosOfNode(NodeId node) const
+{
+    auto it = d->nodeItems.find(node);
+    if (it == d->nodeItems.end())
+        return {};
+    return d->view->mapFromScene(it->second->rect().center());
+}
+
+QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
+{
+    auto it = d->edgeItems.find(PlanEdge { tensor, consumer });
+    if (it == d->edgeItems.end())
+        return {};
+    return d->view->mapFromScene(it->second->path().pointAtPercent(0.5));
+}
+
+QGraphicsView *CanvasWidget::view() const
+{
+    return d->view;
+}
+
+bool CanvasWidget::exportImage(const QString &path, QString *error) const
+{
+    auto fail = [&](const QString &message) {
+        if (error != nullptr)
+            *error = message;
+        return false;
+    };
+    if (!d->layout)
+        return fail(tr("There is no drawing to export yet (the layout has not finished)."));
+    const QRectF bounds = d->drawingBounds();
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    QSaveFile file(path);
+    if (suffix == QLatin1String("svg")) {
+        if (!file.open(QIODevice::WriteOnly))
+            return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
+        file.write(sceneToSvg(*d->scene, bounds).toUtf8());
+    } else if (suffix == QLatin1String("png")) {
+        // Twice the drawing's size, capped so that huge graphs still fit in memory.
+        qreal scale = 2.0;
+        const qreal longest = std::max(bounds.width(), bounds.height()) * scale;
+        if (longest > 16000)
+            scale *= 16000 / longest;
+        QImage image((bounds.size() * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+        if (image.isNull())
+            return fail(tr("The drawing is too large for a PNG image."));
+        image.fill(QColor(0xfb, 0xfb, 0xfc));
+        {
+            QPainter painter(&image);
+            painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+            d->scene->render(&painter, QRectF(QPointF(0, 0), bounds.size() * scale), bounds);
+        }
+        if (!file.open(QIODevice::WriteOnly))
+            return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
+        if (!image.save(&file, "PNG"))
+            return fail(tr("Cannot encode %1 as PNG.").arg(path));
+    } else {
+        return fail(tr("Unsupported image format \"%1\": use .svg or .png.").arg(suffix));
+    }
+    if (!file.commit())
+        return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
+    return true;
+}
+
+void CanvasWidget::cancelLayout()
+{
+    d->overlayDelay->stop();
+    d->overlay->hide();
+    d->runner->cancel();
+}
+
+void CanvasWidget::setCacheDirectory(const QString &dir)
+{
+    d->runner->setCacheDirectory(dir);
+}
+
+void CanvasWidget::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    d->overlay->reposition();
+    if (d->minimap->isVisible())
+        d->minimap->move(width() - d->minimap->width() - 12, height() - d->minimap->height() - 12);
+}
+
+} // namespace cleave::ui

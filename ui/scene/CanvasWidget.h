@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/analysis/FusionAnalysis.h"
+#include "core/graph/Graph.h"
+#include "core/graph/Ids.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+
+#include <QPoint>
+#include <QString>
+#include <QWidget>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+class QGraphicsView;
+
+namespace cleave::ui {
+
+class CanvasScene;
+class CanvasView;
+class LayoutOverlay;
+class LayoutRunner;
+class Minimap;
+
+/// The graph canvas: a QGraphicsView over the Graphviz layout plus overlay (progress + Cancel
+/// while laying out, minimap in a corner). Knows no file format. Never owns graph/plan.
+class CanvasWidget : public QWidget
+{
+    Q_OBJECT
+public:
+    enum class Tool { Select, Cut };
+    explicit CanvasWidget(QWidget *parent = nullptr);
+    ~CanvasWidget() override;
+
+    /// Shows one function of `graph` (nullptr clears). Starts a background layout (worker thread,
+    /// cached by `cacheKey`, e.g. the model's checksum; a newer call supersedes a running one).
+    void setGraph(const cleave::Graph *graph, cleave::FunctionId function,
+                  const std::string &cacheKey);
+    /// Partition regions, boundary edges (bold, partition colour) with badges
+    /// ("data_n_0 · 1×256×56×56 · 3.2 MB"). Either may be nullptr. Call again after every plan
+    /// edit.
+    void setPlan(const cleave::PartitionPlan *plan, const cleave::BoundaryTable *boundary);
+    void setTool(Tool tool);
+    [[nodiscard]] Tool tool() const;
+    [[nodiscard]] bool isLayoutReady() const;
+    [[nodiscard]] std::vector<cleave::NodeId> selectedNodes() const;
+    void selectNodes(const std::vector<cleave::NodeId> &nodes); // replaces the selection
+    void centerOnNode(cleave::NodeId node); // scroll + highlight
+    void highlightEdge(cleave::TensorRef tensor, cleave::NodeId consumer); // centre + highlight
+    void highlightPartition(cleave::PartitionId partition); // invalid id clears
+    void flashEdges(const std::vector<cleave::PlanEdge> &edges); // implied edges flash
+    void fitToView();
+    void zoomToSelection();
+    /// Viewport coordinates (of view()->viewport()) of a node's centre and of a point on the
+    /// edge `tensor -> consumer` (for tests that drive the mouse); invalid QPoint when unknown.
+    [[nodiscard]] QPoint viewportPosOfNode(cleave::NodeId node) const;
+    [[nodiscard]] QPoint viewportPosOfEdge(cleave::TensorRef tensor, cleave::NodeId consumer) const;
+    [[nodiscard]] QGraphicsView *view() const;
+    /// Writes the whole drawn graph as SVG (".svg") or PNG (".png"); false + message on error.
+    bool exportImage(const QString &path, QString *error = nullptr) const;
+
+    /// Frames the fused blocks (FuseOps kernels) of the shown function; clicking a frame selects
+    /// its block. The names and node ids are copied. setGraph() forgets them: call it after.
+    void setBlocks(const std::vector<cleave::FusedBlock> &blocks);
+
+    /// Cancels a running layout (the Cancel button of the overlay does the same).
+    void cancelLayout();
+    /// Directory of the on-disk layout cache (default: QStandardPaths::CacheLocation/layouts;
+    /// empty disables the disk cache).
+    void setCacheDirectory(const QString &dir);
+
+signals:
+    void layoutStarted();
+    void layoutProgress(int percent);
+    void layoutFinished(bool ok, const QString &message); // ok=false also when cancelled
+    void selectionChanged(); // selectedNodes() changed
+    /// The user released a cut stroke that crossed these edges (empty strokes are not emitted).
+    void cutRequested(const std::vector<cleave::PlanEdge> &edges);
+    void nodeActivated(cleave::NodeId node); // double-click
+    /// Right-click; the editor shows the context menu (selection already updated).
+    void contextMenuRequested(const QPoint &globalPos);
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace cleave::ui

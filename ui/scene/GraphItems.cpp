@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/scene/GraphItems.h"
+
+#include <QFontMetricsF>
+#include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QStyleOptionGraphicsItem>
+
+#include <cmath>
+
+namespace cleave::ui {
+
+namespace {
+
+const QFont &titleFont()
+{
+    static const QFont font = [] {
+        QFont f;
+        f.setPixelSize(10);
+        f.setWeight(QFont::DemiBold);
+        return f;
+    }();
+    return font;
+}
+
+const QFont &subtitleFont()
+{
+    static const QFont font = [] {
+        QFont f;
+        f.setPixelSize(9);
+        return f;
+    }();
+    return font;
+}
+
+const QFont &labelFont()
+{
+    static const QFont font = [] {
+        QFont f;
+        f.setPixelSize(14);
+        f.setWeight(QFont::Bold);
+        return f;
+    }();
+    return font;
+}
+
+const QFont &badgeFont()
+{
+    static const QFont font = [] {
+        QFont f;
+        f.setPixelSize(11);
+        return f;
+    }();
+    return font;
+}
+
+const QColor selectionColour(0x1e, 0x6f, 0xd9);
+const QColor highlightColour(0xff, 0x8f, 0x00);
+const QColor cutColour(0xe5, 0x39, 0x35);
+const QColor edgeColour(0x8e, 0x97, 0xa3);
+constexpr qreal routeWidth = 40;
+
+QColor tint(const QColor &c, qreal amount)
+{
+    return QColor::fromRgbF(static_cast<float>(1 - amount + c.redF() * amount),
+                            static_cast<float>(1 - amount + c.greenF() * amount),
+                            static_cast<float>(1 - amount + c.blueF() * amount));
+}
+
+bool segmentsCross(const QPointF &p1, const QPointF &p2, const QPointF &q1, const QPointF &q2)
+{
+    auto cross = [](const QPointF &o, const QPointF &a, const QPointF &b) {
+        return (a.x() - o.x()) * (b.y() - o.y()) - (a.y() - o.y()) * (b.x() - o.x());
+    };
+    const qreal d1 = cross(q1, q2, p1);
+    const qreal d2 = cross(q1, q2, p2);
+    const qreal d3 = cross(p1, p2, q1);
+    const qreal d4 = cross(p1, p2, q2);
+    // Touching counts (a stroke through a vertex of the flattened route must not slip between
+    // its two segments); collinear overlap does not.
+    if (d1 == 0 && d2 == 0)
+        return false;
+    return d1 * d2 <= 0 && d3 * d4 <= 0;
+}
+
+} // namespace
+
+// --- NodeItem -----------------------------------------------------------------------------------
+
+NodeItem::NodeItem(NodeId node, const QRectF &rect, LayoutNodeRole role, OpCategory category,
+                   QString title, QString subtitle)
+    : m_node(node)
+    , m_rect(rect)
+    , m_role(role)
+    , m_category(category)
+    , m_title(std::move(title))
+    , m_subtitle(std::move(subtitle))
+{
+    setFlag(ItemIsSelectable);
+    setZValue(2);
+}
+
+QRectF NodeItem::boundingRect() const
+{
+    return m_rect.adjusted(-3, -3, 3, 3);
+}
+
+QPainterPath NodeItem::shape() const
+{
+    QPainterPath p;
+    p.addRect(m_rect);
+    return p;
+}
+
+void NodeItem::setHighlighted(bool on)
+{
+    if (m_highlighted == on)
+        return;
+    m_highlighted = on;
+    update();
+}
+
+void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const bool input = m_role == LayoutNodeRole::Input;
+    const bool structural = m_role == LayoutNodeRole::Structural;
+    QColor fill = structural ? QColor(0xe9, 0xec, 0xef) : categoryFill(m_category);
+    QColor stroke = structural ? QColor(0xa4, 0xac, 0xb6) : categoryStroke(m_category);
+    if (lod < 0.12) {
+        // Far out: a flat box is all that is visible, and the cheapest to draw.
+        painter->fillRect(
+            m_rect, isSelected() ? selectionColour : (m_highlighted ? highlightColour : stroke));
+        return;
+    }
+    qreal width = 1.0;
+    if (m_role == LayoutNodeRole::Output)
+        width = 2.0;
+    if (isSelected()) {
+        stroke = selectionColour;
+        width = 2.5;
+    }
+    if (m_highlighted) {
+        stroke = highlightColour;
+        width = 3.0;
+    }
+    QPen pen(stroke, width);
+    pen.setCosmetic(lod < 1.0);
+    painter->setPen(pen);
+    painter->setBrush(fill);
+    const qreal radius = (input || structural) ? m_rect.height() / 2 : 5.0;
+    painter->drawRoundedRect(m_rect, radius, radius);
+    if (m_role == LayoutNodeRole::Output && lod > 0.3) {
+        painter->setBrush(Qt::NoBrush);
+        painter->setPen(QPen(stroke, 0.8));
+        painter->drawRoundedRect(m_rect.adjusted(2.5, 2.5, -2.5, -2.5), 3.5, 3.5);
+    }
+    if (lod < 0.45)
+        return;
+    const QColor text = input ? QColor(Qt::white) : QColor(0x1f, 0x29, 0x33);
+    painter->setPen(text);
+    if (m_subtitle.isEmpty()) {
+        painter->setFont(titleFont());
+        painter->drawText(m_rect, Qt::AlignCenter, m_title);
+        return;
+    }
+    const QRectF top(m_rect.x(), m_rect.y() + 3, m_rect.width(), m_rect.height() / 2 - 1);
+    const QRectF bottom(m_rect.x(), m_rect.center().y() + 1, m_rect.width(),
+                        m_rect.height() / 2 - 4);
+    painter->setFont(titleFont());
+    painter->drawText(top, Qt::AlignHCenter | Qt::AlignVCenter, m_title);
+    painter->setFont(subtitleFont());
+    painter->setPen(input ? QColor(0xd5, 0xdc, 0xe4) : QColor(0x5b, 0x66, 0x73));
+    painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignVCenter, m_subtitle);
+}
+
+// --- EdgeItem -----------------------------------------------------------------------------------
+
+EdgeItem::EdgeItem(PlanEdge edge, QPainterPath path, QPolygonF arrow, bool stub)
+    : m_edge(edge)
+    , m_path(std::move(path))
+    , m_arrow(std::move(arrow))
+    , m_stub(stub)
+{
+    m_bounds = m_path.controlPointRect().united(m_arrow.boundingRect()).adjusted(-4, -4, 4, 4);
+    setAcceptHoverEvents(true);
+    setZValue(1);
+}
+
+const QPolygonF &EdgeItem::polyline() const
+{
+    if (m_polyline.isEmpty()) {
+        for (const QPolygonF &p : m_path.toSubpathPolygons())
+            m_polyline += p;
+        if (!m_arrow.isEmpty())
+            m_polyline.append(m_arrow.first());
+    }
+    return m_polyline;
+}
+
+bool EdgeItem::crosses(const QPointF &a, const QPointF &b) const
+{
+    if (!QRectF(a, b).normalized().adjusted(-1, -1, 1, 1).intersects(m_bounds))
+        return false;
+    const QPolygonF &line = polyline();
+    for (qsizetype i = 1; i < line.size(); ++i)
+        if (segmentsCross(a, b, line[i - 1], line[i]))
+            return true;
+    return false;
+}
+
+QPainterPath EdgeItem::shape() const
+{
+    if (m_shape.isEmpty()) {
+        QPainterPathStroker stroker;
+        stroker.setWidth(7);
+        m_shape = stroker.createStroke(m_path);
+        m_shape.addPolygon(m_arrow);
+    }
+    return m_shape;
+}
+
+void EdgeItem::setBoundaryColour(const QColor &colour)
+{
+    m_boundary = colour;
+    setZValue(colour.isValid() ? 1.5 : 1);
+    update();
+}
+
+void EdgeItem::setCutHover(bool on)
+{
+    if (m_cutHover == on)
+        return;
+    m_cutHover = on;
+    update();
+}
+
+void EdgeItem::setHighlighted(bool on)
+{
+    if (m_highlighted == on)
+        return;
+    m_highlighted = on;
+    update();
+}
+
+void EdgeItem::setFlash(qreal strength)
+{
+    m_flash = strength;
+    update();
+}
+
+void EdgeItem::hoverEnterEvent(QGraphicsSceneHoverEvent *event)
+{
+    m_hovered = true;
+    update();
+    QGraphicsItem::hoverEnterEvent(event);
+}
+
+void EdgeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent *event)
+{
+    m_hovered = false;
+    update();
+    QGraphicsItem::hoverLeaveEvent(event);
+}
+
+void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    QColor colour = edgeColour;
+    qreal width = 1.2;
+    if (m_boundary.isValid()) {
+        colour = m_boundary;
+        width = 3.0;
+    }
+    if (m_hovered) {
+        colour = m_boundary.isValid() ? m_boundary.darker(130) : QColor(0x37, 0x47, 0x5a);
+        width += 0.8;
+    }
+    if (m_flash > 0) {
+        const QColor flash(0xff, 0x17, 0x44);
+        colour = QColor::fromRgbF(
+            static_cast<float>(colour.redF() + (flash.redF() - colour.redF()) * m_flash),
+            static_cast<float>(colour.greenF() + (flash.greenF() - colour.greenF()) * m_flash),
+            static_cast<float>(colour.blueF() + (flash.blueF() - colour.blueF()) * m_flash));
+        width = std::max(width, 1.2 + 2.5 * m_flash);
+    }
+    if (m_highlighted) {
+        colour = highlightColour;
+        width = 3.5;
+    }
+    if (m_cutHover) {
+        colour = cutColour;
+        width = 3.0;
+    }
+    QPen pen(colour, width, m_stub ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
+    pen.setCosmetic(true);
+    painter->setPen(pen);
+    painter->setBrush(Qt::NoBrush);
+    painter->drawPath(m_path);
+    if (lod < 0.2 || m_arrow.isEmpty())
+        return;
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(colour);
+    painter->drawPolygon(m_arrow);
+    if (m_stub && !m_path.isEmpty()) {
+        painter->drawEllipse(m_path.elementAt(0), 2.5, 2.5);
+    }
+}
+
+// --- PartitionRegionItem ------------------------------------------------------------------------
+
+namespace {
+
+// The partition's name, right-aligned at its anchor, readable at every zoom.
+class RegionLabelItem : public QGraphicsItem
+{
+public:
+    RegionLabelItem(QString text, QColor colour, QGraphicsItem *parent)
+        : QGraphicsItem(parent)
+        , m_text(std::move(text))
+        , m_colour(std::move(colour))
+    {
+        const QFontMetricsF fm(labelFont());
+        m_rect = QRectF(-fm.horizontalAdvance(m_text) - 4,
+                        -fm.ascent() + fm.height() / 2 - fm.height(),
+                        fm.horizontalAdvance(m_text) + 4, fm.height());
+        setFlag(ItemIgnoresTransformations);
+    }
+    [[nodiscard]] QRectF boundingRect() const override { return m_rect; }
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) override
+    {
+        painter->setFont(labelFont());
+        painter->setPen(m_colour);
+        painter->drawText(m_rect, Qt::AlignRight | Qt::AlignVCenter, m_text);
+    }
+
+private:
+    QString m_text;
+    QColor m_colour;
+    QRectF m_rect;
+};
+
+} // namespace
+
+PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, QString name,
+                                         QPainterPath boxes, QPainterPath routes, QPointF labelPos)
+    : m_partition(partition)
+    , m_colour(std::move(colour))
+    , m_name(std::move(name))
+    , m_boxes(std::move(boxes))
+    , m_routes(std::move(routes))
+    , m_labelPos(labelPos)
+{
+    m_boxes.setFillRule(Qt::WindingFill);
+    m_bounds = m_boxes.boundingRect()
+                   .united(m_routes.controlPointRect().adjusted(-routeWidth / 2, -routeWidth / 2,
+                                                                routeWidth / 2, routeWidth / 2))
+                   .adjusted(-2, -2, 2, 2);
+    auto *label = new RegionLabelItem(m_name, m_colour.darker(125), this);
+    label->setPos(m_labelPos);
+    setZValue(-10);
+}
+
+void PartitionRegionItem::setHighlighted(bool on)
+{
+    if (m_highlighted == on)
+        return;
+    m_highlighted = on;
+    update();
+}
+
+void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+                                QWidget *)
+{
+    // Opaque tints (pre-blended with the white canvas): overlapping boxes and routes of one
+    // partition then read as one region, with no darker seams where they overlap.
+    // Zoomed out the region is a thin band: a stronger tint keeps it visible.
+    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const qreal amount = (m_highlighted ? 0.14 : 0) + (lod < 0.5 ? 0.32 : 0.16);
+    const QColor fill = tint(m_colour, amount);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(fill);
+    painter->drawPath(m_boxes);
+    if (!m_routes.isEmpty()) {
+        painter->setBrush(Qt::NoBrush);
+        painter->setPen(QPen(fill, routeWidth, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        painter->drawPath(m_routes);
+    }
+}
+
+// --- BadgeItem ----------------------------------------------------------------------------------
+
+BadgeItem::BadgeItem(PlanEdge edge, QString text, QColor colour)
+    : m_edge(edge)
+    , m_text(std::move(text))
+    , m_colour(std::move(colour))
+{
+    const QFontMetricsF fm(badgeFont());
+    const qreal w = fm.horizontalAdvance(m_text) + 14;
+    const qreal h = fm.height() + 6;
+    // To the right of the edge point, so the edge and the partition name (left) stay visible.
+    m_rect = QRectF(8, -h / 2, w, h);
+    setFlag(ItemIgnoresTransformations);
+    setZValue(5);
+    setToolTip(m_text);
+}
+
+void BadgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setPen(QPen(m_colour, 1.5));
+    painter->setBrush(QColor(255, 255, 255, 235));
+    painter->drawRoundedRect(m_rect.adjusted(0.75, 0.75, -0.75, -0.75), m_rect.height() / 2,
+                             m_rect.height() / 2);
+    painter->setFont(badgeFont());
+    painter->setPen(m_colour.darker(140));
+    painter->drawText(m_rect, Qt::AlignCenter, m_text);
+}
+
+// --- BlockFrameItem -----------------------------------------------------------------------------
+
+BlockFrameItem::BlockFrameItem(QString name, std::vector<NodeId> nodes, const QRectF &frame,
+                               SelectFunction select)
+    : m_name(std::move(name))
+    , m_nodes(std::move(nodes))
+    , m_frame(frame)
+    , m_select(std::move(select))
+{
+    const QFontMetricsF fm(subtitleFont());
+    const QString shown = fm.elidedText(m_name, Qt::ElideMiddle, 220);
+    m_tab = QRectF(m_frame.right() + 3, m_frame.top(), fm.horizontalAdvance(shown) + 10,
+                   fm.height() + 4);
+    m_bounds = m_frame.united(m_tab).adjusted(-4, -4, 4, 4);
+    setZValue(0.5);
+    setToolTip(QStringLiteral("fused block %1 · %2 ops").arg(m_name).arg(m_nodes.size()));
+}
+
+QPainterPath BlockFrameItem::shape() const
+{
+    // The border band and the name tab: clicks inside the frame still reach nodes or start a
+    // rubber band.
+    QPainterPath outline;
+    outline.addRoundedRect(m_frame, 7, 7);
+    QPainterPathStroker stroker;
+    stroker.setWidth(8);
+    QPainterPath band = stroker.createStroke(outline);
+    band.addRect(m_tab);
+    return band;
+}
+
+void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+{
+    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    if (lod < 0.2)
+        return;
+    QPen pen(QColor(0x7d, 0x87, 0x94), 1.0, Qt::DashLine);
+    pen.setCosmetic(true);
+    painter->setPen(pen);
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRoundedRect(m_frame, 7, 7);
+    if (lod < 0.45)
+        return;
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QColor(0xee, 0xf0, 0xf3));
+    painter->drawRoundedRect(m_tab, 3, 3);
+    painter->setFont(subtitleFont());
+    painter->setPen(QColor(0x4a, 0x55, 0x62));
+    const QFontMetricsF fm(subtitleFont());
+    painter->drawText(m_tab, Qt::AlignCenter, fm.elidedText(m_name, Qt::ElideMiddle, 220));
+}
+
+void BlockFrameItem::mousePressEvent(QGraphicsSceneMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton || !m_select) {
+        event->ignore();
+        return;
+    }
+    m_select(m_nodes, (event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier)) != 0);
+    event->accept();
+}
+
+} // namespace cleave::ui

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Ids.h"
+#include "core/layout/LayoutGraph.h"
+#include "core/partition/PartitionPlan.h"
+#include "ui/scene/OpCategory.h"
+
+#include <QColor>
+#include <QGraphicsItem>
+#include <QPainterPath>
+#include <QPolygonF>
+#include <QString>
+
+#include <functional>
+#include <vector>
+
+namespace cleave::ui {
+
+/// Item types, for qgraphicsitem_cast.
+enum ItemType {
+    NodeItemType = QGraphicsItem::UserType + 1,
+    EdgeItemType,
+    RegionItemType,
+    BadgeItemType,
+    BlockFrameItemType,
+};
+
+/// One drawn node: a rounded box coloured by its op category with the op name and output
+/// shape (text hidden when zoomed far out). Holds the node's id, never a pointer into the model.
+class NodeItem : public QGraphicsItem
+{
+public:
+    enum { Type = NodeItemType };
+    NodeItem(NodeId node, const QRectF &rect, LayoutNodeRole role, OpCategory category,
+             QString title, QString subtitle);
+
+    [[nodiscard]] int type() const override { return Type; }
+    [[nodiscard]] NodeId nodeId() const { return m_node; }
+    [[nodiscard]] const QString &title() const { return m_title; }
+    [[nodiscard]] const QString &subtitle() const { return m_subtitle; }
+    [[nodiscard]] const QRectF &rect() const { return m_rect; }
+    [[nodiscard]] LayoutNodeRole role() const { return m_role; }
+    [[nodiscard]] OpCategory category() const { return m_category; }
+    [[nodiscard]] QRectF boundingRect() const override;
+    [[nodiscard]] QPainterPath shape() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+    void setHighlighted(bool on);
+
+private:
+    NodeId m_node;
+    QRectF m_rect;
+    LayoutNodeRole m_role;
+    OpCategory m_category;
+    QString m_title;
+    QString m_subtitle;
+    bool m_highlighted = false;
+};
+
+/// One drawn edge (`tensor` read by `consumer`): the layout's Bézier spline and arrowhead.
+/// Hovering shows the tensor's name, shape, dtype and bytes.
+class EdgeItem : public QGraphicsItem
+{
+public:
+    enum { Type = EdgeItemType };
+    enum class State { Normal, Boundary, CutHover, Highlighted, Flash };
+    EdgeItem(PlanEdge edge, QPainterPath path, QPolygonF arrow, bool stub);
+
+    [[nodiscard]] int type() const override { return Type; }
+    [[nodiscard]] PlanEdge edge() const { return m_edge; }
+    [[nodiscard]] const QPainterPath &path() const { return m_path; }
+    [[nodiscard]] const QPolygonF &arrow() const { return m_arrow; }
+    [[nodiscard]] QColor boundaryColour() const { return m_boundary; }
+    [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
+    [[nodiscard]] QPainterPath shape() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+    /// The flattened route (cut-line intersection tests).
+    [[nodiscard]] const QPolygonF &polyline() const;
+    /// True when the segment a-b crosses the edge's route.
+    [[nodiscard]] bool crosses(const QPointF &a, const QPointF &b) const;
+
+    /// Bold in a partition's colour (an invalid colour returns to normal).
+    void setBoundaryColour(const QColor &colour);
+    void setCutHover(bool on);
+    [[nodiscard]] bool isCutHover() const { return m_cutHover; }
+    [[nodiscard]] bool isHighlighted() const { return m_highlighted; }
+    void setHighlighted(bool on);
+    void setFlash(qreal strength); // 0 = off
+
+protected:
+    void hoverEnterEvent(QGraphicsSceneHoverEvent *event) override;
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent *event) override;
+
+private:
+    PlanEdge m_edge;
+    QPainterPath m_path;
+    QPolygonF m_arrow;
+    QRectF m_bounds;
+    mutable QPolygonF m_polyline;
+    mutable QPainterPath m_shape;
+    QColor m_boundary;
+    bool m_stub = false;
+    bool m_cutHover = false;
+    bool m_highlighted = false;
+    bool m_hovered = false;
+    qreal m_flash = 0;
+};
+
+/// A partition drawn as a tinted region behind its nodes: the union of its padded node boxes
+/// and the routes of the edges inside it, with the partition's name at its top left.
+class PartitionRegionItem : public QGraphicsItem
+{
+public:
+    enum { Type = RegionItemType };
+    PartitionRegionItem(PartitionId partition, QColor colour, QString name, QPainterPath boxes,
+                        QPainterPath routes, QPointF labelPos);
+
+    [[nodiscard]] int type() const override { return Type; }
+    [[nodiscard]] PartitionId partitionId() const { return m_partition; }
+    [[nodiscard]] const QString &name() const { return m_name; }
+    [[nodiscard]] const QColor &colour() const { return m_colour; }
+    [[nodiscard]] const QPainterPath &boxes() const { return m_boxes; }
+    [[nodiscard]] const QPainterPath &routes() const { return m_routes; }
+    [[nodiscard]] QPointF labelPos() const { return m_labelPos; }
+    [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+    void setHighlighted(bool on);
+
+private:
+    PartitionId m_partition;
+    QColor m_colour;
+    QString m_name;
+    QPainterPath m_boxes;
+    QPainterPath m_routes;
+    QPointF m_labelPos;
+    QRectF m_bounds;
+    bool m_highlighted = false;
+};
+
+/// The tensor badge on a boundary edge (`data_n_0 · 1×256×56×56 · 3.2 MB`), drawn at a fixed
+/// screen size.
+class BadgeItem : public QGraphicsItem
+{
+public:
+    enum { Type = BadgeItemType };
+    BadgeItem(PlanEdge edge, QString text, QColor colour);
+
+    [[nodiscard]] int type() const override { return Type; }
+    [[nodiscard]] PlanEdge edge() const { return m_edge; }
+    [[nodiscard]] const QString &text() const { return m_text; }
+    [[nodiscard]] const QColor &colour() const { return m_colour; }
+    [[nodiscard]] QRectF boundingRect() const override { return m_rect; }
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+private:
+    PlanEdge m_edge;
+    QString m_text;
+    QColor m_colour;
+    QRectF m_rect;
+};
+
+/// The frame of a fused block (the nodes that run as one kernel) with the block's name beside
+/// it. Clicking the frame's border or name selects the block's nodes (with Shift or Ctrl: adds
+/// them to the selection).
+class BlockFrameItem : public QGraphicsItem
+{
+public:
+    enum { Type = BlockFrameItemType };
+    using SelectFunction = std::function<void(const std::vector<NodeId> &nodes, bool add)>;
+    BlockFrameItem(QString name, std::vector<NodeId> nodes, const QRectF &frame,
+                   SelectFunction select);
+
+    [[nodiscard]] int type() const override { return Type; }
+    [[nodiscard]] const QString &name() const { return m_name; }
+    [[nodiscard]] const std::vector<NodeId> &nodes() const { return m_nodes; }
+    [[nodiscard]] const QRectF &frame() const { return m_frame; }
+    /// The name tab (scene coordinates), where a click selects the block.
+    [[nodiscard]] QRectF tabRect() const { return m_tab; }
+    [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
+    [[nodiscard]] QPainterPath shape() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent *event) override;
+
+private:
+    QString m_name;
+    std::vector<NodeId> m_nodes;
+    QRectF m_frame;
+    QRectF m_tab;
+    QRectF m_bounds;
+    SelectFunction m_select;
+};
+
+} // namespace cleave::ui

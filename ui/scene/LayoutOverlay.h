@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include <QFrame>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+namespace cleave::ui {
+
+/// The card shown over the canvas while a layout runs: what is being laid out, a progress bar
+/// and a Cancel button.
+class LayoutOverlay : public QFrame
+{
+    Q_OBJECT
+public:
+    explicit LayoutOverlay(QWidget *parent);
+
+    void begin(const QString &text);
+    void setProgress(int percent);
+    /// Keeps the card centred in its parent.
+    void reposition();
+
+signals:
+    void cancelClicked();
+
+private:
+    QLabel *m_label;
+    QProgressBar *m_bar;
+    QPushButton *m_cancel;
+};
+
+} // namespace cleave::ui

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/scene/LayoutRunner.h"
+
+#include <QPointer>
+#include <QThread>
+
+namespace cleave::ui {
+
+LayoutRunner::LayoutRunner(QObject *parent)
+    : QObject(parent)
+    , m_cache(std::make_shared<LayoutCache>())
+{
+}
+
+LayoutRunner::~LayoutRunner()
+{
+    for (Job &job : m_jobs)
+        job.cancel->store(true);
+    for (Job &job : m_jobs) {
+        job.thread->wait();
+        delete job.thread;
+    }
+}
+
+void LayoutRunner::setCacheDirectory(const QString &directory)
+{
+    m_cache = std::make_shared<LayoutCache>(directory.toStdString());
+}
+
+quint64 LayoutRunner::start(std::shared_ptr<const LayoutGraph> graph, std::string modelKey,
+                            LayoutSettings settings)
+{
+    for (Job &job : m_jobs)
+        job.cancel->store(true);
+    const quint64 generation = ++m_generation;
+    m_running = true;
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    std::shared_ptr<LayoutCache> cache = m_cache;
+    // The worker only touches its own copies (graph snapshot, cache, flag); it reports back
+    // through queued calls, which Qt drops if the runner is gone by then (the destructor
+    // waits for the thread anyway).
+    QThread *thread = QThread::create([this, generation, cancel, cache, graph = std::move(graph),
+                                       modelKey = std::move(modelKey), settings] {
+        int lastPercent = -1;
+        LayoutControl control;
+        control.cancel = cancel.get();
+        control.progress = [&](int percent, const std::string &) {
+            if (percent == lastPercent)
+                return;
+            lastPercent = percent;
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, percent] {
+                    if (generation == m_generation && m_running)
+                        emit progress(generation, percent);
+                },
+                Qt::QueuedConnection);
+        };
+        LayoutResult result;
+        try {
+            result = computeLayoutCached(cache.get(), modelKey, *graph, settings, control);
+        } catch (const std::exception &e) {
+            result.status = LayoutResult::Status::Failed;
+            result.message = std::string("layout failed: ") + e.what();
+        }
+        QMetaObject::invokeMethod(
+            this, [this, generation, result] { deliver(generation, result); },
+            Qt::QueuedConnection);
+    });
+    connect(thread, &QThread::finished, this, [this, thread] { reap(thread); });
+    m_jobs.push_back(Job { generation, cancel, thread });
+    thread->start(QThread::LowPriority);
+    return generation;
+}
+
+void LayoutRunner::cancel()
+{
+    if (!m_running)
+        return;
+    for (Job &job : m_jobs)
+        job.cancel->store(true);
+    const quint64 generation = m_generation;
+    ++m_generation; // whatever the running job still delivers is stale now
+    m_running = false;
+    LayoutResult result;
+    result.status = LayoutResult::Status::Cancelled;
+    result.message = "layout cancelled";
+    emit finished(generation, result);
+}
+
+void LayoutRunner::discard()
+{
+    for (Job &job : m_jobs)
+        job.cancel->store(true);
+    ++m_generation;
+    m_running = false;
+}
+
+void LayoutRunner::deliver(quint64 generation, const LayoutResult &result)
+{
+    if (generation != m_generation || !m_running)
+        return;
+    m_running = false;
+    emit finished(generation, result);
+}
+
+void LayoutRunner::reap(QThread *thread)
+{
+    for (auto it = m_jobs.begin(); it != m_jobs.end(); ++it) {
+        if (it->thread == thread) {
+            m_jobs.erase(it);
+            thread->deleteLater();
+            return;
+        }
+    }
+}
+
+} // namespace cleave::ui

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/layout/GraphLayouter.h"
+#include "core/layout/LayoutCache.h"
+#include "core/layout/LayoutGraph.h"
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+class QThread;
+
+namespace cleave::ui {
+
+/// Runs layouts on worker threads, one request at a time from the canvas' point of view: a new
+/// start() supersedes the previous request, whose result is dropped when it arrives (Graphviz
+/// cannot be interrupted; core serialises the runs). Results and progress arrive on the
+/// runner's thread, tagged with the request's generation.
+class LayoutRunner : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LayoutRunner(QObject *parent = nullptr);
+    /// Cancels everything and waits for running layouts to reach a phase boundary.
+    ~LayoutRunner() override;
+
+    /// The directory of the on-disk cache (empty: memory only).
+    void setCacheDirectory(const QString &directory);
+    /// Starts laying out `graph`; returns the request's generation.
+    quint64 start(std::shared_ptr<const LayoutGraph> graph, std::string modelKey,
+                  LayoutSettings settings = {});
+    /// Cancels the current request: finished() is emitted at once with a Cancelled result.
+    void cancel();
+    /// Drops the current request without emitting anything.
+    void discard();
+    [[nodiscard]] bool isRunning() const { return m_running; }
+    [[nodiscard]] quint64 generation() const { return m_generation; }
+
+signals:
+    void progress(quint64 generation, int percent);
+    void finished(quint64 generation, const cleave::LayoutResult &result);
+
+private:
+    struct Job
+    {
+        quint64 generation = 0;
+        std::shared_ptr<std::atomic<bool>> cancel;
+        QThread *thread = nullptr;
+    };
+    void deliver(quint64 generation, const LayoutResult &result);
+    void reap(QThread *thread);
+
+    std::shared_ptr<LayoutCache> m_cache;
+    std::vector<Job> m_jobs;
+    quint64 m_generation = 0;
+    bool m_running = false;
+};
+
+} // namespace cleave::ui

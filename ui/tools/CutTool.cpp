@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/tools/CutTool.h"
+
+#include "ui/scene/CanvasView.h"
+#include "ui/scene/GraphItems.h"
+
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QMouseEvent>
+#include <QPen>
+
+namespace cleave::ui {
+
+CutTool::~CutTool()
+{
+    reset();
+}
+
+void CutTool::activate()
+{
+    view().setDragMode(QGraphicsView::NoDrag);
+    view().viewport()->setCursor(Qt::CrossCursor);
+}
+
+void CutTool::deactivate()
+{
+    reset();
+    view().viewport()->unsetCursor();
+}
+
+void CutTool::reset()
+{
+    for (EdgeItem *item : m_lit)
+        item->setCutHover(false);
+    m_lit.clear();
+    m_crossed.clear();
+    if (m_stroke != nullptr) {
+        if (m_stroke->scene() != nullptr)
+            m_stroke->scene()->removeItem(m_stroke);
+        delete m_stroke;
+        m_stroke = nullptr;
+    }
+}
+
+bool CutTool::mousePress(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton || view().scene() == nullptr)
+        return false;
+    reset();
+    m_last = view().mapToScene(event->position().toPoint());
+    QPainterPath path(m_last);
+    m_stroke = view().scene()->addPath(path);
+    QPen pen(QColor(0xe5, 0x39, 0x35), 2.0, Qt::DashLine, Qt::RoundCap, Qt::RoundJoin);
+    pen.setCosmetic(true);
+    m_stroke->setPen(pen);
+    m_stroke->setZValue(100);
+    event->accept();
+    return true;
+}
+
+bool CutTool::mouseMove(QMouseEvent *event)
+{
+    if (m_stroke == nullptr)
+        return false;
+    const QPointF p = view().mapToScene(event->position().toPoint());
+    if (p == m_last)
+        return true;
+    addSegment(m_last, p);
+    QPainterPath path = m_stroke->path();
+    path.lineTo(p);
+    m_stroke->setPath(path);
+    m_last = p;
+    event->accept();
+    return true;
+}
+
+bool CutTool::mouseRelease(QMouseEvent *event)
+{
+    if (m_stroke == nullptr || event->button() != Qt::LeftButton)
+        return false;
+    const QPointF p = view().mapToScene(event->position().toPoint());
+    if (p != m_last)
+        addSegment(m_last, p);
+    const std::vector<PlanEdge> edges = crossedEdges();
+    reset();
+    if (!edges.empty())
+        emit view().cutStroke(edges);
+    event->accept();
+    return true;
+}
+
+std::vector<PlanEdge> CutTool::crossedEdges() const
+{
+    return { m_crossed.begin(), m_crossed.end() };
+}
+
+void CutTool::addSegment(const QPointF &a, const QPointF &b)
+{
+    const QRectF box = QRectF(a, b).normalized().adjusted(-1, -1, 1, 1);
+    const QList<QGraphicsItem *> candidates
+        = view().scene()->items(box, Qt::IntersectsItemBoundingRect);
+    for (QGraphicsItem *item : candidates) {
+        auto *edge = qgraphicsitem_cast<EdgeItem *>(item);
+        if (edge == nullptr || m_crossed.contains(edge->edge()) || !edge->crosses(a, b))
+            continue;
+        m_crossed.insert(edge->edge());
+        edge->setCutHover(true);
+        m_lit.push_back(edge);
+    }
+}
+
+} // namespace cleave::ui
