@@ -9,7 +9,6 @@
 #include "core/analysis/LatencyTable.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/export/Exporter.h"
-#include "core/export/OnnxVerify.h"
 #include "core/io/Importer.h"
 #include "core/partition/BlockCuts.h"
 #include "core/partition/BoundaryTensors.h"
@@ -460,8 +459,6 @@ int exportPlan(const cleave::PartitionPlan &plan, const cleave::BoundaryTable &b
 {
     cleave::ExportOptions options;
     options.liftConstants = args.has("--lift-constants");
-    if (plan.graph().format() == "onnx")
-        options.moduleFormat = "onnx"; // mod<k>.onnx for ONNX sources
     options.diagnostics = diagnostics;
     if (const auto targets = args.value("--targets")) {
         std::stringstream list(*targets);
@@ -485,7 +482,7 @@ int runVerify(const Arguments &args)
 {
     const std::string &dir = args.positionals.front();
     const cleave::VerifyResult result
-        = cleave::isOnnxExport(dir) ? cleave::verifyOnnxExport(dir) : cleave::verifyExport(dir);
+        = cleave::verifyExport(dir);
     if (result.badInput) {
         std::cerr << dir << ": error: " << result.firstDifference << '\n';
         return exitBadInput;

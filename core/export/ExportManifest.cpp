@@ -113,9 +113,14 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
 
         const ModuleSummary *summary = k < m.summaries.size() ? &m.summaries[k] : nullptr;
         ojson ins = ojson::array();
-        for (const PartitionInput &pi : iface.inputs) {
+        for (std::size_t i = 0; i < iface.inputs.size(); ++i) {
+            const PartitionInput &pi = iface.inputs[i];
             ojson in;
-            in["name"] = pi.name;
+            const bool renamed = k < m.inputNames.size() && i < m.inputNames[k].size()
+                && m.inputNames[k][i] != pi.name;
+            in["name"] = renamed ? m.inputNames[k][i] : pi.name;
+            if (renamed)
+                in["cut_name"] = pi.name; // the engine's data_n_<i>
             ojson from;
             if (pi.boundary >= 0) {
                 const BoundaryTensor &b = boundary.tensors[static_cast<std::size_t>(pi.boundary)];

@@ -231,4 +231,36 @@ std::string dumpPythonJson(const nlohmann::ordered_json &v)
     return v.dump();
 }
 
+void useWriterNames(ExportModel &model)
+{
+    const BoundaryTable &boundary = *model.boundary;
+    model.inputNames.clear();
+    for (std::size_t k = 0; k < boundary.interfaces.size(); ++k) {
+        std::vector<std::string> names = model.writer
+            ? model.writer->interfaceInputNames(*model.plan, boundary, k)
+            : std::vector<std::string> {};
+        if (names.size() != boundary.interfaces[k].inputs.size()) {
+            names.clear();
+            for (const PartitionInput &in : boundary.interfaces[k].inputs)
+                names.push_back(in.name);
+        }
+        model.inputNames.push_back(std::move(names));
+    }
+    for (auto &outputs : model.outputs) {
+        for (ModuleOutputInfo &info : outputs) {
+            for (OutputDependency &d : info.dependencies) {
+                if (d.module < 0 || static_cast<std::size_t>(d.module) >= model.inputNames.size())
+                    continue;
+                const auto &inputs = boundary.interfaces[static_cast<std::size_t>(d.module)].inputs;
+                for (std::size_t i = 0; i < inputs.size(); ++i) {
+                    if (inputs[i].name == d.inputName) {
+                        d.inputName = model.inputNames[static_cast<std::size_t>(d.module)][i];
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
 } // namespace cleave

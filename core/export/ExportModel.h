@@ -46,6 +46,9 @@ struct ExportModel
     /// forwarded global input (passThrough).
     std::vector<std::vector<ModuleOutputInfo>> outputs;
     std::vector<ModuleSummary> summaries; ///< Filled while modules are written.
+    /// Per module, the name each interface input has in the module file (the writer's
+    /// interfaceInputNames); set by useWriterNames().
+    std::vector<std::vector<std::string>> inputNames;
     std::vector<Diagnostic> diagnostics;
 };
 
@@ -53,6 +56,10 @@ struct ExportModel
 /// output no partition produces) go to `model.diagnostics`.
 ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &boundary,
                              const ExportOptions &options);
+
+/// Takes the writer's names for module inputs (ONNX tensor names instead of `data_n_<i>`) into
+/// `inputNames` and into the output dependencies of pipeline_config.json.
+void useWriterNames(ExportModel &model);
 
 /// `"<device_type>,<device_id>"` of a target (llvm 1, cuda 2, opencl 4, vulkan 7, metal 8,
 /// rocm 10; BYOC compilers run from the host CPU).

@@ -104,6 +104,15 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
     ExportResult result;
     ExportModel model = buildExportModel(plan, boundary, options);
     model.writer = moduleExporterFor(options.moduleFormat);
+    if (model.writer && !model.writer->acceptsSource(plan.graph())) {
+        // The default format does not fit this source (an ONNX model): use the writer that does.
+        for (const auto &writer : moduleExporters()) {
+            if (writer->acceptsSource(plan.graph())) {
+                model.writer = writer.get();
+                break;
+            }
+        }
+    }
     if (!model.writer) {
         model.diagnostics.push_back(
             exportError("export.format", "unknown module format '" + options.moduleFormat + "'"));
@@ -116,6 +125,7 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
         result.diagnostics = std::move(model.diagnostics);
         return result;
     }
+    useWriterNames(model);
     const std::size_t n = plan.partitionCount();
     std::vector<std::pair<std::string, std::string>> files;
     model.summaries.resize(n);

@@ -51,6 +51,18 @@ public:
                              const std::vector<std::string> &passThrough, std::string &content,
                              ModuleSummary &summary, std::vector<Diagnostic> &diagnostics) const
         = 0;
+    /// The names the inputs of partition `k` (BoundaryTable::interfaces[k].inputs, same order)
+    /// carry in the module file; the connection config and the manifest use them. Relay keeps
+    /// the engine's names (`data_n_<i>`, global input names).
+    [[nodiscard]] virtual std::vector<std::string>
+    interfaceInputNames(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k) const
+    {
+        (void)plan;
+        std::vector<std::string> names;
+        for (const PartitionInput &in : boundary.interfaces[k].inputs)
+            names.push_back(in.name);
+        return names;
+    }
     /// Reads a module file written by writeModule back as a graph (for `verify`).
     [[nodiscard]] virtual std::unique_ptr<Graph> readModule(const std::string &path,
                                                             std::vector<Diagnostic> &diagnostics) const

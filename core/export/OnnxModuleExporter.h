@@ -6,6 +6,9 @@
 
 namespace cleave {
 
+std::vector<std::string> onnxInputNames(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                        std::size_t k);
+
 /// Writes partitions of an ONNX model as ONNX models (`mod<k>.onnx`): the partition's nodes in
 /// the source's order (plus the `Constant` nodes they read), its boundary tensors as graph
 /// inputs / outputs under their ONNX tensor names with their types (from ONNX shape
@@ -19,6 +22,13 @@ public:
     [[nodiscard]] std::string formatName() const override { return "onnx"; }
     [[nodiscard]] std::string extension() const override { return "onnx"; }
     [[nodiscard]] bool acceptsSource(const Graph &graph) const override;
+    /// ONNX modules keep the source's tensor names (onnxInputNames).
+    [[nodiscard]] std::vector<std::string> interfaceInputNames(const PartitionPlan &plan,
+                                                               const BoundaryTable &boundary,
+                                                               std::size_t k) const override
+    {
+        return onnxInputNames(plan, boundary, k);
+    }
     bool writeModule(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k,
                      const ExportOptions &options, const std::vector<std::string> &passThrough,
                      std::string &content, ModuleSummary &summary,

@@ -4,6 +4,7 @@
 
 #include "core/export/ModuleComposer.h"
 #include "core/export/ModuleExporter.h"
+#include "core/export/OnnxVerify.h"
 #include "core/graph/GraphCompare.h"
 #include "core/io/Importer.h"
 
@@ -73,6 +74,8 @@ VerifyResult runVerify(const std::string &dir)
     const json &source = field(manifest, "source", manifestPath);
     const std::string sourcePath = text(field(source, "path", manifestPath), manifestPath);
     const std::string format = manifest.value("module_format", std::string("relay"));
+    if (format == "onnx")
+        return verifyOnnxExport(dir); // ONNX modules connect by tensor names, not by @main
     const ModuleExporter *reader = moduleExporterFor(format);
     if (!reader)
         throw BadInput(manifestPath + ": unknown module format '" + format + "'");

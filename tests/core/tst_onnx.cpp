@@ -89,6 +89,7 @@ private slots:
     void sampleShapesAndNames();
     void cutAfterOpTypeInFileOrder();
     void cliInspectJson();
+    void exportNamesModuleInputsByTensor();
     void domainsConstantsAndUnnamedNodes();
     void ifBranchesAreScopes();
     void fileOrderIsKeptWhenSorted();
@@ -196,6 +197,36 @@ void TestOnnx::cliInspectJson()
     const auto p = nlohmann::json::parse(cut.out.toStdString());
     QCOMPARE(p["partitions"].size(), std::size_t(2));
     QCOMPARE(p["boundary"].size(), std::size_t(2));
+}
+
+void TestOnnx::exportNamesModuleInputsByTensor()
+{
+    // pipeline_config.json and partitions.json name ONNX module inputs by the tensor names the
+    // mod<k>.onnx files use, not by the engine's data_n_<i>.
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("export"));
+    const auto run = test::runCli({ QStringLiteral("partition"), QString::fromStdString(sample),
+                                    QStringLiteral("--cut-after"), QStringLiteral("Relu:3"),
+                                    QStringLiteral("--out"), out });
+    QCOMPARE(run.exitCode, 0);
+    const auto config = nlohmann::json::parse(
+        readFile((out + QStringLiteral("/pipeline_config.json")).toStdString()));
+    const auto &outputs = config["module_connection"][0]["output"];
+    QCOMPARE(outputs.size(), std::size_t(2));
+    QCOMPARE(outputs[0]["dependencies"][0]["input_name"].get<std::string>(),
+             std::string("layer2.relu1"));
+    QCOMPARE(outputs[1]["dependencies"][0]["input_name"].get<std::string>(),
+             std::string("layer1.relu2"));
+    const auto manifest
+        = nlohmann::json::parse(readFile((out + QStringLiteral("/partitions.json")).toStdString()));
+    QCOMPARE(manifest["module_format"].get<std::string>(), std::string("onnx"));
+    const auto &input = manifest["partitions"][1]["inputs"][0];
+    QCOMPARE(input["name"].get<std::string>(), std::string("layer2.relu1"));
+    QCOMPARE(input["cut_name"].get<std::string>(), std::string("data_n_0"));
+    QVERIFY(readFile((out + QStringLiteral("/build_pipeline.py")).toStdString())
+                .find("relay.frontend.from_onnx")
+            != std::string::npos);
+    QCOMPARE(test::runCli({ QStringLiteral("verify"), out }).exitCode, 0);
 }
 
 void TestOnnx::domainsConstantsAndUnnamedNodes()
