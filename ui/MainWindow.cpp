@@ -104,6 +104,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     createDocks();
     createActions();
+    createLevelActions();
     createMenus();
     connectCanvas();
 
@@ -179,22 +180,30 @@ void MainWindow::createDocks()
     addToolBar(Qt::TopToolBarArea, m_searchBar);
     m_searchBar->hide();
 
-    connect(m_partitionsDock, &PartitionsDock::partitionSelected, m_canvas,
-            &CanvasWidget::highlightPartition);
+    connect(m_partitionsDock, &PartitionsDock::partitionSelected, this,
+            [this](cleave::PartitionId id) {
+                // At Blocks level the canvas shows a converted plan with its own ids: same order.
+                const cleave::PartitionPlan *plan = m_document->plan();
+                if (m_level == Level::Blocks && m_blockPlan && plan && id.isValid()) {
+                    const int index = plan->indexOf(id);
+                    id = index >= 0 && std::size_t(index) < m_blockPlan->partitionCount()
+                        ? m_blockPlan->partitions()[std::size_t(index)].id
+                        : cleave::PartitionId {};
+                }
+                m_canvas->highlightPartition(id);
+            });
     connect(m_boundaryDock, &BoundaryDock::edgeSelected, this, [this](cleave::PlanEdge edge) {
-        if (edge.tensor.isValid() && edge.consumer.isValid())
-            m_canvas->highlightEdge(edge.tensor, edge.consumer);
+        if (edge.tensor.isValid() && edge.consumer.isValid()) {
+            const std::vector<cleave::PlanEdge> shown = shownEdges({ edge });
+            if (!shown.empty())
+                m_canvas->highlightEdge(shown.front().tensor, shown.front().consumer);
+        }
         updateEditActions();
     });
     connect(m_diagnosticsDock, &DiagnosticsDock::focusRequested, this,
-            [this](const std::vector<cleave::NodeId> &nodes) {
-                m_canvas->selectNodes(nodes);
-                m_canvas->centerOnNode(nodes.front());
-            });
-    connect(m_searchBar, &SearchBar::hitActivated, this, [this](cleave::NodeId node) {
-        m_canvas->selectNodes({ node });
-        m_canvas->centerOnNode(node);
-    });
+            [this](const std::vector<cleave::NodeId> &nodes) { focusModelNodes(nodes); });
+    connect(m_searchBar, &SearchBar::hitActivated, this,
+            [this](cleave::NodeId node) { focusModelNodes({ node }); });
 }
 
 void MainWindow::createActions()
@@ -311,6 +320,10 @@ void MainWindow::createMenus()
     view->addAction(m_selectToolAction);
     view->addAction(m_cutToolAction);
     view->addSeparator();
+    view->addAction(m_opsLevelAction);
+    view->addAction(m_blocksLevelAction);
+    view->addAction(m_collapseBlocksAction);
+    view->addSeparator();
     view->addAction(m_fitAction);
     view->addSeparator();
     for (QDockWidget *dock :
@@ -339,6 +352,9 @@ void MainWindow::createMenus()
     toolbar->addAction(m_cutToolAction);
     toolbar->addAction(m_fitAction);
     toolbar->addSeparator();
+    toolbar->addAction(m_opsLevelAction);
+    toolbar->addAction(m_blocksLevelAction);
+    toolbar->addSeparator();
     toolbar->addAction(m_newPartitionAction);
     toolbar->addAction(m_isolateAction);
     toolbar->addAction(m_mergeAction);
@@ -350,21 +366,35 @@ void MainWindow::connectCanvas()
 {
     connect(m_canvas, &CanvasWidget::cutRequested, this,
             [this](const std::vector<cleave::PlanEdge> &edges) {
-                m_document->undoStack()->push(new CutAcrossEdges(m_document, edges));
+                // At Blocks level a crossed block edge stands for the op edges behind it.
+                const std::vector<cleave::PlanEdge> cut = m_level == Level::Blocks && m_blockGraph
+                    ? m_blockGraph->originalEdges(*m_document->graph(), edges)
+                    : edges;
+                if (!cut.empty())
+                    m_document->undoStack()->push(new CutAcrossEdges(m_document, cut));
             });
     connect(m_canvas, &CanvasWidget::selectionChanged, this, [this] {
-        const std::vector<cleave::NodeId> nodes = m_canvas->selectedNodes();
-        m_propertiesDock->setNode(nodes.empty() ? cleave::NodeId {} : nodes.front());
+        const std::vector<cleave::NodeId> shown = m_canvas->selectedNodes();
+        // A block shows its root op (the last of its nodes) in Properties.
+        const std::vector<cleave::NodeId> nodes
+            = shown.empty() ? shown : modelNodes({ shown.front() });
+        m_propertiesDock->setNode(nodes.empty() ? cleave::NodeId {} : nodes.back());
         updateEditActions();
     });
     connect(m_canvas, &CanvasWidget::nodeActivated, this, [this](cleave::NodeId node) {
-        m_propertiesDock->setNode(node);
+        const std::vector<cleave::NodeId> nodes = modelNodes({ node });
+        if (m_level == Level::Blocks && nodes.size() > 1) {
+            expandBlock(node);
+            return;
+        }
+        m_propertiesDock->setNode(nodes.empty() ? node : nodes.back());
         m_propertiesDock->show();
         m_propertiesDock->raise();
     });
     connect(m_canvas, &CanvasWidget::contextMenuRequested, this, &MainWindow::showContextMenu);
     connect(m_canvas, &CanvasWidget::layoutFinished, this, &MainWindow::onLayoutFinished);
-    connect(m_document, &Document::edgesImplied, m_canvas, &CanvasWidget::flashEdges);
+    connect(m_document, &Document::edgesImplied, this,
+            [this](const std::vector<cleave::PlanEdge> &edges) { m_canvas->flashEdges(shownEdges(edges)); });
 }
 
 void MainWindow::showAbout()
@@ -384,12 +414,10 @@ void MainWindow::onGraphChanged()
     m_outlineModel->setGraph(graph);
     m_summaryDock->setSummary(m_document->summary());
     m_pendingView.reset();
+    showGraphAtLevel(true);
     if (!graph) {
-        m_canvas->setPlan(nullptr, nullptr);
-        m_canvas->setGraph(nullptr, {}, {});
         m_central->setCurrentWidget(m_emptyHint);
     } else {
-        m_canvas->setGraph(graph, graph->mainFunction(), graph->checksum());
         m_central->setCurrentWidget(m_canvas);
         const QModelIndex main = m_outlineModel->functionIndex(graph->mainFunction());
         m_outlineView->expand(main);
@@ -406,7 +434,7 @@ void MainWindow::onGraphChanged()
 
 void MainWindow::onPlanChanged()
 {
-    m_canvas->setPlan(m_document->plan(), m_document->plan() ? &m_document->boundary() : nullptr);
+    showPlanAtLevel();
     updateStatus();
     updateEditActions();
 }
@@ -419,8 +447,9 @@ void MainWindow::onLayoutFinished(bool ok, const QString &message)
         return;
     }
     if (m_pendingView) {
-        applyViewState(*m_pendingView);
+        const cleave::ProjectViewState pending = *m_pendingView;
         m_pendingView.reset();
+        applyViewState(pending);
     }
 }
 

@@ -2,13 +2,16 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include "core/analysis/BlockGraph.h"
 #include "core/graph/Ids.h"
+#include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "core/project/ProjectFile.h"
 
 #include <QMainWindow>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -85,6 +88,14 @@ public:
     [[nodiscard]] static QStringList recentFiles();
     static constexpr int maxRecentFiles = 10;
 
+    /// What the canvas shows: every operator, or one node per fused block (FuseOps kernels,
+    /// expandable in place). Plans, cuts and selections always act on the operators.
+    enum class Level { Ops, Blocks };
+    void setLevel(Level level);
+    [[nodiscard]] Level level() const { return m_level; }
+    /// At Blocks level: the block-level graph on the canvas (nullptr at Ops level).
+    [[nodiscard]] const cleave::BlockGraph *blockGraph() const { return m_blockGraph.get(); }
+
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
@@ -126,6 +137,22 @@ private:
     [[nodiscard]] std::vector<cleave::NodeId> selection() const;
     [[nodiscard]] std::vector<cleave::PartitionId> selectedPartitions() const;
 
+    // The ops / blocks level (MainWindowLevels.cpp).
+    void createLevelActions();
+    /// Lays out the graph at the current level (blocks recomputed when the graph changed).
+    void showGraphAtLevel(bool graphChanged);
+    /// Gives the canvas the plan, converted to blocks at Blocks level.
+    void showPlanAtLevel();
+    void expandBlock(cleave::NodeId shown);
+    void collapseAllBlocks();
+    /// The model's nodes behind canvas nodes (identity at Ops level).
+    [[nodiscard]] std::vector<cleave::NodeId> modelNodes(const std::vector<cleave::NodeId> &shown) const;
+    /// The canvas nodes showing model nodes (identity at Ops level).
+    [[nodiscard]] std::vector<cleave::NodeId> shownNodes(const std::vector<cleave::NodeId> &model) const;
+    /// The canvas edges standing for model edges; edges inside a block have none.
+    [[nodiscard]] std::vector<cleave::PlanEdge> shownEdges(const std::vector<cleave::PlanEdge> &model) const;
+    void focusModelNodes(const std::vector<cleave::NodeId> &nodes);
+
     Document *m_document = nullptr;
     CanvasWidget *m_canvas = nullptr;
     ModelOutlineModel *m_outlineModel = nullptr;
@@ -163,6 +190,16 @@ private:
     QAction *m_setTargetAction = nullptr;
     QAction *m_convexClosureAction = nullptr;
     QAction *m_removeCutAction = nullptr;
+    QAction *m_opsLevelAction = nullptr;
+    QAction *m_blocksLevelAction = nullptr;
+    QAction *m_collapseBlocksAction = nullptr;
+
+    Level m_level = Level::Ops;
+    std::vector<cleave::FusedBlock> m_blocks; ///< Of the model's main function.
+    std::vector<std::size_t> m_expanded; ///< Blocks shown as their ops at Blocks level.
+    std::unique_ptr<cleave::BlockGraph> m_blockGraph;
+    std::optional<cleave::PartitionPlan> m_blockPlan;
+    cleave::BoundaryTable m_blockBoundary;
 };
 
 } // namespace cleave::ui

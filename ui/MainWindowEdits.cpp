@@ -52,7 +52,7 @@ std::vector<cleave::NodeId> MainWindow::selection() const
     // Only assignable nodes of the plan's function take part in edits (inputs and constants
     // follow their consumers).
     std::vector<cleave::NodeId> nodes;
-    for (cleave::NodeId n : m_canvas->selectedNodes()) {
+    for (cleave::NodeId n : modelNodes(m_canvas->selectedNodes())) {
         if (n.index() < plan->graph().nodeCount() && plan->view().contains(n)
             && plan->view().isAssignable(n))
             nodes.push_back(n);
@@ -206,7 +206,7 @@ void MainWindow::selectConvexClosure()
     if (nodes.empty())
         return;
     const std::vector<cleave::NodeId> closure = m_document->plan()->convexClosure(nodes);
-    m_canvas->selectNodes(closure);
+    m_canvas->selectNodes(shownNodes(closure));
     const std::size_t added = closure.size() - nodes.size();
     statusBar()->showMessage(added == 1
                                  ? tr("Selected the convex closure: 1 node added.")

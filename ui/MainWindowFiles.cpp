@@ -177,8 +177,9 @@ bool MainWindow::openProject(const QString &path)
     m_document->setProjectPath(QString::fromStdString(projectPath));
     m_pendingView = project.view;
     if (m_canvas->isLayoutReady()) {
-        applyViewState(*m_pendingView);
+        const cleave::ProjectViewState pending = *m_pendingView;
         m_pendingView.reset();
+        applyViewState(pending);
     }
     const QString warnings = diagnosticsText(plan.diagnostics, cleave::Severity::Warning);
     if (!warnings.isEmpty())
@@ -329,6 +330,7 @@ cleave::ProjectViewState MainWindow::viewState() const
 {
     cleave::ProjectViewState state;
     state.tool = m_canvas->tool() == CanvasWidget::Tool::Cut ? "cut" : "select";
+    state.level = m_level == Level::Blocks ? "blocks" : "ops";
     if (QGraphicsView *view = m_canvas->view(); view && m_canvas->isLayoutReady()) {
         state.zoom = view->transform().m11();
         const QPointF centre = view->mapToScene(view->viewport()->rect().center());
@@ -342,6 +344,13 @@ cleave::ProjectViewState MainWindow::viewState() const
 void MainWindow::applyViewState(const cleave::ProjectViewState &state)
 {
     (state.tool == "cut" ? m_cutToolAction : m_selectToolAction)->trigger();
+    const Level level = state.level == "blocks" ? Level::Blocks : Level::Ops;
+    if (level != m_level) {
+        // The other level needs its own layout; the view is restored once it is ready.
+        m_pendingView = state;
+        setLevel(level);
+        return;
+    }
     QGraphicsView *view = m_canvas->view();
     if (!view || !state.hasCenter)
         return;

@@ -122,6 +122,7 @@ private slots:
     void cutUndoIsolateSaveExport();
     void contextActionsAndDelete();
     void searchCyclesThroughHits();
+    void blocksLevelCutsAndExpands();
     void everySampleOpensCutsAndExports_data();
     void everySampleOpensCutsAndExports();
     void exportRefusesInvalidPlan();
@@ -404,6 +405,48 @@ void TestEditor::contextActionsAndDelete()
     QVERIFY(QTest::qWaitForWindowActive(&w));
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(plan.partitions()[0].name, std::string("stage0"));
+}
+
+void TestEditor::blocksLevelCutsAndExpands()
+{
+    MainWindow w;
+    openAndWait(w, resnet);
+    QVERIFY(!w.blockGraph());
+    // Ctrl+2: one node per FuseOps kernel (62 for ResNet-18 with unfolded batch norms).
+    QTest::keyClick(&w, Qt::Key_2, Qt::ControlModifier);
+    QCOMPARE(w.level(), MainWindow::Level::Blocks);
+    QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
+    const cleave::BlockGraph *blocks = w.blockGraph();
+    QVERIFY(blocks);
+    QCOMPARE(blocks->mapping.kernels.size(), std::size_t(62));
+    const NodeId reluBlock = blocks->shownAs.at(key(w, "%13"));
+    const NodeId convBlock = blocks->shownAs.at(key(w, "%14"));
+    // fused_add_nn_relu: the batch norm's projection %11, the residual add %12, the relu %13.
+    QCOMPARE(blocks->originalNodes(reluBlock),
+             (std::vector<NodeId> { key(w, "%11"), key(w, "%12"), key(w, "%13") }));
+
+    // A cut stroke across the block edge cuts the op edge behind it, exactly as at Ops level.
+    QTest::keyClick(&w, Qt::Key_C);
+    strokeAcross(w, reluBlock, convBlock);
+    QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(2));
+    QCOMPARE(w.boundaryDock()->model()->rowCount(), 1);
+    QCOMPARE(w.document()->boundary().tensors[0].tensor.node, key(w, "%13"));
+    QCOMPARE(w.canvas()->selectedNodes().size(), std::size_t(0));
+
+    // Double-clicking a block expands it in place: its nodes become nodes of their own.
+    QTest::keyClick(&w, Qt::Key_V);
+    const QPoint at = w.canvas()->viewportPosOfNode(reluBlock);
+    QVERIFY(!at.isNull());
+    QTest::mouseDClick(w.canvas()->view()->viewport(), Qt::LeftButton, {}, at);
+    QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
+    blocks = w.blockGraph();
+    QCOMPARE(blocks->mapping.kernels.size(), std::size_t(63)); // 61 blocks + add + relu
+    QVERIFY(blocks->shownAs.at(key(w, "%12")) != blocks->shownAs.at(key(w, "%13")));
+    // The plan survives every level change; Ctrl+1 goes back to the operators.
+    QTest::keyClick(&w, Qt::Key_1, Qt::ControlModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
+    QVERIFY(!w.blockGraph());
+    QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(2));
 }
 
 void TestEditor::searchCyclesThroughHits()
