@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/OnnxVerify.h"
 
+#include "core/export/VerifySupport.h"
+
 #include "core/export/OnnxModelFile.h"
 #include "core/graph/GraphCompare.h"
 #include "core/io/Importer.h"
@@ -23,24 +25,7 @@ using json = nlohmann::json;
 
 namespace {
 
-struct BadInput : std::runtime_error
-{
-    using std::runtime_error::runtime_error;
-};
-
-json readManifest(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw BadInput(path + ": cannot read the file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    try {
-        return json::parse(ss.str());
-    } catch (const json::parse_error &e) {
-        throw BadInput(path + ": invalid JSON: " + e.what());
-    }
-}
+using verify::BadInput;
 
 /// A node without its doc string, serialized: equal strings mean equal nodes.
 std::string canonical(onnx::NodeProto node)
@@ -113,7 +98,7 @@ VerifyResult runVerify(const std::string &dir)
     VerifyResult r;
     const fs::path root(dir);
     const std::string manifestPath = (root / "partitions.json").string();
-    const json manifest = readManifest(manifestPath);
+    const json manifest = verify::readJson(manifestPath);
     if (!manifest.contains("source") || !manifest["source"].is_object()
         || !manifest["source"].contains("path") || !manifest["source"]["path"].is_string())
         throw BadInput(manifestPath + ": missing \"source\".\"path\"");
@@ -327,7 +312,7 @@ VerifyResult runVerify(const std::string &dir)
 bool isOnnxExport(const std::string &dir)
 {
     try {
-        const json manifest = readManifest((fs::path(dir) / "partitions.json").string());
+        const json manifest = verify::readJson((fs::path(dir) / "partitions.json").string());
         return manifest.value("module_format", std::string()) == "onnx";
     } catch (const std::exception &) {
         return false;
@@ -336,19 +321,7 @@ bool isOnnxExport(const std::string &dir)
 
 VerifyResult verifyOnnxExport(const std::string &dir)
 {
-    try {
-        return runVerify(dir);
-    } catch (const BadInput &e) {
-        VerifyResult r;
-        r.badInput = true;
-        r.firstDifference = e.what();
-        return r;
-    } catch (const std::exception &e) {
-        VerifyResult r;
-        r.badInput = true;
-        r.firstDifference = std::string("cannot verify ") + dir + ": " + e.what();
-        return r;
-    }
+    return verify::guarded(dir, [&] { return runVerify(dir); });
 }
 
 } // namespace cleave

@@ -5,6 +5,7 @@
 #include "core/export/ModuleComposer.h"
 #include "core/export/ModuleExporter.h"
 #include "core/export/OnnxVerify.h"
+#include "core/export/VerifySupport.h"
 #include "core/graph/GraphCompare.h"
 #include "core/io/Importer.h"
 
@@ -21,24 +22,7 @@ using json = nlohmann::json;
 
 namespace {
 
-struct BadInput : std::runtime_error
-{
-    using std::runtime_error::runtime_error;
-};
-
-json readJson(const fs::path &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw BadInput(path.string() + ": cannot read the file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    try {
-        return json::parse(ss.str());
-    } catch (const json::parse_error &e) {
-        throw BadInput(path.string() + ": invalid JSON: " + e.what());
-    }
-}
+using verify::BadInput;
 
 /// Checked access to a manifest / config field.
 const json &field(const json &obj, const char *key, const std::string &where)
@@ -68,8 +52,8 @@ VerifyResult runVerify(const std::string &dir)
     const fs::path root(dir);
     const std::string manifestPath = (root / "partitions.json").string();
     const std::string configPath = (root / "pipeline_config.json").string();
-    const json manifest = readJson(manifestPath);
-    const json config = readJson(configPath);
+    const json manifest = verify::readJson(manifestPath);
+    const json config = verify::readJson(configPath);
 
     const json &source = field(manifest, "source", manifestPath);
     const std::string sourcePath = text(field(source, "path", manifestPath), manifestPath);
@@ -269,19 +253,7 @@ VerifyResult runVerify(const std::string &dir)
 
 VerifyResult verifyExport(const std::string &dir)
 {
-    try {
-        return runVerify(dir);
-    } catch (const BadInput &e) {
-        VerifyResult r;
-        r.badInput = true;
-        r.firstDifference = e.what();
-        return r;
-    } catch (const std::exception &e) {
-        VerifyResult r;
-        r.badInput = true;
-        r.firstDifference = std::string("cannot verify ") + dir + ": " + e.what();
-        return r;
-    }
+    return verify::guarded(dir, [&] { return runVerify(dir); });
 }
 
 } // namespace cleave

@@ -4,7 +4,7 @@
 // build_pipeline.py, byoc.relay, byoc_annotated.relay) for a generated ResNet-like model of
 // about 10k nodes cut into four partitions (one a BYOC target), then verifying the export.
 // Prints a table and one JSON line.
-#include "../core/GraphBuilder.h"
+#include "BenchGraphs.h"
 #include "core/export/Exporter.h"
 #include "core/export/RelayPrinter.h"
 #include "core/io/Importer.h"
@@ -20,39 +20,9 @@
 
 using namespace cleave;
 using Clock = std::chrono::steady_clock;
+using bench::resnetLike;
 
 namespace {
-
-/// Residual blocks (conv → batch_norm → .0 → relu → conv → add(skip) → relu) up to about
-/// `targetNodes` nodes; returns the number of `add` ops in `adds`.
-std::unique_ptr<Graph> resnetLike(std::size_t targetNodes, std::size_t &adds)
-{
-    test::GraphBuilder b;
-    const test::GraphBuilder::Shape s { 1, 64, 56, 56 };
-    NodeId x = b.input("data", s);
-    std::size_t nodes = 1;
-    adds = 0;
-    const Type bnType
-        = Type::tuple({ test::GraphBuilder::tensor(s), test::GraphBuilder::tensor({ 64 }),
-                        test::GraphBuilder::tensor({ 64 }) });
-    while (nodes + 14 < targetNodes) {
-        const NodeId w0 = b.constant("w" + std::to_string(nodes), { 64, 64, 3, 3 });
-        const NodeId w1 = b.constant("w" + std::to_string(nodes + 1), { 64, 64, 3, 3 });
-        NodeId bn[4];
-        for (int i = 0; i < 4; ++i)
-            bn[i] = b.constant("bn" + std::to_string(nodes) + "_" + std::to_string(i), { 64 });
-        const NodeId c0 = b.op("nn.conv2d", { x, w0 }, s);
-        const NodeId n0 = b.opTyped("nn.batch_norm", { c0, bn[0], bn[1], bn[2], bn[3] }, bnType);
-        const NodeId g0 = b.getItem(n0, 0);
-        const NodeId r0 = b.op("nn.relu", { g0 }, s);
-        const NodeId c1 = b.op("nn.conv2d", { r0, w1 }, s);
-        const NodeId a = b.op("add", { c1, x }, s);
-        x = b.op("nn.relu", { a }, s);
-        nodes += 13;
-        ++adds;
-    }
-    return b.finish(x);
-}
 
 double ms(Clock::duration d)
 {
