@@ -3,6 +3,7 @@
 #include "core/export/OnnxModelFile.h"
 
 #include "core/io/Checksum.h"
+#include "core/io/onnx/OnnxNames.h"
 
 #include <climits>
 #include <cstdlib>
@@ -18,17 +19,7 @@ bool inlineExternalData(onnx::TensorProto &tensor, const std::string &folder, st
 {
     if (tensor.data_location() != onnx::TensorProto::EXTERNAL)
         return true;
-    std::string location;
-    std::int64_t offset = 0;
-    std::int64_t length = -1;
-    for (const auto &entry : tensor.external_data()) {
-        if (entry.key() == "location")
-            location = entry.value();
-        else if (entry.key() == "offset")
-            offset = std::atoll(entry.value().c_str());
-        else if (entry.key() == "length")
-            length = std::atoll(entry.value().c_str());
-    }
+    const auto [location, offset, length] = externalDataOf(tensor);
     const fs::path file = fs::path(folder) / location;
     std::ifstream in(file, std::ios::binary);
     if (location.empty() || !in) {

@@ -413,17 +413,7 @@ private:
     {
         if (t.data_location() != onnx::TensorProto::EXTERNAL)
             return true;
-        std::string location;
-        std::int64_t offset = 0;
-        std::int64_t length = -1;
-        for (const auto &entry : t.external_data()) {
-            if (entry.key() == "location")
-                location = entry.value();
-            else if (entry.key() == "offset")
-                offset = std::atoll(entry.value().c_str());
-            else if (entry.key() == "length")
-                length = std::atoll(entry.value().c_str());
-        }
+        const auto [location, offset, length] = onnxio::externalDataOf(t);
         namespace fs = std::filesystem;
         const fs::path file = fs::path(m_path).parent_path() / location;
         std::error_code ec;

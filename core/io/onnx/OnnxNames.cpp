@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/onnx/OnnxNames.h"
 
+#include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -79,6 +80,20 @@ std::string opName(const onnx::NodeProto &node)
     if (domain.empty() || domain == "ai.onnx")
         return node.op_type();
     return domain + "." + node.op_type();
+}
+
+ExternalData externalDataOf(const onnx::TensorProto &tensor)
+{
+    ExternalData data;
+    for (const auto &entry : tensor.external_data()) {
+        if (entry.key() == "location")
+            data.location = entry.value();
+        else if (entry.key() == "offset")
+            data.offset = std::atoll(entry.value().c_str());
+        else if (entry.key() == "length")
+            data.length = std::atoll(entry.value().c_str());
+    }
+    return data;
 }
 
 } // namespace cleave::onnxio

@@ -5,6 +5,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,17 @@ std::string dtypeName(int elemType);
 /// The op name Cleave shows for a node: op_type, prefixed by `<domain>.` outside the default
 /// (`ai.onnx`) domain.
 std::string opName(const onnx::NodeProto &node);
+
+/// Where a tensor stored as external data keeps its bytes: a file relative to the model's
+/// folder, the byte offset in it and the length (-1: up to the end of the file).
+struct ExternalData
+{
+    std::string location;
+    std::int64_t offset = 0;
+    std::int64_t length = -1;
+};
+
+/// The `external_data` entries of a tensor (meaningful when its data_location is EXTERNAL).
+ExternalData externalDataOf(const onnx::TensorProto &tensor);
 
 } // namespace cleave::onnxio
