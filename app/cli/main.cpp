@@ -9,6 +9,7 @@
 #include "core/analysis/LatencyTable.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/export/Exporter.h"
+#include "core/io/FileIo.h"
 #include "core/io/Importer.h"
 #include "core/partition/BlockCuts.h"
 #include "core/partition/BoundaryTensors.h"
@@ -219,16 +220,14 @@ bool fusionOptions(const Arguments &args, cleave::FusionOptions &options,
     const auto file = args.value("--op-patterns");
     if (!file)
         return true;
-    std::ifstream in(*file, std::ios::binary);
-    if (!in) {
+    const std::optional<std::string> text = cleave::readFile(*file);
+    if (!text) {
         std::cerr << *file << ": error: cannot open the op pattern file\n";
         return false;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
     patterns = cleave::OpPatternTable::builtin();
     std::vector<cleave::Diagnostic> problems;
-    const bool ok = patterns->loadJson(text.str(), *file, problems);
+    const bool ok = patterns->loadJson(*text, *file, problems);
     for (const cleave::Diagnostic &d : problems)
         std::cerr << d.toString() << '\n';
     options.patterns = &*patterns;

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/LatencyTable.h"
 
+#include "core/io/FileIo.h"
 #include "core/io/JsonLocator.h"
 #include "core/partition/FunctionView.h"
 
@@ -98,15 +99,13 @@ std::optional<LatencyTable> LatencyTable::fromJson(std::string_view text, const 
 std::optional<LatencyTable> LatencyTable::load(const std::string &path,
                                                std::vector<Diagnostic> &diagnostics)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    const std::optional<std::string> text = readFile(path);
+    if (!text) {
         diagnostics.push_back(
             located("latency.unreadable", "cannot open the latency file", {}, path));
         return std::nullopt;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return fromJson(text.str(), path, diagnostics);
+    return fromJson(*text, path, diagnostics);
 }
 
 std::optional<double> LatencyTable::opLatency(const std::string &op) const

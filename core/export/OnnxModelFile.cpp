@@ -3,6 +3,7 @@
 #include "core/export/OnnxModelFile.h"
 
 #include "core/io/Checksum.h"
+#include "core/io/FileIo.h"
 #include "core/io/onnx/OnnxNames.h"
 
 #include <climits>
@@ -52,14 +53,12 @@ bool inlineExternalData(onnx::TensorProto &tensor, const std::string &folder, st
 bool loadModel(const std::string &path, const std::string &checksum, onnx::ModelProto &model,
                std::string &error)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    const std::optional<std::string> read = readFile(path);
+    if (!read) {
         error = "cannot read the ONNX model " + path;
         return false;
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    const std::string bytes = buffer.str();
+    const std::string &bytes = *read;
     if (!checksum.empty() && sha256Hex(bytes) != checksum) {
         error = "the ONNX model " + path + " has changed since it was imported (checksum differs)";
         return false;

@@ -4,12 +4,12 @@
 #pragma once
 
 #include "core/export/Exporter.h"
+#include "core/io/FileIo.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <functional>
-#include <sstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -25,13 +25,11 @@ struct BadInput : std::runtime_error
 /// Reads a JSON file of the export folder; BadInput when it is missing or malformed.
 inline nlohmann::json readJson(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    const std::optional<std::string> text = readFile(path);
+    if (!text)
         throw BadInput(path + ": cannot read the file");
-    std::stringstream ss;
-    ss << in.rdbuf();
     try {
-        return nlohmann::json::parse(ss.str());
+        return nlohmann::json::parse(*text);
     } catch (const nlohmann::json::parse_error &e) {
         throw BadInput(path + ": invalid JSON: " + e.what());
     }

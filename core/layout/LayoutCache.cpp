@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/layout/LayoutCache.h"
 
+#include "core/io/FileIo.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -60,13 +62,11 @@ std::shared_ptr<const Layout> LayoutCache::find(const std::string &key)
     const std::string path = pathFor(key);
     if (path.empty())
         return nullptr;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    const std::optional<std::string> text = readFile(path);
+    if (!text)
         return nullptr;
-    std::ostringstream text;
-    text << in.rdbuf();
     auto layout = std::make_shared<Layout>();
-    if (!layoutFromJson(text.str(), *layout))
+    if (!layoutFromJson(*text, *layout))
         return nullptr;
     std::shared_ptr<const Layout> result = layout;
     std::lock_guard lock(m_mutex);
@@ -99,18 +99,7 @@ void LayoutCache::store(const std::string &key, std::shared_ptr<const Layout> la
         return;
     std::error_code ec;
     std::filesystem::create_directories(m_directory, ec);
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out)
-            return;
-        out << layoutToJson(*layout);
-        if (!out.flush())
-            return;
-    }
-    std::filesystem::rename(temporary, path, ec);
-    if (ec)
-        std::filesystem::remove(temporary, ec);
+    writeFileAtomically(path, layoutToJson(*layout)); // a cache: a failed write is not an error
 }
 
 void LayoutCache::clearMemory()

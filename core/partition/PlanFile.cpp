@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/partition/PlanFile.h"
 
+#include "core/io/FileIo.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -233,42 +235,19 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
 PlanLoadResult loadPlanFile(const Graph &graph, const std::string &path,
                             const PlanLoadOptions &options)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    const std::optional<std::string> bytes = readFile(path);
+    if (!bytes) {
         PlanLoadResult result;
         result.diagnostics.push_back(
             planDiagnostic(Severity::Error, "plan.unreadable", "cannot open the plan file", path));
         return result;
     }
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return planFromJson(graph, bytes.str(), path, options);
+    return planFromJson(graph, *bytes, path, options);
 }
 
 bool savePlanFile(const PartitionPlan &plan, const std::string &path, std::string *error)
 {
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << planToJson(plan).dump(2) << '\n';
-        out.close();
-        if (!out) {
-            if (error)
-                *error = "cannot write " + temporary;
-            std::error_code ignored;
-            std::filesystem::remove(temporary, ignored);
-            return false;
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) {
-        if (error)
-            *error = "cannot replace " + path + ": " + ec.message();
-        std::filesystem::remove(temporary, ec);
-        return false;
-    }
-    return true;
+    return writeFileAtomically(path, planToJson(plan).dump(2) + '\n', error);
 }
 
 } // namespace cleave

@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/project/ProjectFile.h"
 
+#include "core/io/FileIo.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -175,42 +177,19 @@ ProjectLoadResult projectFromJson(std::string_view text, const std::string &path
 
 ProjectLoadResult loadProjectFile(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    const std::optional<std::string> bytes = readFile(path);
+    if (!bytes) {
         ProjectLoadResult result;
         result.diagnostics.push_back(projectDiagnostic(Severity::Error, "project.unreadable",
                                                        "cannot open the project file", path));
         return result;
     }
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return projectFromJson(bytes.str(), path);
+    return projectFromJson(*bytes, path);
 }
 
 bool saveProjectFile(const Project &project, const std::string &path, std::string *error)
 {
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << projectToJson(project).dump(2) << '\n';
-        out.close();
-        if (!out) {
-            if (error)
-                *error = "cannot write " + temporary;
-            std::error_code ignored;
-            fs::remove(temporary, ignored);
-            return false;
-        }
-    }
-    std::error_code ec;
-    fs::rename(temporary, path, ec);
-    if (ec) {
-        if (error)
-            *error = "cannot replace " + path + ": " + ec.message();
-        fs::remove(temporary, ec);
-        return false;
-    }
-    return true;
+    return writeFileAtomically(path, projectToJson(project).dump(2) + '\n', error);
 }
 
 std::string resolveModelPath(const Project &project, const std::string &projectPath)

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/validation/Validation.h"
 
+#include "core/io/FileIo.h"
 #include "core/validation/RuleSupport.h"
 
 #include <nlohmann/json.hpp>
@@ -57,17 +58,15 @@ std::vector<OpSupportList> parseOpSupport(const std::string &jsonText, const std
 std::vector<OpSupportList> loadOpSupportFile(const std::string &path,
                                              std::vector<Diagnostic> &diagnostics)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    const std::optional<std::string> bytes = readFile(path);
+    if (!bytes) {
         Diagnostic d = rules::make(Severity::Error, "opsupport.unreadable",
                                    "cannot open the op-support list");
         d.where.file = path;
         diagnostics.push_back(std::move(d));
         return {};
     }
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return parseOpSupport(bytes.str(), path, diagnostics);
+    return parseOpSupport(*bytes, path, diagnostics);
 }
 
 std::vector<Diagnostic> validateAll(const PartitionPlan &plan, const BoundaryTable &boundary,
