@@ -173,12 +173,9 @@ std::vector<PlanEdge> MainWindow::shownEdges(const std::vector<PlanEdge> &model)
         const std::vector<NodeId> consumer = shownNodes({ e.consumer });
         if (consumer.empty())
             continue;
-        for (const auto &[shownTensor, original] : m_blockGraph->originalTensor) {
-            if (original == e.tensor && shownTensor.node != consumer.front()) {
-                out.push_back({ shownTensor, consumer.front() });
-                break;
-            }
-        }
+        const auto tensor = m_blockGraph->shownTensor.find(e.tensor);
+        if (tensor != m_blockGraph->shownTensor.end() && tensor->second.node != consumer.front())
+            out.push_back({ tensor->second, consumer.front() });
     }
     return out;
 }

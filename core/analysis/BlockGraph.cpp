@@ -91,7 +91,7 @@ BlockGraph collapseBlocks(const Graph &graph, FunctionId f, const std::vector<Fu
             blockOf[n.index()] = static_cast<int>(b);
     }
 
-    std::map<TensorRef, TensorRef> shown; // original tensor -> block-level tensor
+    std::map<TensorRef, TensorRef> &shown = out.shownTensor;
     auto remap = [&](const std::vector<TensorRef> &inputs) {
         std::vector<TensorRef> mapped;
         for (TensorRef t : inputs) {

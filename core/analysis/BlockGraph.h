@@ -27,6 +27,9 @@ struct BlockGraph
     KernelMapping mapping;
     /// Original tensor of each block-level tensor (block outputs map to the block's outputs).
     std::map<TensorRef, TensorRef> originalTensor;
+    /// The inverse: the block-level tensor showing each original tensor that leaves its block
+    /// (tensors inside a collapsed block have none).
+    std::map<TensorRef, TensorRef> shownTensor;
     /// For each original node of the function, the block-level node that shows it.
     std::map<NodeId, NodeId> shownAs;
 

@@ -82,6 +82,10 @@ void TestBlockGraph::collapsesEveryBlock()
     QCOMPARE(bg.graph.outputs(bg.graph.mainFunction()).size(), std::size_t(1));
     QCOMPARE(bg.graph.key(bg.graph.outputs(bg.graph.mainFunction())[0].node), std::string("%ret"));
     QCOMPARE(bg.shownAs.at(g->findByKey("%4")), bg.mapping.kernels[1].kernel);
+    // The residual block's result is shown as the block's output; its inner add is not shown.
+    QVERIFY(bg.shownTensor.at(TensorRef { g->findByKey("%6"), 0 })
+            == (TensorRef { bg.mapping.kernels[1].kernel, 0 }));
+    QVERIFY(!bg.shownTensor.count(TensorRef { g->findByKey("%4"), 0 }));
 }
 
 void TestBlockGraph::expandsBlocksInPlace()
