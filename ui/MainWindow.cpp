@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/MainWindow.h"
 
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "ui/commands/CutAcrossEdges.h"
 #include "ui/dialogs/ExportDialog.h"
 #include "ui/docks/BoundaryDock.h"
@@ -192,9 +192,9 @@ void MainWindow::createDocks()
                 }
                 m_canvas->highlightPartition(id);
             });
-    connect(m_boundaryDock, &BoundaryDock::edgeSelected, this, [this](cleave::PlanEdge edge) {
+    connect(m_boundaryDock, &BoundaryDock::edgeSelected, this, [this](cleave::EdgeRef edge) {
         if (edge.tensor.isValid() && edge.consumer.isValid()) {
-            const std::vector<cleave::PlanEdge> shown = shownEdges({ edge });
+            const std::vector<cleave::EdgeRef> shown = shownEdges({ edge });
             if (!shown.empty())
                 m_canvas->highlightEdge(shown.front().tensor, shown.front().consumer);
         }
@@ -365,9 +365,9 @@ void MainWindow::createMenus()
 void MainWindow::connectCanvas()
 {
     connect(m_canvas, &CanvasWidget::cutRequested, this,
-            [this](const std::vector<cleave::PlanEdge> &edges) {
+            [this](const std::vector<cleave::EdgeRef> &edges) {
                 // At Blocks level a crossed block edge stands for the op edges behind it.
-                const std::vector<cleave::PlanEdge> cut = m_level == Level::Blocks && m_blockGraph
+                const std::vector<cleave::EdgeRef> cut = m_level == Level::Blocks && m_blockGraph
                     ? m_blockGraph->originalEdges(*m_document->graph(), edges)
                     : edges;
                 if (!cut.empty())
@@ -394,7 +394,7 @@ void MainWindow::connectCanvas()
     connect(m_canvas, &CanvasWidget::contextMenuRequested, this, &MainWindow::showContextMenu);
     connect(m_canvas, &CanvasWidget::layoutFinished, this, &MainWindow::onLayoutFinished);
     connect(m_document, &Document::edgesImplied, this,
-            [this](const std::vector<cleave::PlanEdge> &edges) { m_canvas->flashEdges(shownEdges(edges)); });
+            [this](const std::vector<cleave::EdgeRef> &edges) { m_canvas->flashEdges(shownEdges(edges)); });
 }
 
 void MainWindow::showAbout()

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
-#include "core/analysis/BlockGraph.h"
+#include "core/partition/BlockGraph.h"
 #include "core/graph/Ids.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
@@ -150,7 +150,7 @@ private:
     /// The canvas nodes showing model nodes (identity at Ops level).
     [[nodiscard]] std::vector<cleave::NodeId> shownNodes(const std::vector<cleave::NodeId> &model) const;
     /// The canvas edges standing for model edges; edges inside a block have none.
-    [[nodiscard]] std::vector<cleave::PlanEdge> shownEdges(const std::vector<cleave::PlanEdge> &model) const;
+    [[nodiscard]] std::vector<cleave::EdgeRef> shownEdges(const std::vector<cleave::EdgeRef> &model) const;
     void focusModelNodes(const std::vector<cleave::NodeId> &nodes);
 
     Document *m_document = nullptr;

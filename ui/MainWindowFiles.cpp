@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 // MainWindow: opening models and projects, saving, autosave and recovery, recent files,
 // drag and drop, closing.
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/project/ProjectFile.h"
 #include "ui/MainWindow.h"
 #include "ui/dialogs/ExportDialog.h"

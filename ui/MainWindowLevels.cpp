@@ -164,12 +164,12 @@ std::vector<NodeId> MainWindow::shownNodes(const std::vector<NodeId> &model) con
     return out;
 }
 
-std::vector<PlanEdge> MainWindow::shownEdges(const std::vector<PlanEdge> &model) const
+std::vector<EdgeRef> MainWindow::shownEdges(const std::vector<EdgeRef> &model) const
 {
     if (m_level == Level::Ops || !m_blockGraph)
         return model;
-    std::vector<PlanEdge> out;
-    for (const PlanEdge &e : model) {
+    std::vector<EdgeRef> out;
+    for (const EdgeRef &e : model) {
         const std::vector<NodeId> consumer = shownNodes({ e.consumer });
         if (consumer.empty())
             continue;

@@ -2,9 +2,6 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/Cost.h"
 
-#include "core/analysis/LatencyTable.h"
-#include "core/partition/BoundaryTensors.h"
-#include "core/partition/PartitionPlan.h"
 
 #include <cstdio>
 #include <string_view>
@@ -179,41 +176,6 @@ NodeCost nodeCost(const Graph &graph, NodeId node)
     for (const Type &t : n.outputTypes)
         cost.outputBytes += t.byteSize().value_or(0);
     return cost;
-}
-
-std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const BoundaryTable &boundary,
-                                          const LatencyTable *latency)
-{
-    std::vector<PartitionCost> costs(plan.partitionCount());
-    for (std::size_t i = 0; i < costs.size(); ++i) {
-        costs[i].partition = plan.partitions()[i].id;
-        if (latency)
-            costs[i].latencyUs = 0.0;
-    }
-    const Graph &g = plan.graph();
-    for (NodeId n : plan.view().assignableNodes()) {
-        const int i = plan.indexOf(plan.partitionOf(n));
-        if (i < 0)
-            continue;
-        PartitionCost &pc = costs[static_cast<std::size_t>(i)];
-        const NodeCost c = nodeCost(g, n);
-        if (g.node(n).isOperator())
-            ++pc.ops;
-        pc.flops += c.flops;
-        pc.paramBytes += c.paramBytes;
-        pc.outputBytes += c.outputBytes;
-        if (latency) {
-            const std::optional<double> l = latency->latency(g, n);
-            *pc.latencyUs += l.value_or(0.0);
-            if (!l)
-                ++pc.latencyMissing;
-        }
-    }
-    for (std::size_t i = 0; i < costs.size() && i < boundary.interfaces.size(); ++i) {
-        costs[i].boundaryBytesIn = boundary.interfaces[i].bytesIn;
-        costs[i].boundaryBytesOut = boundary.interfaces[i].bytesOut;
-    }
-    return costs;
 }
 
 std::string humanBytes(std::int64_t bytes)

@@ -12,10 +12,6 @@
 
 namespace cleave {
 
-class LatencyTable;
-class PartitionPlan;
-struct BoundaryTable;
-
 /// The static cost of one node: floating-point operations (multiply and add counted as two),
 /// bytes of the constants it consumes (parameters), and bytes of its outputs. Unknown shapes
 /// count as zero.
@@ -26,22 +22,6 @@ struct NodeCost
     std::int64_t outputBytes = 0;
 };
 
-/// The totals of one partition plus the bytes crossing its boundary per inference.
-struct PartitionCost
-{
-    PartitionId partition;
-    std::size_t ops = 0; ///< Operator nodes (calls, If, Match), not Tuple / TupleGetItem.
-    std::int64_t flops = 0;
-    std::int64_t paramBytes = 0;
-    std::int64_t outputBytes = 0;
-    std::int64_t boundaryBytesIn = 0;
-    std::int64_t boundaryBytesOut = 0;
-    /// With a latency table: the partition's latency in microseconds (nodes the table does not
-    /// cover count as 0 and are counted in `latencyMissing`).
-    std::optional<double> latencyUs;
-    std::size_t latencyMissing = 0; ///< Operator nodes without a latency entry.
-};
-
 /// FLOPs of one node: conv (2·N·OC·OH·OW·IC/groups·KH·KW), dense / matmul / batch_matmul
 /// (2·outputs·K), pooling (outputs·window, global pooling: inputs), elementwise ops (outputs);
 /// a call of a fused or composite function sums its body. Other ops (layout, reshape) are 0.
@@ -50,11 +30,6 @@ std::int64_t nodeFlops(const Graph &graph, NodeId node);
 /// FLOPs, parameter bytes (constant inputs, plus constants bound inside a called function)
 /// and output bytes of one node.
 NodeCost nodeCost(const Graph &graph, NodeId node);
-
-/// Per-partition totals in plan order; boundary bytes come from `boundary`, latencies from
-/// `latency` when one is given.
-std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const BoundaryTable &boundary,
-                                          const LatencyTable *latency = nullptr);
 
 /// `802816` → `784.0 KiB` (binary units, one decimal), as the other reports print sizes.
 std::string humanBytes(std::int64_t bytes);

@@ -85,11 +85,12 @@ std::vector<NodeId> postOrderFrom(const Graph &graph, NodeId root,
     return order;
 }
 
-/// TVM's IndexedForwardGraph + DominatorTree + GraphPartitioner over one function.
-class Partitioner
+/// Groups the operators of one function into fused kernels as TVM's FuseOps does
+/// (IndexedForwardGraph + DominatorTree + GraphPartitioner).
+class FusionGrouper
 {
 public:
-    Partitioner(const Graph &graph, FunctionId f, const FusionOptions &options)
+    FusionGrouper(const Graph &graph, FunctionId f, const FusionOptions &options)
         : m_graph(graph)
         , m_function(f)
         , m_options(options)
@@ -155,7 +156,7 @@ private:
     std::vector<std::uint32_t> m_stack;
 };
 
-OpPatternKind Partitioner::opPattern(const Node &n) const
+OpPatternKind FusionGrouper::opPattern(const Node &n) const
 {
     if (n.op == stopFusionOp && m_options.transparentStopFusion)
         return OpPatternKind::ElemWise;
@@ -164,7 +165,7 @@ OpPatternKind Partitioner::opPattern(const Node &n) const
     return m_patterns.pattern(n.op);
 }
 
-OpPatternKind Partitioner::nodePattern(const Node &n) const
+OpPatternKind FusionGrouper::nodePattern(const Node &n) const
 {
     switch (n.kind) {
     case NodeKind::Constant:
@@ -193,7 +194,7 @@ OpPatternKind Partitioner::nodePattern(const Node &n) const
     }
 }
 
-void Partitioner::buildOrder()
+void FusionGrouper::buildOrder()
 {
     const Function &fn = m_graph.function(m_function);
     m_index.assign(m_graph.nodeCount(), none);
@@ -228,7 +229,7 @@ void Partitioner::buildOrder()
         walk(n);
 }
 
-void Partitioner::buildForwardGraph()
+void FusionGrouper::buildForwardGraph()
 {
     const std::size_t count = m_order.size();
     m_pattern.resize(count);
@@ -289,7 +290,7 @@ void Partitioner::buildForwardGraph()
     }
 }
 
-std::uint32_t Partitioner::leastCommonAncestor(std::uint32_t a, std::uint32_t b,
+std::uint32_t FusionGrouper::leastCommonAncestor(std::uint32_t a, std::uint32_t b,
                                                OpPatternKind &pattern) const
 {
     while (a != b) {
@@ -311,7 +312,7 @@ std::uint32_t Partitioner::leastCommonAncestor(std::uint32_t a, std::uint32_t b,
     return a;
 }
 
-void Partitioner::buildPostDominators()
+void FusionGrouper::buildPostDominators()
 {
     const std::size_t count = m_order.size();
     m_domParent.assign(count, none);
@@ -337,7 +338,7 @@ void Partitioner::buildPostDominators()
     }
 }
 
-std::uint32_t Partitioner::findRoot(std::uint32_t g)
+std::uint32_t FusionGrouper::findRoot(std::uint32_t g)
 {
     std::uint32_t root = g;
     while (m_groups[root].parent != none)
@@ -350,7 +351,7 @@ std::uint32_t Partitioner::findRoot(std::uint32_t g)
     return root;
 }
 
-void Partitioner::mergeFromTo(std::uint32_t child, std::uint32_t parent)
+void FusionGrouper::mergeFromTo(std::uint32_t child, std::uint32_t parent)
 {
     child = findRoot(child);
     parent = findRoot(parent);
@@ -365,7 +366,7 @@ void Partitioner::mergeFromTo(std::uint32_t child, std::uint32_t parent)
 }
 
 template <typename Cond>
-bool Partitioner::checkPath(std::uint32_t src, std::uint32_t sink, Cond cond)
+bool FusionGrouper::checkPath(std::uint32_t src, std::uint32_t sink, Cond cond)
 {
     // Every node on a path from src to its post-dominator sink must satisfy cond.
     nextVisit();
@@ -388,7 +389,7 @@ bool Partitioner::checkPath(std::uint32_t src, std::uint32_t sink, Cond cond)
     return true;
 }
 
-void Partitioner::commitFuse(std::uint32_t src, std::uint32_t sink)
+void FusionGrouper::commitFuse(std::uint32_t src, std::uint32_t sink)
 {
     nextVisit();
     m_stack.assign(1, src);
@@ -404,7 +405,7 @@ void Partitioner::commitFuse(std::uint32_t src, std::uint32_t sink)
     }
 }
 
-bool Partitioner::fitsMaxDepth(std::uint32_t child, std::uint32_t domParent)
+bool FusionGrouper::fitsMaxDepth(std::uint32_t child, std::uint32_t domParent)
 {
     // TVM's CountFusedNodesWithNewChild() <= max depth, stopping as soon as the sum is over:
     // the walk to a far post-dominator can be long, the answer is known early.
@@ -426,7 +427,7 @@ bool Partitioner::fitsMaxDepth(std::uint32_t child, std::uint32_t domParent)
     return true;
 }
 
-void Partitioner::runFuse(int phase)
+void FusionGrouper::runFuse(int phase)
 {
     const auto atMostInjective
         = [](OpPatternKind k, bool) { return rank(k) <= rank(OpPatternKind::Injective); };
@@ -568,7 +569,7 @@ std::vector<NodeId> functionBody(const Graph &graph, FunctionId f)
     });
 }
 
-std::vector<FusedBlock> Partitioner::collectBlocks()
+std::vector<FusedBlock> FusionGrouper::collectBlocks()
 {
     const std::size_t count = m_order.size();
     std::vector<std::uint32_t> blockOf(m_graph.nodeCount(), none);
@@ -683,7 +684,7 @@ std::vector<FusedBlock> Partitioner::collectBlocks()
     return blocks;
 }
 
-std::vector<FusedBlock> Partitioner::run()
+std::vector<FusedBlock> FusionGrouper::run()
 {
     buildOrder();
     buildForwardGraph();
@@ -705,7 +706,7 @@ std::vector<FusedBlock> fuseOps(const Graph &graph, FunctionId f, const FusionOp
 {
     if (!f.isValid() || f.index() >= graph.functionCount())
         return {};
-    Partitioner partitioner(graph, f, options);
+    FusionGrouper partitioner(graph, f, options);
     return partitioner.run();
 }
 

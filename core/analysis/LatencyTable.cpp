@@ -2,9 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/LatencyTable.h"
 
-#include "core/io/FileIo.h"
-#include "core/io/JsonLocator.h"
-#include "core/partition/FunctionView.h"
+#include "core/support/FileIo.h"
+#include "core/support/JsonLocator.h"
+#include "core/graph/FunctionView.h"
 
 #include <nlohmann/json.hpp>
 

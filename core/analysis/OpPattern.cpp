@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/OpPattern.h"
 
-#include "core/io/JsonLocator.h"
+#include "core/support/JsonLocator.h"
 
 #include <nlohmann/json.hpp>
 

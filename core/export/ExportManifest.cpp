@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/analysis/Cost.h"
+#include "core/partition/PartitionCost.h"
 #include "core/export/ExportModel.h"
 #include "core/partition/PlanReport.h"
 

@@ -67,13 +67,9 @@ std::string deviceOf(const std::string &target);
 /// True when a target names a BYOC compiler rather than a TVM device target.
 bool isByocTarget(const std::string &target);
 
-/// pipeline_config.json (TVM's schema, key order as TVM writes it).
-nlohmann::ordered_json pipelineConfigJson(const ExportModel &model);
 /// partitions.json (Cleave's manifest).
 nlohmann::ordered_json manifestJson(const ExportModel &model);
 /// build_pipeline.py.
 std::string buildScript(const ExportModel &model);
-/// JSON text as Python's json.dump writes it (one line, ", " and ": " separators).
-std::string dumpPythonJson(const nlohmann::ordered_json &value);
 
 } // namespace cleave

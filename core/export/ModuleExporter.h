@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/export/ExportOptions.h"
+#include "core/export/VerifyResult.h"
 #include "core/graph/Graph.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
@@ -14,6 +15,8 @@
 #include <vector>
 
 namespace cleave {
+
+struct ExportModel;
 
 /// What a module writer tells the manifest about one written module.
 struct ModuleSummary
@@ -69,17 +72,37 @@ public:
         = 0;
     /// Compares the values of a read-back module's constants with the source's where the files
     /// carry them; `refs` pairs each module constant reference with the source reference it
-    /// stands for. Returns the first difference, or nullopt.
+    /// stands for. Returns the first difference, or nullopt. Used by the generic recomposition
+    /// check; writers that check their folders themselves (verifyFolder) need not override it.
     [[nodiscard]] virtual std::optional<std::string>
     constantDifference(const Graph &module, const Graph &source,
                        const std::vector<std::pair<std::string, std::string>> &refs) const
-        = 0;
+    {
+        (void)module;
+        (void)source;
+        (void)refs;
+        return std::nullopt;
+    }
+    /// Whole-model artefacts for the plan's BYOC partitions (Relay: `byoc.relay` and
+    /// `byoc_annotated.relay`), appended to `files` as (file name, content). Writers whose format
+    /// has no BYOC form add nothing. Returns false with `error` when they cannot be written.
+    virtual bool writeByocArtefacts(const ExportModel &model,
+                                    std::vector<std::pair<std::string, std::string>> &files,
+                                    std::string &error) const
+    {
+        (void)model;
+        (void)files;
+        (void)error;
+        return true;
+    }
+    /// The recomposition check of an export folder of this format when it cannot be done by
+    /// wiring `@main` signatures through pipeline_config.json (ONNX modules connect by tensor
+    /// names); nullopt means the generic check applies.
+    [[nodiscard]] virtual std::optional<VerifyResult> verifyFolder(const std::string &dir) const
+    {
+        (void)dir;
+        return std::nullopt;
+    }
 };
-
-/// Every module writer Cleave has (the registry); RelayModuleExporter first.
-const std::vector<std::unique_ptr<ModuleExporter>> &moduleExporters();
-
-/// The module writer for a format name, or nullptr.
-const ModuleExporter *moduleExporterFor(const std::string &formatName);
 
 } // namespace cleave

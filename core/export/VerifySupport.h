@@ -3,8 +3,8 @@
 // Internal helpers shared by the Relay and ONNX recomposition checks (Verify.cpp, OnnxVerify.cpp).
 #pragma once
 
-#include "core/export/Exporter.h"
-#include "core/io/FileIo.h"
+#include "core/export/VerifyResult.h"
+#include "core/support/FileIo.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,19 +6,6 @@
 
 namespace cleave {
 
-std::string SourceLocation::toString() const
-{
-    std::string out = file;
-    if (line > 0) {
-        if (!out.empty())
-            out += ':';
-        out += std::to_string(line);
-        if (column > 0)
-            out += ':' + std::to_string(column);
-    }
-    return out;
-}
-
 const char *severityName(Severity s)
 {
     switch (s) {

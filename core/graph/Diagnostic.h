@@ -3,26 +3,13 @@
 #pragma once
 
 #include "core/graph/Ids.h"
+#include "core/support/SourceLocation.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace cleave {
-
-/// A position in a source file. Lines and columns are 1-based; 0 means "unknown".
-struct SourceLocation
-{
-    std::string file;
-    int line = 0;
-    int column = 0;
-
-    [[nodiscard]] bool isValid() const { return line > 0; }
-    /// `file:line:column` (parts that are unknown are left out).
-    [[nodiscard]] std::string toString() const;
-
-    friend bool operator==(const SourceLocation &a, const SourceLocation &b) = default;
-};
 
 enum class Severity { Info, Warning, Error };
 

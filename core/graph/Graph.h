@@ -178,7 +178,7 @@ public:
     [[nodiscard]] NodeId findByKey(std::string_view key) const;
 
     /// The nodes of function `f` (not of its nested functions) in a topological order (producers
-    /// first; ties keep creation order). Nodes on a cycle are left out; see hasCycle().
+    /// first; ties keep creation order). Nodes on a cycle are left out.
     [[nodiscard]] std::vector<NodeId> topologicalOrder(FunctionId f) const;
     /// The tensors a function returns: the fields of a result tuple, else the result itself.
     [[nodiscard]] std::vector<TensorRef> outputs(FunctionId f) const;

@@ -67,6 +67,18 @@ struct Use
     friend constexpr bool operator==(Use a, Use b) = default;
 };
 
+/// Identifies one edge of a function: `tensor` read by `consumer` (one edge per pair, however
+/// many inputs of the consumer read the tensor). Cut lines, plans, validation and the layout all
+/// name edges this way.
+struct EdgeRef
+{
+    TensorRef tensor;
+    NodeId consumer;
+
+    friend constexpr bool operator==(EdgeRef a, EdgeRef b) = default;
+    friend constexpr auto operator<=>(EdgeRef a, EdgeRef b) = default;
+};
+
 } // namespace cleave
 
 template <typename Tag>

@@ -2,15 +2,12 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/Importer.h"
 
-#include "core/io/Checksum.h"
-#include "core/io/graphjson/GraphJsonImporter.h"
-#include "core/io/onnx/OnnxImporter.h"
-#include "core/io/relay/RelayImporter.h"
+#include "core/support/Checksum.h"
 
 #include <cerrno>
 #include <cstring>
-#include <new>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 namespace cleave {
@@ -24,29 +21,6 @@ std::string ImportResult::firstError() const
     return {};
 }
 
-const std::vector<std::unique_ptr<Importer>> &importers()
-{
-    static const std::vector<std::unique_ptr<Importer>> registry = [] {
-        std::vector<std::unique_ptr<Importer>> list;
-        list.push_back(std::make_unique<OnnxImporter>()); // strict sniffing first
-        list.push_back(std::make_unique<RelayImporter>());
-        list.push_back(std::make_unique<GraphJsonImporter>());
-        return list;
-    }();
-    return registry;
-}
-
-const Importer *importerFor(std::string_view path, std::string_view head)
-{
-    for (const auto &importer : importers()) {
-        if (importer->canRead(path, head))
-            return importer.get();
-    }
-    return nullptr;
-}
-
-namespace {
-
 Diagnostic fileError(const std::string &path, std::string code, std::string message)
 {
     Diagnostic d;
@@ -56,8 +30,6 @@ Diagnostic fileError(const std::string &path, std::string code, std::string mess
     d.where.file = path;
     return d;
 }
-
-} // namespace
 
 ImportResult guardedImport(const std::string &path, const std::string &internalCode,
                            const std::function<void(ImportResult &)> &body)
@@ -76,26 +48,7 @@ ImportResult guardedImport(const std::string &path, const std::string &internalC
     return result;
 }
 
-ImportResult importBytes(std::string_view bytes, const std::string &path)
-{
-    const Importer *importer = importerFor(path, bytes.substr(0, 4096));
-    if (!importer) {
-        ImportResult r;
-        r.diagnostics.push_back(fileError(path, "import.unknown_format",
-                                          "not a model Cleave can read (expected Relay text, "
-                                          "TVM graph.json or ONNX)"));
-        return r;
-    }
-    ImportResult r = importer->importBytes(bytes, path);
-    if (r.graph) {
-        r.graph->setFormat(importer->formatName());
-        r.graph->setSourcePath(path);
-        r.graph->setChecksum(sha256Hex(bytes));
-    }
-    return r;
-}
-
-ImportResult importFile(const std::string &path)
+std::optional<ImportResult> readModelFile(const std::string &path, std::string &bytes)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -111,8 +64,28 @@ ImportResult importFile(const std::string &path)
         r.diagnostics.push_back(fileError(path, "import.unreadable", "read error"));
         return r;
     }
-    const std::string bytes = buffer.str();
-    return importBytes(bytes, path);
+    bytes = buffer.str();
+    return std::nullopt;
+}
+
+ImportResult importBytesWith(const Importer &importer, std::string_view bytes,
+                             const std::string &path)
+{
+    ImportResult r = importer.importBytes(bytes, path);
+    if (r.graph) {
+        r.graph->setFormat(importer.formatName());
+        r.graph->setSourcePath(path);
+        r.graph->setChecksum(sha256Hex(bytes));
+    }
+    return r;
+}
+
+ImportResult importFileWith(const Importer &importer, const std::string &path)
+{
+    std::string bytes;
+    if (std::optional<ImportResult> failed = readModelFile(path, bytes))
+        return std::move(*failed);
+    return importBytesWith(importer, bytes, path);
 }
 
 } // namespace cleave

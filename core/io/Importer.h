@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,17 +46,20 @@ public:
 ImportResult guardedImport(const std::string &path, const std::string &internalCode,
                            const std::function<void(ImportResult &)> &body);
 
-/// Every importer Cleave has, in probing order (the registry).
-const std::vector<std::unique_ptr<Importer>> &importers();
+/// Reads the whole file `path` into `bytes`; on failure returns the result to give back (an
+/// `import.unreadable` diagnostic).
+std::optional<ImportResult> readModelFile(const std::string &path, std::string &bytes);
 
-/// Picks the importer for `path` from its name and content.
-const Importer *importerFor(std::string_view path, std::string_view head);
+/// Imports `bytes` with one given importer as if read from `path`, and stamps path, format and
+/// checksum on the graph. Never throws.
+ImportResult importBytesWith(const Importer &importer, std::string_view bytes,
+                             const std::string &path);
 
-/// Reads a file, picks the importer, imports, and stamps path, format and checksum on the graph.
-/// Never throws; unreadable files give a diagnostic.
-ImportResult importFile(const std::string &path);
+/// Reads the file `path` and imports it with one given importer (importBytesWith). Unreadable
+/// files give a diagnostic. Never throws.
+ImportResult importFileWith(const Importer &importer, const std::string &path);
 
-/// Imports in-memory bytes as if read from `path` (used by tests and benchmarks).
-ImportResult importBytes(std::string_view bytes, const std::string &path);
+/// An error diagnostic about the file `path` as a whole (no line or column).
+Diagnostic fileError(const std::string &path, std::string code, std::string message);
 
 } // namespace cleave

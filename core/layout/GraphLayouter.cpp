@@ -118,7 +118,7 @@ void readFullLayout(Agraph_t *g, const LayoutGraph &lg, Layout &layout)
                     }
                 }
             }
-            layout.edges[LayoutEdgeKey { le.tensor, le.consumer }] = std::move(s);
+            layout.edges[EdgeRef { le.tensor, le.consumer }] = std::move(s);
         }
     }
 }

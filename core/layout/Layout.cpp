@@ -31,7 +31,7 @@ const LayoutRect *Layout::rect(NodeId node) const
 
 const LayoutSpline *Layout::spline(TensorRef tensor, NodeId consumer) const
 {
-    auto it = edges.find(LayoutEdgeKey { tensor, consumer });
+    auto it = edges.find(EdgeRef { tensor, consumer });
     return it == edges.end() ? nullptr : &it->second;
 }
 
@@ -75,7 +75,7 @@ bool layoutFromJson(const std::string &text, Layout &out)
                                               n.at(3).get<double>(), n.at(4).get<double>() });
         }
         for (const auto &e : doc.at("edges")) {
-            LayoutEdgeKey key { TensorRef { NodeId(e.at(0).get<std::uint32_t>()),
+            EdgeRef key { TensorRef { NodeId(e.at(0).get<std::uint32_t>()),
                                             e.at(1).get<std::uint32_t>() },
                                 NodeId(e.at(2).get<std::uint32_t>()) };
             LayoutSpline s;

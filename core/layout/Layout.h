@@ -34,16 +34,6 @@ struct LayoutRect
     friend bool operator==(const LayoutRect &, const LayoutRect &) = default;
 };
 
-/// Identifies one drawn edge: `tensor` read by `consumer` (one edge per pair, however many
-/// inputs of the consumer read the tensor). Same meaning as a PlanEdge.
-struct LayoutEdgeKey
-{
-    TensorRef tensor;
-    NodeId consumer;
-    friend constexpr bool operator==(LayoutEdgeKey, LayoutEdgeKey) = default;
-    friend constexpr auto operator<=>(LayoutEdgeKey, LayoutEdgeKey) = default;
-};
-
 /// The drawn route of an edge: a piecewise cubic Bézier (`points[0]` is the start, then three
 /// points per segment: two control points and the segment's end, so size() == 3k + 1), and the
 /// arrowhead from the spline's end to `arrowTip` (on the consumer's border).
@@ -64,7 +54,7 @@ struct LayoutSpline
 struct Layout
 {
     std::map<NodeId, LayoutRect> nodes;
-    std::map<LayoutEdgeKey, LayoutSpline> edges;
+    std::map<EdgeRef, LayoutSpline> edges;
     LayoutRect bbox;
     /// Which engine produced it: "dot" (full Graphviz layout) or "dot-order" (Graphviz ranking
     /// and ordering with Cleave's own coordinates and routing, for very large graphs).

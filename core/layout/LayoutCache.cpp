@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/layout/LayoutCache.h"
 
-#include "core/io/FileIo.h"
+#include "core/support/FileIo.h"
 
 #include <algorithm>
 #include <cctype>
@@ -100,13 +100,6 @@ void LayoutCache::store(const std::string &key, std::shared_ptr<const Layout> la
     std::error_code ec;
     std::filesystem::create_directories(m_directory, ec);
     writeFileAtomically(path, layoutToJson(*layout)); // a cache: a failed write is not an error
-}
-
-void LayoutCache::clearMemory()
-{
-    std::lock_guard lock(m_mutex);
-    m_memory.clear();
-    m_recent.clear();
 }
 
 } // namespace cleave

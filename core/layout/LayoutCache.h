@@ -33,8 +33,6 @@ public:
     /// Stores a layout in memory and (atomically: temporary file + rename) on disk. Disk
     /// errors are ignored: the cache is an optimisation.
     void store(const std::string &key, std::shared_ptr<const Layout> layout);
-    /// Forgets every entry held in memory (files stay).
-    void clearMemory();
 
     [[nodiscard]] const std::string &directory() const { return m_directory; }
     /// The file a key is stored in (empty without a directory).

@@ -255,7 +255,7 @@ void placeOrderedLayout(const LayoutGraph &graph, const std::vector<int> &rank,
         const LayoutPoint end { tipX[k], to.y - arrowLength };
         if (e.stub) {
             addSegment(s, { tipX[k], to.y - rankSeparation + 6 }, end);
-            layout.edges[LayoutEdgeKey { e.tensor, e.consumer }] = std::move(s);
+            layout.edges[EdgeRef { e.tensor, e.consumer }] = std::move(s);
             continue;
         }
         const LayoutRect &from = rects[e.from];
@@ -294,7 +294,7 @@ void placeOrderedLayout(const LayoutGraph &graph, const std::vector<int> &rank,
             addSegment(s, { target, rankTop[rr] }, current);
         }
         addSegment(s, current, end);
-        layout.edges[LayoutEdgeKey { e.tensor, e.consumer }] = std::move(s);
+        layout.edges[EdgeRef { e.tensor, e.consumer }] = std::move(s);
     }
 }
 

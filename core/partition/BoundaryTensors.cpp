@@ -48,15 +48,6 @@ struct PendingInput
 
 } // namespace
 
-const PartitionInterface *BoundaryTable::interfaceOf(PartitionId id) const
-{
-    for (const PartitionInterface &i : interfaces) {
-        if (i.partition == id)
-            return &i;
-    }
-    return nullptr;
-}
-
 const BoundaryTensor *BoundaryTable::find(TensorRef tensor,
                                           std::optional<std::uint32_t> field) const
 {

@@ -73,8 +73,6 @@ struct BoundaryTable
     std::vector<BoundaryTensor> tensors; ///< By producer partition, then output index.
     std::vector<PartitionInterface> interfaces; ///< One per partition, in plan order.
 
-    /// The interface of a partition, or nullptr.
-    [[nodiscard]] const PartitionInterface *interfaceOf(PartitionId id) const;
     /// The boundary entry of a tensor (and field), or nullptr.
     [[nodiscard]] const BoundaryTensor *find(TensorRef tensor,
                                              std::optional<std::uint32_t> field = {}) const;

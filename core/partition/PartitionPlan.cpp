@@ -72,14 +72,14 @@ std::vector<NodeId> PartitionPlan::nodesOf(PartitionId id) const
     return nodes;
 }
 
-PlanEdge PartitionPlan::edgeBetween(NodeId from, NodeId to) const
+EdgeRef PartitionPlan::edgeBetween(NodeId from, NodeId to) const
 {
     if (!from.isValid() || !to.isValid() || from.index() >= m_assignment.size()
         || !m_view->contains(from))
         return {};
     for (const FlowEdge &e : m_view->outEdges(from)) {
         if (e.consumer == to)
-            return PlanEdge { e.tensor, e.consumer };
+            return EdgeRef { e.tensor, e.consumer };
     }
     return {};
 }
@@ -333,11 +333,11 @@ PlanEdit PartitionPlan::setTarget(PartitionId id, std::string target)
     return rec.finish();
 }
 
-PlanEdit PartitionPlan::markCrossedEdges(const std::vector<PlanEdge> &edges)
+PlanEdit PartitionPlan::markCrossedEdges(const std::vector<EdgeRef> &edges)
 {
     PlanEdit edit;
     Recorder rec(*this, edit);
-    for (const PlanEdge &e : edges) {
+    for (const EdgeRef &e : edges) {
         if (edgeBetween(e.tensor.node, e.consumer).consumer.isValid()
             && m_view->isAssignable(e.tensor.node))
             m_crossed.push_back(e);

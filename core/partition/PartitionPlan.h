@@ -5,7 +5,7 @@
 #include "core/graph/Diagnostic.h"
 #include "core/graph/Graph.h"
 #include "core/graph/Ids.h"
-#include "core/partition/FunctionView.h"
+#include "core/graph/FunctionView.h"
 
 #include <cstdint>
 #include <memory>
@@ -24,16 +24,6 @@ struct Partition
     int colour = 0;
 
     friend bool operator==(const Partition &, const Partition &) = default;
-};
-
-/// One edge as a cut line sees it: `tensor` read by `consumer` (a node of the plan's function).
-struct PlanEdge
-{
-    TensorRef tensor;
-    NodeId consumer;
-
-    friend constexpr bool operator==(PlanEdge a, PlanEdge b) = default;
-    friend constexpr auto operator<=>(PlanEdge a, PlanEdge b) = default;
 };
 
 /// A `graph_split` split point: cut after the `index`-th (0-based) call of `op` in program order.
@@ -60,13 +50,13 @@ struct PlanEdit
     std::vector<Change> changes;
     std::vector<Partition> partitionsBefore;
     std::vector<Partition> partitionsAfter;
-    std::vector<PlanEdge> crossedBefore; ///< Explicitly cut edges before (when crossedChanged).
-    std::vector<PlanEdge> crossedAfter;
+    std::vector<EdgeRef> crossedBefore; ///< Explicitly cut edges before (when crossedChanged).
+    std::vector<EdgeRef> crossedAfter;
     bool crossedChanged = false;
     std::uint32_t nextIdAfter = 0;
 
-    std::vector<PlanEdge> impliedEdges; ///< Cuts: severed edges the line did not cross.
-    std::vector<PlanEdge> ignoredEdges; ///< Cuts: crossed edges whose ends stay on one side.
+    std::vector<EdgeRef> impliedEdges; ///< Cuts: severed edges the line did not cross.
+    std::vector<EdgeRef> ignoredEdges; ///< Cuts: crossed edges whose ends stay on one side.
     std::vector<Diagnostic> diagnostics; ///< Why an edit was refused, or what it noticed.
 
     /// True when the edit changed nothing (a refused edit, or a no-op).
@@ -98,7 +88,6 @@ public:
     [[nodiscard]] const Graph &graph() const { return m_view->graph(); }
     [[nodiscard]] FunctionId function() const { return m_view->function(); }
     [[nodiscard]] const FunctionView &view() const { return *m_view; }
-    [[nodiscard]] const std::shared_ptr<const FunctionView> &sharedView() const { return m_view; }
 
     /// Partitions in plan (pipeline) order.
     [[nodiscard]] const std::vector<Partition> &partitions() const { return m_partitions; }
@@ -117,15 +106,15 @@ public:
     /// The nodes of a partition in program order (O(nodes of the function)).
     [[nodiscard]] std::vector<NodeId> nodesOf(PartitionId id) const;
     /// Edges explicitly crossed by cut lines that are still boundary edges (sorted).
-    [[nodiscard]] const std::vector<PlanEdge> &crossedEdges() const { return m_crossed; }
+    [[nodiscard]] const std::vector<EdgeRef> &crossedEdges() const { return m_crossed; }
     /// The edge from `from` to `to`: the first output of `from` that `to` (or a node nested in
     /// it) reads; an invalid edge when they are not adjacent.
-    [[nodiscard]] PlanEdge edgeBetween(NodeId from, NodeId to) const;
+    [[nodiscard]] EdgeRef edgeBetween(NodeId from, NodeId to) const;
 
     // --- edits: each applies itself and returns its undo record ------------------------------
     /// Cuts the given edges exactly as DESIGN.md §2 says (D = targets + descendants; every
     /// partition holding an end of a crossed edge splits into P∖D followed by P∩D).
-    PlanEdit cutAcrossEdges(const std::vector<PlanEdge> &edges);
+    PlanEdit cutAcrossEdges(const std::vector<EdgeRef> &edges);
     /// `graph_split` compatible: cut after the `index`-th call of `op` in program order.
     PlanEdit cutAfterOp(const std::string &op, std::size_t index);
     /// Several split points at once: one more partition per distinct point.
@@ -150,7 +139,7 @@ public:
     PlanEdit setTarget(PartitionId id, std::string target);
     /// Records edges as crossed by a cut line without moving nodes (restoring a saved plan);
     /// edges that do not cross between two partitions are dropped.
-    PlanEdit markCrossedEdges(const std::vector<PlanEdge> &edges);
+    PlanEdit markCrossedEdges(const std::vector<EdgeRef> &edges);
     /// Appends an empty partition (used when loading plan files).
     PlanEdit appendPartition(std::string name, std::string target = "llvm");
 
@@ -190,7 +179,7 @@ private:
     std::vector<PartitionId> m_assignment; // per node
     std::vector<std::uint32_t> m_counts; // per PartitionId value
     std::vector<int> m_indexOf; // per PartitionId value
-    std::vector<PlanEdge> m_crossed;
+    std::vector<EdgeRef> m_crossed;
     std::uint32_t m_nextId = 0;
 };
 

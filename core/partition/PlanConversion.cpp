@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/partition/PlanConversion.h"
 
-#include "core/validation/RuleSupport.h"
+#include "core/graph/NodeText.h"
 
 #include <algorithm>
 #include <string>
@@ -80,7 +80,7 @@ PlanConversion kernelPlanToRelay(const PartitionPlan &kernelPlan, const KernelMa
         out.diagnostics.push_back(Diagnostic::make(
             Severity::Warning, "convert.unmatched",
             std::to_string(loose.size()) + " Relay op(s) in no kernel follow their producers: "
-                + rules::keyList(relay, loose),
+                + text::keyList(relay, loose),
             loose));
     }
     out.plan.emplace(buildPlan(view, kernelPlan.partitions(), partitionOf));
@@ -120,7 +120,7 @@ PlanConversion relayPlanToKernels(const PartitionPlan &relayPlan, const KernelMa
             out.diagnostics.push_back(Diagnostic::make(
                 Severity::Error, "convert.split_kernel",
                 "kernel " + k.name + " runs ops of " + std::to_string(used.size()) + " partitions ("
-                    + names + ": " + rules::keyList(relay, k.relayNodes)
+                    + names + ": " + text::keyList(relay, k.relayNodes)
                     + "); a kernel cannot be split, so it goes with its output op",
                 { k.kernel }));
         }

@@ -71,13 +71,13 @@ void PartitionPlan::splitByMask(const std::vector<NodeId> &dNodes,
     }
 }
 
-PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<PlanEdge> &edges)
+PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges)
 {
     PlanEdit edit;
     Recorder rec(*this, edit);
     const Graph &g = graph();
-    std::vector<PlanEdge> cut;
-    for (const PlanEdge &e : edges) {
+    std::vector<EdgeRef> cut;
+    for (const EdgeRef &e : edges) {
         const bool known = e.consumer.isValid() && e.tensor.node.isValid()
             && e.tensor.node.index() < m_assignment.size() && m_view->contains(e.tensor.node)
             && edgeBetween(e.tensor.node, e.consumer).consumer.isValid()
@@ -98,7 +98,7 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<PlanEdge> &edges)
     // D: the targets of the crossed edges and all their descendants.
     std::vector<std::uint8_t> inD(m_assignment.size(), 0);
     std::vector<NodeId> queue;
-    for (const PlanEdge &e : cut) {
+    for (const EdgeRef &e : cut) {
         if (!inD[e.consumer.index()]) {
             inD[e.consumer.index()] = 1;
             queue.push_back(e.consumer);
@@ -120,8 +120,8 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<PlanEdge> &edges)
     }
 
     std::vector<PartitionId> touched;
-    std::vector<PlanEdge> effective;
-    for (const PlanEdge &e : cut) {
+    std::vector<EdgeRef> effective;
+    for (const EdgeRef &e : cut) {
         const NodeId p = e.tensor.node;
         if (inD[p.index()]) {
             edit.ignoredEdges.push_back(e);
@@ -157,7 +157,7 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<PlanEdge> &edges)
             const NodeId p = e->tensor.node;
             if (!m_view->isAssignable(p) || inD[p.index()] || m_assignment[p.index()] != from)
                 continue;
-            const PlanEdge pe { e->tensor, n };
+            const EdgeRef pe { e->tensor, n };
             if (std::binary_search(cut.begin(), cut.end(), pe))
                 continue;
             if (std::find(edit.impliedEdges.begin(), edit.impliedEdges.end(), pe)
@@ -166,7 +166,7 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<PlanEdge> &edges)
         }
     }
 
-    for (const PlanEdge &e : effective) {
+    for (const EdgeRef &e : effective) {
         if (m_view->isAssignable(e.tensor.node))
             m_crossed.push_back(e);
     }

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/partition/PlanFile.h"
 
-#include "core/io/FileIo.h"
+#include "core/support/FileIo.h"
 
 #include <filesystem>
 #include <fstream>
@@ -49,7 +49,7 @@ nlohmann::json planToJson(const PartitionPlan &plan)
         partitions.push_back({ { "name", p.name }, { "target", p.target }, { "nodes", nodes } });
     }
     nlohmann::json cuts = nlohmann::json::array();
-    for (const PlanEdge &e : plan.crossedEdges()) {
+    for (const EdgeRef &e : plan.crossedEdges()) {
         cuts.push_back({ { "producer", g.key(e.tensor.node) },
                          { "output", e.tensor.output },
                          { "consumer", g.key(e.consumer) } });
@@ -213,7 +213,7 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
                 missing);
 
     if (doc.contains("cut_edges") && doc["cut_edges"].is_array()) {
-        std::vector<PlanEdge> edges;
+        std::vector<EdgeRef> edges;
         for (const nlohmann::json &e : doc["cut_edges"]) {
             if (!e.is_object() || !e.contains("producer") || !e.contains("consumer")
                 || !e["producer"].is_string() || !e["consumer"].is_string())
@@ -224,7 +224,7 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
                 ? e["output"].get<std::uint32_t>()
                 : 0U;
             if (from.isValid() && to.isValid())
-                edges.push_back(PlanEdge { TensorRef { from, output }, to });
+                edges.push_back(EdgeRef { TensorRef { from, output }, to });
         }
         plan.markCrossedEdges(edges);
     }

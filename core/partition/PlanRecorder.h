@@ -49,7 +49,7 @@ public:
         changes.resize(kept);
         std::erase_if(changes, [](const PlanEdit::Change &c) { return c.before == c.after; });
         // Explicitly cut edges are remembered only while they still cross partitions.
-        std::erase_if(m_plan.m_crossed, [this](const PlanEdge &e) {
+        std::erase_if(m_plan.m_crossed, [this](const EdgeRef &e) {
             const PartitionId from = m_plan.partitionOf(e.tensor.node);
             const PartitionId to = m_plan.partitionOf(e.consumer);
             return !from.isValid() || !to.isValid() || from == to;

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/partition/PlanReport.h"
 
-#include "core/analysis/Cost.h"
+#include "core/partition/PartitionCost.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
-#include "core/partition/FunctionView.h"
+#include "core/graph/FunctionView.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/project/ProjectFile.h"
 
-#include "core/io/FileIo.h"
+#include "core/support/FileIo.h"
 
 #include <filesystem>
 #include <fstream>

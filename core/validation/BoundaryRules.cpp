@@ -142,7 +142,7 @@ std::vector<Diagnostic> checkImpliedEdges(const PartitionPlan &plan, const Bound
     if (crossed.empty())
         return out;
     std::vector<std::pair<PartitionId, PartitionId>> cutPairs;
-    for (const PlanEdge &e : crossed)
+    for (const EdgeRef &e : crossed)
         cutPairs.emplace_back(plan.partitionOf(e.tensor.node), plan.partitionOf(e.consumer));
     const Graph &g = plan.graph();
     for (const BoundaryTensor &b : boundary.tensors) {
@@ -151,7 +151,7 @@ std::vector<Diagnostic> checkImpliedEdges(const PartitionPlan &plan, const Bound
             if (std::find(cutPairs.begin(), cutPairs.end(), pair) == cutPairs.end())
                 continue;
             for (NodeId n : c.nodes) {
-                const PlanEdge edge { b.tensor, n };
+                const EdgeRef edge { b.tensor, n };
                 if (std::binary_search(crossed.begin(), crossed.end(), edge))
                     continue;
                 out.push_back(make(Severity::Warning, "partition.implied_edge",

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/validation/Validation.h"
 
-#include "core/io/FileIo.h"
+#include "core/support/FileIo.h"
 #include "core/validation/RuleSupport.h"
 
 #include <nlohmann/json.hpp>

@@ -5,9 +5,9 @@
 // about 10k nodes cut into four partitions (one a BYOC target), then verifying the export.
 // Prints a table and one JSON line.
 #include "BenchGraphs.h"
-#include "core/export/Exporter.h"
-#include "core/export/RelayPrinter.h"
-#include "core/io/Importer.h"
+#include "core/formats/Exporter.h"
+#include "core/export/relay/RelayPrinter.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 

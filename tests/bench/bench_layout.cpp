@@ -10,7 +10,7 @@
 // Usage: bench_layout [SAMPLES_DIR] [--dot-timeout SECONDS] [--sizes 1000,3000,10000]
 // Prints a table and one JSON line per graph.
 #include "../core/GraphBuilder.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutCache.h"
 #include "core/layout/LayoutGraph.h"

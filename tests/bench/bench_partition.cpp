@@ -72,7 +72,7 @@ void run(std::size_t targetNodes)
             continue;
         const auto a = Clock::now();
         const PlanEdit edit
-            = plan.cutAcrossEdges({ PlanEdge { edges[0].tensor, edges[0].consumer } });
+            = plan.cutAcrossEdges({ EdgeRef { edges[0].tensor, edges[0].consumer } });
         const BoundaryTable table = computeBoundary(plan);
         const std::vector<Diagnostic> found = validateAll(plan, table);
         lineMs.push_back(ms(Clock::now() - a));

@@ -4,8 +4,8 @@
 // Relay import throughput on a generated ResNet-like module (≥ 50,000 bindings, residual skip
 // connections, `ty=` comments and meta constants as TVM prints them), and on the 24k-binding
 // rnnt corpus dump when it is present. Prints figures and one JSON line; asserts nothing.
-#include "core/export/RelayPrinter.h"
-#include "core/io/Importer.h"
+#include "core/export/relay/RelayPrinter.h"
+#include "core/formats/FormatRegistry.h"
 
 #include <algorithm>
 #include <chrono>

@@ -3,8 +3,8 @@
 //
 // The block-level view of a function (the editor's Ops / Blocks switch): collapsing fused blocks
 // into single nodes, expanding them in place, and carrying plans and cut edges between levels.
-#include "core/analysis/BlockGraph.h"
-#include "core/io/Importer.h"
+#include "core/partition/BlockGraph.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanConversion.h"
 
@@ -139,7 +139,7 @@ void TestBlockGraph::blockEdgesMapToOpEdges()
     const NodeId first = bg.mapping.kernels[0].kernel;
     const NodeId second = bg.mapping.kernels[1].kernel;
     // Block 0 feeds block 1 twice inside it: the conv and the residual add.
-    const auto edges = bg.originalEdges(*g, { PlanEdge { TensorRef { first, 0 }, second } });
+    const auto edges = bg.originalEdges(*g, { EdgeRef { TensorRef { first, 0 }, second } });
     QCOMPARE(edges.size(), std::size_t(2));
     QCOMPARE(g->key(edges[0].tensor.node), std::string("%2"));
     QCOMPARE(keys(*g, { edges[0].consumer, edges[1].consumer }),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "TestGraphs.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 
@@ -293,10 +293,10 @@ void TestBoundary::everyCrossingEdgeOfTheCorpus()
     const auto &ops = plan.view().assignableNodes();
     if (ops.size() < 2)
         return;
-    std::vector<PlanEdge> cut;
+    std::vector<EdgeRef> cut;
     const NodeId middle = ops[ops.size() / 2];
     for (const FlowEdge *e : plan.view().inEdges(middle))
-        cut.push_back(PlanEdge { e->tensor, middle });
+        cut.push_back(EdgeRef { e->tensor, middle });
     if (cut.empty())
         return;
     plan.cutAcrossEdges(cut);

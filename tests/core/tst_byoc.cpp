@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "CliRunner.h"
-#include "core/export/Exporter.h"
-#include "core/io/Importer.h"
+#include "core/formats/Exporter.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 

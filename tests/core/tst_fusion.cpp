@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "GraphBuilder.h"
 #include "core/analysis/FusionAnalysis.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 
 #include <QDir>
 #include <QProcess>

@@ -7,7 +7,7 @@
 #include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/KernelMapping.h"
 #include "core/analysis/OpPattern.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BlockCuts.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanConversion.h"

@@ -4,9 +4,9 @@
 // Measured latency tables: parsing, lookup (op, node, fused bodies, graph.json kernels),
 // partition totals, the cost.balance / cost.latency_missing rules and `partition --latency`.
 #include "CliRunner.h"
-#include "core/analysis/Cost.h"
+#include "core/partition/PartitionCost.h"
 #include "core/analysis/LatencyTable.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/validation/Validation.h"
 

@@ -6,7 +6,7 @@
 // protobuf classes, so every case is explicit).
 #include "CliRunner.h"
 #include "core/analysis/ModelSummary.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanReport.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "TestGraphs.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/PartitionPlan.h"
 
 #include <QDir>
@@ -49,7 +49,7 @@ std::vector<NodeId> nodes(const Graph &g, std::initializer_list<const char *> ke
     return out;
 }
 
-QString edgeText(const Graph &g, const PlanEdge &e)
+QString edgeText(const Graph &g, const EdgeRef &e)
 {
     return QString::fromStdString(g.key(e.tensor.node) + "->" + g.key(e.consumer));
 }
@@ -354,10 +354,10 @@ void TestPartitionPlan::everyEditUndoes()
         PlanEdit edit;
         switch (pick(8)) {
         case 0: {
-            std::vector<PlanEdge> cut;
+            std::vector<EdgeRef> cut;
             const NodeId from = ops[pick(ops.size())];
             for (const FlowEdge &e : plan.view().outEdges(from))
-                cut.push_back(PlanEdge { e.tensor, e.consumer });
+                cut.push_back(EdgeRef { e.tensor, e.consumer });
             if (!cut.empty())
                 cut.resize(1 + pick(cut.size()));
             edit = plan.cutAcrossEdges(cut);

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 // Plan files (save / load / diagnostics), the cost model and the partition report.
 #include "TestGraphs.h"
-#include "core/analysis/Cost.h"
+#include "core/partition/PartitionCost.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanFile.h"
 #include "core/partition/PlanReport.h"

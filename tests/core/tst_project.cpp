@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 // Project files (.cleave): round trip, relative model paths, checksum mismatch, corrupted files.
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/PlanFile.h"
 #include "core/project/ProjectFile.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/export/RelayPrinter.h"
+#include "core/export/relay/RelayPrinter.h"
 #include "core/graph/GraphCompare.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "TestGraphs.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/PartitionPlan.h"
 #include "core/validation/Validation.h"
 

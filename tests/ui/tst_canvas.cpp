@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/FusionAnalysis.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "ui/scene/CanvasWidget.h"
@@ -17,7 +17,7 @@
 using namespace cleave;
 using cleave::ui::CanvasWidget;
 
-Q_DECLARE_METATYPE(std::vector<cleave::PlanEdge>)
+Q_DECLARE_METATYPE(std::vector<cleave::EdgeRef>)
 
 namespace {
 
@@ -39,7 +39,7 @@ std::vector<T *> itemsOf(QGraphicsScene *scene)
     return out;
 }
 
-ui::EdgeItem *edgeItem(QGraphicsScene *scene, PlanEdge edge)
+ui::EdgeItem *edgeItem(QGraphicsScene *scene, EdgeRef edge)
 {
     for (ui::EdgeItem *item : itemsOf<ui::EdgeItem>(scene))
         if (item->edge() == edge)
@@ -84,7 +84,7 @@ private:
 
 void TestCanvas::initTestCase()
 {
-    qRegisterMetaType<std::vector<cleave::PlanEdge>>();
+    qRegisterMetaType<std::vector<cleave::EdgeRef>>();
     QVERIFY(m_cacheDir.isValid());
     m_graph = loadSample("resnet18.relay");
 }
@@ -139,7 +139,7 @@ void TestCanvas::layoutDrawsEveryNodeAndEdge()
         QVERIFY(m_graph->node(n->nodeId()).kind != NodeKind::Constant);
     }
     // The edge tooltip names the tensor, its shape, dtype and bytes.
-    ui::EdgeItem *edge = edgeItem(scene(), PlanEdge { out("%12"), id("%13") });
+    ui::EdgeItem *edge = edgeItem(scene(), EdgeRef { out("%12"), id("%13") });
     QVERIFY(edge != nullptr);
     QCOMPARE(edge->toolTip(),
              QStringLiteral(
@@ -206,7 +206,7 @@ void TestCanvas::cutStrokeReportsCrossedEdges()
     QSignalSpy cut(m_canvas.get(), &CanvasWidget::cutRequested);
 
     // Across the edge leaving the first residual add: exactly that edge.
-    const PlanEdge addToRelu { out("%12"), id("%13") };
+    const EdgeRef addToRelu { out("%12"), id("%13") };
     QPoint p = m_canvas->viewportPosOfEdge(addToRelu.tensor, addToRelu.consumer);
     QVERIFY(!p.isNull());
     QTest::mousePress(viewport(), Qt::LeftButton, {}, p - QPoint(60, 0));
@@ -216,20 +216,20 @@ void TestCanvas::cutStrokeReportsCrossedEdges()
     QVERIFY(edgeItem(scene(), addToRelu)->isCutHover());
     QTest::mouseRelease(viewport(), Qt::LeftButton, {}, p + QPoint(60, 0));
     QCOMPARE(cut.count(), 1);
-    QCOMPARE(cut.at(0).at(0).value<std::vector<PlanEdge>>(), std::vector<PlanEdge>({ addToRelu }));
+    QCOMPARE(cut.at(0).at(0).value<std::vector<EdgeRef>>(), std::vector<EdgeRef>({ addToRelu }));
     QVERIFY(!edgeItem(scene(), addToRelu)->isCutHover());
 
     // Across both edges leaving relu %13: into conv %14 and the skip connection into add %21.
-    const PlanEdge toConv { out("%13"), id("%14") };
-    const PlanEdge skip { out("%13"), id("%21") };
+    const EdgeRef toConv { out("%13"), id("%14") };
+    const EdgeRef skip { out("%13"), id("%21") };
     p = m_canvas->viewportPosOfEdge(toConv.tensor, toConv.consumer);
     QTest::mousePress(viewport(), Qt::LeftButton, {}, p - QPoint(150, 0));
     for (int i = 1; i <= 30; ++i)
         QTest::mouseMove(viewport(), p - QPoint(150, 0) + QPoint(10 * i, 0));
     QTest::mouseRelease(viewport(), Qt::LeftButton, {}, p + QPoint(150, 0));
     QCOMPARE(cut.count(), 2);
-    QCOMPARE(cut.at(1).at(0).value<std::vector<PlanEdge>>(),
-             std::vector<PlanEdge>({ toConv, skip }));
+    QCOMPARE(cut.at(1).at(0).value<std::vector<EdgeRef>>(),
+             std::vector<EdgeRef>({ toConv, skip }));
 
     // A stroke over empty space emits nothing.
     const QPoint empty(5, 5);
@@ -250,7 +250,7 @@ void TestCanvas::planDrawsRegionsAndBadges()
 {
     waitForLayout();
     PartitionPlan plan(*m_graph);
-    const PlanEdge addToRelu { out("%12"), id("%13") };
+    const EdgeRef addToRelu { out("%12"), id("%13") };
     plan.cutAcrossEdges({ addToRelu });
     QCOMPARE(plan.partitionCount(), std::size_t(2));
     const BoundaryTable boundary = computeBoundary(plan);
@@ -272,7 +272,7 @@ void TestCanvas::planDrawsRegionsAndBadges()
     // The boundary edge is bold in the producing partition's colour; the others are not.
     QCOMPARE(edgeItem(scene(), addToRelu)->boundaryColour(),
              ui::partitionColour(plan.partitions()[0].colour));
-    QVERIFY(!edgeItem(scene(), PlanEdge { out("%13"), id("%14") })->boundaryColour().isValid());
+    QVERIFY(!edgeItem(scene(), EdgeRef { out("%13"), id("%14") })->boundaryColour().isValid());
     // A node region lies behind its node.
     for (ui::PartitionRegionItem *r : regions) {
         const PartitionId pid = r->partitionId();
@@ -283,7 +283,7 @@ void TestCanvas::planDrawsRegionsAndBadges()
     }
 
     m_canvas->highlightPartition(plan.partitions()[1].id);
-    m_canvas->flashEdges({ PlanEdge { out("%13"), id("%21") } });
+    m_canvas->flashEdges({ EdgeRef { out("%13"), id("%21") } });
 
     // Clearing the plan removes regions and badges.
     m_canvas->setPlan(nullptr, nullptr);
@@ -374,7 +374,7 @@ void TestCanvas::exportsSvgAndPng()
 {
     waitForLayout();
     PartitionPlan plan(*m_graph);
-    plan.cutAcrossEdges({ PlanEdge { out("%12"), id("%13") } });
+    plan.cutAcrossEdges({ EdgeRef { out("%12"), id("%13") } });
     const BoundaryTable boundary = computeBoundary(plan);
     m_canvas->setPlan(&plan, &boundary);
     QTemporaryDir dir;

@@ -144,11 +144,11 @@ void TestCommands::cutAcrossEdges()
     // The line crosses only %13 → %14 (after the first residual add's relu): %14 and everything
     // after it moves on, so the skip edge %13 → %21 is cut as well (implied).
     const std::vector<NodeId> ends = nodes(*m_doc, { "%13", "%14" });
-    const cleave::PlanEdge edge = m_doc->plan()->edgeBetween(ends[0], ends[1]);
+    const cleave::EdgeRef edge = m_doc->plan()->edgeBetween(ends[0], ends[1]);
     QSignalSpy implied(m_doc.get(), &Document::edgesImplied);
     roundTrip(new CutAcrossEdges(m_doc.get(), { edge }));
     QCOMPARE(implied.count(), 1);
-    const auto impliedEdges = implied.at(0).at(0).value<std::vector<cleave::PlanEdge>>();
+    const auto impliedEdges = implied.at(0).at(0).value<std::vector<cleave::EdgeRef>>();
     QCOMPARE(impliedEdges.size(), std::size_t(1));
     QCOMPARE(impliedEdges[0].consumer, nodes(*m_doc, { "%21" })[0]);
 

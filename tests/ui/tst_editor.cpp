@@ -3,7 +3,7 @@
 // The editor window driven like a user, on the real widgets: open ResNet-18, cut with a mouse
 // stroke, read the docks, undo/redo with the keyboard, rubber-band select and isolate, search,
 // save and reopen a project, export and verify, recovery after a crash, unsaved-changes prompts.
-#include "core/export/Exporter.h"
+#include "core/formats/Exporter.h"
 #include "core/partition/PlanFile.h"
 #include "ui/MainWindow.h"
 #include "ui/dialogs/ExportDialog.h"

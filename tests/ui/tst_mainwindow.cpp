@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "ui/MainWindow.h"
 #include "ui/docks/SummaryDock.h"
 #include "ui/document/Document.h"

@@ -18,7 +18,7 @@ class CutAcrossEdges : public PlanCommand
     Q_DECLARE_TR_FUNCTIONS(CutAcrossEdges)
 
 public:
-    CutAcrossEdges(Document *document, std::vector<cleave::PlanEdge> edges)
+    CutAcrossEdges(Document *document, std::vector<cleave::EdgeRef> edges)
         : PlanCommand(document,
                       edges.size() == 1 ? tr("Cut 1 edge") : tr("Cut %1 edges").arg(edges.size()))
         , m_edges(std::move(edges))
@@ -32,7 +32,7 @@ protected:
     }
 
 private:
-    std::vector<cleave::PlanEdge> m_edges;
+    std::vector<cleave::EdgeRef> m_edges;
 };
 
 } // namespace cleave::ui

@@ -3,7 +3,7 @@
 #include "ui/dialogs/ExportDialog.h"
 
 #include "core/analysis/Cost.h"
-#include "core/export/Exporter.h"
+#include "core/formats/Exporter.h"
 #include "core/export/ModuleExporter.h"
 #include "ui/document/Document.h"
 #include "ui/scene/CanvasWidget.h"

@@ -30,7 +30,7 @@ public:
     [[nodiscard]] int currentRow() const;
 
 signals:
-    void edgeSelected(cleave::PlanEdge edge);
+    void edgeSelected(cleave::EdgeRef edge);
 
 private:
     BoundaryTensorModel *m_model;

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/document/Document.h"
 
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/validation/Validation.h"
 
 #include <QFileInfo>

@@ -90,7 +90,7 @@ signals:
     /// up to date.
     void planChanged();
     /// A fresh edit cut edges its line did not cross (skip connections, second branches).
-    void edgesImplied(const std::vector<cleave::PlanEdge> &edges);
+    void edgesImplied(const std::vector<cleave::EdgeRef> &edges);
     /// An edit was refused or changed nothing; `message` says why.
     void editRefused(const QString &message);
     void projectPathChanged();

@@ -43,12 +43,12 @@ void BoundaryTensorModel::reload()
     endResetModel();
 }
 
-cleave::PlanEdge BoundaryTensorModel::edgeAt(int row) const
+cleave::EdgeRef BoundaryTensorModel::edgeAt(int row) const
 {
     if (row < 0 || row >= m_rows)
         return {};
     const cleave::BoundaryTensor &t = m_document->boundary().tensors[static_cast<std::size_t>(row)];
-    cleave::PlanEdge edge { t.tensor, {} };
+    cleave::EdgeRef edge { t.tensor, {} };
     if (!t.consumers.empty() && !t.consumers.front().nodes.empty())
         edge.consumer = t.consumers.front().nodes.front();
     return edge;

@@ -39,7 +39,7 @@ public:
     explicit BoundaryTensorModel(Document *document, QObject *parent = nullptr);
 
     /// The edge drawn for a row: the tensor and its first consumer.
-    [[nodiscard]] cleave::PlanEdge edgeAt(int row) const;
+    [[nodiscard]] cleave::EdgeRef edgeAt(int row) const;
     /// The producing and first consuming partition of a row (a cut to remove).
     [[nodiscard]] std::pair<cleave::PartitionId, cleave::PartitionId> partitionsAt(int row) const;
 

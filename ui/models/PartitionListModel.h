@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
-#include "core/analysis/Cost.h"
+#include "core/partition/PartitionCost.h"
 #include "core/graph/Ids.h"
 
 #include <QAbstractTableModel>

@@ -37,7 +37,7 @@ public:
     void baseMouseRelease(QMouseEvent *event) { QGraphicsView::mouseReleaseEvent(event); }
 
 signals:
-    void cutStroke(const std::vector<cleave::PlanEdge> &edges);
+    void cutStroke(const std::vector<cleave::EdgeRef> &edges);
     void fitRequested();
     void zoomToSelectionRequested();
     void nodeDoubleClicked(const QPointF &scenePos);

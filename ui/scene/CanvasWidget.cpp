@@ -120,14 +120,14 @@ struct CanvasWidget::Private
     FunctionId planFunction;
 
     std::unordered_map<NodeId, NodeItem *> nodeItems;
-    std::map<PlanEdge, EdgeItem *> edgeItems;
+    std::map<EdgeRef, EdgeItem *> edgeItems;
     std::vector<QGraphicsItem *> planItems; // regions and badges
     std::vector<std::pair<std::string, std::vector<NodeId>>> blocks;
     std::vector<QGraphicsItem *> blockItems;
-    std::vector<PlanEdge> boundaryEdges;
-    std::vector<PlanEdge> flashing;
+    std::vector<EdgeRef> boundaryEdges;
+    std::vector<EdgeRef> flashing;
     NodeId highlightedNode;
-    PlanEdge highlightedEdge;
+    EdgeRef highlightedEdge;
     bool selecting = false;
 
     void clearScene();
@@ -241,7 +241,7 @@ void CanvasWidget::Private::buildScene()
         const LayoutSpline *s = l.spline(e.tensor, e.consumer);
         if (s == nullptr || s->points.empty())
             continue;
-        const PlanEdge key { e.tensor, e.consumer };
+        const EdgeRef key { e.tensor, e.consumer };
         auto *item = new EdgeItem(key, splinePath(*s), arrowHead(*s), s->stub);
         item->setToolTip(edgeTooltip(*graph, e.tensor, e.consumer));
         scene->addItem(item);
@@ -259,7 +259,7 @@ void CanvasWidget::Private::applyPlan()
         delete item;
     }
     planItems.clear();
-    for (const PlanEdge &e : boundaryEdges)
+    for (const EdgeRef &e : boundaryEdges)
         if (auto it = edgeItems.find(e); it != edgeItems.end())
             it->second->setBoundaryColour({});
     boundaryEdges.clear();
@@ -310,7 +310,7 @@ void CanvasWidget::Private::applyPlan()
         for (const BoundaryConsumer &c : b.consumers) {
             bool badged = false;
             for (NodeId n : c.nodes) {
-                auto it = edgeItems.find(PlanEdge { b.tensor, n });
+                auto it = edgeItems.find(EdgeRef { b.tensor, n });
                 if (it == edgeItems.end())
                     continue;
                 it->second->setBoundaryColour(colour);
@@ -456,7 +456,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         // Three pulses over the animation, ending switched off.
         const qreal t = value.toReal();
         const qreal strength = t >= 1.0 ? 0.0 : std::abs(std::sin(t * 3 * M_PI));
-        for (const PlanEdge &e : d->flashing)
+        for (const EdgeRef &e : d->flashing)
             if (auto it = d->edgeItems.find(e); it != d->edgeItems.end())
                 it->second->setFlash(strength);
     });
@@ -569,7 +569,7 @@ void CanvasWidget::centerOnNode(NodeId node)
 
 void CanvasWidget::highlightEdge(TensorRef tensor, NodeId consumer)
 {
-    auto it = d->edgeItems.find(PlanEdge { tensor, consumer });
+    auto it = d->edgeItems.find(EdgeRef { tensor, consumer });
     if (it == d->edgeItems.end())
         return;
     d->clearHighlights();
@@ -593,10 +593,10 @@ void CanvasWidget::highlightPartition(PartitionId partition)
             region->setHighlighted(partition.isValid() && region->partitionId() == partition);
 }
 
-void CanvasWidget::flashEdges(const std::vector<PlanEdge> &edges)
+void CanvasWidget::flashEdges(const std::vector<EdgeRef> &edges)
 {
     d->flash->stop();
-    for (const PlanEdge &e : d->flashing)
+    for (const EdgeRef &e : d->flashing)
         if (auto it = d->edgeItems.find(e); it != d->edgeItems.end())
             it->second->setFlash(0);
     d->flashing = edges;
@@ -630,7 +630,7 @@ QPoint CanvasWidget::viewportPosOfNode(NodeId node) const
 
 QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
 {
-    auto it = d->edgeItems.find(PlanEdge { tensor, consumer });
+    auto it = d->edgeItems.find(EdgeRef { tensor, consumer });
     if (it == d->edgeItems.end())
         return {};
     return d->view->mapFromScene(it->second->path().pointAtPercent(0.5));

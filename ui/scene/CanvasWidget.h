@@ -20,7 +20,6 @@ class QGraphicsView;
 
 namespace cleave::ui {
 
-class CanvasScene;
 class CanvasView;
 class LayoutOverlay;
 class LayoutRunner;
@@ -52,7 +51,7 @@ public:
     void centerOnNode(cleave::NodeId node); // scroll + highlight
     void highlightEdge(cleave::TensorRef tensor, cleave::NodeId consumer); // centre + highlight
     void highlightPartition(cleave::PartitionId partition); // invalid id clears
-    void flashEdges(const std::vector<cleave::PlanEdge> &edges); // implied edges flash
+    void flashEdges(const std::vector<cleave::EdgeRef> &edges); // implied edges flash
     void fitToView();
     void zoomToSelection();
     /// Viewport coordinates (of view()->viewport()) of a node's centre and of a point on the
@@ -79,7 +78,7 @@ signals:
     void layoutFinished(bool ok, const QString &message); // ok=false also when cancelled
     void selectionChanged(); // selectedNodes() changed
     /// The user released a cut stroke that crossed these edges (empty strokes are not emitted).
-    void cutRequested(const std::vector<cleave::PlanEdge> &edges);
+    void cutRequested(const std::vector<cleave::EdgeRef> &edges);
     void nodeActivated(cleave::NodeId node); // double-click
     /// Right-click; the editor shows the context menu (selection already updated).
     void contextMenuRequested(const QPoint &globalPos);

@@ -178,7 +178,7 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
 
 // --- EdgeItem -----------------------------------------------------------------------------------
 
-EdgeItem::EdgeItem(PlanEdge edge, QPainterPath path, QPolygonF arrow, bool stub)
+EdgeItem::EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub)
     : m_edge(edge)
     , m_path(std::move(path))
     , m_arrow(std::move(arrow))
@@ -392,7 +392,7 @@ void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsIte
 
 // --- BadgeItem ----------------------------------------------------------------------------------
 
-BadgeItem::BadgeItem(PlanEdge edge, QString text, QColor colour)
+BadgeItem::BadgeItem(EdgeRef edge, QString text, QColor colour)
     : m_edge(edge)
     , m_text(std::move(text))
     , m_colour(std::move(colour))

@@ -65,10 +65,10 @@ class EdgeItem : public QGraphicsItem
 public:
     enum { Type = EdgeItemType };
     enum class State { Normal, Boundary, CutHover, Highlighted, Flash };
-    EdgeItem(PlanEdge edge, QPainterPath path, QPolygonF arrow, bool stub);
+    EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub);
 
     [[nodiscard]] int type() const override { return Type; }
-    [[nodiscard]] PlanEdge edge() const { return m_edge; }
+    [[nodiscard]] EdgeRef edge() const { return m_edge; }
     [[nodiscard]] const QPainterPath &path() const { return m_path; }
     [[nodiscard]] const QPolygonF &arrow() const { return m_arrow; }
     [[nodiscard]] QColor boundaryColour() const { return m_boundary; }
@@ -94,7 +94,7 @@ protected:
     void hoverLeaveEvent(QGraphicsSceneHoverEvent *event) override;
 
 private:
-    PlanEdge m_edge;
+    EdgeRef m_edge;
     QPainterPath m_path;
     QPolygonF m_arrow;
     QRectF m_bounds;
@@ -145,17 +145,17 @@ class BadgeItem : public QGraphicsItem
 {
 public:
     enum { Type = BadgeItemType };
-    BadgeItem(PlanEdge edge, QString text, QColor colour);
+    BadgeItem(EdgeRef edge, QString text, QColor colour);
 
     [[nodiscard]] int type() const override { return Type; }
-    [[nodiscard]] PlanEdge edge() const { return m_edge; }
+    [[nodiscard]] EdgeRef edge() const { return m_edge; }
     [[nodiscard]] const QString &text() const { return m_text; }
     [[nodiscard]] const QColor &colour() const { return m_colour; }
     [[nodiscard]] QRectF boundingRect() const override { return m_rect; }
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
 private:
-    PlanEdge m_edge;
+    EdgeRef m_edge;
     QString m_text;
     QColor m_colour;
     QRectF m_rect;

@@ -82,7 +82,7 @@ bool CutTool::mouseRelease(QMouseEvent *event)
     const QPointF p = view().mapToScene(event->position().toPoint());
     if (p != m_last)
         addSegment(m_last, p);
-    const std::vector<PlanEdge> edges = crossedEdges();
+    const std::vector<EdgeRef> edges = crossedEdges();
     reset();
     if (!edges.empty())
         emit view().cutStroke(edges);
@@ -90,7 +90,7 @@ bool CutTool::mouseRelease(QMouseEvent *event)
     return true;
 }
 
-std::vector<PlanEdge> CutTool::crossedEdges() const
+std::vector<EdgeRef> CutTool::crossedEdges() const
 {
     return { m_crossed.begin(), m_crossed.end() };
 }

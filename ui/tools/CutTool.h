@@ -33,7 +33,7 @@ public:
     bool mouseRelease(QMouseEvent *event) override;
 
     /// The edges the stroke in progress crosses so far, sorted.
-    [[nodiscard]] std::vector<PlanEdge> crossedEdges() const;
+    [[nodiscard]] std::vector<EdgeRef> crossedEdges() const;
 
 private:
     void addSegment(const QPointF &a, const QPointF &b);
@@ -41,7 +41,7 @@ private:
 
     QGraphicsPathItem *m_stroke = nullptr;
     QPointF m_last;
-    std::set<PlanEdge> m_crossed;
+    std::set<EdgeRef> m_crossed;
     std::vector<EdgeItem *> m_lit;
 };
 

@@ -23,6 +23,9 @@ public:
     [[nodiscard]] std::optional<std::string>
     constantDifference(const Graph &module, const Graph &source,
                        const std::vector<std::pair<std::string, std::string>> &refs) const override;
+    bool writeByocArtefacts(const ExportModel &model,
+                            std::vector<std::pair<std::string, std::string>> &files,
+                            std::string &error) const override;
 };
 
 } // namespace cleave

@@ -2,15 +2,11 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
-#include "core/export/Exporter.h"
+#include "core/export/VerifyResult.h"
 
 #include <string>
 
 namespace cleave {
-
-/// True when the export folder `dir` holds ONNX modules (partitions.json says
-/// "module_format": "onnx").
-bool isOnnxExport(const std::string &dir);
 
 /// The recomposition check of an ONNX export: reads the `mod<k>.onnx` files listed in
 /// partitions.json, connects them by tensor name (every module input is a global input of the

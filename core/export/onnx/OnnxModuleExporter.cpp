@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/export/OnnxModuleExporter.h"
+#include "core/export/onnx/OnnxModuleExporter.h"
 
-#include "core/export/OnnxModelFile.h"
-#include "core/io/Importer.h"
+#include "core/export/onnx/OnnxModelFile.h"
+#include "core/export/onnx/OnnxVerify.h"
+#include "core/io/onnx/OnnxImporter.h"
 #include "core/io/onnx/OnnxNames.h"
 
 #include <onnx/shape_inference/implementation.h>
@@ -286,28 +287,15 @@ bool OnnxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryTa
 std::unique_ptr<Graph> OnnxModuleExporter::readModule(const std::string &path,
                                                       std::vector<Diagnostic> &diagnostics) const
 {
-    ImportResult r = importFile(path);
+    ImportResult r = importFileWith(OnnxImporter(), path);
     for (Diagnostic &d : r.diagnostics)
         diagnostics.push_back(std::move(d));
     return r.ok() ? std::move(r.graph) : nullptr;
 }
 
-std::optional<std::string> OnnxModuleExporter::constantDifference(
-    const Graph &module, const Graph &source,
-    const std::vector<std::pair<std::string, std::string>> &refs) const
+std::optional<VerifyResult> OnnxModuleExporter::verifyFolder(const std::string &dir) const
 {
-    for (const auto &[moduleRef, sourceRef] : refs) {
-        const NodeId m = module.findByKey(moduleRef);
-        const NodeId s = source.findByKey(sourceRef);
-        if (!m.isValid())
-            return "initializer " + moduleRef + " is missing from the module";
-        if (!s.isValid())
-            return "initializer " + sourceRef + " is not in the source model";
-        if (!(module.node(m).outputType() == source.node(s).outputType()))
-            return "initializer " + moduleRef + " has type " + module.node(m).outputType().toRelay()
-                + " but the source's is " + source.node(s).outputType().toRelay();
-    }
-    return std::nullopt;
+    return verifyOnnxExport(dir); // ONNX modules connect by tensor names, not by @main
 }
 
 } // namespace cleave

@@ -38,9 +38,7 @@ public:
     readModule(const std::string &path, std::vector<Diagnostic> &diagnostics) const override;
     /// Compares the bytes of the module's constants (initializers, `Constant` nodes) with the
     /// source's constants of the same key.
-    [[nodiscard]] std::optional<std::string>
-    constantDifference(const Graph &module, const Graph &source,
-                       const std::vector<std::pair<std::string, std::string>> &refs) const override;
+    [[nodiscard]] std::optional<VerifyResult> verifyFolder(const std::string &dir) const override;
 };
 
 /// The ONNX tensor name of a graph tensor (Node::outputNames; the node's name when it has none).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/io/JsonLocator.h"
+#include "core/support/JsonLocator.h"
 
 #include <algorithm>
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/export/ExportOptions.h"
+#include "core/export/VerifyResult.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 
@@ -17,15 +18,6 @@ namespace cleave {
 /// `boundary` must be computeBoundary(plan). Never throws.
 ExportResult exportPartitions(const PartitionPlan &plan, const BoundaryTable &boundary,
                               const ExportOptions &options, const std::string &dir);
-
-/// Result of the recomposition check of an exported folder.
-struct VerifyResult
-{
-    bool ok = false; ///< The recomposed graph is isomorphic to the source model.
-    bool badInput = false; ///< The folder could not be read (missing / malformed files).
-    std::string firstDifference; ///< When not ok: the first difference, or the input problem.
-    std::vector<Diagnostic> diagnostics;
-};
 
 /// Re-imports the module files of an exported folder, wires them by pipeline_config.json and
 /// compares the result with the source model named in partitions.json (DESIGN.md §3

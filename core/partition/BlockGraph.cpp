@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/analysis/BlockGraph.h"
+#include "core/partition/BlockGraph.h"
 
 #include "core/partition/PartitionPlan.h"
 
@@ -43,11 +43,11 @@ std::vector<NodeId> BlockGraph::originalNodes(NodeId blockNode) const
     return out;
 }
 
-std::vector<PlanEdge> BlockGraph::originalEdges(const Graph &original,
-                                                const std::vector<PlanEdge> &edges) const
+std::vector<EdgeRef> BlockGraph::originalEdges(const Graph &original,
+                                                const std::vector<EdgeRef> &edges) const
 {
-    std::vector<PlanEdge> out;
-    for (const PlanEdge &e : edges) {
+    std::vector<EdgeRef> out;
+    for (const EdgeRef &e : edges) {
         const auto tensor = originalTensor.find(e.tensor);
         if (tensor == originalTensor.end())
             continue;
@@ -57,7 +57,7 @@ std::vector<PlanEdge> BlockGraph::originalEdges(const Graph &original,
                 continue;
             if (std::find(inside.begin(), inside.end(), u.consumer) == inside.end())
                 continue;
-            const PlanEdge pe { tensor->second, u.consumer };
+            const EdgeRef pe { tensor->second, u.consumer };
             if (std::find(out.begin(), out.end(), pe) == out.end())
                 out.push_back(pe);
         }

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
-#include "core/graph/Diagnostic.h"
+#include "core/support/SourceLocation.h"
 
 #include <cstddef>
 #include <string>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/export/OnnxModelFile.h"
+#include "core/export/onnx/OnnxModelFile.h"
 
-#include "core/io/Checksum.h"
-#include "core/io/FileIo.h"
+#include "core/support/Checksum.h"
+#include "core/support/FileIo.h"
 #include "core/io/onnx/OnnxNames.h"
 
 #include <climits>

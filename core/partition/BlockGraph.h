@@ -12,7 +12,7 @@
 namespace cleave {
 
 class PartitionPlan;
-struct PlanEdge;
+struct EdgeRef;
 
 /// A function seen at the level of fused blocks (DESIGN.md §4, the ops ↔ blocks switch): every
 /// collapsed block is ONE operator node named by the block (`fused_nn_conv2d_add_nn_relu`,
@@ -37,8 +37,8 @@ struct BlockGraph
     [[nodiscard]] std::vector<NodeId> originalNodes(NodeId blockNode) const;
     /// The original edges behind block-level edges: the producer's original tensor read by
     /// every original node inside the consumer that reads it.
-    [[nodiscard]] std::vector<PlanEdge> originalEdges(const Graph &original,
-                                                      const std::vector<PlanEdge> &edges) const;
+    [[nodiscard]] std::vector<EdgeRef> originalEdges(const Graph &original,
+                                                      const std::vector<EdgeRef> &edges) const;
 };
 
 /// Collapses the blocks of function `f` of `graph` (as fuseOps() lists them), except those

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/export/Exporter.h"
+#include "core/formats/Exporter.h"
+#include "core/export/PipelineConfig.h"
 
-#include "core/export/ByocExport.h"
 #include "core/export/ExportModel.h"
 
 #include <chrono>
@@ -144,15 +144,13 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
     }
     if (options.pipelineConfig)
         files.emplace_back("pipeline_config.json", dumpPythonJson(pipelineConfigJson(model)) + "\n");
-    if (options.byoc && hasByocPartition(model)) {
-        std::string byoc, annotated, error;
-        if (!byocModules(model, byoc, annotated, error)) {
+    if (options.byoc) {
+        std::string error;
+        if (!model.writer->writeByocArtefacts(model, files, error)) {
             model.diagnostics.push_back(exportError("export.byoc", error));
             result.diagnostics = std::move(model.diagnostics);
             return result;
         }
-        files.emplace_back("byoc.relay", std::move(byoc));
-        files.emplace_back("byoc_annotated.relay", std::move(annotated));
     }
     if (options.buildScript)
         files.emplace_back("build_pipeline.py", buildScript(model));

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/export/ByocExport.h"
+#include "core/export/relay/ByocExport.h"
 
 #include "core/export/ModuleComposer.h"
 #include "core/export/PartitionModule.h"
-#include "core/export/RelayPrinter.h"
+#include "core/export/relay/RelayPrinter.h"
 
 namespace cleave {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/partition/FunctionView.h"
+#include "core/graph/FunctionView.h"
 
 #include <algorithm>
 

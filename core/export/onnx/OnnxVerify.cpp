@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/export/OnnxVerify.h"
+#include "core/export/onnx/OnnxVerify.h"
 
 #include "core/export/VerifySupport.h"
 
-#include "core/export/OnnxModelFile.h"
+#include "core/export/onnx/OnnxModelFile.h"
 #include "core/graph/GraphCompare.h"
-#include "core/io/Importer.h"
+#include "core/io/onnx/OnnxImporter.h"
 #include "core/io/onnx/OnnxNames.h"
 
 #include <nlohmann/json.hpp>
@@ -291,12 +291,12 @@ VerifyResult runVerify(const std::string &dir)
     }
     *rg.mutable_output() = sg.output();
     const std::string bytes = recomposed.SerializeAsString();
-    ImportResult a = importBytes(bytes, (root / "recomposed.onnx").string());
+    ImportResult a = importBytesWith(OnnxImporter(), bytes, (root / "recomposed.onnx").string());
     if (!a.ok()) {
         r.firstDifference = "the recomposed model cannot be imported: " + a.firstError();
         return r;
     }
-    ImportResult b = importFile(sourcePath);
+    ImportResult b = importFileWith(OnnxImporter(), sourcePath);
     if (!b.ok())
         throw BadInput("the source model " + sourcePath + " cannot be read: " + b.firstError());
     if (auto diff = firstDifference(*a.graph, *b.graph)) {
@@ -308,16 +308,6 @@ VerifyResult runVerify(const std::string &dir)
 }
 
 } // namespace
-
-bool isOnnxExport(const std::string &dir)
-{
-    try {
-        const json manifest = verify::readJson((fs::path(dir) / "partitions.json").string());
-        return manifest.value("module_format", std::string()) == "onnx";
-    } catch (const std::exception &) {
-        return false;
-    }
-}
 
 VerifyResult verifyOnnxExport(const std::string &dir)
 {

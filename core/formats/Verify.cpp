@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/export/Exporter.h"
+#include "core/formats/Exporter.h"
 
 #include "core/export/ModuleComposer.h"
 #include "core/export/ModuleExporter.h"
-#include "core/export/OnnxVerify.h"
 #include "core/export/VerifySupport.h"
 #include "core/graph/GraphCompare.h"
-#include "core/io/Importer.h"
+#include "core/formats/FormatRegistry.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,11 +57,11 @@ VerifyResult runVerify(const std::string &dir)
     const json &source = field(manifest, "source", manifestPath);
     const std::string sourcePath = text(field(source, "path", manifestPath), manifestPath);
     const std::string format = manifest.value("module_format", std::string("relay"));
-    if (format == "onnx")
-        return verifyOnnxExport(dir); // ONNX modules connect by tensor names, not by @main
     const ModuleExporter *reader = moduleExporterFor(format);
     if (!reader)
         throw BadInput(manifestPath + ": unknown module format '" + format + "'");
+    if (std::optional<VerifyResult> own = reader->verifyFolder(dir))
+        return *own;
     ImportResult imported = importFile(sourcePath);
     if (!imported.ok())
         throw BadInput("the source model " + sourcePath + " cannot be read: " + imported.firstError());

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/export/RelayModuleExporter.h"
+#include "core/export/relay/RelayModuleExporter.h"
 
 #include "core/export/PartitionModule.h"
-#include "core/export/RelayMetadataSubset.h"
-#include "core/export/RelayPrinter.h"
-#include "core/io/Importer.h"
+#include "core/export/relay/RelayMetadataSubset.h"
+#include "core/export/relay/RelayPrinter.h"
+#include "core/io/relay/RelayImporter.h"
+#include "core/export/relay/ByocExport.h"
 
 namespace cleave {
 
@@ -56,7 +57,7 @@ bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
 std::unique_ptr<Graph> RelayModuleExporter::readModule(const std::string &path,
                                                        std::vector<Diagnostic> &diagnostics) const
 {
-    ImportResult r = importFile(path);
+    ImportResult r = importFileWith(RelayImporter(), path);
     for (Diagnostic &d : r.diagnostics)
         diagnostics.push_back(std::move(d));
     if (!r.ok())
@@ -89,6 +90,20 @@ std::optional<std::string> RelayModuleExporter::constantDifference(
             return "the value of " + moduleRef + " differs from the source's " + sourceRef;
     }
     return std::nullopt;
+}
+
+bool RelayModuleExporter::writeByocArtefacts(
+    const ExportModel &model, std::vector<std::pair<std::string, std::string>> &files,
+    std::string &error) const
+{
+    if (!hasByocPartition(model))
+        return true;
+    std::string byoc, annotated;
+    if (!byocModules(model, byoc, annotated, error))
+        return false;
+    files.emplace_back("byoc.relay", std::move(byoc));
+    files.emplace_back("byoc_annotated.relay", std::move(annotated));
+    return true;
 }
 
 } // namespace cleave

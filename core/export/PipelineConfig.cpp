@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/export/PipelineConfig.h"
+
+namespace cleave {
+
+nlohmann::ordered_json pipelineConfigJson(const ExportModel &m)
+{
+    using json = nlohmann::ordered_json;
+    json config;
+    config["param_connection"] = json::array();
+    json inputs = json::array();
+    for (const auto &[name, module] : m.globalInputs) {
+        if (module < 0)
+            continue;
+        json in;
+        in["global_interface_name"] = name;
+        in["mod_idx"] = module;
+        in["module_interface_name"] = name;
+        inputs.push_back(std::move(in));
+    }
+    config["input_connection"] = std::move(inputs);
+    json modules = json::array();
+    for (std::size_t k = 0; k < m.outputs.size(); ++k) {
+        json mod;
+        mod["mod_idx"] = k;
+        mod["cpu_affinity"] = "";
+        json outputs = json::array();
+        for (std::size_t o = 0; o < m.outputs[k].size(); ++o) {
+            json out;
+            out["output_idx"] = o;
+            json deps = json::array();
+            for (const OutputDependency &d : m.outputs[k][o].dependencies) {
+                json dep;
+                if (d.module >= 0) {
+                    dep["mod_idx"] = d.module;
+                    dep["input_name"] = d.inputName;
+                } else {
+                    dep["global_output_index"] = d.globalOutput;
+                }
+                deps.push_back(std::move(dep));
+            }
+            out["dependencies"] = std::move(deps);
+            outputs.push_back(std::move(out));
+        }
+        mod["output"] = std::move(outputs);
+        mod["dev"] = deviceOf(m.targets[k]);
+        modules.push_back(std::move(mod));
+    }
+    config["module_connection"] = std::move(modules);
+    return config;
+}
+
+std::string dumpPythonJson(const nlohmann::ordered_json &v)
+{
+    if (v.is_object()) {
+        std::string s = "{";
+        bool first = true;
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            s += first ? "" : ", ";
+            first = false;
+            s += nlohmann::ordered_json(it.key()).dump() + ": " + dumpPythonJson(it.value());
+        }
+        return s + "}";
+    }
+    if (v.is_array()) {
+        std::string s = "[";
+        for (std::size_t i = 0; i < v.size(); ++i)
+            s += (i ? ", " : "") + dumpPythonJson(v[i]);
+        return s + "]";
+    }
+    return v.dump();
+}
+
+} // namespace cleave
