@@ -17,6 +17,8 @@ packages=(
     libonnx-dev libprotobuf-dev protobuf-compiler
     # Test fixtures are checked with the ONNX Python package.
     python3 python3-onnx python3-numpy
+    # Style checks run by CI (tests/style/check_style.sh).
+    clang-format clang-tidy
     # Running the editor headless (Xvfb) and legible text in it.
     xvfb xauth fonts-dejavu-core
 )

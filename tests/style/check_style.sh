@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Part of Cleave, the partition editor for deep-learning graphs.
+#
+# Cleave's style checks, as CI runs them (STYLE.md: "checked, not hoped"):
+#   1. clang-format --dry-run -Werror on every tracked C++ file (.clang-format);
+#   2. core/ includes no Qt header;
+#   3. clang-tidy with the repo's .clang-tidy on every core/ source, findings are errors.
+# Usage: tests/style/check_style.sh [BUILD_DIR]   (BUILD_DIR holds compile_commands.json; without
+# it, step 3 is skipped with a message). Exits non-zero on the first failing step.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+mapfile -t cpp < <(git ls-files '*.cpp' '*.h')
+echo "style: clang-format on ${#cpp[@]} files"
+clang-format --dry-run -Werror "${cpp[@]}"
+
+echo "style: core/ includes no Qt"
+if grep -rnE '#include\s*<Q' core; then
+    echo "style: core/ must stay Qt-free (the lines above include Qt)" >&2
+    exit 1
+fi
+
+if [[ -z "$build" ]]; then
+    echo "style: no build folder given, clang-tidy skipped"
+    exit 0
+fi
+if [[ ! -f "$build/compile_commands.json" ]]; then
+    echo "style: $build/compile_commands.json is missing (configure first)" >&2
+    exit 1
+fi
+mapfile -t sources < <(git ls-files 'core/*.cpp')
+echo "style: clang-tidy on ${#sources[@]} core sources ($jobs at a time)"
+printf '%s\n' "${sources[@]}" \
+    | xargs -P "$jobs" -n 4 clang-tidy -p "$build" --quiet --warnings-as-errors='*' 2>/dev/null
+echo "style: all checks passed"
