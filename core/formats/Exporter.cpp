@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/formats/Exporter.h"
 #include "core/export/PipelineConfig.h"
+#include "core/formats/FormatRegistry.h"
 
 #include "core/export/ExportModel.h"
 

@@ -3,6 +3,7 @@
 //
 // The block-level view of a function (the editor's Ops / Blocks switch): collapsing fused blocks
 // into single nodes, expanding them in place, and carrying plans and cut edges between levels.
+#include "TestSupport.h"
 #include "core/partition/BlockGraph.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
@@ -18,11 +19,7 @@ using namespace cleave;
 
 namespace {
 
-std::unique_ptr<Graph> load(const std::string &path)
-{
-    ImportResult r = importFile(path);
-    return r.ok() ? std::move(r.graph) : nullptr;
-}
+using test::load;
 
 std::vector<std::string> keys(const Graph &g, const std::vector<NodeId> &nodes)
 {

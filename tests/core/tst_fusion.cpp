@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "GraphBuilder.h"
+#include "TestSupport.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/formats/FormatRegistry.h"
 
 #include <QDir>
-#include <QProcess>
 #include <QTest>
-
-#include <nlohmann/json.hpp>
 
 #include <map>
 #include <set>
@@ -22,13 +20,7 @@ namespace {
 
 using Names = std::vector<std::string>;
 
-std::unique_ptr<Graph> load(const std::string &path)
-{
-    ImportResult r = importFile(path);
-    if (!r.ok())
-        qWarning("%s", r.firstError().c_str());
-    return std::move(r.graph);
-}
+using test::load;
 
 std::string sample(const char *name)
 {
@@ -145,7 +137,6 @@ private slots:
     void invariantsOnEveryModel();
     void patternTable();
     void patternFile();
-    void cliInspectBlocks();
 };
 
 void TestFusion::convAddRelu()
@@ -472,6 +463,7 @@ void TestFusion::inceptionSample()
 void TestFusion::graphJsonKernels()
 {
     // Compiled kernels never fuse again: one block per tvm_op, named by its func_name.
+    CLEAVE_REQUIRE_CORPUS("graph_json");
     const auto g = load(CLEAVE_CORPUS_DIR "/graph_json/tinyyolov3_byoc_mera_drp.graph.json");
     QVERIFY(g);
     const auto blocks = fuseOps(*g, g->mainFunction());
@@ -492,11 +484,14 @@ void TestFusion::invariantsOnEveryModel_data()
                          QDir::Name))
             QTest::newRow(qPrintable(f)) << d.filePath(f);
     }
+    if (test::corpusFiles("relay", QStringLiteral("*.relay.txt")).isEmpty())
+        QTest::newRow(test::missingCorpusRow()) << QString();
 }
 
 void TestFusion::invariantsOnEveryModel()
 {
     QFETCH(QString, path);
+    CLEAVE_SKIP_MISSING_CORPUS_ROW(path);
     const ImportResult r = importFile(path.toStdString());
     if (!r.ok())
         QSKIP("the model does not import (covered by tst_relayimport)");
@@ -574,59 +569,6 @@ void TestFusion::patternFile()
     diagnostics.clear();
     QVERIFY(!table.loadJson("[1]", "ops.json", diagnostics));
     QCOMPARE(diagnostics[0].code, std::string("patterns.type"));
-}
-
-void TestFusion::cliInspectBlocks()
-{
-    auto run = [](const QStringList &args) {
-        QProcess process;
-        process.start(QStringLiteral(CLEAVE_CLI_PATH), args);
-        process.waitForFinished(60000);
-        return std::make_pair(process.exitCode(), process.readAllStandardOutput());
-    };
-    const QString model = QStringLiteral(CLEAVE_SAMPLES_DIR "/stop_fusion.relay");
-    const auto [code, out] = run(
-        { QStringLiteral("inspect"), model, QStringLiteral("--json"), QStringLiteral("--blocks") });
-    QCOMPARE(code, 0);
-    const auto j = nlohmann::json::parse(out.toStdString());
-    QVERIFY(j.contains("block_functions")); // the module's own fused functions, listed apart
-    const auto &blocks = j["blocks"];
-    QCOMPARE(blocks.size(), std::size_t(14));
-    QCOMPARE(blocks[1]["name"].get<std::string>(),
-             std::string("fused_nn_conv2d_nn_bias_add_nn_relu"));
-    QCOMPARE(blocks[1]["nodes"].dump(), std::string(R"(["%1","%2","%3"])"));
-    QCOMPARE(blocks[1]["ops"].dump(), std::string(R"(["nn.conv2d","nn.bias_add","nn.relu"])"));
-    QCOMPARE(blocks[1]["inputs"].dump(),
-             std::string(R"(["%0","meta[relay.Constant][0]","meta[relay.Constant][1]"])"));
-    QCOMPARE(blocks[1]["outputs"].dump(), std::string(R"(["%3"])"));
-    QCOMPARE(blocks[1]["pattern"].get<std::string>(), std::string("out_elemwise_fusable"));
-    // Every op call of the model in exactly one block.
-    std::set<std::string> nodes;
-    std::size_t ops = 0;
-    for (const auto &b : blocks) {
-        ops += b["ops"].size();
-        for (const auto &n : b["nodes"])
-            QVERIFY(nodes.insert(n.get<std::string>()).second);
-    }
-    QCOMPARE(ops, j["op_calls"].get<std::size_t>());
-    QCOMPARE(nodes.size(), std::size_t(27)); // %0 .. %25 and the result call %ret
-
-    const auto [textCode, text]
-        = run({ QStringLiteral("inspect"), model, QStringLiteral("--blocks") });
-    QCOMPARE(textCode, 0);
-    QVERIFY(text.contains("\nFused blocks (14)\n"));
-    QVERIFY(text.contains("  fused_annotation_stop_fusion_2         1 node   "
-                          "annotation.stop_fusion  (%20 -> %21)\n"));
-
-    // An existing BYOC function is one block; its JSON names the function.
-    const auto [byocCode, byoc]
-        = run({ QStringLiteral("inspect"),
-                QStringLiteral(CLEAVE_SAMPLES_DIR "/byoc_dnnl_partitioned.relay"),
-                QStringLiteral("--json"), QStringLiteral("--blocks") });
-    QCOMPARE(byocCode, 0);
-    const auto jb = nlohmann::json::parse(byoc.toStdString());
-    QCOMPARE(jb["blocks"][0]["function"].get<std::string>(),
-             std::string("@tvmgen_default_dnnl_main_0"));
 }
 
 QTEST_APPLESS_MAIN(TestFusion)

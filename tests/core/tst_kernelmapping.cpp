@@ -2,8 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 //
 // graph.json kernels ↔ Relay ops (cleave-cli map), plan conversion between the two levels, and
-// cuts after fused blocks (--cut-after-block).
+// cuts after fused blocks (--cut-after-block); the map command's JSON and the CLI's fusion
+// options are tested in tests/cli/.
 #include "CliRunner.h"
+#include "TestSupport.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/KernelMapping.h"
 #include "core/analysis/OpPattern.h"
@@ -16,9 +18,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <nlohmann/json.hpp>
-
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,13 +28,7 @@ namespace {
 
 const std::string mapDir = CLEAVE_TESTDATA_DIR "/map/";
 
-std::unique_ptr<Graph> load(const std::string &path)
-{
-    ImportResult r = importFile(path);
-    if (!r.ok())
-        return nullptr;
-    return std::move(r.graph);
-}
+using test::load;
 
 std::vector<std::string> keys(const Graph &g, const std::vector<NodeId> &nodes)
 {
@@ -66,13 +59,10 @@ private slots:
     void handWrittenPairMatchesEveryKernel();
     void alteredPairsReportTheMismatch_data();
     void alteredPairsReportTheMismatch();
-    void cliMapJson();
     void blockNames_data();
     void blockNames();
     void cutAfterBlock();
     void cutAfterMissingBlockChangesNothing();
-    void cliCutAfterBlock();
-    void cliFusionOptions();
     void kernelPlanToRelayOps();
     void relayPlanSplittingAKernelIsRefused();
 };
@@ -114,6 +104,7 @@ void TestKernelMapping::decompose()
 
 void TestKernelMapping::corpusKernelNamesDecompose()
 {
+    CLEAVE_REQUIRE_CORPUS("graph_json");
     // Every Relay-era kernel of the corpus spells known ops (the NNVM file uses NNVM op names).
     const std::vector<std::string> vocabulary = OpPatternTable::builtin().opNames();
     int fused = 0;
@@ -217,32 +208,6 @@ void TestKernelMapping::alteredPairsReportTheMismatch()
     QVERIFY2(run.out.contains(("UNMATCHED: " + problem).toUtf8()), run.out.constData());
 }
 
-void TestKernelMapping::cliMapJson()
-{
-    const auto run = test::runCli(
-        { QStringLiteral("map"), QString::fromStdString(mapDir + "residual_inception.graph.json"),
-          QString::fromStdString(mapDir + "residual_inception.relay"), QStringLiteral("--json") });
-    QCOMPARE(run.exitCode, 0);
-    const auto j = nlohmann::json::parse(run.out.toStdString());
-    QCOMPARE(j["matched"].get<int>(), 9);
-    QCOMPARE(j["total"].get<int>(), 9);
-    QCOMPARE(j["complete"].get<bool>(), true);
-    const auto &k = j["kernels"][1];
-    QCOMPARE(k["name"].get<std::string>(),
-             std::string("tvmgen_default_fused_nn_conv2d_add_add_nn_relu"));
-    QCOMPARE(k["node_index"].get<int>(), 10);
-    QCOMPARE(k["entries"].dump(), std::string("[10,11]"));
-    QCOMPARE(k["ops"].dump(), std::string(R"(["nn.conv2d","add","add","nn.relu"])"));
-    QCOMPARE(k["relay_nodes"].dump(), std::string(R"(["%3","%4","%5","%6"])"));
-
-    // Models the wrong way round, or a missing file, are bad input.
-    const auto swapped = test::runCli(
-        { QStringLiteral("map"), QString::fromStdString(mapDir + "residual_inception.relay"),
-          QString::fromStdString(mapDir + "residual_inception.relay") });
-    QCOMPARE(swapped.exitCode, 2);
-    QVERIFY(swapped.err.contains("expected a TVM graph.json"));
-}
-
 void TestKernelMapping::blockNames_data()
 {
     QTest::addColumn<QString>("block");
@@ -315,54 +280,6 @@ void TestKernelMapping::cutAfterMissingBlockChangesNothing()
         edit.diagnostics[0].message,
         std::string("no block nn_max_pool2d:1: the function has 1 block(s) named nn_max_pool2d"));
     QCOMPARE(plan.partitionCount(), std::size_t(1));
-}
-
-void TestKernelMapping::cliCutAfterBlock()
-{
-    // samples/resnet_fused.relay: the third conv-add-relu kernel ends inside a residual block, so
-    // its skip connection crosses too (two tensors, one input each).
-    const auto run = test::runCli(
-        { QStringLiteral("partition"), QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet_fused.relay"),
-          QStringLiteral("--cut-after-block"), QStringLiteral("nn_conv2d_add_nn_relu:2"),
-          QStringLiteral("--json") });
-    QCOMPARE(run.exitCode, 0);
-    const auto j = nlohmann::json::parse(run.out.toStdString());
-    QCOMPARE(j["partitions"].size(), std::size_t(2));
-    QCOMPARE(j["boundary"].size(), std::size_t(2));
-
-    const auto bad = test::runCli(
-        { QStringLiteral("partition"), QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet_fused.relay"),
-          QStringLiteral("--cut-after-block"), QStringLiteral("nn_softmax:x") });
-    QCOMPARE(bad.exitCode, 2);
-    QVERIFY(bad.err.contains("--cut-after-block expects NAME[:INDEX]"));
-}
-
-void TestKernelMapping::cliFusionOptions()
-{
-    auto blockCount = [](QStringList args) {
-        args.prepend(QStringLiteral("inspect"));
-        args << QStringLiteral("--blocks") << QStringLiteral("--json");
-        const auto run = test::runCli(args);
-        return run.exitCode == 0 ? int(nlohmann::json::parse(run.out.toStdString())["blocks"].size())
-                                 : -run.exitCode;
-    };
-    const QString stopFusion = QStringLiteral(CLEAVE_SAMPLES_DIR "/stop_fusion.relay");
-    QCOMPARE(blockCount({ stopFusion }), 14);
-    QCOMPARE(blockCount({ stopFusion, QStringLiteral("--transparent-stop-fusion") }), 11);
-
-    // An op pattern file that makes nn.relu opaque takes it out of its three blocks.
-    QTemporaryDir dir;
-    const QString patterns = dir.filePath(QStringLiteral("patterns.json"));
-    std::ofstream(patterns.toStdString()) << R"({"nn.relu": "opaque"})";
-    const QString model = QString::fromStdString(mapDir + "residual_inception.relay");
-    QCOMPARE(blockCount({ model }), 9);
-    QCOMPARE(blockCount({ model, QStringLiteral("--op-patterns"), patterns }), 12);
-
-    std::ofstream(patterns.toStdString()) << "{\"nn.relu\": \"sometimes\"}";
-    const auto bad = test::runCli({ QStringLiteral("inspect"), model, QStringLiteral("--blocks"),
-                                    QStringLiteral("--op-patterns"), patterns });
-    QCOMPARE(bad.exitCode, 2);
-    QVERIFY2(bad.err.contains("unknown pattern \"sometimes\""), bad.err.constData());
 }
 
 void TestKernelMapping::kernelPlanToRelayOps()

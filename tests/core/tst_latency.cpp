@@ -2,20 +2,16 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 //
 // Measured latency tables: parsing, lookup (op, node, fused bodies, graph.json kernels),
-// partition totals, the cost.balance / cost.latency_missing rules and `partition --latency`.
-#include "CliRunner.h"
+// partition totals and the cost.balance / cost.latency_missing rules (`partition --latency` is
+// tested in tests/cli/tst_cli_partition.cpp).
+#include "TestSupport.h"
 #include "core/partition/PartitionCost.h"
 #include "core/analysis/LatencyTable.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/validation/Validation.h"
 
-#include <QTemporaryDir>
 #include <QTest>
-
-#include <nlohmann/json.hpp>
-
-#include <fstream>
 
 using namespace cleave;
 
@@ -32,11 +28,7 @@ LatencyTable parse(const std::string &text)
     return *table;
 }
 
-std::unique_ptr<Graph> load(const std::string &path)
-{
-    ImportResult r = importFile(path);
-    return r.ok() ? std::move(r.graph) : nullptr;
-}
+using test::load;
 
 const std::string residualTable
     = R"({"unit": "us", "ops": {"nn.conv2d": 100, "add": 2, "nn.relu": 1, "nn.max_pool2d": 5,
@@ -57,7 +49,6 @@ private slots:
     void fusedCallsSumTheirBody();
     void graphJsonKernelsByFuncName();
     void balanceAndMissingEntries();
-    void cliPartitionWithLatency();
 };
 
 void TestLatency::badFiles_data()
@@ -180,35 +171,6 @@ void TestLatency::balanceAndMissingEntries()
     QCOMPARE(std::count_if(all.begin(), all.end(),
                            [](const Diagnostic &d) { return d.code == "cost.balance"; }),
              1);
-}
-
-void TestLatency::cliPartitionWithLatency()
-{
-    QTemporaryDir dir;
-    const QString table = dir.filePath(QStringLiteral("lat.json"));
-    std::ofstream(table.toStdString()) << residualTable;
-    const auto run
-        = test::runCli({ QStringLiteral("partition"), QString::fromUtf8(residual),
-                         QStringLiteral("--cut-after"), QStringLiteral("nn.max_pool2d:0"),
-                         QStringLiteral("--latency"), table, QStringLiteral("--json") });
-    QCOMPARE(run.exitCode, 0);
-    const auto j = nlohmann::json::parse(run.out.toStdString());
-    QCOMPARE(j["partitions"][0]["latency_us"].get<double>(), 213.0);
-    QCOMPARE(j["partitions"][1]["latency_us"].get<double>(), 366.0);
-    QCOMPARE(j["partitions"][1]["latency_missing"].get<int>(), 0);
-
-    const auto text = test::runCli({ QStringLiteral("partition"), QString::fromUtf8(residual),
-                                     QStringLiteral("--latency"), table });
-    QCOMPARE(text.exitCode, 0);
-    QVERIFY2(text.out.contains("latency"), text.out.constData());
-    QVERIFY(text.out.contains("579.0 us"));
-
-    const auto missing
-        = test::runCli({ QStringLiteral("partition"), QString::fromUtf8(residual),
-                         QStringLiteral("--latency"), dir.filePath(QStringLiteral("none.json")) });
-    QCOMPARE(missing.exitCode, 2);
-    QVERIFY(missing.err.contains(
-        "none.json: error: cannot open the latency file [latency.unreadable]"));
 }
 
 QTEST_APPLESS_MAIN(TestLatency)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "GraphBuilder.h"
+#include "TestSupport.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutCache.h"
@@ -17,13 +18,7 @@ using namespace cleave;
 
 namespace {
 
-std::unique_ptr<Graph> loadSample(const char *name)
-{
-    ImportResult r = importFile(std::string(CLEAVE_SAMPLES_DIR) + "/" + name);
-    if (!r.ok())
-        qFatal("cannot import %s: %s", name, r.firstError().c_str());
-    return std::move(r.graph);
-}
+using test::loadSample;
 
 // Distance from a point to a rectangle (0 inside).
 double distanceTo(const LayoutRect &r, LayoutPoint p)

@@ -88,7 +88,6 @@ private slots:
     void sampleCounts();
     void sampleShapesAndNames();
     void cutAfterOpTypeInFileOrder();
-    void cliInspectJson();
     void exportNamesModuleInputsByTensor();
     void domainsConstantsAndUnnamedNodes();
     void ifBranchesAreScopes();
@@ -177,26 +176,6 @@ void TestOnnx::cutAfterOpTypeInFileOrder()
     QCOMPARE(crossing, (std::vector<std::string> { "layer1.relu2", "layer2.relu1" }));
     QCOMPARE(b.interfaces[1].inputs.size(), std::size_t(2));
     QCOMPARE(b.interfaces[1].inputs[0].name, std::string("data_n_0"));
-}
-
-void TestOnnx::cliInspectJson()
-{
-    const auto run = test::runCli(
-        { QStringLiteral("inspect"), QString::fromStdString(sample), QStringLiteral("--json") });
-    QCOMPARE(run.exitCode, 0);
-    const auto j = nlohmann::json::parse(run.out.toStdString());
-    QCOMPARE(j["format"].get<std::string>(), std::string("onnx"));
-    QCOMPARE(j["op_calls"].get<int>(), 40);
-    QCOMPARE(j["ops"]["Conv"].get<int>(), 13);
-    QCOMPARE(j["inputs"][0]["shape"].dump(), std::string("[1,3,32,32]"));
-
-    const auto cut = test::runCli({ QStringLiteral("partition"), QString::fromStdString(sample),
-                                    QStringLiteral("--cut-after"), QStringLiteral("Relu:3"),
-                                    QStringLiteral("--json") });
-    QCOMPARE(cut.exitCode, 0);
-    const auto p = nlohmann::json::parse(cut.out.toStdString());
-    QCOMPARE(p["partitions"].size(), std::size_t(2));
-    QCOMPARE(p["boundary"].size(), std::size_t(2));
 }
 
 void TestOnnx::exportNamesModuleInputsByTensor()

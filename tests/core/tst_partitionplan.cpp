@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "TestGraphs.h"
+#include "TestSupport.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/PartitionPlan.h"
 
@@ -33,21 +34,8 @@ QString layout(const PartitionPlan &plan)
     return parts.join(QStringLiteral(" | "));
 }
 
-NodeId node(const Graph &g, const char *key)
-{
-    const NodeId id = g.findByKey(key);
-    if (!id.isValid())
-        qFatal("no node %s", key);
-    return id;
-}
-
-std::vector<NodeId> nodes(const Graph &g, std::initializer_list<const char *> keys)
-{
-    std::vector<NodeId> out;
-    for (const char *k : keys)
-        out.push_back(node(g, k));
-    return out;
-}
+using test::node;
+using test::nodes;
 
 QString edgeText(const Graph &g, const EdgeRef &e)
 {

@@ -2,7 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 // Plan files (save / load / diagnostics), the cost model and the partition report.
 #include "TestGraphs.h"
-#include "core/partition/PartitionCost.h"
+#include "TestSupport.h"
+include "core/partition/PartitionCost.h"
+#include "core/analysis/Cost.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanFile.h"
 #include "core/partition/PlanReport.h"
@@ -16,13 +18,7 @@ using namespace cleave::test;
 
 namespace {
 
-NodeId node(const Graph &g, const char *key)
-{
-    const NodeId id = g.findByKey(key);
-    if (!id.isValid())
-        qFatal("no node %s", key);
-    return id;
-}
+using test::node;
 
 QStringList lines(const std::vector<Diagnostic> &diagnostics)
 {

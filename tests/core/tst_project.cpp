@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 // Project files (.cleave): round trip, relative model paths, checksum mismatch, corrupted files.
+#include "TestSupport.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/PlanFile.h"
 #include "core/project/ProjectFile.h"
@@ -20,13 +21,7 @@ namespace {
 const std::string resnet
     = QDir::cleanPath(QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay")).toStdString();
 
-std::unique_ptr<Graph> load(const std::string &path)
-{
-    ImportResult r = importFile(path);
-    if (!r.ok())
-        qFatal("cannot import %s: %s", path.c_str(), r.firstError().c_str());
-    return std::move(r.graph);
-}
+using test::loadOrAbort;
 
 QByteArray readAll(const QString &path)
 {
@@ -69,7 +64,7 @@ void TestProject::roundTrip()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const std::unique_ptr<Graph> graph = load(resnet);
+    const std::unique_ptr<Graph> graph = loadOrAbort(resnet);
     PartitionPlan plan(*graph);
     QVERIFY(!plan.cutAfterOps({ { "add", 0 }, { "add", 2 } }).isEmpty());
     plan.renamePartition(plan.partitions()[1].id, "middle");
@@ -95,7 +90,7 @@ void TestProject::roundTrip()
     QCOMPARE(resolveModelPath(*loaded.project, path), resnet);
     QVERIFY(!modelChanged(*loaded.project, *graph));
 
-    const std::unique_ptr<Graph> again = load(resolveModelPath(*loaded.project, path));
+    const std::unique_ptr<Graph> again = loadOrAbort(resolveModelPath(*loaded.project, path));
     PlanLoadResult reloaded = projectPlan(*loaded.project, *again, path, false);
     QVERIFY(reloaded.ok());
     QCOMPARE(planToJson(*reloaded.plan), planToJson(plan));
@@ -112,7 +107,7 @@ void TestProject::modelPathIsRelative()
     QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("models"))));
     QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("projects"))));
     QVERIFY(QFile::copy(QString::fromStdString(resnet), model));
-    const std::unique_ptr<Graph> graph = load(model.toStdString());
+    const std::unique_ptr<Graph> graph = loadOrAbort(model.toStdString());
     const PartitionPlan plan(*graph);
     const std::string path = dir.filePath(QStringLiteral("projects/p.cleave")).toStdString();
     const Project project = makeProject(plan, path);
@@ -133,7 +128,7 @@ void TestProject::checksumMismatch()
     QTemporaryDir dir;
     const QString model = dir.filePath(QStringLiteral("net.relay"));
     QVERIFY(QFile::copy(QString::fromStdString(resnet), model));
-    const std::unique_ptr<Graph> graph = load(model.toStdString());
+    const std::unique_ptr<Graph> graph = loadOrAbort(model.toStdString());
     PartitionPlan plan(*graph);
     plan.cutAfterOp("add", 0);
     const std::string path = dir.filePath(QStringLiteral("net.cleave")).toStdString();
@@ -144,7 +139,7 @@ void TestProject::checksumMismatch()
     QVERIFY(file.open(QIODevice::Append));
     file.write("\n// edited\n");
     file.close();
-    const std::unique_ptr<Graph> changed = load(model.toStdString());
+    const std::unique_ptr<Graph> changed = loadOrAbort(model.toStdString());
     const ProjectLoadResult loaded = loadProjectFile(path);
     QVERIFY(loaded.ok());
     QVERIFY(modelChanged(*loaded.project, *changed));
@@ -230,7 +225,7 @@ void TestProject::syntaxErrorHasLineAndColumn()
 void TestProject::failedSaveKeepsExistingProject()
 {
     QTemporaryDir dir;
-    const std::unique_ptr<Graph> graph = load(resnet);
+    const std::unique_ptr<Graph> graph = loadOrAbort(resnet);
     PartitionPlan plan(*graph);
     const std::string path = dir.filePath(QStringLiteral("p.cleave")).toStdString();
     QVERIFY(saveProjectFile(makeProject(plan, path), path));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "TestGraphs.h"
+#include "TestSupport.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/PartitionPlan.h"
 #include "core/validation/Validation.h"
@@ -12,13 +13,7 @@ using namespace cleave::test;
 
 namespace {
 
-NodeId node(const Graph &g, const char *key)
-{
-    const NodeId id = g.findByKey(key);
-    if (!id.isValid())
-        qFatal("no node %s", key);
-    return id;
-}
+using test::node;
 
 /// `code: message` per diagnostic.
 QStringList lines(const std::vector<Diagnostic> &diagnostics)

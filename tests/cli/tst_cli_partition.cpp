@@ -10,12 +10,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 namespace {
 
 using Run = cleave::test::CliRun;
-using cleave::test::runCli;
+using cleave::test::runCliBinary;
 
 const QString resnet = QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay");
+const QString residualInception
+    = QStringLiteral(CLEAVE_TESTDATA_DIR "/map/residual_inception.relay");
+
+// Measured latencies for residual_inception.relay (per op, and one node entry for %9).
+const std::string residualTable
+    = R"({"unit": "us", "ops": {"nn.conv2d": 100, "add": 2, "nn.relu": 1, "nn.max_pool2d": 5,
+          "concatenate": 3, "nn.global_avg_pool2d": 2, "reshape": 0, "nn.dense": 8},
+          "nodes": {"%9": 250}})";
 
 void writeFile(const QString &path, const QByteArray &bytes)
 {
@@ -38,13 +48,15 @@ private slots:
     void validateOpSupport();
     void badInput_data();
     void badInput();
+    void cutAfterBlock();
+    void partitionWithLatency();
 };
 
 void TestCliPartition::partitionCutAfterAddJson()
 {
-    const Run r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
-                           QStringLiteral("add:0"), QStringLiteral("--dry-run"),
-                           QStringLiteral("--json") });
+    const Run r = runCliBinary({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
+                                 QStringLiteral("add:0"), QStringLiteral("--dry-run"),
+                                 QStringLiteral("--json") });
     QCOMPARE(r.exitCode, 0);
     const nlohmann::json report = nlohmann::json::parse(r.out.toStdString());
     QCOMPARE(report["partitions"].size(), std::size_t(2));
@@ -62,8 +74,9 @@ void TestCliPartition::partitionCutAfterAddJson()
 
 void TestCliPartition::partitionText()
 {
-    const Run r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after=add:0"),
-                           QStringLiteral("--cut-after"), QStringLiteral("add:3") });
+    const Run r
+        = runCliBinary({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after=add:0"),
+                         QStringLiteral("--cut-after"), QStringLiteral("add:3") });
     QCOMPARE(r.exitCode, 0);
     const QString text = QString::fromUtf8(r.out);
     QVERIFY2(text.startsWith(QStringLiteral("Partitions (3):\n")), qPrintable(text));
@@ -75,25 +88,25 @@ void TestCliPartition::savePlanThenValidate()
 {
     QTemporaryDir dir;
     const QString plan = dir.filePath(QStringLiteral("plan.json"));
-    Run r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
-                     QStringLiteral("add:1"), QStringLiteral("--save-plan"), plan });
+    Run r = runCliBinary({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
+                           QStringLiteral("add:1"), QStringLiteral("--save-plan"), plan });
     QCOMPARE(r.exitCode, 0);
     QVERIFY(QFile::exists(plan));
-    r = runCli({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan });
+    r = runCliBinary({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan });
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.endsWith("plan is valid (2 partitions)\n"), r.out.constData());
 
     // The same plan drives `partition --plan`.
-    r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--plan"), plan,
-                 QStringLiteral("--json") });
+    r = runCliBinary({ QStringLiteral("partition"), resnet, QStringLiteral("--plan"), plan,
+                       QStringLiteral("--json") });
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(nlohmann::json::parse(r.out.toStdString())["boundary"].size(), std::size_t(1));
 
     // --dry-run writes nothing.
     const QString other = dir.filePath(QStringLiteral("other.json"));
-    r = runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
-                 QStringLiteral("add:1"), QStringLiteral("--save-plan"), other,
-                 QStringLiteral("--dry-run") });
+    r = runCliBinary({ QStringLiteral("partition"), resnet, QStringLiteral("--cut-after"),
+                       QStringLiteral("add:1"), QStringLiteral("--save-plan"), other,
+                       QStringLiteral("--dry-run") });
     QCOMPARE(r.exitCode, 0);
     QVERIFY(!QFile::exists(other));
 }
@@ -110,8 +123,8 @@ void TestCliPartition::validateInvalidPlan()
               "{\"cleave_plan\": 1, \"partitions\": [{\"name\": \"a\", \"nodes\": [\"%0\", "
               "\"%1\", \"%3\"]}, {\"name\": \"b\", \"nodes\": ["
                   + nodes + ", \"%ret\"]}]}");
-    const Run r = runCli({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan,
-                           QStringLiteral("--json") });
+    const Run r = runCliBinary({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan,
+                                 QStringLiteral("--json") });
     QCOMPARE(r.exitCode, 1);
     const nlohmann::json out = nlohmann::json::parse(r.out.toStdString());
     QCOMPARE(out["valid"].get<bool>(), false);
@@ -130,9 +143,10 @@ void TestCliPartition::validateOpSupport()
 {
     QTemporaryDir dir;
     const QString plan = dir.filePath(QStringLiteral("plan.json"));
-    QCOMPARE(runCli({ QStringLiteral("partition"), resnet, QStringLiteral("--save-plan"), plan })
-                 .exitCode,
-             0);
+    QCOMPARE(
+        runCliBinary({ QStringLiteral("partition"), resnet, QStringLiteral("--save-plan"), plan })
+            .exitCode,
+        0);
     QFile f(plan);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QByteArray text = f.readAll().replace("\"llvm\"", "\"dnnl\"");
@@ -142,8 +156,8 @@ void TestCliPartition::validateOpSupport()
     writeFile(ops, R"({"target": "dnnl", "ops": ["nn.conv2d", "nn.batch_norm", "nn.relu", "add",
                        "nn.max_pool2d", "nn.global_avg_pool2d", "nn.batch_flatten", "nn.dense",
                        "nn.bias_add"]})");
-    const Run r = runCli({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan,
-                           QStringLiteral("--op-support"), ops });
+    const Run r = runCliBinary({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan,
+                                 QStringLiteral("--op-support"), ops });
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(
         r.out.contains("target dnnl of partition stage0 does not support nn.softmax (1 node: "),
@@ -174,16 +188,66 @@ void TestCliPartition::badInput_data()
     QTest::newRow("both") << QStringList { QStringLiteral("partition"),   resnet,
                                            QStringLiteral("--plan"),      QStringLiteral("x.json"),
                                            QStringLiteral("--cut-after"), QStringLiteral("add:0") }
-                          << QStringLiteral("give either --cut-after / --cut-after-block or --plan, not both");
+                          << QStringLiteral(
+                                 "give either --cut-after / --cut-after-block or --plan, not both");
 }
 
 void TestCliPartition::badInput()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, stderrPart);
-    const Run r = runCli(args);
+    const Run r = runCliBinary(args);
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(QString::fromUtf8(r.err).contains(stderrPart), r.err.constData());
+}
+
+void TestCliPartition::cutAfterBlock()
+{
+    // samples/resnet_fused.relay: the third conv-add-relu kernel ends inside a residual block, so
+    // its skip connection crosses too (two tensors, one input each).
+    const auto run = runCliBinary(
+        { QStringLiteral("partition"), QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet_fused.relay"),
+          QStringLiteral("--cut-after-block"), QStringLiteral("nn_conv2d_add_nn_relu:2"),
+          QStringLiteral("--json") });
+    QCOMPARE(run.exitCode, 0);
+    const auto j = nlohmann::json::parse(run.out.toStdString());
+    QCOMPARE(j["partitions"].size(), std::size_t(2));
+    QCOMPARE(j["boundary"].size(), std::size_t(2));
+
+    const auto bad = runCliBinary(
+        { QStringLiteral("partition"), QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet_fused.relay"),
+          QStringLiteral("--cut-after-block"), QStringLiteral("nn_softmax:x") });
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("--cut-after-block expects NAME[:INDEX]"));
+}
+
+void TestCliPartition::partitionWithLatency()
+{
+    QTemporaryDir dir;
+    const QString table = dir.filePath(QStringLiteral("lat.json"));
+    std::ofstream(table.toStdString()) << residualTable;
+    const auto run
+        = runCliBinary({ QStringLiteral("partition"), residualInception,
+                         QStringLiteral("--cut-after"), QStringLiteral("nn.max_pool2d:0"),
+                         QStringLiteral("--latency"), table, QStringLiteral("--json") });
+    QCOMPARE(run.exitCode, 0);
+    const auto j = nlohmann::json::parse(run.out.toStdString());
+    QCOMPARE(j["partitions"][0]["latency_us"].get<double>(), 213.0);
+    QCOMPARE(j["partitions"][1]["latency_us"].get<double>(), 366.0);
+    QCOMPARE(j["partitions"][1]["latency_missing"].get<int>(), 0);
+
+    const auto text = runCliBinary(
+        { QStringLiteral("partition"), residualInception, QStringLiteral("--latency"), table });
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("latency"), text.out.constData());
+    QVERIFY(text.out.contains("579.0 us"));
+
+    const auto missing
+        = runCliBinary({ QStringLiteral("partition"), residualInception,
+                         QStringLiteral("--latency"), dir.filePath(QStringLiteral("none.json")) });
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY(missing.err.contains(
+        "none.json: error: cannot open the latency file [latency.unreadable]"));
 }
 
 QTEST_APPLESS_MAIN(TestCliPartition)

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "app/cli/CliModel.h"
+
+#include "core/support/FileIo.h"
+#include "core/formats/FormatRegistry.h"
+#include "core/partition/PlanFile.h"
+
+namespace cleave::cli {
+
+std::unique_ptr<Graph> importModel(const std::string &path, std::ostream &err)
+{
+    ImportResult result = importFile(path);
+    for (const Diagnostic &d : result.diagnostics)
+        err << d.toString() << '\n';
+    if (!result.ok()) {
+        if (result.diagnostics.empty())
+            err << path << ": error: the model could not be read\n";
+        return nullptr;
+    }
+    return std::move(result.graph);
+}
+
+std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,
+                                      std::vector<Diagnostic> &notes, std::ostream &err)
+{
+    PlanLoadOptions options;
+    options.force = args.has("--force");
+    PlanLoadResult loaded = loadPlanFile(graph, *args.value("--plan"), options);
+    for (Diagnostic &d : loaded.diagnostics) {
+        if (!loaded.ok())
+            err << d.toString() << '\n';
+        else
+            notes.push_back(std::move(d));
+    }
+    if (!loaded.ok())
+        return std::nullopt;
+    return std::move(loaded.plan);
+}
+
+bool loadCheckOptions(const Arguments &args, ValidationOptions &options,
+                      std::optional<LatencyTable> &latency, std::ostream &err)
+{
+    std::vector<Diagnostic> problems;
+    for (const std::string &file : args.values("--op-support")) {
+        for (OpSupportList &l : loadOpSupportFile(file, problems))
+            options.opSupport.push_back(std::move(l));
+    }
+    if (const auto file = args.value("--latency")) {
+        latency = LatencyTable::load(*file, problems);
+        options.latency = latency ? &*latency : nullptr;
+    }
+    for (const Diagnostic &d : problems)
+        err << d.toString() << '\n';
+    return !hasErrors(problems);
+}
+
+bool fusionOptions(const Arguments &args, FusionOptions &options,
+                   std::optional<OpPatternTable> &patterns, std::ostream &err)
+{
+    options.foldBatchNorm = args.has("--fold-batch-norm");
+    options.transparentStopFusion = args.has("--transparent-stop-fusion");
+    const auto file = args.value("--op-patterns");
+    if (!file)
+        return true;
+    const std::optional<std::string> text = readFile(*file);
+    if (!text) {
+        err << *file << ": error: cannot open the op pattern file\n";
+        return false;
+    }
+    patterns = OpPatternTable::builtin();
+    std::vector<Diagnostic> problems;
+    const bool ok = patterns->loadJson(*text, *file, problems);
+    for (const Diagnostic &d : problems)
+        err << d.toString() << '\n';
+    options.patterns = &*patterns;
+    return ok;
+}
+
+} // namespace cleave::cli

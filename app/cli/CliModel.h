@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+//
+// Loading what the commands work on (the model, a plan, op-support lists, latencies, op
+// patterns), in one place: each loader prints its diagnostics to the error stream and tells
+// the command whether it can go on.
+#pragma once
+
+#include "app/cli/CliArguments.h"
+#include "core/analysis/FusionAnalysis.h"
+#include "core/analysis/LatencyTable.h"
+#include "core/analysis/OpPattern.h"
+#include "core/graph/Graph.h"
+#include "core/partition/PartitionPlan.h"
+#include "core/validation/Validation.h"
+
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace cleave::cli {
+
+/// Imports the model; prints its diagnostics to `err`. Null when it cannot be used.
+std::unique_ptr<Graph> importModel(const std::string &path, std::ostream &err);
+
+/// Loads the plan file named by `--plan` (honouring `--force`); prints what went wrong. Load
+/// warnings are kept in `notes` to be reported with the validation findings.
+std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,
+                                      std::vector<Diagnostic> &notes, std::ostream &err);
+
+/// Loads the op-support lists (`--op-support`) and the latency table (`--latency`, kept in
+/// `latency`, which options.latency then points to); prints what went wrong.
+bool loadCheckOptions(const Arguments &args, ValidationOptions &options,
+                      std::optional<LatencyTable> &latency, std::ostream &err);
+
+/// The fusion options the flags ask for (`--fold-batch-norm`, `--transparent-stop-fusion`,
+/// `--op-patterns`); the pattern table, when a file extends it, is kept in `patterns`
+/// (options.patterns points to it). Prints what went wrong.
+bool fusionOptions(const Arguments &args, FusionOptions &options,
+                   std::optional<OpPatternTable> &patterns, std::ostream &err);
+
+} // namespace cleave::cli

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+//
+// `cleave-cli partition MODEL`: cut a model (after ops, after fused blocks, or as a saved plan
+// says), print the partitions, boundary and diagnostics, and optionally save the plan and
+// write the export folder (DESIGN.md §3).
+#include "app/cli/CliArguments.h"
+#include "app/cli/CliModel.h"
+#include "core/analysis/FusionAnalysis.h"
+#include "core/formats/Exporter.h"
+#include "core/partition/BlockCuts.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PlanFile.h"
+#include "core/partition/PlanReport.h"
+#include "core/validation/Validation.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace cleave::cli {
+namespace {
+
+/// Parses `NAME:INDEX` (or, when the index is optional, `NAME` meaning `NAME:0`).
+std::optional<std::pair<std::string, std::size_t>> parseSplitPoint(const std::string &text,
+                                                                   bool indexOptional = false)
+{
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos)
+        return indexOptional && !text.empty()
+            ? std::optional(std::pair<std::string, std::size_t>(text, 0))
+            : std::nullopt;
+    const std::string index = text.substr(colon + 1);
+    if (colon == 0 || index.empty() || index.size() > 9
+        || index.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    return std::pair<std::string, std::size_t>(text.substr(0, colon), std::stoul(index));
+}
+
+/// Prints an edit's diagnostics (prefixed with the model path); false when one is an error.
+bool reportEdit(const PlanEdit &edit, const std::string &model, std::ostream &err)
+{
+    for (const Diagnostic &d : edit.diagnostics)
+        err << model << ": " << d.toString() << '\n';
+    return !hasErrors(edit.diagnostics);
+}
+
+/// `partition --out DIR`: writes the export folder (DESIGN.md §3).
+int exportPlan(const PartitionPlan &plan, const BoundaryTable &boundary,
+               const std::vector<Diagnostic> &diagnostics, const Arguments &args,
+               const std::string &dir, const CommandContext &context)
+{
+    ExportOptions options;
+    options.liftConstants = args.has("--lift-constants");
+    options.diagnostics = diagnostics;
+    if (const auto targets = args.value("--targets")) {
+        std::stringstream list(*targets);
+        std::string item;
+        while (std::getline(list, item, ','))
+            options.targets.push_back(item);
+    }
+    const ExportResult result = exportPartitions(plan, boundary, options, dir);
+    for (const Diagnostic &d : result.diagnostics)
+        context.err << dir << ": " << d.toString() << '\n';
+    if (!result.ok) {
+        const bool io = std::any_of(result.diagnostics.begin(), result.diagnostics.end(),
+                                    [](const Diagnostic &d) { return d.code == "export.io"; });
+        return io ? exitBadInput : exitInvalidPlan;
+    }
+    context.out << "exported " << result.files.size() << " files to " << dir << '\n';
+    return exitOk;
+}
+
+/// Writes what the plan became: the report, then (unless --dry-run) --save-plan and --out.
+int writeResults(const PartitionPlan &plan, const BoundaryTable &boundary,
+                 const std::vector<Diagnostic> &diagnostics, const LatencyTable *latency,
+                 const Arguments &args, const CommandContext &context)
+{
+    if (args.has("--json"))
+        context.out << planReportJson(plan, boundary, diagnostics, latency).dump(2) << '\n';
+    else
+        context.out << planReportText(plan, boundary, diagnostics, latency);
+    if (const auto target = args.value("--save-plan"); target && !args.has("--dry-run")) {
+        std::string error;
+        if (!savePlanFile(plan, *target, &error)) {
+            context.err << *target << ": error: " << error << '\n';
+            return exitBadInput;
+        }
+    }
+    if (const auto out = args.value("--out"); out && !args.has("--dry-run")) {
+        if (const int status = exportPlan(plan, boundary, diagnostics, args, *out, context);
+            status != exitOk)
+            return status;
+    }
+    return hasErrors(diagnostics) ? exitInvalidPlan : exitOk;
+}
+
+int runPartition(const Arguments &args, const CommandContext &context)
+{
+    const std::vector<std::string> cuts = args.values("--cut-after");
+    const std::vector<std::string> blockCuts = args.values("--cut-after-block");
+    if ((!cuts.empty() || !blockCuts.empty()) && args.value("--plan"))
+        return context.usageError(
+            "give either --cut-after / --cut-after-block or --plan, not both");
+    std::vector<SplitPoint> points;
+    for (const std::string &cut : cuts) {
+        const auto point = parseSplitPoint(cut);
+        if (!point)
+            return context.usageError("--cut-after expects OP:INDEX (e.g. add:0), got '" + cut
+                                      + "'");
+        points.push_back({ point->first, point->second });
+    }
+    std::vector<BlockSplitPoint> blockPoints;
+    for (const std::string &cut : blockCuts) {
+        const auto point = parseSplitPoint(cut, true);
+        if (!point)
+            return context.usageError("--cut-after-block expects NAME[:INDEX] (e.g. "
+                                      "nn_conv2d_add_nn_relu:2), got '"
+                                      + cut + "'");
+        blockPoints.push_back({ point->first, point->second });
+    }
+    const std::string &model = args.positionals.front();
+    const auto graph = importModel(model, context.err);
+    if (!graph)
+        return exitBadInput;
+    std::vector<Diagnostic> diagnostics;
+    std::optional<PartitionPlan> plan;
+    if (args.value("--plan"))
+        plan = loadPlan(*graph, args, diagnostics, context.err);
+    else
+        plan.emplace(*graph);
+    ValidationOptions options;
+    std::optional<LatencyTable> latency;
+    if (!plan || !loadCheckOptions(args, options, latency, context.err))
+        return exitBadInput;
+    if (!points.empty() && !reportEdit(plan->cutAfterOps(points), model, context.err))
+        return exitBadInput;
+    if (!blockPoints.empty()) {
+        FusionOptions fusion;
+        std::optional<OpPatternTable> patterns;
+        if (!fusionOptions(args, fusion, patterns, context.err))
+            return exitBadInput;
+        const auto blocks = fuseOps(*graph, plan->function(), fusion);
+        if (!reportEdit(cutAfterBlocks(*plan, blocks, blockPoints), model, context.err))
+            return exitBadInput;
+    }
+    const BoundaryTable boundary = computeBoundary(*plan);
+    for (Diagnostic &d : validateAll(*plan, boundary, options))
+        diagnostics.push_back(std::move(d));
+    return writeResults(*plan, boundary, diagnostics, options.latency, args, context);
+}
+
+} // namespace
+
+Command partitionCommand()
+{
+    return {
+        "partition",
+        "MODEL [(--cut-after OP:INDEX | --cut-after-block NAME[:INDEX])... | --plan PLAN.json] "
+        "[--dry-run] [--json] "
+        "[--save-plan FILE] [--out DIR [--lift-constants] [--targets T0,T1,...]]",
+        "Partition a model and print the partitions (ops, FLOPs, params), the boundary "
+        "tensors and the diagnostics.",
+        "  --cut-after OP:INDEX  cut after the INDEX-th (0-based) call of OP in program order,\n"
+        "                        as TVM's graph_split does; repeat for several cuts\n"
+        "  --cut-after-block NAME[:INDEX]\n"
+        "                        cut after the INDEX-th fused block (FuseOps kernel) named\n"
+        "                        NAME, e.g. nn_conv2d_add_nn_relu:2; repeatable; the blocks\n"
+        "                        are formed with the options below\n" //
+        CLEAVE_CLI_FUSION_OPTIONS_HELP "  --plan FILE           start from a saved plan instead\n"
+        "  --op-support FILE     check ops against per-target op-support lists\n"
+        "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}}):\n"
+        "                        a latency column and the pipeline's bottleneck\n"
+        "  --save-plan FILE      write the resulting plan (not with --dry-run)\n"
+        "  --out DIR             export: mod<k>.relay, pipeline_config.json, partitions.json,\n"
+        "                        build_pipeline.py (+ byoc.relay, byoc_annotated.relay for\n"
+        "                        BYOC targets); DIR is replaced atomically\n"
+        "  --lift-constants      with --out: constants become trailing parameters const_<i>\n"
+        "                        (order of first use), listed in partitions.json\n"
+        "  --targets T0,T1,...   with --out: the target of each partition, in order\n"
+        "  --dry-run             only print; write nothing\n"
+        "  --force               accept a plan made for a model with another checksum\n"
+        "  --json                print {\"partitions\", \"boundary\", \"diagnostics\"} as JSON\n",
+        { "--json", "--dry-run", "--force", "--fold-batch-norm", "--transparent-stop-fusion",
+          "--lift-constants" },
+        1,
+        runPartition,
+        { "--cut-after", "--cut-after-block", "--plan", "--save-plan", "--op-support", "--latency",
+          "--op-patterns", "--out", "--targets" },
+    };
+}
+
+} // namespace cleave::cli

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+//
+// `cleave-cli validate MODEL --plan PLAN.json`: every rule of core/validation over a saved
+// plan; exit 1 when the plan is invalid.
+#include "app/cli/CliArguments.h"
+#include "app/cli/CliModel.h"
+#include "core/partition/PlanReport.h"
+#include "core/validation/Validation.h"
+
+namespace cleave::cli {
+namespace {
+
+int runValidate(const Arguments &args, const CommandContext &context)
+{
+    if (!args.value("--plan"))
+        return context.usageError("validate needs --plan PLAN.json");
+    const auto graph = importModel(args.positionals.front(), context.err);
+    if (!graph)
+        return exitBadInput;
+    std::vector<Diagnostic> diagnostics;
+    std::optional<PartitionPlan> plan = loadPlan(*graph, args, diagnostics, context.err);
+    ValidationOptions options;
+    std::optional<LatencyTable> latency;
+    if (!plan || !loadCheckOptions(args, options, latency, context.err))
+        return exitBadInput;
+    for (Diagnostic &d : validateAll(*plan, options))
+        diagnostics.push_back(std::move(d));
+    const bool valid = !hasErrors(diagnostics);
+    if (args.has("--json")) {
+        const nlohmann::json out {
+            { "valid", valid }, { "diagnostics", diagnosticsToJson(&*plan, *graph, diagnostics) }
+        };
+        context.out << out.dump(2) << '\n';
+    } else {
+        for (const Diagnostic &d : diagnostics)
+            context.out << d.toString() << '\n';
+        context.out << (valid ? "plan is valid" : "plan is invalid") << " ("
+                    << plan->partitionCount() << " partitions)\n";
+    }
+    return valid ? exitOk : exitInvalidPlan;
+}
+
+} // namespace
+
+Command validateCommand()
+{
+    return { "validate",
+             "MODEL --plan PLAN.json [--json] [--op-support FILE] [--latency FILE] [--force]",
+             "Validate a partition plan against a model; exit 1 when the plan is invalid.",
+             "  --plan FILE        the plan file to check (required)\n"
+             "  --op-support FILE  {\"target\": ..., \"ops\": [...]} list(s): flag ops a target "
+             "lacks\n"
+             "  --latency FILE     measured latencies: report each partition's share and the\n"
+             "                     bottleneck (cost.balance)\n"
+             "  --force            accept a plan made for a model with another checksum\n"
+             "  --json             print {\"valid\", \"diagnostics\"} as JSON\n",
+             { "--json", "--force" },
+             1,
+             runValidate,
+             { "--plan", "--op-support", "--latency" } };
+}
+
+} // namespace cleave::cli
