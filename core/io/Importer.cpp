@@ -3,6 +3,7 @@
 #include "core/io/Importer.h"
 
 #include "core/io/Checksum.h"
+#include "core/io/ContentSniffer.h"
 #include "core/io/graphjson/GraphJsonImporter.h"
 #include "core/io/onnx/OnnxImporter.h"
 #include "core/io/relay/RelayImporter.h"
@@ -78,6 +79,14 @@ ImportResult guardedImport(const std::string &path, const std::string &internalC
 
 ImportResult importBytes(std::string_view bytes, const std::string &path)
 {
+    if (const std::optional<std::string> foreign = foreignContent(bytes)) {
+        ImportResult r;
+        Diagnostic d = fileError(path, "import.not_a_model", *foreign);
+        d.where.line = 1;
+        d.where.column = 1;
+        r.diagnostics.push_back(std::move(d));
+        return r;
+    }
     const Importer *importer = importerFor(path, bytes.substr(0, 4096));
     if (!importer) {
         ImportResult r;
