@@ -4,6 +4,7 @@
 
 #include "core/formats/FormatRegistry.h"
 #include "ui/commands/CutAcrossEdges.h"
+#include "ui/commands/EditActions.h"
 #include "ui/dialogs/ExportDialog.h"
 #include "ui/docks/BoundaryDock.h"
 #include "ui/docks/DiagnosticsDock.h"
@@ -13,6 +14,7 @@
 #include "ui/docks/SummaryDock.h"
 #include "ui/document/Document.h"
 #include "ui/models/ModelOutlineModel.h"
+#include "ui/scene/CanvasViewState.h"
 #include "ui/scene/CanvasWidget.h"
 
 #include <QAction>
@@ -31,7 +33,6 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
 
@@ -49,7 +50,7 @@ namespace {
 
 const QString geometryKey = QStringLiteral("mainWindow/geometry");
 const QString stateKey = QStringLiteral("mainWindow/state");
-constexpr int autosaveIntervalMs = 60 * 1000;
+const QString minimapKey = QStringLiteral("view/minimap");
 
 QString plural(qsizetype n, const QString &singular, const QString &pluralForm)
 {
@@ -66,6 +67,8 @@ QIcon icon(const char *name)
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
     , m_document(new Document(this))
+    , m_levels(new LevelView(m_document, this))
+    , m_session(new ProjectSession(m_document, this, this))
     , m_canvas(new CanvasWidget)
     , m_outlineModel(new ModelOutlineModel(this))
     , m_central(new QStackedWidget)
@@ -76,7 +79,6 @@ MainWindow::MainWindow(QWidget *parent)
     , m_statusNodes(new QLabel)
     , m_statusPartitions(new QLabel)
     , m_statusValidation(new QLabel)
-    , m_autosaveTimer(new QTimer(this))
 {
     initCleaveResources();
     setWindowTitle(tr("Cleave"));
@@ -98,14 +100,17 @@ MainWindow::MainWindow(QWidget *parent)
                  formats.join(QStringLiteral(", "))));
 
     m_canvas->setObjectName(QStringLiteral("canvas"));
+    m_canvas->observe(m_levels);
+    m_viewState = new CanvasViewState(m_canvas, m_levels, this);
+    m_session->setViewStateProvider([this] { return m_viewState->capture(); });
     m_central->addWidget(m_emptyHint);
     m_central->addWidget(m_canvas);
     setCentralWidget(m_central);
 
     createDocks();
     createActions();
-    createLevelActions();
     createMenus();
+    connectDocks();
     connectCanvas();
 
     for (QLabel *label : { m_statusModel, m_statusNodes, m_statusPartitions, m_statusValidation })
@@ -119,16 +124,24 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_statusPartitions);
     statusBar()->addPermanentWidget(m_statusValidation);
 
+    auto message
+        = [this](const QString &text, int timeout) { statusBar()->showMessage(text, timeout); };
     connect(m_document, &Document::graphChanged, this, &MainWindow::onGraphChanged);
-    connect(m_document, &Document::planChanged, this, &MainWindow::onPlanChanged);
+    connect(m_document, &Document::planChanged, this, [this] {
+        updateStatus();
+        m_edits->update();
+    });
     connect(m_document, &Document::editRefused, this,
-            [this](const QString &message) { statusBar()->showMessage(message, 10000); });
+            [message](const QString &text) { message(text, 10000); });
     connect(m_document, &Document::projectPathChanged, this, &MainWindow::updateTitle);
     connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
-
-    m_autosaveTimer->setInterval(autosaveIntervalMs);
-    connect(m_autosaveTimer, &QTimer::timeout, this, &MainWindow::autosave);
-    m_autosaveTimer->start();
+    connect(m_session, &ProjectSession::statusMessage, this, message);
+    connect(m_session, &ProjectSession::viewStateLoaded, m_viewState, &CanvasViewState::restore);
+    connect(m_session, &ProjectSession::recentFilesChanged, this,
+            [this] { m_recentMenu->setEnabled(!ProjectSession::recentFiles().isEmpty()); });
+    connect(m_levels, &LevelView::notice, this,
+            [message](const QString &text) { message(text, 15000); });
+    connect(m_edits, &EditActions::statusMessage, this, message);
 
     resize(1440, 900);
     const QSettings settings;
@@ -139,7 +152,8 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow()
 {
-    // Views and the canvas point into the document's plan: let them go before it.
+    // The canvas points into the document's plan and the level view: let it go before them.
+    m_canvas->observe(nullptr);
     m_canvas->setPlan(nullptr, nullptr);
     m_canvas->setGraph(nullptr, {}, {});
 }
@@ -179,29 +193,24 @@ void MainWindow::createDocks()
     addToolBarBreak(Qt::TopToolBarArea);
     addToolBar(Qt::TopToolBarArea, m_searchBar);
     m_searchBar->hide();
+}
 
+void MainWindow::connectDocks()
+{
     connect(m_partitionsDock, &PartitionsDock::partitionSelected, this,
             [this](cleave::PartitionId id) {
-                // At Blocks level the canvas shows a converted plan with its own ids: same order.
-                const cleave::PartitionPlan *plan = m_document->plan();
-                if (m_level == Level::Blocks && m_blockPlan && plan && id.isValid()) {
-                    const int index = plan->indexOf(id);
-                    id = index >= 0 && std::size_t(index) < m_blockPlan->partitionCount()
-                        ? m_blockPlan->partitions()[std::size_t(index)].id
-                        : cleave::PartitionId {};
-                }
-                m_canvas->highlightPartition(id);
+                m_canvas->highlightPartition(m_levels->shownPartition(id));
             });
     connect(m_boundaryDock, &BoundaryDock::edgeSelected, this, [this](cleave::EdgeRef edge) {
         if (edge.tensor.isValid() && edge.consumer.isValid()) {
-            const std::vector<cleave::EdgeRef> shown = shownEdges({ edge });
+            const std::vector<cleave::EdgeRef> shown = m_levels->shownEdges({ edge });
             if (!shown.empty())
                 m_canvas->highlightEdge(shown.front().tensor, shown.front().consumer);
         }
-        updateEditActions();
+        m_edits->update();
     });
     connect(m_diagnosticsDock, &DiagnosticsDock::focusRequested, this,
-            [this](const std::vector<cleave::NodeId> &nodes) { focusModelNodes(nodes); });
+            &MainWindow::focusModelNodes);
     connect(m_searchBar, &SearchBar::hitActivated, this,
             [this](cleave::NodeId node) { focusModelNodes({ node }); });
 }
@@ -224,59 +233,70 @@ void MainWindow::createActions()
     m_cutToolAction = new QAction(icon("cut"), tr("&Cut Tool"), tools);
     m_cutToolAction->setShortcut(Qt::Key_C);
     m_cutToolAction->setToolTip(tr("Cut (C): drag a stroke across the edges to cut"));
-    for (QAction *a : { m_selectToolAction, m_cutToolAction })
+    m_selectToolAction->setObjectName(QStringLiteral("selectToolAction"));
+    m_cutToolAction->setObjectName(QStringLiteral("cutToolAction"));
+    for (QAction *a : { m_selectToolAction, m_cutToolAction }) {
         a->setCheckable(true);
+        a->setShortcutContext(Qt::WindowShortcut);
+    }
     m_selectToolAction->setChecked(true);
     connect(m_selectToolAction, &QAction::triggered, this,
             [this] { m_canvas->setTool(CanvasWidget::Tool::Select); });
     connect(m_cutToolAction, &QAction::triggered, this,
             [this] { m_canvas->setTool(CanvasWidget::Tool::Cut); });
+    connect(m_viewState, &CanvasViewState::toolRestored, this, [this](CanvasWidget::Tool tool) {
+        (tool == CanvasWidget::Tool::Cut ? m_cutToolAction : m_selectToolAction)->trigger();
+    });
 
     m_fitAction = new QAction(icon("fit"), tr("&Fit to Window"), this);
+    m_fitAction->setObjectName(QStringLiteral("fitAction"));
+    m_fitAction->setShortcut(Qt::Key_F);
+    m_fitAction->setShortcutContext(Qt::WindowShortcut);
     m_fitAction->setToolTip(tr("Fit the graph to the window (F)"));
     connect(m_fitAction, &QAction::triggered, m_canvas, &CanvasWidget::fitToView);
+
+    m_minimapAction = new QAction(tr("Show &Minimap"), this);
+    m_minimapAction->setObjectName(QStringLiteral("minimapAction"));
+    m_minimapAction->setCheckable(true);
+    m_minimapAction->setChecked(QSettings().value(minimapKey, true).toBool());
+    m_canvas->setMinimapEnabled(m_minimapAction->isChecked());
+    connect(m_minimapAction, &QAction::toggled, this, [this](bool on) {
+        m_canvas->setMinimapEnabled(on);
+        QSettings().setValue(minimapKey, on);
+    });
 
     m_findAction = new QAction(icon("search"), tr("&Find Node…"), this);
     m_findAction->setShortcut(QKeySequence::Find);
     connect(m_findAction, &QAction::triggered, m_searchBar, &SearchBar::activate);
 
-    m_newPartitionAction
-        = new QAction(icon("partition"), tr("&New Partition from Selection"), this);
-    m_newPartitionAction->setShortcut(Qt::Key_P);
-    connect(m_newPartitionAction, &QAction::triggered, this,
-            &MainWindow::newPartitionFromSelection);
-    m_isolateAction = new QAction(icon("isolate"), tr("&Isolate Selection"), this);
-    m_isolateAction->setShortcut(Qt::Key_I);
-    connect(m_isolateAction, &QAction::triggered, this, &MainWindow::isolateSelection);
-    m_mergeAction = new QAction(icon("merge"), tr("&Merge Partitions"), this);
-    m_mergeAction->setShortcut(Qt::Key_M);
-    connect(m_mergeAction, &QAction::triggered, this, &MainWindow::mergeSelectedPartitions);
-    m_setTargetAction = new QAction(tr("Set &Target…"), this);
-    m_setTargetAction->setShortcut(Qt::Key_T);
-    connect(m_setTargetAction, &QAction::triggered, this, &MainWindow::setTargetOfSelection);
-    m_convexClosureAction = new QAction(tr("Select Con&vex Closure"), this);
-    connect(m_convexClosureAction, &QAction::triggered, this, &MainWindow::selectConvexClosure);
-    m_removeCutAction = new QAction(tr("&Remove Cut"), this);
-    m_removeCutAction->setShortcut(QKeySequence::Delete);
-    m_removeCutAction->setToolTip(
-        tr("Merge the partitions on both sides of the selected boundary tensor or nodes (Del)"));
-    connect(m_removeCutAction, &QAction::triggered, this, &MainWindow::removeCut);
+    auto *levels = new QActionGroup(this);
+    m_opsLevelAction = new QAction(tr("&Operators"), levels);
+    m_opsLevelAction->setObjectName(QStringLiteral("opsLevelAction"));
+    m_opsLevelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    m_opsLevelAction->setToolTip(tr("Show every operator (Ctrl+1)"));
+    m_blocksLevelAction = new QAction(tr("Fused &Blocks"), levels);
+    m_blocksLevelAction->setObjectName(QStringLiteral("blocksLevelAction"));
+    m_blocksLevelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    m_blocksLevelAction->setToolTip(tr("Show one node per fused kernel, as TVM's FuseOps groups "
+                                       "them; double-click a block to expand it (Ctrl+2)"));
+    for (QAction *a : { m_opsLevelAction, m_blocksLevelAction })
+        a->setCheckable(true);
+    m_opsLevelAction->setChecked(true);
+    m_collapseBlocksAction = new QAction(tr("&Collapse All Blocks"), this);
+    m_collapseBlocksAction->setObjectName(QStringLiteral("collapseBlocksAction"));
+    m_collapseBlocksAction->setEnabled(false);
+    connect(m_opsLevelAction, &QAction::triggered, this,
+            [this] { m_levels->setLevel(Level::Ops); });
+    connect(m_blocksLevelAction, &QAction::triggered, this,
+            [this] { m_levels->setLevel(Level::Blocks); });
+    connect(m_collapseBlocksAction, &QAction::triggered, m_levels, &LevelView::collapseAllBlocks);
+    connect(m_levels, &LevelView::levelChanged, this, [this](Level level) {
+        (level == Level::Ops ? m_opsLevelAction : m_blocksLevelAction)->setChecked(true);
+        m_collapseBlocksAction->setEnabled(level == Level::Blocks);
+    });
 
-    m_assignMenu = new QMenu(tr("&Assign to Partition"), this);
-    m_assignMenu->setObjectName(QStringLiteral("assignMenu"));
-    connect(m_assignMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildAssignMenu);
-
-    m_selectToolAction->setObjectName(QStringLiteral("selectToolAction"));
-    m_cutToolAction->setObjectName(QStringLiteral("cutToolAction"));
-    m_newPartitionAction->setObjectName(QStringLiteral("newPartitionAction"));
-    m_isolateAction->setObjectName(QStringLiteral("isolateAction"));
-    m_mergeAction->setObjectName(QStringLiteral("mergeAction"));
-    m_setTargetAction->setObjectName(QStringLiteral("setTargetAction"));
-    m_convexClosureAction->setObjectName(QStringLiteral("convexClosureAction"));
-    m_removeCutAction->setObjectName(QStringLiteral("removeCutAction"));
-    for (QAction *a : { m_selectToolAction, m_cutToolAction, m_newPartitionAction, m_isolateAction,
-                        m_mergeAction, m_setTargetAction, m_removeCutAction })
-        a->setShortcutContext(Qt::WindowShortcut);
+    m_edits
+        = new EditActions(m_document, m_levels, m_canvas, m_partitionsDock, m_boundaryDock, this);
 }
 
 void MainWindow::createMenus()
@@ -287,11 +307,12 @@ void MainWindow::createMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     // Filled when shown: an action must not be deleted while its own trigger is handled.
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
-    m_recentMenu->setEnabled(!recentFiles().isEmpty());
+    m_recentMenu->setEnabled(!ProjectSession::recentFiles().isEmpty());
     file->addSeparator();
-    m_saveAction = file->addAction(icon("save"), tr("&Save Project"), this, &MainWindow::save);
+    m_saveAction
+        = file->addAction(icon("save"), tr("&Save Project"), m_session, &ProjectSession::save);
     m_saveAction->setShortcut(QKeySequence::Save);
-    m_saveAsAction = file->addAction(tr("Save Project &As…"), this, &MainWindow::saveAs);
+    m_saveAsAction = file->addAction(tr("Save Project &As…"), m_session, &ProjectSession::saveAs);
     m_saveAsAction->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     m_exportAction
@@ -306,25 +327,22 @@ void MainWindow::createMenus()
     edit->addAction(m_undoAction);
     edit->addAction(m_redoAction);
     edit->addSeparator();
-    edit->addAction(m_newPartitionAction);
-    edit->addMenu(m_assignMenu);
-    edit->addAction(m_isolateAction);
-    edit->addAction(m_mergeAction);
-    edit->addAction(m_setTargetAction);
-    edit->addAction(m_removeCutAction);
+    edit->addAction(m_edits->newPartitionAction());
+    edit->addMenu(m_edits->assignMenu());
+    edit->addAction(m_edits->isolateAction());
+    edit->addAction(m_edits->mergeAction());
+    edit->addAction(m_edits->setTargetAction());
+    edit->addAction(m_edits->removeCutAction());
     edit->addSeparator();
-    edit->addAction(m_convexClosureAction);
+    edit->addAction(m_edits->convexClosureAction());
     edit->addAction(m_findAction);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(m_selectToolAction);
-    view->addAction(m_cutToolAction);
+    view->addActions({ m_selectToolAction, m_cutToolAction });
     view->addSeparator();
-    view->addAction(m_opsLevelAction);
-    view->addAction(m_blocksLevelAction);
-    view->addAction(m_collapseBlocksAction);
+    view->addActions({ m_opsLevelAction, m_blocksLevelAction, m_collapseBlocksAction });
     view->addSeparator();
-    view->addAction(m_fitAction);
+    view->addActions({ m_fitAction, m_minimapAction });
     view->addSeparator();
     for (QDockWidget *dock :
          std::initializer_list<QDockWidget *> { m_partitionsDock, m_boundaryDock, m_diagnosticsDock,
@@ -341,23 +359,16 @@ void MainWindow::createMenus()
     toolbar->setObjectName(QStringLiteral("toolsToolBar"));
     toolbar->setMovable(false);
     toolbar->setIconSize(QSize(20, 20));
-    toolbar->addAction(open);
-    toolbar->addAction(m_saveAction);
-    toolbar->addAction(m_exportAction);
+    toolbar->addActions({ open, m_saveAction, m_exportAction });
     toolbar->addSeparator();
-    toolbar->addAction(m_undoAction);
-    toolbar->addAction(m_redoAction);
+    toolbar->addActions({ m_undoAction, m_redoAction });
     toolbar->addSeparator();
-    toolbar->addAction(m_selectToolAction);
-    toolbar->addAction(m_cutToolAction);
-    toolbar->addAction(m_fitAction);
+    toolbar->addActions({ m_selectToolAction, m_cutToolAction, m_fitAction });
     toolbar->addSeparator();
-    toolbar->addAction(m_opsLevelAction);
-    toolbar->addAction(m_blocksLevelAction);
+    toolbar->addActions({ m_opsLevelAction, m_blocksLevelAction });
     toolbar->addSeparator();
-    toolbar->addAction(m_newPartitionAction);
-    toolbar->addAction(m_isolateAction);
-    toolbar->addAction(m_mergeAction);
+    toolbar->addActions(
+        { m_edits->newPartitionAction(), m_edits->isolateAction(), m_edits->mergeAction() });
     toolbar->addSeparator();
     toolbar->addAction(m_findAction);
 }
@@ -366,10 +377,7 @@ void MainWindow::connectCanvas()
 {
     connect(m_canvas, &CanvasWidget::cutRequested, this,
             [this](const std::vector<cleave::EdgeRef> &edges) {
-                // At Blocks level a crossed block edge stands for the op edges behind it.
-                const std::vector<cleave::EdgeRef> cut = m_level == Level::Blocks && m_blockGraph
-                    ? m_blockGraph->originalEdges(*m_document->graph(), edges)
-                    : edges;
+                const std::vector<cleave::EdgeRef> cut = m_levels->modelEdges(edges);
                 if (!cut.empty())
                     m_document->undoStack()->push(new CutAcrossEdges(m_document, cut));
             });
@@ -377,24 +385,38 @@ void MainWindow::connectCanvas()
         const std::vector<cleave::NodeId> shown = m_canvas->selectedNodes();
         // A block shows its root op (the last of its nodes) in Properties.
         const std::vector<cleave::NodeId> nodes
-            = shown.empty() ? shown : modelNodes({ shown.front() });
+            = shown.empty() ? shown : m_levels->modelNodes({ shown.front() });
         m_propertiesDock->setNode(nodes.empty() ? cleave::NodeId {} : nodes.back());
-        updateEditActions();
+        m_edits->update();
     });
     connect(m_canvas, &CanvasWidget::nodeActivated, this, [this](cleave::NodeId node) {
-        const std::vector<cleave::NodeId> nodes = modelNodes({ node });
-        if (m_level == Level::Blocks && nodes.size() > 1) {
-            expandBlock(node);
+        if (m_levels->expandBlock(node))
             return;
-        }
+        const std::vector<cleave::NodeId> nodes = m_levels->modelNodes({ node });
         m_propertiesDock->setNode(nodes.empty() ? node : nodes.back());
         m_propertiesDock->show();
         m_propertiesDock->raise();
     });
-    connect(m_canvas, &CanvasWidget::contextMenuRequested, this, &MainWindow::showContextMenu);
-    connect(m_canvas, &CanvasWidget::layoutFinished, this, &MainWindow::onLayoutFinished);
+    connect(m_canvas, &CanvasWidget::contextMenuRequested, this, [this](const QPoint &pos) {
+        m_edits->showContextMenu(pos, { m_undoAction, m_redoAction });
+    });
+    connect(m_canvas, &CanvasWidget::layoutFinished, this, [this](bool ok, const QString &text) {
+        if (!ok && !text.isEmpty())
+            statusBar()->showMessage(text, 10000);
+    });
     connect(m_document, &Document::edgesImplied, this,
-            [this](const std::vector<cleave::EdgeRef> &edges) { m_canvas->flashEdges(shownEdges(edges)); });
+            [this](const std::vector<cleave::EdgeRef> &edges) {
+                m_canvas->flashEdges(m_levels->shownEdges(edges));
+            });
+}
+
+void MainWindow::focusModelNodes(const std::vector<cleave::NodeId> &nodes)
+{
+    const std::vector<cleave::NodeId> shown = m_levels->shownNodes(nodes);
+    if (shown.empty())
+        return;
+    m_canvas->selectNodes(shown);
+    m_canvas->centerOnNode(shown.front());
 }
 
 void MainWindow::showAbout()
@@ -411,10 +433,9 @@ void MainWindow::showAbout()
 void MainWindow::onGraphChanged()
 {
     const cleave::Graph *graph = m_document->graph();
+    m_viewState->cancel();
     m_outlineModel->setGraph(graph);
-    m_summaryDock->setSummary(m_document->summary());
-    m_pendingView.reset();
-    showGraphAtLevel(true);
+    m_summaryDock->setSummary(m_document->summary(), graph ? m_document->blocks().size() : 0);
     if (!graph) {
         m_central->setCurrentWidget(m_emptyHint);
     } else {
@@ -424,35 +445,14 @@ void MainWindow::onGraphChanged()
         m_outlineView->setCurrentIndex(main);
     }
     m_propertiesDock->setNode({});
-    for (QAction *a : { m_saveAction, m_saveAsAction, m_exportAction, m_findAction, m_fitAction,
-                        m_selectToolAction, m_cutToolAction })
+    for (QAction *a :
+         { m_saveAction, m_saveAsAction, m_exportAction, m_findAction, m_fitAction,
+           m_selectToolAction, m_cutToolAction, m_opsLevelAction, m_blocksLevelAction })
         a->setEnabled(graph != nullptr);
     updateTitle();
     updateStatus();
-    updateEditActions();
+    m_edits->update();
 }
-
-void MainWindow::onPlanChanged()
-{
-    showPlanAtLevel();
-    updateStatus();
-    updateEditActions();
-}
-
-void MainWindow::onLayoutFinished(bool ok, const QString &message)
-{
-    if (!ok) {
-        if (!message.isEmpty())
-            statusBar()->showMessage(message, 10000);
-        return;
-    }
-    if (m_pendingView) {
-        const cleave::ProjectViewState pending = *m_pendingView;
-        m_pendingView.reset();
-        applyViewState(pending);
-    }
-}
-
 void MainWindow::updateTitle()
 {
     if (!m_document->hasGraph()) {

@@ -3,34 +3,63 @@
 //
 // cleave: the desktop editor. Parses the command line, shows the main window, offers to recover
 // unsaved work of a session that crashed, and opens the model or project given as an argument.
+// --help and --version print text without a GUI, so they work without a display.
 #include "ui/MainWindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QStringList>
 #include <QTimer>
 
 #include <cstdio>
+#include <cstring>
 
-int main(int argc, char **argv)
+namespace {
+
+void describe(QCoreApplication &app, QCommandLineParser &parser)
 {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("Cleave"));
-    QApplication::setApplicationName(QStringLiteral("Cleave"));
-    QApplication::setApplicationVersion(QStringLiteral(CLEAVE_VERSION));
-
-    QCommandLineParser parser;
+    QCoreApplication::setOrganizationName(QStringLiteral("Cleave"));
+    QCoreApplication::setApplicationName(QStringLiteral("Cleave"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(CLEAVE_VERSION));
     parser.setApplicationDescription(
-        QApplication::translate("main", "Partition editor for deep-learning graphs."));
+        QCoreApplication::translate("main", "Partition editor for deep-learning graphs."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("file"),
-        QApplication::translate("main",
-                                "A model (Relay text, TVM graph.json, ONNX) or a Cleave project "
-                                "(.cleave) to open."),
+        QCoreApplication::translate("main",
+                                    "A model (Relay text, TVM graph.json, ONNX) or a Cleave "
+                                    "project (.cleave) to open."),
         QStringLiteral("[MODEL|PROJECT]"));
     parser.process(app);
+}
+
+// True when the command line only asks for text (help, version): no GUI is created for it.
+bool asksForText(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        for (const char *option : { "-h", "-?", "--help", "--help-all", "-v", "--version" }) {
+            if (std::strcmp(argv[i], option) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (asksForText(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        QCommandLineParser parser;
+        describe(app, parser); // prints and exits
+        return 0;
+    }
+    QApplication app(argc, argv);
+    QCommandLineParser parser;
+    describe(app, parser);
 
     const QStringList args = parser.positionalArguments();
     if (args.size() > 1) {

@@ -4,6 +4,7 @@
 
 #include "core/export/onnx/OnnxModuleExporter.h"
 #include "core/export/relay/RelayModuleExporter.h"
+#include "core/io/ContentSniffer.h"
 #include "core/io/graphjson/GraphJsonImporter.h"
 #include "core/io/onnx/OnnxImporter.h"
 #include "core/io/relay/RelayImporter.h"
@@ -33,6 +34,14 @@ const Importer *importerFor(std::string_view path, std::string_view head)
 
 ImportResult importBytes(std::string_view bytes, const std::string &path)
 {
+    if (const std::optional<std::string> foreign = foreignContent(bytes)) {
+        ImportResult r;
+        Diagnostic d = fileError(path, "import.not_a_model", *foreign);
+        d.where.line = 1;
+        d.where.column = 1;
+        r.diagnostics.push_back(std::move(d));
+        return r;
+    }
     const Importer *importer = importerFor(path, bytes.substr(0, 4096));
     if (!importer) {
         ImportResult r;

@@ -191,7 +191,10 @@ void PartitionPlan::revert(const PlanEdit &edit)
     m_partitions = edit.partitionsBefore;
     if (edit.crossedChanged)
         m_crossed = edit.crossedBefore;
-    // Ids are never reused, so m_nextId keeps counting up.
+    // The id counter goes back too, so the next edit names and colours its new partitions as
+    // this one did (stage1 again after cut, undo, cut). Ids the edit created are free again:
+    // only a redo of this very edit could refer to them, and it re-creates them.
+    m_nextId = std::min(m_nextId, edit.nextIdBefore);
     rebuildIndex();
 }
 
@@ -347,13 +350,15 @@ PlanEdit PartitionPlan::markCrossedEdges(const std::vector<EdgeRef> &edges)
     return rec.finish(); // drops the edges that do not cross
 }
 
-PlanEdit PartitionPlan::appendPartition(std::string name, std::string target)
+PlanEdit PartitionPlan::appendPartition(std::string name, std::string target, int colour)
 {
     PlanEdit edit;
     Recorder rec(*this, edit);
     Partition p = makePartition(std::move(name));
     if (!target.empty())
         p.target = std::move(target);
+    if (colour >= 0)
+        p.colour = colour;
     m_partitions.push_back(std::move(p));
     rebuildIndex();
     return rec.finish();

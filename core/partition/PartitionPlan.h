@@ -14,7 +14,8 @@
 
 namespace cleave {
 
-/// One partition of a plan: a stable id (never reused within a plan), a user-visible name, the
+/// One partition of a plan: a stable id (never reused within a plan, except that undoing the
+/// edit that created it frees it again), a user-visible name, the
 /// target it is compiled for ("llvm", "cuda", a BYOC compiler name) and a colour index.
 struct Partition
 {
@@ -53,6 +54,7 @@ struct PlanEdit
     std::vector<EdgeRef> crossedBefore; ///< Explicitly cut edges before (when crossedChanged).
     std::vector<EdgeRef> crossedAfter;
     bool crossedChanged = false;
+    std::uint32_t nextIdBefore = 0; ///< The id counter before the edit (restored by revert()).
     std::uint32_t nextIdAfter = 0;
 
     std::vector<EdgeRef> impliedEdges; ///< Cuts: severed edges the line did not cross.
@@ -140,8 +142,9 @@ public:
     /// Records edges as crossed by a cut line without moving nodes (restoring a saved plan);
     /// edges that do not cross between two partitions are dropped.
     PlanEdit markCrossedEdges(const std::vector<EdgeRef> &edges);
-    /// Appends an empty partition (used when loading plan files).
-    PlanEdit appendPartition(std::string name, std::string target = "llvm");
+    /// Appends an empty partition (used when loading plan files). A `colour` index >= 0 keeps
+    /// the colour the partition had where it came from (a saved project, the other level).
+    PlanEdit appendPartition(std::string name, std::string target = "llvm", int colour = -1);
 
     /// Redoes an edit (the plan must be in the state the edit started from).
     void apply(const PlanEdit &edit);

@@ -46,7 +46,7 @@ PartitionPlan buildPlan(std::shared_ptr<const FunctionView> view,
     for (std::size_t p = 0; p < partitions.size(); ++p) {
         if (members[p].empty())
             continue;
-        plan.appendPartition(partitions[p].name, partitions[p].target);
+        plan.appendPartition(partitions[p].name, partitions[p].target, partitions[p].colour);
         plan.assignToPartition(members[p], plan.partitions().back().id);
     }
     return plan;

@@ -155,7 +155,12 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
         const std::string target = p.contains("target") && p["target"].is_string()
             ? p["target"].get<std::string>()
             : std::string("llvm");
-        const PlanEdit added = plan.appendPartition(name, target);
+        // A colour index is kept by projects (see makeProject), so colours survive a reopen.
+        const int colour = p.contains("colour") && p["colour"].is_number_integer()
+                && p["colour"].get<std::int64_t>() >= 0 && p["colour"].get<std::int64_t>() < 1024
+            ? p["colour"].get<int>()
+            : -1;
+        const PlanEdit added = plan.appendPartition(name, target, colour);
         const Partition &created = added.partitionsAfter.back();
         if (created.name != name)
             warning("plan.duplicate_name",

@@ -19,6 +19,7 @@ public:
     {
         m_edit.partitionsBefore = plan.m_partitions;
         m_edit.crossedBefore = plan.m_crossed;
+        m_edit.nextIdBefore = plan.m_nextId;
     }
 
     /// Assigns `node` to `p`, remembering the previous partition.

@@ -4,6 +4,7 @@
 
 #include "core/support/FileIo.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,6 +26,45 @@ Diagnostic projectDiagnostic(Severity severity, std::string code, std::string me
 }
 
 // The 1-based line and column of byte `offset` (nlohmann reports one past the bad byte).
+// Where the JSON parser gives up on `text`, for errors whose exception carries no offset (a
+// number out of range such as 1e999 is an out_of_range, not a parse_error).
+std::size_t failureOffset(std::string_view text)
+{
+    struct Sax : nlohmann::json_sax<nlohmann::json>
+    {
+        std::size_t offset = 0;
+        bool null() override { return true; }
+        bool boolean(bool) override { return true; }
+        bool number_integer(number_integer_t) override { return true; }
+        bool number_unsigned(number_unsigned_t) override { return true; }
+        bool number_float(number_float_t, const string_t &) override { return true; }
+        bool string(string_t &) override { return true; }
+        bool binary(binary_t &) override { return true; }
+        bool start_object(std::size_t) override { return true; }
+        bool key(string_t &) override { return true; }
+        bool end_object() override { return true; }
+        bool start_array(std::size_t) override { return true; }
+        bool end_array() override { return true; }
+        bool parse_error(std::size_t position, const std::string &,
+                         const nlohmann::detail::exception &) override
+        {
+            offset = position;
+            return false;
+        }
+    } sax;
+    nlohmann::json::sax_parse(text, &sax);
+    // The parser stops after the token; point at its first character.
+    auto inNumber = [](char c) {
+        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    };
+    std::size_t start = std::min(sax.offset, text.size());
+    if (start == 0 || !inNumber(text[start - 1]))
+        return sax.offset;
+    while (start > 0 && inNumber(text[start - 1]))
+        --start;
+    return start + 1;
+}
+
 SourceLocation locate(std::string_view text, std::size_t offset, const std::string &path)
 {
     SourceLocation where { path, 1, 1 };
@@ -99,6 +139,10 @@ Project makeProject(const PartitionPlan &plan, const std::string &projectPath,
     project.modelChecksum = graph.checksum();
     project.plan = planToJson(plan);
     project.plan["model"]["path"] = project.modelPath;
+    // The editor's colour of each partition, so a reopened project looks the same.
+    nlohmann::json &partitions = project.plan["partitions"];
+    for (std::size_t i = 0; i < partitions.size() && i < plan.partitionCount(); ++i)
+        partitions[i]["colour"] = plan.partitions()[i].colour;
     project.view = view;
     return project;
 }
@@ -131,6 +175,13 @@ ProjectLoadResult projectFromJson(std::string_view text, const std::string &path
         Diagnostic d = projectDiagnostic(Severity::Error, "project.syntax",
                                          "the project file is not valid JSON", path);
         d.where = locate(text, e.byte, path);
+        result.diagnostics.push_back(std::move(d));
+        return result;
+    } catch (const nlohmann::json::exception &) {
+        // A number too large for a double, and the like: a syntax error at that place too.
+        Diagnostic d = projectDiagnostic(Severity::Error, "project.syntax",
+                                         "the project file holds a number out of range", path);
+        d.where = locate(text, failureOffset(text), path);
         result.diagnostics.push_back(std::move(d));
         return result;
     }

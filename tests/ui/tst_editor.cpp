@@ -145,7 +145,7 @@ void TestEditor::initTestCase()
 void TestEditor::init()
 {
     QSettings().clear();
-    QFile::remove(MainWindow::recoveryFilePath());
+    QDir(ProjectSession::recoveryDirectory()).removeRecursively();
 }
 
 void TestEditor::openAndWait(MainWindow &w, const QString &path)
@@ -717,17 +717,18 @@ void TestEditor::unsavedChangesPrompt()
 
 void TestEditor::autosaveAndRecovery()
 {
-    const QString recovery = MainWindow::recoveryFilePath();
+    QString recovery;
     QString edited;
     {
         auto w = std::make_unique<MainWindow>();
+        recovery = w->session()->recoveryFilePath();
         openAndWait(*w, resnet);
-        w->autosave(); // nothing to recover yet
+        w->session()->autosave(); // nothing to recover yet
         QVERIFY(!QFileInfo::exists(recovery));
         w->canvas()->selectNodes({ key(*w, "%5"), key(*w, "%6") });
         QTest::keyClick(w.get(), Qt::Key_P);
         edited = planJson(*w);
-        w->autosave();
+        w->session()->autosave();
         QVERIFY(QFileInfo::exists(recovery));
         // The "crash": the window goes away without closing.
     }
@@ -741,8 +742,10 @@ void TestEditor::autosaveAndRecovery()
         QCOMPARE(planJson(w), edited);
         QVERIFY(w.document()->isModified());
         QVERIFY(w.document()->projectPath().isEmpty());
-        QVERIFY(!MainWindow::recentFiles().contains(QDir::cleanPath(recovery)));
-        // A clean close (discarding) removes the recovery file.
+        QVERIFY(!ProjectSession::recentFiles().contains(QDir::cleanPath(recovery)));
+        // The restored work is this window's recovery now; a clean close (discarding) removes it.
+        QVERIFY(QFileInfo::exists(w.session()->recoveryFilePath()));
+        recovery = w.session()->recoveryFilePath();
         MessageBoxAnswer discard(QStringLiteral("Discard"));
         QVERIFY(w.close());
     }

@@ -24,6 +24,7 @@
 using cleave::ui::MainWindow;
 using cleave::ui::ModelOutlineModel;
 using cleave::ui::OpHistogramModel;
+using cleave::ui::ProjectSession;
 
 namespace {
 
@@ -248,19 +249,19 @@ void TestMainWindow::recentFiles()
     QVERIFY(window.openFile(byocModel));
     QVERIFY(window.openFile(squeezenetModel));
     QVERIFY(window.openFile(byocModel));
-    QCOMPARE(MainWindow::recentFiles(), (QStringList { byocModel, squeezenetModel }));
+    QCOMPARE(ProjectSession::recentFiles(), (QStringList { byocModel, squeezenetModel }));
 
     // A recent file that has gone away is dropped from the list when opening it fails.
     QTemporaryDir dir;
     const QString gone = dir.filePath(QStringLiteral("gone.relay"));
     QFile::copy(byocModel, gone);
     QVERIFY(window.openFile(gone));
-    QCOMPARE(MainWindow::recentFiles().constFirst(), gone);
+    QCOMPARE(ProjectSession::recentFiles().constFirst(), gone);
     QFile::remove(gone);
     MessageBoxCloser closer;
     QVERIFY(!window.openFile(gone));
     QVERIFY(closer.text().contains(QStringLiteral("cannot open file")));
-    QCOMPARE(MainWindow::recentFiles(), (QStringList { byocModel, squeezenetModel }));
+    QCOMPARE(ProjectSession::recentFiles(), (QStringList { byocModel, squeezenetModel }));
 }
 
 void TestMainWindow::modelsPassTester()

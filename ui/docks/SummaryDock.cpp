@@ -63,7 +63,7 @@ SummaryDock::SummaryDock(QWidget *parent)
     setSummary({});
 }
 
-void SummaryDock::setSummary(const cleave::ModelSummary &summary)
+void SummaryDock::setSummary(const cleave::ModelSummary &summary, std::size_t fusedBlocks)
 {
     m_histogram->setHistogram(summary.ops);
     if (summary.format.empty()) {
@@ -78,6 +78,10 @@ void SummaryDock::setSummary(const cleave::ModelSummary &summary)
             + (summary.constantBytesKnown ? QString() : tr("at least "))
             + locale.formattedDataSize(summary.constantBytes);
     }
+    QString blocks = locale.toString(qulonglong(fusedBlocks));
+    if (!summary.blocks.empty())
+        blocks += tr(" (%1 already fused in the model)")
+                      .arg(locale.toString(qulonglong(summary.blocks.size())));
     m_facts->setText(tr("Format: %1\nFunctions: %2\nOp calls: %3 (%4 kinds)\n"
                         "Inputs: %5 · Outputs: %6\nFused blocks: %7\nConstants: %8")
                          .arg(QString::fromStdString(summary.format))
@@ -86,7 +90,7 @@ void SummaryDock::setSummary(const cleave::ModelSummary &summary)
                          .arg(summary.ops.size())
                          .arg(summary.inputs.size())
                          .arg(summary.outputs.size())
-                         .arg(summary.blocks.size())
+                         .arg(blocks)
                          .arg(constants));
     m_facts->setToolTip(tr("Inputs:\n%1\n\nOutputs:\n%2")
                             .arg(tensorList(summary.inputs), tensorList(summary.outputs)));

@@ -23,8 +23,10 @@ class SummaryDock : public QDockWidget
 public:
     explicit SummaryDock(QWidget *parent = nullptr);
 
-    /// Shows `summary`; an empty summary (no model) clears the dock.
-    void setSummary(const cleave::ModelSummary &summary);
+    /// Shows `summary`; an empty summary (no model) clears the dock. `fusedBlocks` is the number
+    /// of FuseOps blocks of the main function (what the Fused Blocks level shows); blocks the
+    /// model already holds as fused functions are counted beside it.
+    void setSummary(const cleave::ModelSummary &summary, std::size_t fusedBlocks = 0);
 
     [[nodiscard]] OpHistogramModel *histogramModel() const { return m_histogram; }
     [[nodiscard]] QTableView *histogramView() const { return m_view; }

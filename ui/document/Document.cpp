@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QStringList>
 
+#include <algorithm>
 #include <utility>
 
 namespace cleave::ui {
@@ -74,6 +75,7 @@ void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &pat
     setProjectPath({});
     refresh();
     emit graphChanged();
+    emit planReset();
     emit planChanged();
 }
 
@@ -127,10 +129,33 @@ Document::runEdit(const std::function<cleave::PlanEdit(cleave::PartitionPlan &)>
         return result;
     }
     refresh();
+    emit planEdited(result, false);
     emit planChanged();
     if (!result.impliedEdges.empty())
         emit edgesImplied(result.impliedEdges);
     return result;
+}
+
+bool Document::changesRecordsOnly(const cleave::PlanEdit &edit)
+{
+    if (!edit.changes.empty() || edit.crossedChanged
+        || edit.partitionsBefore.size() != edit.partitionsAfter.size())
+        return false;
+    return std::equal(
+        edit.partitionsBefore.begin(), edit.partitionsBefore.end(), edit.partitionsAfter.begin(),
+        [](const cleave::Partition &a, const cleave::Partition &b) { return a.id == b.id; });
+}
+
+std::vector<cleave::PartitionId> Document::changedRecords(const cleave::PlanEdit &edit)
+{
+    std::vector<cleave::PartitionId> ids;
+    if (!changesRecordsOnly(edit))
+        return ids;
+    for (std::size_t i = 0; i < edit.partitionsBefore.size(); ++i) {
+        if (!(edit.partitionsBefore[i] == edit.partitionsAfter[i]))
+            ids.push_back(edit.partitionsAfter[i].id);
+    }
+    return ids;
 }
 
 void Document::applyEdit(const cleave::PlanEdit &edit)
@@ -139,6 +164,7 @@ void Document::applyEdit(const cleave::PlanEdit &edit)
         return;
     m_plan->apply(edit);
     refresh();
+    emit planEdited(edit, false);
     emit planChanged();
 }
 
@@ -148,6 +174,7 @@ void Document::revertEdit(const cleave::PlanEdit &edit)
         return;
     m_plan->revert(edit);
     refresh();
+    emit planEdited(edit, true);
     emit planChanged();
 }
 

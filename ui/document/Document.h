@@ -26,7 +26,9 @@ namespace cleave::ui {
 ///
 /// Plans are edited only through commands (ui/commands), which call runEdit() once and then
 /// applyEdit() / revertEdit() with the core PlanEdit; after each of them the boundary and the
-/// validation are recomputed and planChanged() is emitted.
+/// validation are recomputed and planEdited() says what changed, then planChanged(). A new plan
+/// (a new graph, an opened project) emits planReset() and planChanged(). Views that can update
+/// only what an edit touched follow planEdited() and planReset(); the others planChanged().
 class Document : public QObject
 {
     Q_OBJECT
@@ -75,6 +77,14 @@ public:
     /// True when there are edits since the last save (or since the model was opened).
     [[nodiscard]] bool isModified() const { return !m_undoStack.isClean(); }
 
+    /// True when `edit` changed only partition records (names, targets) and kept every partition,
+    /// its place in the plan and its nodes: views then refresh those rows or labels only.
+    [[nodiscard]] static bool changesRecordsOnly(const cleave::PlanEdit &edit);
+    /// The partitions whose record changed between before and after `edit` (same ids), for
+    /// edits where changesRecordsOnly() holds.
+    [[nodiscard]] static std::vector<cleave::PartitionId>
+    changedRecords(const cleave::PlanEdit &edit);
+
     /// Runs a core edit on the plan, then refreshes and emits planChanged() (unless the edit
     /// changed nothing, in which case editRefused() carries its diagnostics). For commands.
     cleave::PlanEdit runEdit(const std::function<cleave::PlanEdit(cleave::PartitionPlan &)> &edit);
@@ -87,8 +97,14 @@ signals:
     /// listeners may reset models that point into it.
     void graphChanged();
     /// The plan changed (an edit, an undo, a redo, or a new graph): boundary and diagnostics are
-    /// up to date.
+    /// up to date. Emitted after planEdited() / planReset().
     void planChanged();
+    /// An edit was applied (`undone` false: a first run or a redo) or reverted (`undone` true):
+    /// the plan, boundary and diagnostics already reflect it. Partitions the edit touched are
+    /// those whose records or nodes `edit` lists.
+    void planEdited(const cleave::PlanEdit &edit, bool undone);
+    /// The plan was replaced as a whole (a new graph or project).
+    void planReset();
     /// A fresh edit cut edges its line did not cross (skip connections, second branches).
     void edgesImplied(const std::vector<cleave::EdgeRef> &edges);
     /// An edit was refused or changed nothing; `message` says why.

@@ -16,8 +16,22 @@ PartitionListModel::PartitionListModel(Document *document, QObject *parent)
     , m_document(document)
 {
     if (m_document) {
-        connect(m_document, &Document::planChanged, this, &PartitionListModel::reload);
+        connect(m_document, &Document::planReset, this, &PartitionListModel::reload);
+        connect(m_document, &Document::planEdited, this, &PartitionListModel::onPlanEdited);
         reload();
+    }
+}
+
+void PartitionListModel::onPlanEdited(const cleave::PlanEdit &edit)
+{
+    if (!Document::changesRecordsOnly(edit) || edit.partitionsAfter.size() != m_costs.size()) {
+        reload();
+        return;
+    }
+    for (cleave::PartitionId id : Document::changedRecords(edit)) {
+        const int row = rowOf(id);
+        if (row >= 0)
+            emit dataChanged(index(row, NameColumn), index(row, TargetColumn));
     }
 }
 
@@ -139,7 +153,7 @@ bool PartitionListModel::setData(const QModelIndex &index, const QVariant &value
             return false;
         m_document->undoStack()->push(new SetPartitionTarget(m_document, id, text));
     }
-    // The command refreshed every row (planChanged); a refused rename leaves the old value.
+    // The command refreshed the row (planEdited); a refused rename leaves the old value.
     const cleave::Partition *after = m_document->plan()->partition(id);
     return after && (index.column() == NameColumn ? after->name : after->target) == text;
 }

@@ -4,6 +4,7 @@
 
 #include "core/partition/PartitionCost.h"
 #include "core/graph/Ids.h"
+#include "core/partition/PartitionPlan.h"
 
 #include <QAbstractTableModel>
 
@@ -55,6 +56,9 @@ public:
 
 private:
     void reload();
+    /// A rename or a new target refreshes that row's name and target cells only; any other edit
+    /// reloads the costs.
+    void onPlanEdited(const cleave::PlanEdit &edit);
 
     Document *m_document;
     std::vector<cleave::PartitionCost> m_costs; // one per row, in plan order

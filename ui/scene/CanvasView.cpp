@@ -19,6 +19,8 @@ namespace cleave::ui {
 namespace {
 
 constexpr qreal minZoom = 0.01;
+// Fitting may go further out than zooming by hand: a big graph is shown whole.
+constexpr qreal minFitZoom = 0.0001;
 constexpr qreal maxZoom = 6.0;
 
 } // namespace
@@ -52,7 +54,8 @@ void CanvasView::setTool(CanvasTool *tool)
 void CanvasView::zoomBy(qreal factor, const QPointF &anchor)
 {
     const qreal current = zoom();
-    const qreal target = std::clamp(current * factor, minZoom, maxZoom);
+    // Below minZoom only after a fit: zooming never jumps back up to minZoom.
+    const qreal target = std::clamp(current * factor, std::min(minZoom, current), maxZoom);
     if (target == current)
         return;
     const QPointF before = mapToScene(anchor.toPoint());
@@ -71,7 +74,7 @@ void CanvasView::showRect(const QRectF &rect)
     const QRectF padded = rect.adjusted(-24, -24, 24, 24);
     const QRectF area = viewport()->rect();
     qreal factor = std::min(area.width() / padded.width(), area.height() / padded.height());
-    factor = std::clamp(factor, minZoom, 1.5);
+    factor = std::clamp(factor, minFitZoom, 1.5);
     setTransform(QTransform::fromScale(factor, factor));
     centerOn(padded.center());
     emit visibleAreaChanged();

@@ -4,6 +4,8 @@
 
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutGraph.h"
+#include "ui/document/Document.h"
+#include "ui/document/LevelView.h"
 #include "ui/scene/CanvasView.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/LayoutOverlay.h"
@@ -28,6 +30,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace cleave::ui {
@@ -110,6 +113,7 @@ struct CanvasWidget::Private
 
     const Graph *graph = nullptr;
     FunctionId function;
+    std::string cacheKey;
     std::shared_ptr<const LayoutGraph> layoutGraph;
     std::shared_ptr<const Layout> layout;
     const PartitionPlan *plan = nullptr;
@@ -128,11 +132,20 @@ struct CanvasWidget::Private
     std::vector<EdgeRef> flashing;
     NodeId highlightedNode;
     EdgeRef highlightedEdge;
+    PartitionId highlightedPartition;
+    const LevelView *observed = nullptr;
+    QMetaObject::Connection graphShown;
+    QMetaObject::Connection planShown;
     bool selecting = false;
+    bool minimapEnabled = true;
 
     void clearScene();
     void buildScene();
     void applyPlan();
+    /// Starts laying out layoutGraph (the card shows after a short delay).
+    void startLayout();
+    /// Redraws the regions of `partitions` with their current names and targets (same nodes).
+    void relabelRegions(const std::vector<PartitionId> &partitions);
     void clearHighlights();
     void refreshMinimap();
     void showInitialView();
@@ -183,7 +196,17 @@ void CanvasWidget::Private::showInitialView()
         return;
     view->setTransform(QTransform::fromScale(initialZoom, initialZoom));
     const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
-    view->centerOn(QPointF(bounds.center().x(), bounds.top() + visible.height() / 2));
+    // At the inputs: the topmost (then leftmost) input node, not the middle of a wide rank.
+    auto rank = [](const NodeItem *n) {
+        return std::tuple(n->role() != LayoutNodeRole::Input, n->rect().top(), n->rect().left());
+    };
+    const NodeItem *first = nullptr;
+    for (const auto &[id, item] : nodeItems) {
+        if (first == nullptr || rank(item) < rank(first))
+            first = item;
+    }
+    const qreal x = first != nullptr ? first->rect().center().x() : bounds.center().x();
+    view->centerOn(QPointF(x, bounds.top() + visible.height() / 2));
     emit view->visibleAreaChanged();
 }
 
@@ -298,6 +321,7 @@ void CanvasWidget::Private::applyPlan()
         const QPointF labelPos(topmost[i].x() - regionPadX - 6, topmost[i].center().y());
         auto *region = new PartitionRegionItem(p.id, partitionColour(p.colour), name, boxes[i],
                                                routes[i], labelPos);
+        region->setHighlighted(highlightedPartition.isValid() && p.id == highlightedPartition);
         scene->addItem(region);
         planItems.push_back(region);
     }
@@ -333,6 +357,30 @@ void CanvasWidget::Private::applyPlan()
     }
 }
 
+void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &partitions)
+{
+    for (QGraphicsItem *&item : planItems) {
+        auto *old = qgraphicsitem_cast<PartitionRegionItem *>(item);
+        if (!old
+            || std::find(partitions.begin(), partitions.end(), old->partitionId())
+                == partitions.end())
+            continue;
+        const Partition *p = plan->partition(old->partitionId());
+        if (p == nullptr)
+            continue;
+        QString name = QString::fromStdString(p->name);
+        if (!p->target.empty() && p->target != "llvm")
+            name += QStringLiteral(" · %1").arg(QString::fromStdString(p->target));
+        auto *region = new PartitionRegionItem(p->id, partitionColour(p->colour), name,
+                                               old->boxes(), old->routes(), old->labelPos());
+        region->setHighlighted(p->id == highlightedPartition);
+        scene->removeItem(old);
+        delete old;
+        scene->addItem(region);
+        item = region;
+    }
+}
+
 void CanvasWidget::Private::clearHighlights()
 {
     if (highlightedNode.isValid())
@@ -347,6 +395,10 @@ void CanvasWidget::Private::clearHighlights()
 
 void CanvasWidget::Private::refreshMinimap()
 {
+    if (!minimapEnabled || !layout) {
+        minimap->hide();
+        return;
+    }
     if (!layout)
         return;
     // Fixed-size items (badges, region names) would be drawn at full size in the overview.
@@ -403,6 +455,10 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         }
     });
     connect(d->overlay, &LayoutOverlay::cancelClicked, this, &CanvasWidget::cancelLayout);
+    connect(d->overlay, &LayoutOverlay::retryClicked, this, [this] {
+        if (d->layoutGraph && !d->layout)
+            d->startLayout();
+    });
     connect(d->runner, &LayoutRunner::progress, this, [this](quint64, int percent) {
         d->overlay->setProgress(percent);
         emit layoutProgress(percent);
@@ -485,12 +541,19 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
     if (!d->function.isValid())
         d->function = graph->mainFunction();
     d->layoutGraph = std::make_shared<const LayoutGraph>(buildLayoutGraph(*graph, d->function));
-    d->overlay->begin(tr("Laying out %1 nodes and %2 edges with Graphviz…")
-                          .arg(d->layoutGraph->nodes.size())
-                          .arg(d->layoutGraph->edges.size()));
-    emit layoutStarted();
-    d->runner->start(d->layoutGraph, cacheKey);
-    d->overlayDelay->start();
+    d->cacheKey = cacheKey;
+    d->startLayout();
+}
+
+void CanvasWidget::Private::startLayout()
+{
+    overlay->hide();
+    overlay->begin(CanvasWidget::tr("Laying out %1 nodes and %2 edges with Graphviz…")
+                       .arg(layoutGraph->nodes.size())
+                       .arg(layoutGraph->edges.size()));
+    emit q->layoutStarted();
+    runner->start(layoutGraph, cacheKey);
+    overlayDelay->start();
 }
 
 void CanvasWidget::setPlan(const PartitionPlan *plan, const BoundaryTable *boundary)
@@ -503,6 +566,47 @@ void CanvasWidget::setPlan(const PartitionPlan *plan, const BoundaryTable *bound
         return;
     d->applyPlan();
     d->refreshMinimap();
+}
+
+void CanvasWidget::setMinimapEnabled(bool on)
+{
+    d->minimapEnabled = on;
+    d->refreshMinimap();
+}
+
+bool CanvasWidget::isMinimapEnabled() const
+{
+    return d->minimapEnabled;
+}
+
+void CanvasWidget::observe(const LevelView *view)
+{
+    disconnect(d->graphShown);
+    disconnect(d->planShown);
+    d->observed = view;
+    if (view == nullptr)
+        return;
+    auto showGraph = [this] {
+        setPlan(nullptr, nullptr);
+        setGraph(d->observed->shownGraph(), d->observed->shownFunction(), d->observed->layoutKey());
+        setBlocks(d->observed->framedBlocks());
+    };
+    d->graphShown = connect(view, &LevelView::graphShown, this, showGraph);
+    d->planShown = connect(view, &LevelView::planShown, this, [this](const PlanEdit *edit) {
+        const PartitionPlan *plan = d->observed->shownPlan();
+        if (edit != nullptr && plan == d->plan && d->layout && Document::changesRecordsOnly(*edit)
+            && std::all_of(edit->partitionsBefore.begin(), edit->partitionsBefore.end(),
+                           [&](const Partition &p) {
+                               const Partition *now = plan->partition(p.id);
+                               return now != nullptr && now->colour == p.colour;
+                           })) {
+            d->relabelRegions(Document::changedRecords(*edit));
+            return;
+        }
+        setPlan(plan, d->observed->shownBoundary());
+    });
+    showGraph();
+    setPlan(view->shownPlan(), view->shownBoundary());
 }
 
 void CanvasWidget::setBlocks(const std::vector<FusedBlock> &blocks)
@@ -591,6 +695,7 @@ void CanvasWidget::highlightPartition(PartitionId partition)
     for (QGraphicsItem *item : d->planItems)
         if (auto *region = qgraphicsitem_cast<PartitionRegionItem *>(item))
             region->setHighlighted(partition.isValid() && region->partitionId() == partition);
+    d->highlightedPartition = partition;
 }
 
 void CanvasWidget::flashEdges(const std::vector<EdgeRef> &edges)
@@ -687,8 +792,15 @@ bool CanvasWidget::exportImage(const QString &path, QString *error) const
 void CanvasWidget::cancelLayout()
 {
     d->overlayDelay->stop();
-    d->overlay->hide();
+    const bool running = d->runner->isRunning();
     d->runner->cancel();
+    if (!running || !d->layoutGraph)
+        return;
+    // The card stays where the drawing would be, with Retry in place of Cancel.
+    d->overlay->showStopped(tr("Layout cancelled: the graph is not drawn until it is laid out."));
+    d->overlay->reposition();
+    d->overlay->show();
+    d->overlay->raise();
 }
 
 void CanvasWidget::setCacheDirectory(const QString &dir)

@@ -23,6 +23,7 @@ namespace cleave::ui {
 class CanvasView;
 class LayoutOverlay;
 class LayoutRunner;
+class LevelView;
 class Minimap;
 
 /// The graph canvas: a QGraphicsView over the Graphviz layout plus overlay (progress + Cancel
@@ -43,6 +44,11 @@ public:
     /// ("data_n_0 · 1×256×56×56 · 3.2 MB"). Either may be nullptr. Call again after every plan
     /// edit.
     void setPlan(const cleave::PartitionPlan *plan, const cleave::BoundaryTable *boundary);
+    /// Follows `view` (QtNodes' scene observing its model): lays out its shown graph (framing
+    /// its blocks) whenever it emits graphShown(), and redraws its shown plan on planShown() —
+    /// only the renamed or retargeted regions when the edit changed partition records alone.
+    /// nullptr stops following. The view must outlive the canvas or be unset first.
+    void observe(const LevelView *view);
     void setTool(Tool tool);
     [[nodiscard]] Tool tool() const;
     [[nodiscard]] bool isLayoutReady() const;
@@ -53,6 +59,9 @@ public:
     void highlightPartition(cleave::PartitionId partition); // invalid id clears
     void flashEdges(const std::vector<cleave::EdgeRef> &edges); // implied edges flash
     void fitToView();
+    /// Shows or hides the minimap in the corner (shown by default, once a layout is ready).
+    void setMinimapEnabled(bool on);
+    [[nodiscard]] bool isMinimapEnabled() const;
     void zoomToSelection();
     /// Viewport coordinates (of view()->viewport()) of a node's centre and of a point on the
     /// edge `tensor -> consumer` (for tests that drive the mouse); invalid QPoint when unknown.

@@ -15,6 +15,7 @@ LayoutOverlay::LayoutOverlay(QWidget *parent)
     , m_label(new QLabel(this))
     , m_bar(new QProgressBar(this))
     , m_cancel(new QPushButton(tr("Cancel"), this))
+    , m_retry(new QPushButton(tr("Retry"), this))
 {
     setObjectName(QStringLiteral("layoutOverlay"));
     setFrameShape(QFrame::StyledPanel);
@@ -28,6 +29,10 @@ LayoutOverlay::LayoutOverlay(QWidget *parent)
     auto *buttons = new QHBoxLayout;
     buttons->addStretch();
     buttons->addWidget(m_cancel);
+    buttons->addWidget(m_retry);
+    m_cancel->setObjectName(QStringLiteral("layoutCancel"));
+    m_retry->setObjectName(QStringLiteral("layoutRetry"));
+    m_retry->hide();
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 14, 16, 12);
     layout->addWidget(m_label);
@@ -35,6 +40,7 @@ LayoutOverlay::LayoutOverlay(QWidget *parent)
     layout->addLayout(buttons);
     setFixedWidth(320);
     connect(m_cancel, &QPushButton::clicked, this, &LayoutOverlay::cancelClicked);
+    connect(m_retry, &QPushButton::clicked, this, &LayoutOverlay::retryClicked);
     hide();
 }
 
@@ -42,6 +48,17 @@ void LayoutOverlay::begin(const QString &text)
 {
     m_label->setText(text);
     m_bar->setValue(0);
+    m_bar->show();
+    m_cancel->show();
+    m_retry->hide();
+}
+
+void LayoutOverlay::showStopped(const QString &text)
+{
+    m_label->setText(text);
+    m_bar->hide();
+    m_cancel->hide();
+    m_retry->show();
 }
 
 void LayoutOverlay::setProgress(int percent)

@@ -41,6 +41,7 @@ void CutTool::reset()
         delete m_stroke;
         m_stroke = nullptr;
     }
+    m_path = {};
 }
 
 bool CutTool::mousePress(QMouseEvent *event)
@@ -49,8 +50,10 @@ bool CutTool::mousePress(QMouseEvent *event)
         return false;
     reset();
     m_last = view().mapToScene(event->position().toPoint());
-    QPainterPath path(m_last);
-    m_stroke = view().scene()->addPath(path);
+    // The stroke is kept here: a path holding only its MoveTo is dropped by the item, so reading
+    // it back would start the first segment at the scene origin.
+    m_path = QPainterPath(m_last);
+    m_stroke = view().scene()->addPath(m_path);
     QPen pen(QColor(0xe5, 0x39, 0x35), 2.0, Qt::DashLine, Qt::RoundCap, Qt::RoundJoin);
     pen.setCosmetic(true);
     m_stroke->setPen(pen);
@@ -67,9 +70,8 @@ bool CutTool::mouseMove(QMouseEvent *event)
     if (p == m_last)
         return true;
     addSegment(m_last, p);
-    QPainterPath path = m_stroke->path();
-    path.lineTo(p);
-    m_stroke->setPath(path);
+    m_path.lineTo(p);
+    m_stroke->setPath(m_path);
     m_last = p;
     event->accept();
     return true;

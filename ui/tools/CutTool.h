@@ -5,6 +5,7 @@
 #include "core/partition/PartitionPlan.h"
 #include "ui/tools/CanvasTool.h"
 
+#include <QPainterPath>
 #include <QPointF>
 
 #include <set>
@@ -41,6 +42,7 @@ private:
 
     QGraphicsPathItem *m_stroke = nullptr;
     QPointF m_last;
+    QPainterPath m_path; ///< The stroke drawn so far (what m_stroke shows).
     std::set<EdgeRef> m_crossed;
     std::vector<EdgeItem *> m_lit;
 };

@@ -1,26 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-// MainWindow: the plan edits on the canvas selection and the context menu.
-#include "ui/MainWindow.h"
+#include "ui/commands/EditActions.h"
+
 #include "ui/commands/AssignNodesToPartition.h"
+#include "ui/commands/ChangePartitionValue.h"
 #include "ui/commands/IsolateSelection.h"
 #include "ui/commands/MergePartitions.h"
 #include "ui/commands/NewPartitionFromSelection.h"
 #include "ui/commands/RemoveCut.h"
-#include "ui/commands/SetPartitionTarget.h"
 #include "ui/docks/BoundaryDock.h"
 #include "ui/docks/PartitionsDock.h"
 #include "ui/document/Document.h"
+#include "ui/document/LevelView.h"
 #include "ui/models/BoundaryTensorModel.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/OpCategory.h"
 
 #include <QAction>
+#include <QIcon>
 #include <QInputDialog>
 #include <QMenu>
 #include <QPainter>
 #include <QPixmap>
-#include <QStatusBar>
 #include <QTableView>
 
 #include <algorithm>
@@ -28,6 +29,11 @@
 namespace cleave::ui {
 
 namespace {
+
+QIcon icon(const char *name)
+{
+    return QIcon(QStringLiteral(":/cleave/icons/%1.svg").arg(QLatin1String(name)));
+}
 
 // A small filled square in a partition's colour, for menus.
 QIcon swatch(int colour)
@@ -42,9 +48,50 @@ QIcon swatch(int colour)
     return QIcon(pixmap);
 }
 
+QAction *makeAction(QObject *parent, const QIcon &icon, const QString &text, const char *name,
+                    const QKeySequence &shortcut = {})
+{
+    auto *action = new QAction(icon, text, parent);
+    action->setObjectName(QLatin1String(name));
+    action->setShortcut(shortcut);
+    action->setShortcutContext(Qt::WindowShortcut);
+    return action;
+}
+
 } // namespace
 
-std::vector<cleave::NodeId> MainWindow::selection() const
+EditActions::EditActions(Document *document, LevelView *levels, CanvasWidget *canvas,
+                         PartitionsDock *partitions, BoundaryDock *boundary, QWidget *parent)
+    : QObject(parent)
+    , m_document(document)
+    , m_levels(levels)
+    , m_canvas(canvas)
+    , m_partitions(partitions)
+    , m_boundary(boundary)
+    , m_parent(parent)
+    , m_newPartition(makeAction(this, icon("partition"), tr("&New Partition from Selection"),
+                                "newPartitionAction", Qt::Key_P))
+    , m_isolate(
+          makeAction(this, icon("isolate"), tr("&Isolate Selection"), "isolateAction", Qt::Key_I))
+    , m_merge(makeAction(this, icon("merge"), tr("&Merge Partitions"), "mergeAction", Qt::Key_M))
+    , m_setTarget(makeAction(this, {}, tr("Set &Target…"), "setTargetAction", Qt::Key_T))
+    , m_convexClosure(makeAction(this, {}, tr("Select Con&vex Closure"), "convexClosureAction"))
+    , m_removeCut(makeAction(this, {}, tr("&Remove Cut"), "removeCutAction", QKeySequence::Delete))
+    , m_assignMenu(new QMenu(tr("&Assign to Partition"), parent))
+{
+    m_removeCut->setToolTip(
+        tr("Merge the partitions on both sides of the selected boundary tensor or nodes (Del)"));
+    m_assignMenu->setObjectName(QStringLiteral("assignMenu"));
+    connect(m_assignMenu, &QMenu::aboutToShow, this, &EditActions::rebuildAssignMenu);
+    connect(m_newPartition, &QAction::triggered, this, &EditActions::newPartitionFromSelection);
+    connect(m_isolate, &QAction::triggered, this, &EditActions::isolateSelection);
+    connect(m_merge, &QAction::triggered, this, &EditActions::mergeSelectedPartitions);
+    connect(m_setTarget, &QAction::triggered, this, &EditActions::setTargetOfSelection);
+    connect(m_convexClosure, &QAction::triggered, this, &EditActions::selectConvexClosure);
+    connect(m_removeCut, &QAction::triggered, this, &EditActions::removeCut);
+}
+
+std::vector<cleave::NodeId> EditActions::selection() const
 {
     const cleave::PartitionPlan *plan = m_document->plan();
     if (!plan)
@@ -52,7 +99,7 @@ std::vector<cleave::NodeId> MainWindow::selection() const
     // Only assignable nodes of the plan's function take part in edits (inputs and constants
     // follow their consumers).
     std::vector<cleave::NodeId> nodes;
-    for (cleave::NodeId n : modelNodes(m_canvas->selectedNodes())) {
+    for (cleave::NodeId n : m_levels->modelNodes(m_canvas->selectedNodes())) {
         if (n.index() < plan->graph().nodeCount() && plan->view().contains(n)
             && plan->view().isAssignable(n))
             nodes.push_back(n);
@@ -60,7 +107,7 @@ std::vector<cleave::NodeId> MainWindow::selection() const
     return nodes;
 }
 
-std::vector<cleave::PartitionId> MainWindow::selectedPartitions() const
+std::vector<cleave::PartitionId> EditActions::selectedPartitions() const
 {
     const cleave::PartitionPlan *plan = m_document->plan();
     std::vector<cleave::PartitionId> ids;
@@ -75,46 +122,46 @@ std::vector<cleave::PartitionId> MainWindow::selectedPartitions() const
     return ids;
 }
 
-void MainWindow::updateEditActions()
+void EditActions::update()
 {
     const cleave::PartitionPlan *plan = m_document->plan();
     const std::vector<cleave::NodeId> nodes = selection();
     const std::size_t partitions = nodes.empty() ? 0 : selectedPartitions().size();
     const bool any = plan && !nodes.empty();
-    m_newPartitionAction->setEnabled(any);
-    m_isolateAction->setEnabled(any);
+    m_newPartition->setEnabled(any);
+    m_isolate->setEnabled(any);
     m_assignMenu->setEnabled(any && plan->partitionCount() > 0);
-    m_mergeAction->setEnabled(partitions >= 2);
-    m_setTargetAction->setEnabled(partitions >= 1
-                                  || (plan && m_partitionsDock->currentPartition().isValid()));
-    m_convexClosureAction->setEnabled(any && !plan->nonConvexWitness(nodes).empty());
-    m_removeCutAction->setEnabled(partitions >= 2 || (plan && m_boundaryDock->currentRow() >= 0));
+    m_merge->setEnabled(partitions >= 2);
+    m_setTarget->setEnabled(partitions >= 1
+                            || (plan && m_partitions->currentPartition().isValid()));
+    m_convexClosure->setEnabled(any && !plan->nonConvexWitness(nodes).empty());
+    m_removeCut->setEnabled(partitions >= 2 || (plan && m_boundary->currentRow() >= 0));
 }
 
-void MainWindow::showContextMenu(const QPoint &globalPos)
+void EditActions::showContextMenu(const QPoint &globalPos, const std::vector<QAction *> &extra)
 {
-    updateEditActions();
+    update();
     if (!m_document->plan())
         return;
-    QMenu menu(this);
-    menu.addAction(m_newPartitionAction);
+    QMenu menu(m_parent);
+    menu.addAction(m_newPartition);
     menu.addMenu(m_assignMenu);
-    menu.addAction(m_isolateAction);
-    menu.addAction(m_mergeAction);
-    menu.addAction(m_setTargetAction);
-    if (m_convexClosureAction->isEnabled()) {
+    menu.addAction(m_isolate);
+    menu.addAction(m_merge);
+    menu.addAction(m_setTarget);
+    if (m_convexClosure->isEnabled()) {
         menu.addSeparator();
-        menu.addAction(m_convexClosureAction);
+        menu.addAction(m_convexClosure);
     }
     menu.addSeparator();
-    menu.addAction(m_removeCutAction);
+    menu.addAction(m_removeCut);
     menu.addSeparator();
-    menu.addAction(m_undoAction);
-    menu.addAction(m_redoAction);
+    for (QAction *action : extra)
+        menu.addAction(action);
     menu.exec(globalPos);
 }
 
-void MainWindow::rebuildAssignMenu()
+void EditActions::rebuildAssignMenu()
 {
     m_assignMenu->clear();
     const cleave::PartitionPlan *plan = m_document->plan();
@@ -130,14 +177,14 @@ void MainWindow::rebuildAssignMenu()
     }
 }
 
-void MainWindow::newPartitionFromSelection()
+void EditActions::newPartitionFromSelection()
 {
     std::vector<cleave::NodeId> nodes = selection();
     if (!nodes.empty())
         m_document->undoStack()->push(new NewPartitionFromSelection(m_document, std::move(nodes)));
 }
 
-void MainWindow::assignSelectionTo(cleave::PartitionId partition)
+void EditActions::assignSelectionTo(cleave::PartitionId partition)
 {
     std::vector<cleave::NodeId> nodes = selection();
     if (!nodes.empty())
@@ -145,35 +192,35 @@ void MainWindow::assignSelectionTo(cleave::PartitionId partition)
             new AssignNodesToPartition(m_document, std::move(nodes), partition));
 }
 
-void MainWindow::isolateSelection()
+void EditActions::isolateSelection()
 {
     std::vector<cleave::NodeId> nodes = selection();
     if (nodes.empty())
         return;
     if (!m_document->plan()->nonConvexWitness(nodes).empty()) {
-        statusBar()->showMessage(tr("The selection is not convex: a path leaves it and comes "
-                                    "back. Use Edit ▸ Select Convex Closure first."),
-                                 10000);
+        emit statusMessage(tr("The selection is not convex: a path leaves it and comes back. Use "
+                              "Edit ▸ Select Convex Closure first."),
+                           10000);
         return;
     }
     m_document->undoStack()->push(new IsolateSelection(m_document, std::move(nodes)));
 }
 
-void MainWindow::mergeSelectedPartitions()
+void EditActions::mergeSelectedPartitions()
 {
     std::vector<cleave::PartitionId> ids = selectedPartitions();
     if (ids.size() >= 2)
         m_document->undoStack()->push(new MergePartitions(m_document, std::move(ids)));
 }
 
-void MainWindow::setTargetOfSelection()
+void EditActions::setTargetOfSelection()
 {
     const cleave::PartitionPlan *plan = m_document->plan();
     if (!plan)
         return;
     std::vector<cleave::PartitionId> ids = selectedPartitions();
-    if (ids.empty() && m_partitionsDock->currentPartition().isValid())
-        ids.push_back(m_partitionsDock->currentPartition());
+    if (ids.empty() && m_partitions->currentPartition().isValid())
+        ids.push_back(m_partitions->currentPartition());
     if (ids.empty())
         return;
     QStringList targets { QStringLiteral("llvm"),    QStringLiteral("cuda"),
@@ -186,7 +233,7 @@ void MainWindow::setTargetOfSelection()
         targets.prepend(current);
     bool ok = false;
     const QString target = QInputDialog::getItem(
-        this, tr("Set Target"),
+        m_parent, tr("Set Target"),
         (ids.size() == 1 ? tr("Target of the partition (a TVM target or a BYOC compiler):")
                          : tr("Target of the %1 partitions (a TVM target or a BYOC compiler):")
                                .arg(ids.size())),
@@ -200,27 +247,26 @@ void MainWindow::setTargetOfSelection()
     stack->endMacro();
 }
 
-void MainWindow::selectConvexClosure()
+void EditActions::selectConvexClosure()
 {
     const std::vector<cleave::NodeId> nodes = selection();
     if (nodes.empty())
         return;
     const std::vector<cleave::NodeId> closure = m_document->plan()->convexClosure(nodes);
-    m_canvas->selectNodes(shownNodes(closure));
+    m_canvas->selectNodes(m_levels->shownNodes(closure));
     const std::size_t added = closure.size() - nodes.size();
-    statusBar()->showMessage(added == 1
-                                 ? tr("Selected the convex closure: 1 node added.")
-                                 : tr("Selected the convex closure: %1 nodes added.").arg(added),
-                             6000);
+    emit statusMessage(added == 1 ? tr("Selected the convex closure: 1 node added.")
+                                  : tr("Selected the convex closure: %1 nodes added.").arg(added),
+                       6000);
 }
 
-void MainWindow::removeCut()
+void EditActions::removeCut()
 {
     if (!m_document->plan())
         return;
     const std::vector<cleave::PartitionId> ids = selectedPartitions();
-    const int row = m_boundaryDock->currentRow();
-    const bool boundaryFirst = m_boundaryDock->view()->hasFocus() && row >= 0;
+    const int row = m_boundary->currentRow();
+    const bool boundaryFirst = m_boundary->view()->hasFocus() && row >= 0;
     if (!boundaryFirst && ids.size() >= 2) {
         if (ids.size() == 2)
             m_document->undoStack()->push(new RemoveCut(m_document, ids[0], ids[1]));
@@ -229,12 +275,12 @@ void MainWindow::removeCut()
         return;
     }
     if (row >= 0) {
-        const auto [from, to] = m_boundaryDock->model()->partitionsAt(row);
+        const auto [from, to] = m_boundary->model()->partitionsAt(row);
         if (from.isValid() && to.isValid() && from != to)
             m_document->undoStack()->push(new RemoveCut(m_document, from, to));
         return;
     }
-    statusBar()->showMessage(
+    emit statusMessage(
         tr("Select nodes on both sides of a cut, or a boundary tensor, to remove the cut."), 6000);
 }
 

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/document/LevelView.h"
+
+#include "core/partition/PlanConversion.h"
+#include "ui/document/Document.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace cleave::ui {
+
+namespace {
+
+const std::vector<cleave::FusedBlock> noBlocks;
+
+template <typename T>
+void appendOnce(std::vector<T> &out, const T &value)
+{
+    if (std::find(out.begin(), out.end(), value) == out.end())
+        out.push_back(value);
+}
+
+} // namespace
+
+LevelView::LevelView(Document *document, QObject *parent)
+    : QObject(parent)
+    , m_document(document)
+{
+    connect(m_document, &Document::graphChanged, this, [this] { rebuild(true); });
+    connect(m_document, &Document::planReset, this, [this] {
+        convertPlan();
+        emit planShown(nullptr);
+    });
+    connect(m_document, &Document::planEdited, this, &LevelView::onPlanEdited);
+}
+
+LevelView::~LevelView() = default;
+
+void LevelView::setLevel(Level level)
+{
+    if (level == m_level)
+        return;
+    m_level = level;
+    emit levelChanged(level);
+    rebuild(false);
+}
+
+bool LevelView::expandBlock(cleave::NodeId shown)
+{
+    if (m_level != Level::Blocks || !m_blockGraph)
+        return false;
+    const std::vector<cleave::NodeId> members = m_blockGraph->originalNodes(shown);
+    if (members.size() < 2)
+        return false;
+    const int block = m_document->blockOf(members.back());
+    if (block < 0)
+        return false;
+    m_expanded.push_back(static_cast<std::size_t>(block));
+    rebuild(false);
+    return true;
+}
+
+void LevelView::collapseAllBlocks()
+{
+    if (m_expanded.empty())
+        return;
+    m_expanded.clear();
+    rebuild(false);
+}
+
+const cleave::Graph *LevelView::shownGraph() const
+{
+    if (m_level == Level::Blocks && m_blockGraph)
+        return &m_blockGraph->graph;
+    return m_document->graph();
+}
+
+cleave::FunctionId LevelView::shownFunction() const
+{
+    const cleave::Graph *graph = shownGraph();
+    return graph ? graph->mainFunction() : cleave::FunctionId {};
+}
+
+std::string LevelView::layoutKey() const
+{
+    const cleave::Graph *graph = m_document->graph();
+    if (!graph)
+        return {};
+    if (m_level == Level::Ops)
+        return graph->checksum();
+    std::string key = graph->checksum() + "/blocks";
+    for (std::size_t b : m_expanded)
+        key += "+" + std::to_string(b);
+    return key;
+}
+
+const std::vector<cleave::FusedBlock> &LevelView::framedBlocks() const
+{
+    return m_level == Level::Ops && m_document->hasGraph() ? m_document->blocks() : noBlocks;
+}
+
+const cleave::PartitionPlan *LevelView::shownPlan() const
+{
+    if (m_level == Level::Ops || !m_blockGraph)
+        return m_document->plan();
+    return m_blockPlan ? &*m_blockPlan : nullptr;
+}
+
+const cleave::BoundaryTable *LevelView::shownBoundary() const
+{
+    if (!shownPlan())
+        return nullptr;
+    return m_level == Level::Ops || !m_blockGraph ? &m_document->boundary() : &m_blockBoundary;
+}
+
+void LevelView::rebuild(bool graphChanged)
+{
+    if (graphChanged)
+        m_expanded.clear();
+    // Observers point into the block graph and plan until they hear of the new ones: the old
+    // ones stay alive until then.
+    std::unique_ptr<cleave::BlockGraph> previous = std::move(m_blockGraph);
+    const cleave::Graph *graph = m_document->graph();
+    if (graph && m_level == Level::Blocks)
+        m_blockGraph = std::make_unique<cleave::BlockGraph>(cleave::collapseBlocks(
+            *graph, graph->mainFunction(), m_document->blocks(), m_expanded));
+    std::optional<cleave::PartitionPlan> previousPlan = std::exchange(m_blockPlan, std::nullopt);
+    convertPlan();
+    emit graphShown();
+    emit planShown(nullptr);
+}
+
+void LevelView::convertPlan()
+{
+    const cleave::PartitionPlan *plan = m_document->plan();
+    if (m_level == Level::Ops || !m_blockGraph || !plan) {
+        m_blockPlan.reset();
+        m_blockBoundary = {};
+        return;
+    }
+    cleave::PlanConversion converted
+        = cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockGraph->graph);
+    m_blockPlan.reset();
+    m_blockBoundary = {};
+    if (!converted.plan)
+        return;
+    m_blockPlan.emplace(std::move(*converted.plan));
+    m_blockBoundary = cleave::computeBoundary(*m_blockPlan);
+    const auto split = std::find_if(
+        converted.diagnostics.begin(), converted.diagnostics.end(),
+        [](const cleave::Diagnostic &d) { return d.code == "convert.split_kernel"; });
+    if (split != converted.diagnostics.end())
+        emit notice(tr("A cut runs through a fused block; the block is drawn with its output op. "
+                       "Switch to Operators to see the cut: %1")
+                        .arg(QString::fromStdString(split->message)));
+}
+
+void LevelView::onPlanEdited(const cleave::PlanEdit &edit)
+{
+    if (m_level == Level::Ops || !m_blockGraph) {
+        emit planShown(&edit);
+        return;
+    }
+    convertPlan();
+    emit planShown(nullptr);
+}
+
+std::vector<cleave::NodeId> LevelView::modelNodes(const std::vector<cleave::NodeId> &shown) const
+{
+    if (m_level == Level::Ops || !m_blockGraph)
+        return shown;
+    std::vector<cleave::NodeId> out;
+    for (cleave::NodeId n : shown) {
+        for (cleave::NodeId m : m_blockGraph->originalNodes(n))
+            appendOnce(out, m);
+    }
+    return out;
+}
+
+std::vector<cleave::NodeId> LevelView::shownNodes(const std::vector<cleave::NodeId> &model) const
+{
+    if (m_level == Level::Ops || !m_blockGraph)
+        return model;
+    std::vector<cleave::NodeId> out;
+    for (cleave::NodeId n : model) {
+        const auto it = m_blockGraph->shownAs.find(n);
+        if (it != m_blockGraph->shownAs.end() && it->second.isValid())
+            appendOnce(out, it->second);
+    }
+    return out;
+}
+
+std::vector<cleave::EdgeRef>
+LevelView::modelEdges(const std::vector<cleave::EdgeRef> &shown) const
+{
+    if (m_level == Level::Ops || !m_blockGraph || !m_document->graph())
+        return shown;
+    return m_blockGraph->originalEdges(*m_document->graph(), shown);
+}
+
+std::vector<cleave::EdgeRef>
+LevelView::shownEdges(const std::vector<cleave::EdgeRef> &model) const
+{
+    if (m_level == Level::Ops || !m_blockGraph)
+        return model;
+    std::vector<cleave::EdgeRef> out;
+    for (const cleave::EdgeRef &e : model) {
+        const std::vector<cleave::NodeId> consumer = shownNodes({ e.consumer });
+        if (consumer.empty())
+            continue;
+        const auto tensor = m_blockGraph->shownTensor.find(e.tensor);
+        if (tensor != m_blockGraph->shownTensor.end() && tensor->second.node != consumer.front())
+            out.push_back({ tensor->second, consumer.front() });
+    }
+    return out;
+}
+
+cleave::PartitionId LevelView::shownPartition(cleave::PartitionId model) const
+{
+    const cleave::PartitionPlan *plan = m_document->plan();
+    if (m_level == Level::Ops || !m_blockGraph || !plan || !model.isValid())
+        return model;
+    // The converted plan keeps the names (unique within a plan), not the ids.
+    const cleave::Partition *partition = plan->partition(model);
+    if (!partition || !m_blockPlan)
+        return {};
+    for (const cleave::Partition &p : m_blockPlan->partitions()) {
+        if (p.name == partition->name)
+            return p.id;
+    }
+    return {};
+}
+
+} // namespace cleave::ui
