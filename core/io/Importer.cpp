@@ -3,6 +3,7 @@
 #include "core/io/Importer.h"
 
 #include "core/io/Checksum.h"
+#include "core/io/FileIo.h"
 #include "core/io/graphjson/GraphJsonImporter.h"
 #include "core/io/onnx/OnnxImporter.h"
 #include "core/io/relay/RelayImporter.h"
@@ -97,22 +98,16 @@ ImportResult importBytes(std::string_view bytes, const std::string &path)
 
 ImportResult importFile(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::string problem;
+    const std::optional<std::string> bytes = readRegularFile(path, maxReadFileBytes, problem);
+    if (!bytes) {
         ImportResult r;
-        r.diagnostics.push_back(
-            fileError(path, "import.unreadable", std::string("cannot open file: ") + std::strerror(errno)));
+        r.diagnostics.push_back(fileError(path, "import.unreadable", "cannot open file: " + problem));
+        r.diagnostics.back().where.line = 1;
+        r.diagnostics.back().where.column = 1;
         return r;
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) {
-        ImportResult r;
-        r.diagnostics.push_back(fileError(path, "import.unreadable", "read error"));
-        return r;
-    }
-    const std::string bytes = buffer.str();
-    return importBytes(bytes, path);
+    return importBytes(*bytes, path);
 }
 
 } // namespace cleave
