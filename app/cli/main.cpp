@@ -149,7 +149,9 @@ const std::vector<Command> &commands()
           "                        (order of first use), listed in partitions.json\n"
           "  --targets T0,T1,...   with --out: the target of each partition, in order\n"
           "  --dry-run             only print; write nothing\n"
-          "  --force               accept a plan made for a model with another checksum\n"
+          "  --force               accept a plan made for a model with another checksum;\n"
+          "                        with --out, write into a non-empty folder that is not a\n"
+          "                        previous export (its files are kept)\n"
           "  --json                print {\"partitions\", \"boundary\", \"diagnostics\"} as JSON\n",
           { "--json", "--dry-run", "--force", "--fold-batch-norm", "--transparent-stop-fusion",
             "--lift-constants" },
@@ -257,7 +259,7 @@ int runInspect(const Arguments &args)
         nlohmann::json json = summary.toJson();
         if (args.has("--blocks"))
             json["blocks"] = cleave::fusedBlocksToJson(graph, blocks);
-        std::cout << json.dump(2) << '\n';
+        std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         std::cout << summary.toText(args.has("--blocks"));
         if (args.has("--blocks"))
@@ -347,7 +349,7 @@ int runValidate(const Arguments &args)
         const nlohmann::json out { { "valid", valid },
                                    { "diagnostics",
                                      cleave::diagnosticsToJson(&*plan, *graph, diagnostics) } };
-        std::cout << out.dump(2) << '\n';
+        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         for (const cleave::Diagnostic &d : diagnostics)
             std::cout << d.toString() << '\n';
@@ -433,7 +435,7 @@ int runPartition(const Arguments &args)
     for (cleave::Diagnostic &d : cleave::validateAll(*plan, boundary, options))
         diagnostics.push_back(std::move(d));
     if (args.has("--json"))
-        std::cout << cleave::planReportJson(*plan, boundary, diagnostics, options.latency).dump(2)
+        std::cout << cleave::planReportJson(*plan, boundary, diagnostics, options.latency).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                   << '\n';
     else
         std::cout << cleave::planReportText(*plan, boundary, diagnostics, options.latency);
@@ -458,6 +460,7 @@ int exportPlan(const cleave::PartitionPlan &plan, const cleave::BoundaryTable &b
 {
     cleave::ExportOptions options;
     options.liftConstants = args.has("--lift-constants");
+    options.force = args.has("--force"); // also: write into a folder that is not an export
     options.diagnostics = diagnostics;
     if (const auto targets = args.value("--targets")) {
         std::stringstream list(*targets);
@@ -522,7 +525,7 @@ int convertPlanLevel(const Arguments &args, const cleave::Graph &kernels,
     for (cleave::Diagnostic &d : cleave::validateAll(*converted.plan, boundary, {}))
         diagnostics.push_back(std::move(d));
     if (args.has("--json"))
-        std::cout << cleave::planReportJson(*converted.plan, boundary, diagnostics).dump(2) << '\n';
+        std::cout << cleave::planReportJson(*converted.plan, boundary, diagnostics).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     else
         std::cout << "Converted the " << (kernelLevel ? "kernel" : "Relay op") << "-level plan to "
                   << (kernelLevel ? "Relay ops" : "kernels") << ":\n"
@@ -552,7 +555,7 @@ int runMap(const Arguments &args)
     if (args.value("--plan"))
         return convertPlanLevel(args, *kernels, *relay, mapping);
     if (args.has("--json"))
-        std::cout << cleave::kernelMappingToJson(*kernels, *relay, mapping).dump(2) << '\n';
+        std::cout << cleave::kernelMappingToJson(*kernels, *relay, mapping).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     else
         std::cout << cleave::kernelMappingToText(*kernels, *relay, mapping);
     return mapping.isComplete() ? exitOk : exitInvalidPlan;
