@@ -77,4 +77,9 @@ bool fusionOptions(const Arguments &args, FusionOptions &options,
     return ok;
 }
 
+std::string jsonText(const nlohmann::json &value)
+{
+    return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 } // namespace cleave::cli

@@ -14,6 +14,8 @@
 #include "core/partition/PartitionPlan.h"
 #include "core/validation/Validation.h"
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -40,5 +42,9 @@ bool loadCheckOptions(const Arguments &args, ValidationOptions &options,
 /// (options.patterns points to it). Prints what went wrong.
 bool fusionOptions(const Arguments &args, FusionOptions &options,
                    std::optional<OpPatternTable> &patterns, std::ostream &err);
+
+/// JSON as the commands print it (`--json`): indented by 2; bytes that are not UTF-8 (names from
+/// a hostile model) are replaced, never a reason to abort.
+std::string jsonText(const nlohmann::json &value);
 
 } // namespace cleave::cli

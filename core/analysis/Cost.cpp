@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/Cost.h"
 
+#include "core/support/Saturating.h"
 
 #include <cstdio>
 #include <string_view>
@@ -106,32 +107,32 @@ std::int64_t opFlops(const Graph &g, const Node &n)
             const auto o = layout.find('O');
             oc = dimAt(w, o == std::string::npos ? 0 : static_cast<int>(o));
         }
-        return oc > 0 ? 2 * out * (elements(w) / oc) : 0;
+        return oc > 0 ? satMul(2, satMul(out, elements(w) / oc)) : 0;
     }
     if (op == "nn.conv2d_transpose" || op == "nn.conv1d_transpose") {
         const Type &w = inputType(g, n, 1);
         const std::int64_t ic = dimAt(w, 0);
-        return ic > 0 ? 2 * elements(inputType(g, n, 0)) * (elements(w) / ic) : 0;
+        return ic > 0 ? satMul(2, satMul(elements(inputType(g, n, 0)), elements(w) / ic)) : 0;
     }
     if (op == "nn.dense")
-        return 2 * out * dimAt(inputType(g, n, 0), -1);
+        return satMul(2, satMul(out, dimAt(inputType(g, n, 0), -1)));
     if (op == "nn.matmul" || op == "nn.batch_matmul") {
         const bool transposeA = n.attrs.intOr("transpose_a", 0) != 0;
-        return 2 * out * dimAt(inputType(g, n, 0), transposeA ? -2 : -1);
+        return satMul(2, satMul(out, dimAt(inputType(g, n, 0), transposeA ? -2 : -1)));
     }
     if (op == "nn.max_pool1d" || op == "nn.max_pool2d" || op == "nn.max_pool3d"
         || op == "nn.avg_pool1d" || op == "nn.avg_pool2d" || op == "nn.avg_pool3d") {
         std::int64_t window = 1;
         if (auto sizes = n.attrs.intList("pool_size")) {
             for (std::int64_t s : *sizes)
-                window *= s;
+                window = satMul(window, s);
         }
-        return out * window;
+        return satMul(out, window);
     }
     if (op.rfind("nn.global_", 0) == 0 || op.rfind("nn.adaptive_", 0) == 0)
         return elements(inputType(g, n, 0));
     if (isElementwise(op))
-        return op == "nn.batch_norm" || op == "nn.layer_norm" ? 2 * elements(inputType(g, n, 0))
+        return op == "nn.batch_norm" || op == "nn.layer_norm" ? satMul(2, elements(inputType(g, n, 0)))
                                                               : out;
     return 0;
 }
@@ -141,12 +142,12 @@ void addBody(const Graph &g, FunctionId f, int depth, NodeCost &cost);
 void addNode(const Graph &g, const Node &n, int depth, NodeCost &cost, bool nested)
 {
     if (n.kind == NodeKind::OpCall)
-        cost.flops += opFlops(g, n);
+        cost.flops = satAdd(cost.flops, opFlops(g, n));
     if ((n.kind == NodeKind::FunctionCall || n.kind == NodeKind::FunctionValue)
         && n.callee.isValid() && depth < 8)
         addBody(g, n.callee, depth + 1, cost);
     if (n.kind == NodeKind::Constant && nested)
-        cost.paramBytes += n.outputType(0).byteSize().value_or(0);
+        cost.paramBytes = satAdd(cost.paramBytes, n.outputType(0).byteSize().value_or(0));
 }
 
 void addBody(const Graph &g, FunctionId f, int depth, NodeCost &cost)
@@ -171,10 +172,10 @@ NodeCost nodeCost(const Graph &graph, NodeId node)
     addNode(graph, n, 0, cost, false);
     for (const TensorRef &in : n.inputs) {
         if (in.isValid() && graph.node(in.node).kind == NodeKind::Constant)
-            cost.paramBytes += graph.tensorType(in).byteSize().value_or(0);
+            cost.paramBytes = satAdd(cost.paramBytes, graph.tensorType(in).byteSize().value_or(0));
     }
     for (const Type &t : n.outputTypes)
-        cost.outputBytes += t.byteSize().value_or(0);
+        cost.outputBytes = satAdd(cost.outputBytes, t.byteSize().value_or(0));
     return cost;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/support/FileIo.h"
 #include "core/support/JsonLocator.h"
+#include "core/graph/JsonParse.h"
 #include "core/graph/FunctionView.h"
 
 #include <nlohmann/json.hpp>
@@ -30,20 +31,17 @@ Diagnostic located(std::string code, std::string message, SourceLocation where,
 std::optional<LatencyTable> LatencyTable::fromJson(std::string_view text, const std::string &path,
                                                    std::vector<Diagnostic> &diagnostics)
 {
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error &e) {
-        const JsonLocator locator(text, path);
-        diagnostics.push_back(located("latency.syntax", std::string("invalid JSON: ") + e.what(),
-                                      locator.at(e.byte > 0 ? e.byte - 1 : 0), path));
+    const std::optional<nlohmann::json> parsed
+        = parseJsonLocated(text, path, "latency.syntax", diagnostics);
+    if (!parsed)
         return std::nullopt;
-    }
+    const nlohmann::json &doc = *parsed;
+    auto at = [&](const std::string &pointer) { return locateJsonValue(text, path, pointer); };
     if (!doc.is_object() || (!doc.contains("ops") && !doc.contains("nodes"))) {
         diagnostics.push_back(located("latency.type",
                                       "a latency file is a JSON object with \"ops\" and/or "
                                       "\"nodes\" mapping names to latencies",
-                                      {}, path));
+                                      at(""), path));
         return std::nullopt;
     }
     double scale = 1.0;
@@ -55,10 +53,10 @@ std::optional<LatencyTable> LatencyTable::fromJson(std::string_view text, const 
             scale = 1e3;
         else if (u != "us") {
             diagnostics.push_back(located("latency.unit",
-                                          "unknown unit " + unit->dump()
+                                          "unknown unit " + boundedJson(*unit)
                                               + " (expected \"ns\", "
                                                 "\"us\" or \"ms\")",
-                                          {}, path));
+                                          at("/unit"), path));
             return std::nullopt;
         }
     }
@@ -70,17 +68,21 @@ std::optional<LatencyTable> LatencyTable::fromJson(std::string_view text, const 
             continue;
         if (!it->is_object()) {
             diagnostics.push_back(located(
-                "latency.type", std::string("\"") + section + "\" must be an object", {}, path));
+                "latency.type", std::string("\"") + section + "\" must be an object",
+                at(std::string("/") + section), path));
             ok = false;
             continue;
         }
         for (const auto &[name, value] : it->items()) {
             if (!value.is_number() || value.get<double>() < 0) {
                 diagnostics.push_back(located("latency.value",
-                                              std::string(section) + " entry '" + name
-                                                  + "': expected a non-negative number, got "
-                                                  + value.dump(),
-                                              {}, path));
+                                              std::string(section) + " entry "
+                                                  + quoteBounded(name)
+                                                  + ": expected a non-negative number, got "
+                                                  + boundedJson(value),
+                                              at((nlohmann::json::json_pointer() / section
+                                                  / name).to_string()),
+                                              path));
                 ok = false;
                 continue;
             }

@@ -3,6 +3,7 @@
 #include "core/analysis/OpPattern.h"
 
 #include "core/support/JsonLocator.h"
+#include "core/graph/JsonParse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -294,15 +295,11 @@ bool OpPatternTable::loadJson(std::string_view text, const std::string &path,
             d.where.file = path;
         diagnostics.push_back(std::move(d));
     };
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error &e) {
-        const JsonLocator locator(text, path);
-        report("patterns.syntax", std::string("invalid JSON: ") + e.what(),
-               locator.at(e.byte > 0 ? e.byte - 1 : 0));
+    const std::optional<nlohmann::json> parsed
+        = parseJsonLocated(text, path, "patterns.syntax", diagnostics);
+    if (!parsed)
         return false;
-    }
+    const nlohmann::json &doc = *parsed;
     if (!doc.is_object()) {
         report("patterns.type", "an op pattern file must be a JSON object {\"op\": \"pattern\"}",
                {});
@@ -317,10 +314,10 @@ bool OpPatternTable::loadJson(std::string_view text, const std::string &path,
             kind = opPatternFromName(std::to_string(value.get<std::int64_t>()));
         if (!kind) {
             report("patterns.unknown_kind",
-                   "op '" + op + "': unknown pattern " + value.dump()
+                   "op " + quoteBounded(op) + ": unknown pattern " + boundedJson(value)
                        + " (expected elemwise, broadcast, injective, comm_reduce, "
                          "out_elemwise_fusable, tuple or opaque)",
-                   {});
+                   locateJsonValue(text, path, (nlohmann::json::json_pointer() / op).to_string()));
             ok = false;
             continue;
         }

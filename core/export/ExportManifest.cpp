@@ -199,11 +199,11 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
     }
     out["partitions"] = std::move(partitions);
     const nlohmann::json report = planReportJson(plan, boundary, {});
-    out["boundary"] = ojson::parse(report["boundary"].dump());
+    out["boundary"] = ojson::parse(report["boundary"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     out["lifted_constants"] = std::move(lifted);
     std::vector<Diagnostic> all = m.options->diagnostics;
     all.insert(all.end(), m.diagnostics.begin(), m.diagnostics.end());
-    out["diagnostics"] = ojson::parse(diagnosticsToJson(&plan, g, all).dump());
+    out["diagnostics"] = ojson::parse(diagnosticsToJson(&plan, g, all).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return out;
 }
 

@@ -2,9 +2,12 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+include "core/formats/FormatRegistry.h"
 #include "core/graph/Diagnostic.h"
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cleave {
@@ -26,6 +29,15 @@ struct ExportOptions
     std::string moduleFormat = "relay";
     /// Diagnostics of the plan at export time (validation findings), copied to the manifest.
     std::vector<Diagnostic> diagnostics;
+    /// Export into a non-empty folder that is not a previous Cleave export (it has no
+    /// `.cleave-export` list of owned files). Files Cleave did not write are kept either way.
+    bool force = false;
+    /// For tests: called with the name of each step of the folder swap (ExportFolder.h); when
+    /// it returns false the export stops dead there, as if the process had been killed.
+    std::function<bool(std::string_view step)> stepHook;
+    /// For tests: swap folders by two renames (the fallback) instead of one
+    /// renameat2(RENAME_EXCHANGE).
+    bool noExchange = false;
 };
 
 /// What an export did: `ok` when every file was written and the folder swapped in place;

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/formats/Exporter.h"
+
+#include "core/export/ExportFolder.h"
+#include "core/export/ExportModel.h"
 #include "core/export/PipelineConfig.h"
 #include "core/formats/FormatRegistry.h"
-
-#include "core/export/ExportModel.h"
-
-#include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <random>
+#include "core/graph/JsonParse.h"
+#include "core/partition/NameRules.h"
 
 namespace cleave {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -22,81 +18,67 @@ Diagnostic exportError(std::string code, std::string message)
     return Diagnostic::make(Severity::Error, std::move(code), std::move(message));
 }
 
-/// A name for a sibling of `target` that nothing else uses.
-fs::path siblingName(const fs::path &target, const std::string &tag)
+/// Names and targets end up in Relay identifiers, attributes and scripts: each must pass
+/// the rules of NameRules.h (a plan file is checked when read; the editor and --targets are
+/// checked here).
+bool checkNames(const PartitionPlan &plan, const ExportOptions &options,
+                std::vector<Diagnostic> &diagnostics)
 {
-    thread_local std::mt19937_64 rng(static_cast<std::uint64_t>(
-        std::chrono::steady_clock::now().time_since_epoch().count()));
-    for (;;) {
-        fs::path p = target.parent_path()
-            / ("." + target.filename().string() + "." + tag + "-" + std::to_string(rng() % 1000000000));
-        std::error_code ec;
-        if (!fs::exists(p, ec))
-            return p;
+    bool ok = true;
+    for (std::size_t k = 0; k < plan.partitionCount(); ++k) {
+        const Partition &p = plan.partitions()[k];
+        const std::string &target
+            = k < options.targets.size() && !options.targets[k].empty() ? options.targets[k]
+                                                                          : p.target;
+        if (const auto problem = partitionNameProblem(p.name)) {
+            diagnostics.push_back(exportError(
+                "export.bad_name", "partition " + std::to_string(k) + " is named "
+                                       + quoteBounded(p.name) + ": " + *problem));
+            ok = false;
+        }
+        if (const auto problem = targetProblem(target)) {
+            diagnostics.push_back(exportError("export.bad_target",
+                                              "partition " + quoteBounded(p.name)
+                                                  + " has the target " + quoteBounded(target)
+                                                  + ": " + *problem));
+            ok = false;
+        }
     }
+    return ok;
 }
 
-/// Writes the files into a temporary folder beside `dir`, then swaps it into place.
-bool writeFolder(const std::vector<std::pair<std::string, std::string>> &files,
-                 const std::string &dir, std::vector<Diagnostic> &diagnostics)
+/// Re-reads every model and JSON file the export is about to write, with the same readers a
+/// user's tools would meet: a file that does not parse is an `export.reparse` error and
+/// nothing is written.
+bool reparseFiles(const std::vector<std::pair<std::string, std::string>> &files,
+                  std::vector<Diagnostic> &diagnostics)
 {
-    fs::path target = fs::path(dir).lexically_normal();
-    if (target.filename().empty())
-        target = target.parent_path();
-    if (target.empty()) {
-        diagnostics.push_back(exportError("export.io", "no output folder given"));
-        return false;
-    }
-    std::error_code ec;
-    if (target.parent_path().empty())
-        target = fs::path(".") / target;
-    if (fs::exists(target, ec) && !fs::is_directory(target, ec)) {
-        diagnostics.push_back(
-            exportError("export.io", target.string() + " exists and is not a folder"));
-        return false;
-    }
-    fs::create_directories(target.parent_path(), ec);
-    const fs::path tmp = siblingName(target, "tmp");
-    if (!fs::create_directory(tmp, ec)) {
-        diagnostics.push_back(exportError(
-            "export.io", "cannot create " + tmp.string() + ": " + ec.message()));
-        return false;
-    }
-    auto fail = [&](const std::string &message) {
-        std::error_code ignored;
-        fs::remove_all(tmp, ignored);
-        diagnostics.push_back(exportError("export.io", message));
-        return false;
-    };
+    bool ok = true;
     for (const auto &[name, content] : files) {
-        // File names are ours (mod<k>.relay, ...): never a path that leaves the folder.
-        if (name.empty() || name.find_first_of("/\\") != std::string::npos || name == "."
-            || name == "..")
-            return fail("refusing to write '" + name + "': not a plain file name");
-        std::ofstream out(tmp / name, std::ios::binary | std::ios::trunc);
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.close();
-        if (!out)
-            return fail("cannot write " + (tmp / name).string());
-    }
-    if (fs::exists(target, ec)) {
-        const fs::path old = siblingName(target, "old");
-        fs::rename(target, old, ec);
-        if (ec)
-            return fail("cannot replace " + target.string() + ": " + ec.message());
-        fs::rename(tmp, target, ec);
-        if (ec) {
-            std::error_code ignored;
-            fs::rename(old, target, ignored);
-            return fail("cannot move the export into " + target.string() + ": " + ec.message());
+        const bool json = name.ends_with(".json");
+        const bool model = name.ends_with(".relay") || name.ends_with(".onnx");
+        if (!json && !model)
+            continue;
+        std::vector<Diagnostic> found;
+        if (json) {
+            parseJsonLocated(content, name, "export.reparse", found);
+        } else {
+            ImportResult again = importBytes(content, name);
+            for (Diagnostic &d : again.diagnostics) {
+                if (d.severity == Severity::Error)
+                    found.push_back(std::move(d));
+            }
         }
-        fs::remove_all(old, ec);
-    } else {
-        fs::rename(tmp, target, ec);
-        if (ec)
-            return fail("cannot move the export into " + target.string() + ": " + ec.message());
+        if (!found.empty()) {
+            Diagnostic d = exportError("export.reparse",
+                                       "the exported " + name
+                                           + " does not read back (nothing was written): "
+                                           + found.front().toString());
+            diagnostics.push_back(std::move(d));
+            ok = false;
+        }
     }
-    return true;
+    return ok;
 }
 
 ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
@@ -122,7 +104,7 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
             "export.format", "cannot write " + options.moduleFormat + " modules for a "
                                  + plan.graph().format() + " model"));
     }
-    if (hasErrors(model.diagnostics)) {
+    if (hasErrors(model.diagnostics) || !checkNames(plan, options, model.diagnostics)) {
         result.diagnostics = std::move(model.diagnostics);
         return result;
     }
@@ -156,8 +138,9 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
     if (options.buildScript)
         files.emplace_back("build_pipeline.py", buildScript(model));
     if (options.manifest)
-        files.emplace_back("partitions.json", manifestJson(model).dump(2) + "\n");
-    if (!writeFolder(files, dir, model.diagnostics)) {
+        files.emplace_back("partitions.json", manifestJson(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    if (!reparseFiles(files, model.diagnostics)
+        || !writeExportFolder(files, dir, options, model.diagnostics)) {
         result.diagnostics = std::move(model.diagnostics);
         return result;
     }

@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/graph/Type.h"
 
+#include "core/support/Saturating.h"
+
 #include <cctype>
 
 namespace cleave {
@@ -39,8 +41,11 @@ std::optional<std::int64_t> Type::elementCount() const
     if (!hasStaticShape())
         return std::nullopt;
     std::int64_t n = 1;
-    for (const Dim &d : shape)
-        n *= d.value;
+    for (const Dim &d : shape) {
+        if (d.value < 0)
+            return std::nullopt; // a negative extent is no shape
+        n = d.value == 0 ? 0 : satMul(n, d.value);
+    }
     return n;
 }
 
@@ -52,7 +57,7 @@ std::optional<std::int64_t> Type::byteSize() const
             auto b = f.byteSize();
             if (!b)
                 return std::nullopt;
-            total += *b;
+            total = satAdd(total, *b);
         }
         return total;
     }
@@ -60,7 +65,8 @@ std::optional<std::int64_t> Type::byteSize() const
     auto bits = dtypeBits(dtype);
     if (!n || !bits)
         return std::nullopt;
-    return (*n * *bits + 7) / 8;
+    const std::int64_t totalBits = satMul(*n, *bits);
+    return totalBits == saturatedCount ? saturatedCount : (totalBits + 7) / 8;
 }
 
 const Type &Type::field(std::size_t i) const

@@ -3,12 +3,9 @@
 #include "core/io/Importer.h"
 
 #include "core/support/Checksum.h"
+#include "core/support/FileIo.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <new>
-#include <sstream>
 
 namespace cleave {
 
@@ -50,21 +47,16 @@ ImportResult guardedImport(const std::string &path, const std::string &internalC
 
 std::optional<ImportResult> readModelFile(const std::string &path, std::string &bytes)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::string problem;
+    std::optional<std::string> read = readRegularFile(path, maxReadFileBytes, problem);
+    if (!read) {
         ImportResult r;
-        r.diagnostics.push_back(
-            fileError(path, "import.unreadable", std::string("cannot open file: ") + std::strerror(errno)));
+        r.diagnostics.push_back(fileError(path, "import.unreadable", "cannot open file: " + problem));
+        r.diagnostics.back().where.line = 1;
+        r.diagnostics.back().where.column = 1;
         return r;
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) {
-        ImportResult r;
-        r.diagnostics.push_back(fileError(path, "import.unreadable", "read error"));
-        return r;
-    }
-    bytes = buffer.str();
+    bytes = std::move(*read);
     return std::nullopt;
 }
 

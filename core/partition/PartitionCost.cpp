@@ -5,6 +5,7 @@
 #include "core/analysis/LatencyTable.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/support/Saturating.h"
 
 namespace cleave {
 
@@ -26,9 +27,9 @@ std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const Bound
         const NodeCost c = nodeCost(g, n);
         if (g.node(n).isOperator())
             ++pc.ops;
-        pc.flops += c.flops;
-        pc.paramBytes += c.paramBytes;
-        pc.outputBytes += c.outputBytes;
+        pc.flops = satAdd(pc.flops, c.flops);
+        pc.paramBytes = satAdd(pc.paramBytes, c.paramBytes);
+        pc.outputBytes = satAdd(pc.outputBytes, c.outputBytes);
         if (latency) {
             const std::optional<double> l = latency->latency(g, n);
             *pc.latencyUs += l.value_or(0.0);

@@ -19,6 +19,10 @@ namespace cleave {
 struct PlanLoadOptions
 {
     bool force = false; ///< Accept a plan made for a model with another checksum (warning).
+    /// When the plan is the object at `embeddedAt` (a JSON pointer such as "/plan") inside a
+    /// larger file whose text is `enclosingText` (a project), diagnostics point into that file.
+    std::string_view enclosingText;
+    std::string embeddedAt;
 };
 
 /// A loaded plan and everything worth saying about the file. `plan` is set whenever the file

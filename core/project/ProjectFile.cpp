@@ -3,6 +3,7 @@
 #include "core/project/ProjectFile.h"
 
 #include "core/support/FileIo.h"
+#include "core/graph/JsonParse.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -23,60 +24,6 @@ Diagnostic projectDiagnostic(Severity severity, std::string code, std::string me
     Diagnostic d = Diagnostic::make(severity, std::move(code), std::move(message));
     d.where.file = path;
     return d;
-}
-
-// The 1-based line and column of byte `offset` (nlohmann reports one past the bad byte).
-// Where the JSON parser gives up on `text`, for errors whose exception carries no offset (a
-// number out of range such as 1e999 is an out_of_range, not a parse_error).
-std::size_t failureOffset(std::string_view text)
-{
-    struct Sax : nlohmann::json_sax<nlohmann::json>
-    {
-        std::size_t offset = 0;
-        bool null() override { return true; }
-        bool boolean(bool) override { return true; }
-        bool number_integer(number_integer_t) override { return true; }
-        bool number_unsigned(number_unsigned_t) override { return true; }
-        bool number_float(number_float_t, const string_t &) override { return true; }
-        bool string(string_t &) override { return true; }
-        bool binary(binary_t &) override { return true; }
-        bool start_object(std::size_t) override { return true; }
-        bool key(string_t &) override { return true; }
-        bool end_object() override { return true; }
-        bool start_array(std::size_t) override { return true; }
-        bool end_array() override { return true; }
-        bool parse_error(std::size_t position, const std::string &,
-                         const nlohmann::detail::exception &) override
-        {
-            offset = position;
-            return false;
-        }
-    } sax;
-    nlohmann::json::sax_parse(text, &sax);
-    // The parser stops after the token; point at its first character.
-    auto inNumber = [](char c) {
-        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-    };
-    std::size_t start = std::min(sax.offset, text.size());
-    if (start == 0 || !inNumber(text[start - 1]))
-        return sax.offset;
-    while (start > 0 && inNumber(text[start - 1]))
-        --start;
-    return start + 1;
-}
-
-SourceLocation locate(std::string_view text, std::size_t offset, const std::string &path)
-{
-    SourceLocation where { path, 1, 1 };
-    for (std::size_t i = 0; i + 1 < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++where.line;
-            where.column = 1;
-        } else {
-            ++where.column;
-        }
-    }
-    return where;
 }
 
 fs::path absoluteClean(const fs::path &p)
@@ -163,52 +110,47 @@ nlohmann::json projectToJson(const Project &project)
 ProjectLoadResult projectFromJson(std::string_view text, const std::string &path)
 {
     ProjectLoadResult result;
-    auto error = [&](const char *code, std::string message) {
-        result.diagnostics.push_back(
-            projectDiagnostic(Severity::Error, code, std::move(message), path));
+    auto error = [&](const char *code, std::string message, const std::string &pointer = {}) {
+        Diagnostic d = projectDiagnostic(Severity::Error, code, std::move(message), path);
+        d.where = locateJsonValue(text, path, pointer);
+        result.diagnostics.push_back(std::move(d));
     };
 
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error &e) {
-        Diagnostic d = projectDiagnostic(Severity::Error, "project.syntax",
-                                         "the project file is not valid JSON", path);
-        d.where = locate(text, e.byte, path);
-        result.diagnostics.push_back(std::move(d));
+    const std::optional<nlohmann::json> parsed
+        = parseJsonLocated(text, path, "project.syntax", result.diagnostics,
+                           "the project file is not valid JSON");
+    if (!parsed)
         return result;
-    } catch (const nlohmann::json::exception &) {
-        // A number too large for a double, and the like: a syntax error at that place too.
-        Diagnostic d = projectDiagnostic(Severity::Error, "project.syntax",
-                                         "the project file holds a number out of range", path);
-        d.where = locate(text, failureOffset(text), path);
-        result.diagnostics.push_back(std::move(d));
-        return result;
-    }
+    const nlohmann::json &doc = *parsed;
     if (!doc.is_object() || !doc.contains("cleave_project")
         || !doc["cleave_project"].is_number_integer()) {
-        error("project.version", "not a Cleave project file (no \"cleave_project\" version)");
+        error("project.version",
+              "not a Cleave project file (no integer \"cleave_project\" version)",
+              doc.is_object() && doc.contains("cleave_project") ? "/cleave_project" : "");
         return result;
     }
-    if (doc["cleave_project"].get<int>() != projectVersion) {
+    if (doc["cleave_project"] != projectVersion) {
         error("project.version",
-              "project file version " + std::to_string(doc["cleave_project"].get<int>())
+              "project file version " + doc["cleave_project"].dump()
                   + " is not supported (this Cleave reads version " + std::to_string(projectVersion)
-                  + ")");
+                  + ")",
+              "/cleave_project");
         return result;
     }
     const nlohmann::json *model = doc.contains("model") ? &doc["model"] : nullptr;
     if (!model || !model->is_object() || !model->contains("path") || !(*model)["path"].is_string()
         || (*model)["path"].get<std::string>().empty()) {
-        error("project.schema", "the project names no model (\"model\": {\"path\": ...})");
+        error("project.schema", "the project names no model (\"model\": {\"path\": ...})",
+              "/model");
         return result;
     }
     if (model->contains("checksum") && !(*model)["checksum"].is_string()) {
-        error("project.schema", "the model checksum is not a string");
+        error("project.schema", "the model checksum is not a string", "/model/checksum");
         return result;
     }
     if (!doc.contains("plan") || !doc["plan"].is_object()) {
-        error("project.schema", "the project has no \"plan\" object");
+        error("project.schema", "the project has no \"plan\" object",
+              doc.contains("plan") ? "/plan" : "");
         return result;
     }
     Project project;
@@ -216,10 +158,12 @@ ProjectLoadResult projectFromJson(std::string_view text, const std::string &path
     if (model->contains("checksum"))
         project.modelChecksum = (*model)["checksum"].get<std::string>();
     project.plan = doc["plan"];
+    project.sourceText = std::string(text);
     if (doc.contains("view") && !readView(doc["view"], project.view)) {
         error("project.schema",
               "the \"view\" object is malformed (zoom > 0, center [x, y], tool select|cut, "
-              "level ops|blocks)");
+              "level ops|blocks)",
+              "/view");
         return result;
     }
     result.project = std::move(project);
@@ -240,7 +184,7 @@ ProjectLoadResult loadProjectFile(const std::string &path)
 
 bool saveProjectFile(const Project &project, const std::string &path, std::string *error)
 {
-    return writeFileAtomically(path, projectToJson(project).dump(2) + '\n', error);
+    return writeFileAtomically(path, projectToJson(project).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n', error);
 }
 
 std::string resolveModelPath(const Project &project, const std::string &projectPath)
@@ -261,7 +205,9 @@ PlanLoadResult projectPlan(const Project &project, const Graph &graph,
 {
     PlanLoadOptions options;
     options.force = force;
-    return planFromJson(graph, project.plan.dump(), projectPath, options);
+    options.enclosingText = project.sourceText;
+    options.embeddedAt = "/plan";
+    return planFromJson(graph, project.plan.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), projectPath, options);
 }
 
 } // namespace cleave

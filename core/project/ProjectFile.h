@@ -45,6 +45,9 @@ struct Project
     std::string modelChecksum; ///< SHA-256 of the model file when the project was saved.
     nlohmann::json plan; ///< The plan in the plan-file format (planToJson).
     ProjectViewState view;
+    /// The text the project was read from (empty for a new project): plan diagnostics point
+    /// at their line and column in it.
+    std::string sourceText;
 };
 
 /// A read project and everything worth saying about the file. `project` is set only when the

@@ -2,14 +2,25 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace cleave {
 
-/// The whole content of the file at `path` (bytes as they are), or nullopt when it cannot be
-/// opened. Callers turn nullopt into their own diagnostic.
+/// Largest file Cleave reads whole: 2 GiB, protobuf's limit for one ONNX message (weights
+/// beyond it live in external-data files, which are read apart, piece by piece).
+inline constexpr std::uintmax_t maxReadFileBytes = std::uintmax_t(2) << 30;
+
+/// The whole content of the regular file at `path`, at most `maxBytes` long. Anything else —
+/// a missing file, a directory, a device such as /dev/zero or /dev/urandom, a FIFO, a file
+/// over the limit — gives nullopt with `error` saying why; nothing that could block or never
+/// end is opened.
+std::optional<std::string> readRegularFile(const std::string &path, std::uintmax_t maxBytes,
+                                           std::string &error);
+
+/// readRegularFile with the default limit, for callers that report their own message.
 std::optional<std::string> readFile(const std::string &path);
 
 /// Writes `content` to `path` atomically: into `<path>.tmp` first, then renamed over `path`,

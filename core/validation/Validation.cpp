@@ -3,6 +3,7 @@
 #include "core/validation/Validation.h"
 
 #include "core/support/FileIo.h"
+#include "core/graph/JsonParse.h"
 #include "core/validation/RuleSupport.h"
 
 #include <nlohmann/json.hpp>
@@ -27,28 +28,35 @@ std::vector<OpSupportList> parseOpSupport(const std::string &jsonText, const std
                                           std::vector<Diagnostic> &diagnostics)
 {
     std::vector<OpSupportList> lists;
-    nlohmann::json doc = nlohmann::json::parse(jsonText, nullptr, false);
-    if (doc.is_discarded()) {
-        diagnostics.push_back(opSupportError(path, "the op-support list is not valid JSON"));
+    const std::optional<nlohmann::json> parsed
+        = parseJsonLocated(jsonText, path, "opsupport.invalid", diagnostics,
+                           "the op-support list is not valid JSON");
+    if (!parsed)
         return lists;
-    }
+    const nlohmann::json &doc = *parsed;
+    auto error = [&](const std::string &pointer, std::string message) {
+        Diagnostic d = opSupportError(path, std::move(message));
+        d.where = locateJsonValue(jsonText, path, pointer);
+        diagnostics.push_back(std::move(d));
+    };
     const nlohmann::json entries = doc.is_array() ? doc : nlohmann::json::array({ doc });
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const nlohmann::json &e = entries[i];
         const std::string where = doc.is_array() ? "entry " + std::to_string(i) + ": " : "";
+        const std::string here = doc.is_array() ? "/" + std::to_string(i) : "";
         if (!e.is_object() || !e.contains("target") || !e["target"].is_string()
             || !e.contains("ops") || !e["ops"].is_array()) {
-            diagnostics.push_back(opSupportError(
-                path, where + "expected {\"target\": \"<name>\", \"ops\": [\"<op>\", ...]}"));
+            error(here, where + "expected {\"target\": \"<name>\", \"ops\": [\"<op>\", ...]}");
             continue;
         }
         OpSupportList list;
         list.target = e["target"].get<std::string>();
-        for (const nlohmann::json &op : e["ops"]) {
-            if (op.is_string())
-                list.ops.insert(op.get<std::string>());
+        const nlohmann::json &ops = e["ops"];
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+            if (ops[k].is_string())
+                list.ops.insert(ops[k].get<std::string>());
             else
-                diagnostics.push_back(opSupportError(path, where + "\"ops\" must hold strings"));
+                error(here + "/ops/" + std::to_string(k), where + "\"ops\" must hold strings");
         }
         lists.push_back(std::move(list));
     }

@@ -152,7 +152,9 @@ void TestPlanFile::syntaxErrorHasLineAndColumn()
     QVERIFY(!r.plan);
     QCOMPARE(r.diagnostics.size(), std::size_t(1));
     QCOMPARE(r.diagnostics[0].toString(),
-             std::string("s.json:2:18: error: the plan file is not valid JSON [plan.syntax]"));
+             std::string("s.json:2:18: error: the plan file is not valid JSON: syntax error while "
+                         "parsing value - unexpected ','; expected '[', '{', or a literal "
+                         "[plan.syntax]"));
     const PlanLoadResult v = planFromJson(*g, R"({"cleave_plan": 7, "partitions": []})", "v.json");
     QCOMPARE(v.diagnostics[0].code, std::string("plan.version"));
 }

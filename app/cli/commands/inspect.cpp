@@ -30,7 +30,7 @@ int runInspect(const Arguments &args, const CommandContext &context)
         nlohmann::json json = summary.toJson();
         if (withBlocks)
             json["blocks"] = fusedBlocksToJson(*graph, blocks);
-        context.out << json.dump(2) << '\n';
+        context.out << jsonText(json) << '\n';
     } else {
         context.out << summary.toText(withBlocks);
         if (withBlocks)

@@ -42,7 +42,7 @@ int convertPlanLevel(const Arguments &args, const Graph &kernels, const Graph &r
     for (Diagnostic &d : validateAll(*converted.plan, boundary, {}))
         diagnostics.push_back(std::move(d));
     if (args.has("--json"))
-        context.out << planReportJson(*converted.plan, boundary, diagnostics).dump(2) << '\n';
+        context.out << jsonText(planReportJson(*converted.plan, boundary, diagnostics)) << '\n';
     else
         context.out << "Converted the " << (kernelLevel ? "kernel" : "Relay op")
                     << "-level plan to " << (kernelLevel ? "Relay ops" : "kernels") << ":\n"
@@ -72,7 +72,7 @@ int runMap(const Arguments &args, const CommandContext &context)
     if (args.value("--plan"))
         return convertPlanLevel(args, *kernels, *relay, mapping, context);
     if (args.has("--json"))
-        context.out << kernelMappingToJson(*kernels, *relay, mapping).dump(2) << '\n';
+        context.out << jsonText(kernelMappingToJson(*kernels, *relay, mapping)) << '\n';
     else
         context.out << kernelMappingToText(*kernels, *relay, mapping);
     return mapping.isComplete() ? exitOk : exitInvalidPlan;

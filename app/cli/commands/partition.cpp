@@ -51,6 +51,7 @@ int exportPlan(const PartitionPlan &plan, const BoundaryTable &boundary,
 {
     ExportOptions options;
     options.liftConstants = args.has("--lift-constants");
+    options.force = args.has("--force"); // also: write into a folder that is not an export
     options.diagnostics = diagnostics;
     if (const auto targets = args.value("--targets")) {
         std::stringstream list(*targets);
@@ -76,7 +77,7 @@ int writeResults(const PartitionPlan &plan, const BoundaryTable &boundary,
                  const Arguments &args, const CommandContext &context)
 {
     if (args.has("--json"))
-        context.out << planReportJson(plan, boundary, diagnostics, latency).dump(2) << '\n';
+        context.out << jsonText(planReportJson(plan, boundary, diagnostics, latency)) << '\n';
     else
         context.out << planReportText(plan, boundary, diagnostics, latency);
     if (const auto target = args.value("--save-plan"); target && !args.has("--dry-run")) {
@@ -178,7 +179,9 @@ Command partitionCommand()
         "                        (order of first use), listed in partitions.json\n"
         "  --targets T0,T1,...   with --out: the target of each partition, in order\n"
         "  --dry-run             only print; write nothing\n"
-        "  --force               accept a plan made for a model with another checksum\n"
+        "  --force               accept a plan made for a model with another checksum;\n"
+        "                        with --out, write into a non-empty folder that is not a\n"
+        "                        previous export (its files are kept)\n"
         "  --json                print {\"partitions\", \"boundary\", \"diagnostics\"} as JSON\n",
         { "--json", "--dry-run", "--force", "--fold-batch-norm", "--transparent-stop-fusion",
           "--lift-constants" },

@@ -31,7 +31,7 @@ int runValidate(const Arguments &args, const CommandContext &context)
         const nlohmann::json out {
             { "valid", valid }, { "diagnostics", diagnosticsToJson(&*plan, *graph, diagnostics) }
         };
-        context.out << out.dump(2) << '\n';
+        context.out << jsonText(out) << '\n';
     } else {
         for (const Diagnostic &d : diagnostics)
             context.out << d.toString() << '\n';

@@ -21,9 +21,15 @@ bool inlineExternalData(onnx::TensorProto &tensor, const std::string &folder, st
     if (tensor.data_location() != onnx::TensorProto::EXTERNAL)
         return true;
     const auto [location, offset, length] = externalDataOf(tensor);
-    const fs::path file = fs::path(folder) / location;
-    std::ifstream in(file, std::ios::binary);
-    if (location.empty() || !in) {
+    std::string problem;
+    const std::optional<std::string> file = resolveExternalData(folder, location, problem);
+    if (!file || offset < 0) {
+        error = "initializer '" + tensor.name() + "' keeps its data in '" + location + "', which "
+            + (file ? std::string("has a negative offset") : problem);
+        return false;
+    }
+    std::ifstream in(*file, std::ios::binary);
+    if (!in) {
         error = "initializer '" + tensor.name() + "' keeps its data in '" + location
             + "', which cannot be read from " + folder;
         return false;

@@ -83,7 +83,9 @@ std::optional<std::size_t> constantIndex(const std::string &metaRef)
     return parseIndex(json(digits));
 }
 
-std::optional<std::vector<std::string>> constantPayloads(const std::string &metadata)
+namespace {
+
+std::optional<std::vector<std::string>> uncheckedConstantPayloads(const std::string &metadata)
 {
     const json doc = json::parse(metadata, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
@@ -117,7 +119,7 @@ std::optional<std::vector<std::string>> constantPayloads(const std::string &meta
     return payloads;
 }
 
-std::optional<std::string> subsetMetadata(const std::string &source,
+std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
                                           const std::vector<std::size_t> &constants)
 {
     json doc = json::parse(source, nullptr, false);
@@ -204,6 +206,29 @@ std::optional<std::string> subsetMetadata(const std::string &source,
     if (doc.contains("attrs"))
         out["attrs"] = doc["attrs"];
     return out.dump(2);
+}
+
+} // namespace
+
+// The section comes from the model file: any structure nlohmann rejects (a type_error from
+// value() on a non-object, an index of the wrong type) means "cannot subset", never a crash.
+std::optional<std::vector<std::string>> constantPayloads(const std::string &metadata)
+{
+    try {
+        return uncheckedConstantPayloads(metadata);
+    } catch (const json::exception &) {
+        return std::nullopt;
+    }
+}
+
+std::optional<std::string> subsetMetadata(const std::string &source,
+                                          const std::vector<std::size_t> &constants)
+{
+    try {
+        return uncheckedSubsetMetadata(source, constants);
+    } catch (const json::exception &) {
+        return std::nullopt;
+    }
 }
 
 } // namespace cleave

@@ -3,6 +3,7 @@
 #include "core/io/graphjson/GraphJsonImporter.h"
 
 #include "core/support/JsonLocator.h"
+#include "core/graph/JsonParse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -69,7 +70,7 @@ private:
         Diagnostic d;
         d.severity = severity;
         d.code = std::move(code);
-        d.where.file = m_path;
+        d.where = m_locator.at(0);
         if (node) {
             if (*node < m_nodeOffsets.size())
                 d.where = m_locator.at(m_nodeOffsets[*node]);
@@ -137,24 +138,13 @@ private:
 
 bool GraphJsonReader::parseDocument()
 {
-    try {
-        m_doc = json::parse(m_bytes.begin(), m_bytes.end());
-        return true;
-    } catch (const json::parse_error &e) {
-        // `byte` counts the characters read, so the offending one is at byte - 1.
-        Diagnostic d;
-        d.code = "graphjson.syntax";
-        d.where = m_locator.at(e.byte > 0 ? e.byte - 1 : 0);
-        std::string what = e.what();
-        // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: ".
-        if (const auto colon = what.find(": ");
-            colon != std::string::npos && what.find("parse error") < colon)
-            what = what.substr(colon + 2);
-        d.message = "invalid JSON: " + what;
-        m_diagnostics.push_back(std::move(d));
+    std::optional<json> doc = parseJsonLocated(m_bytes, m_path, "graphjson.syntax", m_diagnostics);
+    if (!doc) {
         ++m_errors;
         return false;
     }
+    m_doc = std::move(*doc);
+    return true;
 }
 
 bool GraphJsonReader::checkTopLevel()
@@ -185,10 +175,12 @@ bool GraphJsonReader::checkTopLevel()
                         "missing key \"arg_nodes\"; the null nodes are taken as the arguments");
             continue;
         }
-        if (k.array ? !it->is_array() : !it->is_object())
+        if (k.array ? !it->is_array() : !it->is_object()) {
             error("graphjson.type",
                   std::string("\"") + k.name + "\" must be a JSON "
                       + (k.array ? "array" : "object"));
+            m_diagnostics.back().where = locateJsonValue(m_bytes, m_path, std::string("/") + k.name);
+        }
     }
     if (m_doc.contains("metadata"))
         warning("graphjson.metadata",

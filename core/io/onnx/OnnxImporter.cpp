@@ -2,12 +2,17 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/onnx/OnnxImporter.h"
 
+#include "core/graph/JsonParse.h"
+#include "core/support/Utf8.h"
 #include "core/io/onnx/OnnxNames.h"
 
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
+#include <array>
 #include <climits>
+#include <limits>
 #include <filesystem>
 #include <map>
 #include <unordered_map>
@@ -59,6 +64,12 @@ AttrValue attrFrom(const onnx::AttributeProto &a)
     case onnx::AttributeProto::INT:
         return AttrValue::integer(a.i(), "int64");
     case onnx::AttributeProto::STRING:
+        if (firstInvalidUtf8(a.s()) != std::string_view::npos) { // bytes, not text
+            AttrValue v;
+            v.kind = AttrValue::Kind::Opaque;
+            v.text = "bytes (" + std::to_string(a.s().size()) + ")";
+            return v;
+        }
         return AttrValue::string(a.s());
     case onnx::AttributeProto::FLOATS:
         for (float f : a.floats())
@@ -70,7 +81,9 @@ AttrValue attrFrom(const onnx::AttributeProto &a)
         return AttrValue::listOf(std::move(items));
     case onnx::AttributeProto::STRINGS:
         for (const std::string &s : a.strings())
-            items.push_back(AttrValue::string(s));
+            items.push_back(firstInvalidUtf8(s) == std::string_view::npos
+                                ? AttrValue::string(s)
+                                : AttrValue::string("bytes (" + std::to_string(s.size()) + ")"));
         return AttrValue::listOf(std::move(items));
     case onnx::AttributeProto::TENSOR: {
         AttrValue v;
@@ -91,6 +104,77 @@ AttrValue attrFrom(const onnx::AttributeProto &a)
         return v;
     }
     }
+}
+
+/// Attributes that libonnx's shape inference divides by (a Conv stride of 0 is a SIGFPE
+/// inside it) or that the spec requires positive: every value must be >= 1.
+bool mustBePositive(const std::string &name)
+{
+    static constexpr std::array<std::string_view, 6> names
+        = { "strides", "dilations", "kernel_shape", "blocksize", "group", "num_outputs" };
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+/// The first attribute of `g` (or its subgraphs) that shape inference cannot take, or the
+/// first name that is not UTF-8, described for a diagnostic; nullopt when all is well.
+std::optional<std::string> unsafeForInference(const onnx::GraphProto &g, int depth)
+{
+    if (depth > 32)
+        return "subgraphs nest more than 32 levels deep";
+    auto badName = [](const std::string &name) {
+        return firstInvalidUtf8(name) != std::string_view::npos;
+    };
+    for (const auto &list : { &g.input(), &g.output(), &g.value_info() }) {
+        for (const auto &vi : *list) {
+            if (badName(vi.name()))
+                return "a value name is not valid UTF-8: " + quoteBounded(vi.name());
+        }
+    }
+    for (const auto &t : g.initializer()) {
+        if (badName(t.name()))
+            return "an initializer name is not valid UTF-8: " + quoteBounded(t.name());
+    }
+    for (const onnx::NodeProto &node : g.node()) {
+        const std::string what = "node " + quoteBounded(node.name()) + " ("
+            + quoteBounded(node.op_type()) + ")";
+        if (badName(node.name()) || badName(node.op_type()) || badName(node.domain()))
+            return what + ": its name, op type or domain is not valid UTF-8";
+        for (const auto &names : { &node.input(), &node.output() }) {
+            for (const std::string &n : *names) {
+                if (badName(n))
+                    return what + ": tensor name " + quoteBounded(n) + " is not valid UTF-8";
+            }
+        }
+        for (const onnx::AttributeProto &a : node.attribute()) {
+            if (badName(a.name()))
+                return what + ": an attribute name is not valid UTF-8";
+            if (mustBePositive(a.name())) {
+                const bool bad = (a.type() == onnx::AttributeProto::INT && a.i() < 1)
+                    || std::any_of(a.ints().begin(), a.ints().end(),
+                                   [](std::int64_t v) { return v < 1; });
+                if (bad) {
+                    std::string values = a.type() == onnx::AttributeProto::INT
+                        ? std::to_string(a.i())
+                        : std::string("[");
+                    for (int k = 0; k < a.ints_size() && k < 8; ++k)
+                        values += (k ? ", " : "") + std::to_string(a.ints(k));
+                    if (a.type() != onnx::AttributeProto::INT)
+                        values += a.ints_size() > 8 ? ", …]" : "]";
+                    return what + ": attribute " + a.name() + " = " + values
+                        + "; every value must be at least 1";
+                }
+            }
+            if (a.has_g()) {
+                if (auto problem = unsafeForInference(a.g(), depth + 1))
+                    return problem;
+            }
+            for (const onnx::GraphProto &sub : a.graphs()) {
+                if (auto problem = unsafeForInference(sub, depth + 1))
+                    return problem;
+            }
+        }
+    }
+    return std::nullopt;
 }
 
 /// Builds the graph of one ONNX GraphProto (the main graph or a subgraph) into function `f`.
@@ -415,22 +499,25 @@ private:
             return true;
         const auto [location, offset, length] = onnxio::externalDataOf(t);
         namespace fs = std::filesystem;
-        const fs::path file = fs::path(m_path).parent_path() / location;
-        std::error_code ec;
-        const auto size = location.empty() ? 0 : fs::file_size(file, ec);
-        if (location.empty() || ec) {
-            error("onnx.external_data",
-                  "initializer '" + t.name() + "' keeps its data in '" + location
-                      + "', which is not in the model's folder");
+        std::string problem;
+        const auto file = onnxio::resolveExternalData(fs::path(m_path).parent_path().string(),
+                                                      location, problem);
+        if (!file) {
+            error("onnx.external_data", "initializer " + quoteBounded(t.name())
+                                            + " keeps its data in " + quoteBounded(location)
+                                            + ", which " + problem);
             return false;
         }
+        std::error_code ec;
+        const auto size = fs::file_size(*file, ec);
         const auto bytes = typeOf(t).byteSize();
         const std::int64_t needed = length >= 0 ? length : bytes.value_or(0);
-        if (static_cast<std::uintmax_t>(offset + needed) > size) {
+        if (ec || offset < 0 || needed < 0 || offset > std::numeric_limits<std::int64_t>::max() - needed
+            || static_cast<std::uintmax_t>(offset + needed) > size) {
             error("onnx.external_data",
-                  "initializer '" + t.name() + "' needs bytes " + std::to_string(offset) + " to "
-                      + std::to_string(offset + needed) + " of '" + location + "', which holds "
-                      + std::to_string(size));
+                  "initializer " + quoteBounded(t.name()) + " needs bytes " + std::to_string(offset)
+                      + " to " + std::to_string(offset) + "+" + std::to_string(needed) + " of "
+                      + quoteBounded(location) + ", which holds " + std::to_string(size));
             return false;
         }
         return true;
@@ -494,6 +581,10 @@ ImportResult OnnxImporter::importBytes(std::string_view bytes, const std::string
                                                   "(7 to 18); shapes may be incomplete");
             d.where = { path, 1, 1 };
             result.diagnostics.push_back(std::move(d));
+        }
+        if (const auto problem = unsafeForInference(model.graph(), 0)) {
+            fail("onnx.bad_attribute", *problem);
+            return;
         }
         try {
             onnx::shape_inference::InferShapes(model);

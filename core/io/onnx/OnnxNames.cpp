@@ -2,7 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/onnx/OnnxNames.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -94,6 +96,51 @@ ExternalData externalDataOf(const onnx::TensorProto &tensor)
             data.length = std::atoll(entry.value().c_str());
     }
     return data;
+}
+
+std::optional<std::string> resolveExternalData(const std::string &modelFolder,
+                                               const std::string &location, std::string &problem)
+{
+    namespace fs = std::filesystem;
+    if (location.empty()) {
+        problem = "names no file";
+        return std::nullopt;
+    }
+    const fs::path relative(location);
+    if (location.find('\0') != std::string::npos || relative.is_absolute()
+        || relative.has_root_path()) {
+        problem = "is an absolute path; external data must lie in the model's folder";
+        return std::nullopt;
+    }
+    for (const fs::path &part : relative) {
+        if (part == "..") {
+            problem = "leaves the model's folder ('..'); external data must lie in it";
+            return std::nullopt;
+        }
+    }
+    std::error_code ec;
+    const fs::path folder = fs::canonical(modelFolder.empty() ? "." : modelFolder, ec);
+    if (ec) {
+        problem = "cannot be resolved: the model's folder is unreadable";
+        return std::nullopt;
+    }
+    const fs::path file = fs::canonical(folder / relative, ec);
+    if (ec) {
+        problem = "does not exist in the model's folder";
+        return std::nullopt;
+    }
+    // Component-wise prefix test: a symlink may point anywhere.
+    const auto [end, rest] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
+    if (end != folder.end()) {
+        problem = "resolves (through a symbolic link) to " + file.string()
+            + ", outside the model's folder";
+        return std::nullopt;
+    }
+    if (!fs::is_regular_file(file, ec)) {
+        problem = "is not a regular file";
+        return std::nullopt;
+    }
+    return file.string();
 }
 
 } // namespace cleave::onnxio

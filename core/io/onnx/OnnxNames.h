@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,13 @@ struct ExternalData
 
 /// The `external_data` entries of a tensor (meaningful when its data_location is EXTERNAL).
 ExternalData externalDataOf(const onnx::TensorProto &tensor);
+
+/// The file an external-data `location` names, when it is safe to read: a relative path
+/// without `..` that, after resolving symlinks, stays inside `modelFolder` and is a regular
+/// file (the rule of onnx's own checker). Otherwise nullopt, with `problem` saying why
+/// ("is an absolute path", "leaves the model's folder", ...).
+std::optional<std::string> resolveExternalData(const std::string &modelFolder,
+                                               const std::string &location,
+                                               std::string &problem);
 
 } // namespace cleave::onnxio

@@ -3,9 +3,11 @@
 #include "core/io/relay/RelayImporter.h"
 
 #include "core/analysis/ShapeInference.h"
+#include "core/support/Utf8.h"
 #include "core/io/relay/RelayMetadata.h"
 #include "core/io/relay/RelayParser.h"
 
+#include <algorithm>
 #include <new>
 
 namespace cleave {
@@ -83,15 +85,47 @@ bool RelayImporter::canRead(std::string_view path, std::string_view head) const
         || head.find("free_var %") != std::string_view::npos || head.rfind("fn (", 0) == 0;
 }
 
+namespace {
+
+/// The 1-based line and byte column of `offset` in `bytes`.
+SourceLocation locationAt(std::string_view bytes, std::size_t offset, const std::string &path)
+{
+    const auto before = bytes.substr(0, offset);
+    const auto line = std::count(before.begin(), before.end(), '\n');
+    const std::size_t lineStart = before.rfind('\n');
+    const std::size_t column = lineStart == std::string_view::npos ? offset : offset - lineStart - 1;
+    return SourceLocation { path, static_cast<int>(line) + 1, static_cast<int>(column) + 1 };
+}
+
+/// Where the `#[metadata]` header is (the last one: headers inside comments come earlier).
+SourceLocation metadataLocation(std::string_view bytes, const std::string &path)
+{
+    const std::size_t offset = bytes.rfind("#[metadata]");
+    return locationAt(bytes, offset == std::string_view::npos ? 0 : offset, path);
+}
+
+} // namespace
+
 ImportResult RelayImporter::importBytes(std::string_view bytes, const std::string &path) const
 {
     return guardedImport(path, "relay.internal", [&](ImportResult &result) {
+        if (const std::size_t bad = firstInvalidUtf8(bytes); bad != std::string_view::npos) {
+            static const char hex[] = "0123456789ABCDEF";
+            const auto byte = static_cast<unsigned char>(bytes[bad]);
+            Diagnostic d = Diagnostic::make(
+                Severity::Error, "relay.encoding",
+                std::string("invalid UTF-8 (byte 0x") + hex[byte >> 4] + hex[byte & 15]
+                    + "): Relay text is UTF-8");
+            d.where = locationAt(bytes, bad, path);
+            result.diagnostics.push_back(std::move(d));
+            return;
+        }
         try {
             relay::RelayParser parser(bytes);
             std::unique_ptr<Graph> graph = parser.parse();
             nameNodes(*graph);
             if (!graph->metadata().empty())
-                relay::applyMetadata(*graph, path, result.diagnostics);
+                relay::applyMetadata(*graph, metadataLocation(bytes, path), result.diagnostics);
             inferTypes(*graph);
             graph->finalize();
             result.graph = std::move(graph);

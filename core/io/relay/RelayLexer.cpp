@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relay/RelayLexer.h"
 
+#include "core/support/Utf8.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -507,6 +509,8 @@ Token RelayLexer::lexString(Token tok, char quote)
     }
     if (i >= m_src.size() || m_src[i] != quote)
         return makeError("unterminated string literal");
+    if (firstInvalidUtf8(m_scratch) != std::string_view::npos)
+        return makeError("the escapes of this string make invalid UTF-8");
     tok.kind = quote == '"' ? TokenKind::String : TokenKind::QuotedName;
     const std::string_view raw = m_src.substr(m_pos + 1, i - m_pos - 1);
     if (raw.find('\\') == std::string_view::npos)

@@ -13,6 +13,10 @@ namespace cleave::relay {
 /// format): types of `relay.Constant` nodes that have no `ty=` annotation, and the attributes
 /// behind whole-attrs references (`meta[relay.attrs.BatchMatmulAttrs][0]`). A malformed section
 /// only gives a warning: the text itself was readable.
-void applyMetadata(Graph &graph, const std::string &path, std::vector<Diagnostic> &diagnostics);
+/// Reads the #[metadata] section kept in `graph` (TVM's JSON object graph): the types of
+/// `meta[relay.Constant][i]` constants and attributes stored by reference. Never trusts the
+/// section's structure; problems are warnings at `where` (the section's header).
+void applyMetadata(Graph &graph, const SourceLocation &where,
+                   std::vector<Diagnostic> &diagnostics);
 
 } // namespace cleave::relay

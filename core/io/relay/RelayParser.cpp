@@ -8,7 +8,13 @@ namespace cleave::relay {
 
 namespace {
 
-constexpr int maxExpressionDepth = 2000;
+// Recursion bounds. Each level of expression nesting costs a few stack frames (parseExpr →
+// parseAtom → parseParenthesized / parseFunctionLiteral → parseBody), each a few hundred
+// bytes, several kilobytes under AddressSanitizer: 256 levels stay far below an 8 MiB stack
+// (and the 2 MiB of a worker thread) while TVM's printer, which binds every call to a %-name,
+// rarely nests more than a handful.
+constexpr int maxExpressionDepth = 256;
+constexpr int maxFunctionNesting = 64;
 
 std::string at(const Token &t)
 {
@@ -406,6 +412,9 @@ void RelayParser::parseParams(FunctionId f, const std::string &context)
 
 FunctionId RelayParser::parseFunctionLiteral(const Token &fnTok, std::string name)
 {
+    if (++m_fnDepth > maxFunctionNesting)
+        m_ts.fail(fnTok, "fn literals nested more than " + std::to_string(maxFunctionNesting)
+                             + " levels deep");
     Function fn;
     fn.kind = Function::Kind::Literal;
     fn.name = name.empty() ? "%fn" + std::to_string(m_literalCounter++) : name;
@@ -435,6 +444,7 @@ FunctionId RelayParser::parseFunctionLiteral(const Token &fnTok, std::string nam
     m_graph->function(id).result = materialize(v, open).node;
     popScope();
     m_current = prev;
+    --m_fnDepth;
     return id;
 }
 
@@ -928,6 +938,14 @@ RelayParser::Value RelayParser::parseIf(const Token &ifTok)
 Pattern RelayParser::parsePattern(FunctionId scope)
 {
     const Token t = m_ts.take();
+    if (++m_exprDepth > maxExpressionDepth)
+        m_ts.fail(t, "patterns nested too deeply (more than "
+                         + std::to_string(maxExpressionDepth) + " levels)");
+    struct Leave
+    {
+        int &depth;
+        ~Leave() { --depth; }
+    } leave { m_exprDepth };
     Pattern p;
     if (t.isIdent("_")) {
         p.kind = Pattern::Kind::Wildcard;

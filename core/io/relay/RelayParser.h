@@ -100,6 +100,7 @@ private:
     FunctionId m_current;
     std::uint32_t m_depth = 0; // name scope depth
     int m_exprDepth = 0; // recursion guard
+    int m_fnDepth = 0; // fn literals open around the current expression
     // Name → index of its innermost binding in m_bindings. Keys view the source text (names
     // without their `%`), so lookups allocate nothing.
     std::unordered_map<std::string_view, std::uint32_t> m_names;

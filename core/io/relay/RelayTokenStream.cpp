@@ -115,9 +115,18 @@ Dim RelayTokenStream::parseDim()
     fail(t, "expected a dimension, found " + describe(t));
 }
 
+void RelayTokenStream::enterNested(const Token &at, const char *what)
+{
+    if (++m_nesting > maxNesting)
+        fail(at, std::string(what) + " nested more than " + std::to_string(maxNesting)
+                     + " levels deep");
+}
+
 Type RelayTokenStream::parseType()
 {
     const Token t = peek();
+    enterNested(t, "types");
+    const NestingScope scope { m_nesting };
     if (t.isPunct('(')) {
         take();
         std::vector<Type> fields;
@@ -163,6 +172,8 @@ Type RelayTokenStream::parseType()
         f.kind = Type::Kind::Function;
         if (accept("[")) { // type parameters
             while (!peek().isPunct(']')) {
+                if (peek().is(TokenKind::End))
+                    fail(peek(), "expected ']' to close the type parameters of 'fn'");
                 take();
                 accept(",");
             }
@@ -246,6 +257,8 @@ AttrValue RelayTokenStream::numberValue(const Token &tok)
 AttrValue RelayTokenStream::parseAttrValue()
 {
     const Token t = peek();
+    enterNested(t, "attribute values");
+    const NestingScope scope { m_nesting };
     switch (t.kind) {
     case TokenKind::Integer:
     case TokenKind::Float:

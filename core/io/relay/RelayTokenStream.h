@@ -52,12 +52,27 @@ public:
     [[nodiscard]] RelayLexer &lexer() { return m_lexer; }
     [[nodiscard]] std::string_view source() const { return m_lexer.source(); }
 
+    /// Deepest nesting of types and attribute values (tuple types, lists) the parser follows;
+    /// the bound keeps the recursion (and every recursive walk of the results) off the end of
+    /// the stack, also in sanitizer builds.
+    static constexpr int maxNesting = 100;
+
 private:
     Dim parseDim();
+    /// Enters one level of nesting at `at`; fails past maxNesting. Leave with --m_nesting.
+    void enterNested(const Token &at, const char *what);
+
+    /// Leaves a level entered by enterNested when the rule returns or throws.
+    struct NestingScope
+    {
+        int &depth;
+        ~NestingScope() { --depth; }
+    };
 
     RelayLexer m_lexer;
     std::array<Token, 4> m_ahead {};
     int m_count = 0;
+    int m_nesting = 0;
 };
 
 /// True for dtype names (`float32`, `int8`, `bool`, `uint16`, `float32x4`).

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/export/ExportFolder.h"
+
+#include "core/support/FileIo.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+#if defined(__linux__)
+#include <fcntl.h> // AT_FDCWD
+#include <linux/fs.h> // RENAME_EXCHANGE
+#endif
+
+namespace cleave {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Diagnostic ioError(std::string message)
+{
+    return Diagnostic::make(Severity::Error, "export.io", std::move(message));
+}
+
+/// `.<name>.<tag>-` : the prefix of the temporary siblings of `target`.
+std::string siblingPrefix(const fs::path &target, const std::string &tag)
+{
+    return "." + target.filename().string() + "." + tag + "-";
+}
+
+/// A sibling of `target` named `.<name>.<tag>-N` that nothing else uses.
+fs::path freshSibling(const fs::path &target, const std::string &tag)
+{
+    thread_local std::mt19937_64 rng(static_cast<std::uint64_t>(
+        std::chrono::steady_clock::now().time_since_epoch().count()));
+    for (;;) {
+        fs::path p = target.parent_path()
+            / (siblingPrefix(target, tag) + std::to_string(rng() % 1000000000));
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(p, ec)))
+            return p;
+    }
+}
+
+/// The siblings `.<name>.<tag>-<digits>` of `target`.
+std::vector<fs::path> leftovers(const fs::path &target, const std::string &tag)
+{
+    std::vector<fs::path> found;
+    const std::string prefix = siblingPrefix(target, tag);
+    std::error_code ec;
+    for (const auto &entry : fs::directory_iterator(target.parent_path(), ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0
+            && name.find_first_not_of("0123456789", prefix.size()) == std::string::npos)
+            found.push_back(entry.path());
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+/// The files a previous export listed in `.cleave-export`; nullopt when there is no list.
+std::optional<std::set<std::string>> ownedFiles(const fs::path &folder)
+{
+    std::string ignored;
+    const auto text = readRegularFile((folder / exportOwnedList).string(), 1 << 20, ignored);
+    if (!text)
+        return std::nullopt;
+    std::istringstream lines(*text);
+    std::string line;
+    std::set<std::string> owned;
+    if (!std::getline(lines, line) || line != "cleave-export 1")
+        return std::nullopt;
+    while (std::getline(lines, line)) {
+        if (!line.empty())
+            owned.insert(line);
+    }
+    return owned;
+}
+
+/// Swaps the folders `a` and `b` in one step. False (errno set) when the system or file
+/// system cannot (ENOSYS, EINVAL): the caller falls back to two renames.
+bool exchange(const fs::path &a, const fs::path &b)
+{
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+    return ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0;
+#else
+    (void)a;
+    (void)b;
+    errno = ENOSYS;
+    return false;
+#endif
+}
+
+/// One export into one folder; the steps of writeExportFolder.
+class FolderWriter
+{
+public:
+    FolderWriter(const fs::path &target, const ExportOptions &options,
+                 std::vector<Diagnostic> &diagnostics)
+        : m_target(target)
+        , m_options(options)
+        , m_diagnostics(diagnostics)
+    {
+    }
+
+    bool run(const std::vector<std::pair<std::string, std::string>> &files)
+    {
+        if (!cleanLeftovers() || !step("cleaned") || !checkTarget())
+            return false;
+        std::error_code ec;
+        m_tmp = freshSibling(m_target, "tmp");
+        if (!fs::create_directory(m_tmp, ec))
+            return fail("cannot create " + m_tmp.string() + ": " + ec.message());
+        if (!step("created"))
+            return false;
+        std::string list = "cleave-export 1\n";
+        for (const auto &[name, content] : files) {
+            // File names are ours (mod<k>.relay, ...): never a path that leaves the folder.
+            if (name.empty() || name.find_first_of("/\\") != std::string::npos || name == "."
+                || name == ".." || name == exportOwnedList)
+                return discard("refusing to write '" + name + "': not a plain file name");
+            if (!writeFileAtomically((m_tmp / name).string(), content))
+                return discard("cannot write " + (m_tmp / name).string());
+            list += name + "\n";
+            m_newFiles.insert(name);
+            if (!step("wrote " + name))
+                return false;
+        }
+        if (!writeFileAtomically((m_tmp / exportOwnedList).string(), list))
+            return discard("cannot write " + (m_tmp / exportOwnedList).string());
+        if (!step("listed"))
+            return false;
+        if (m_targetExists && !carryUserFiles())
+            return false;
+        if (!step("carried"))
+            return false;
+        return m_targetExists ? replaceTarget() : moveIntoPlace();
+    }
+
+private:
+    bool step(const std::string &name)
+    {
+        if (!m_options.stepHook || m_options.stepHook(name))
+            return true;
+        m_diagnostics.push_back(Diagnostic::make(Severity::Error, "export.interrupted",
+                                                 "export interrupted at step '" + name + "'"));
+        return false;
+    }
+
+    bool fail(const std::string &message)
+    {
+        m_diagnostics.push_back(ioError(message));
+        return false;
+    }
+
+    /// Fails after removing the half-written temporary folder; the target is untouched.
+    bool discard(const std::string &message)
+    {
+        std::error_code ignored;
+        fs::remove_all(m_tmp, ignored);
+        return fail(message + (m_targetExists ? "; " + m_target.string() + " is unchanged" : ""));
+    }
+
+    bool cleanLeftovers()
+    {
+        std::error_code ec;
+        const std::vector<fs::path> old = leftovers(m_target, "old");
+        if (!fs::exists(fs::symlink_status(m_target, ec)) && old.size() == 1) {
+            // The fallback swap was interrupted after moving the previous export away.
+            fs::rename(old.front(), m_target, ec);
+            if (ec)
+                return fail("the previous export is in " + old.front().string()
+                            + " and cannot be moved back to " + m_target.string() + ": "
+                            + ec.message());
+        } else {
+            for (const fs::path &p : old)
+                fs::remove_all(p, ec);
+        }
+        for (const fs::path &p : leftovers(m_target, "tmp"))
+            fs::remove_all(p, ec);
+        return true;
+    }
+
+    bool checkTarget()
+    {
+        std::error_code ec;
+        const fs::file_status status = fs::symlink_status(m_target, ec);
+        m_targetExists = fs::exists(status);
+        if (!m_targetExists)
+            return true;
+        if (!fs::is_directory(status))
+            return fail(m_target.string() + " exists and is not a folder");
+        if (auto owned = ownedFiles(m_target)) {
+            m_owned = std::move(*owned);
+            return true;
+        }
+        std::string example;
+        for (const auto &entry : fs::directory_iterator(m_target, ec)) {
+            example = entry.path().filename().string();
+            break;
+        }
+        if (example.empty() || m_options.force)
+            return true;
+        return fail(m_target.string() + " is not empty and is not a Cleave export (it holds '"
+                    + example + "' and no " + exportOwnedList
+                    + "); choose an empty folder, or force the export (--force) to add "
+                      "Cleave's files beside the ones there");
+    }
+
+    /// Links (or copies) into the new folder every entry of the old one that Cleave did not
+    /// write and does not write now: the user's files survive the swap.
+    bool carryUserFiles()
+    {
+        std::error_code ec;
+        for (const auto &entry : fs::directory_iterator(m_target, ec)) {
+            const std::string name = entry.path().filename().string();
+            if (name == exportOwnedList || m_owned.count(name))
+                continue;
+            if (m_newFiles.count(name)) {
+                if (!m_options.force)
+                    return discard("the export would overwrite '" + name
+                                   + "', which Cleave did not write; move it away or force "
+                                     "the export (--force)");
+                continue; // forced: Cleave's file replaces the user's
+            }
+            std::error_code linkError;
+            if (entry.is_regular_file(linkError) && !entry.is_symlink(linkError))
+                fs::create_hard_link(entry.path(), m_tmp / name, linkError);
+            else
+                linkError = std::make_error_code(std::errc::not_supported);
+            if (linkError) {
+                std::error_code copyError;
+                fs::copy(entry.path(), m_tmp / name,
+                         fs::copy_options::recursive | fs::copy_options::copy_symlinks, copyError);
+                if (copyError)
+                    return discard("cannot keep '" + name + "' of " + m_target.string() + ": "
+                                   + copyError.message());
+            }
+        }
+        if (ec)
+            return discard("cannot list " + m_target.string() + ": " + ec.message());
+        return true;
+    }
+
+    bool moveIntoPlace()
+    {
+        std::error_code ec;
+        fs::rename(m_tmp, m_target, ec);
+        if (ec)
+            return discard("cannot move the export into " + m_target.string() + ": "
+                           + ec.message());
+        return step("swapped");
+    }
+
+    bool replaceTarget()
+    {
+        std::error_code ec;
+        if (!m_options.noExchange && exchange(m_tmp, m_target)) {
+            // m_tmp now holds the previous export.
+            if (!step("swapped"))
+                return false;
+            fs::remove_all(m_tmp, ec);
+            return step("removed-old");
+        }
+        if (!m_options.noExchange && errno != ENOSYS && errno != EINVAL)
+            return discard("cannot replace " + m_target.string() + ": " + std::strerror(errno));
+        const fs::path old = freshSibling(m_target, "old");
+        fs::rename(m_target, old, ec);
+        if (ec)
+            return discard("cannot replace " + m_target.string() + ": " + ec.message());
+        if (!step("moved-old"))
+            return false;
+        fs::rename(m_tmp, m_target, ec);
+        if (ec) {
+            std::error_code back;
+            fs::rename(old, m_target, back);
+            if (back)
+                return fail("cannot move the export into " + m_target.string() + " ("
+                            + ec.message() + "); the previous export is in " + old.string()
+                            + " and the new one in " + m_tmp.string());
+            return discard("cannot move the export into " + m_target.string() + ": "
+                           + ec.message());
+        }
+        if (!step("swapped"))
+            return false;
+        fs::remove_all(old, ec);
+        return step("removed-old");
+    }
+
+    fs::path m_target;
+    const ExportOptions &m_options;
+    std::vector<Diagnostic> &m_diagnostics;
+    fs::path m_tmp;
+    bool m_targetExists = false;
+    std::set<std::string> m_owned;
+    std::set<std::string> m_newFiles;
+};
+
+} // namespace
+
+bool writeExportFolder(const std::vector<std::pair<std::string, std::string>> &files,
+                       const std::string &dir, const ExportOptions &options,
+                       std::vector<Diagnostic> &diagnostics)
+{
+    fs::path target = fs::path(dir).lexically_normal();
+    if (target.filename().empty())
+        target = target.parent_path();
+    if (target.empty() || target == "." || target == "..") {
+        diagnostics.push_back(ioError("no output folder given (or '" + dir
+                                      + "', which cannot be replaced)"));
+        return false;
+    }
+    if (target.parent_path().empty())
+        target = fs::path(".") / target;
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    return FolderWriter(target, options, diagnostics).run(files);
+}
+
+} // namespace cleave
