@@ -2,7 +2,6 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
-include "core/formats/FormatRegistry.h"
 #include "core/graph/Diagnostic.h"
 
 #include <functional>
