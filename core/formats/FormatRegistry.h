@@ -5,7 +5,7 @@
 #pragma once
 
 #include "core/export/ModuleExporter.h"
-#include "core/formats/FormatRegistry.h"
+#include "core/io/Importer.h"
 
 #include <memory>
 #include <string>
