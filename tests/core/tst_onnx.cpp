@@ -338,8 +338,9 @@ void TestOnnx::malformed_data()
     QTest::newRow("truncated") << QByteArray::fromStdString(good.substr(0, good.size() / 2))
                                << "model.onnx:1:1: error: not a valid ONNX model: the protobuf "
                                   "message is malformed or truncated (37842 bytes) [onnx.parse]";
+    // A picture with a model's name is named for what it is (the PNG signature).
     QTest::newRow("wrong magic") << QByteArray("\x89PNG\r\n\x1a\n not a model at all")
-                                 << "model.onnx:1:1: error: not a valid ONNX model";
+                                 << "model.onnx:1:1: error: this is a PNG image";
 
     onnx::ModelProto dangling = smallModel();
     dangling.mutable_graph()->mutable_node(1)->set_input(0, "ghost");
