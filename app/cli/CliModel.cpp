@@ -2,9 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "app/cli/CliModel.h"
 
-#include "core/support/FileIo.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/PlanFile.h"
+#include "core/support/FileIo.h"
 
 namespace cleave::cli {
 

@@ -291,7 +291,7 @@ void FusionGrouper::buildForwardGraph()
 }
 
 std::uint32_t FusionGrouper::leastCommonAncestor(std::uint32_t a, std::uint32_t b,
-                                               OpPatternKind &pattern) const
+                                                 OpPatternKind &pattern) const
 {
     while (a != b) {
         if (a == none || b == none)

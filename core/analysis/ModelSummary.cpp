@@ -261,8 +261,8 @@ ModelSummary ModelSummary::compute(const Graph &graph)
                 : std::string();
             if (name.empty())
                 name = "output_" + std::to_string(i);
-            s.outputs.push_back({ std::move(name), graph.key(outputs[i].node),
-                                  graph.tensorType(outputs[i]) });
+            s.outputs.push_back(
+                { std::move(name), graph.key(outputs[i].node), graph.tensorType(outputs[i]) });
         }
     }
     return s;
@@ -297,11 +297,11 @@ nlohmann::json ModelSummary::toJson() const
     json["block_functions"] = nlohmann::json::array();
     for (const BlockSummary &b : blocks) {
         json["block_functions"].push_back({ { "name", b.name },
-                                   { "kind", b.kind },
-                                   { "calls", b.calls },
-                                   { "op_calls", b.opCalls },
-                                   { "ops", b.ops },
-                                   { "attrs", attrsToJson(b.attrs) } });
+                                            { "kind", b.kind },
+                                            { "calls", b.calls },
+                                            { "op_calls", b.opCalls },
+                                            { "ops", b.ops },
+                                            { "attrs", attrsToJson(b.attrs) } });
     }
 
     json["constants"] = { { "count", constants },

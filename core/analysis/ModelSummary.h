@@ -77,8 +77,9 @@ struct ModelSummary
 
     /// The summary as one JSON object with the keys `format`, `source`, `nodes`, `op_calls`,
     /// `ops`, `inputs`, `outputs` (each `{name, node, shape, dtype, type}`), `functions`,
-    /// `block_functions` and `constants` (`{count, bytes, bytes_known, scalars}`). Shapes list ints, -1
-    /// for `?` and the source text for a symbolic dim; non-tensor values have a null shape.
+    /// `block_functions` and `constants` (`{count, bytes, bytes_known, scalars}`). Shapes list
+    /// ints, -1 for `?` and the source text for a symbolic dim; non-tensor values have a null
+    /// shape.
     [[nodiscard]] nlohmann::json toJson() const;
 
     /// A readable, column-aligned report. Blocks are counted by kind, and listed one per line

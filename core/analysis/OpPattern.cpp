@@ -2,8 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/OpPattern.h"
 
-#include "core/support/JsonLocator.h"
 #include "core/graph/JsonParse.h"
+#include "core/support/JsonLocator.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/partition/PartitionCost.h"
 #include "core/export/ExportModel.h"
+#include "core/partition/PartitionCost.h"
 #include "core/partition/PlanReport.h"
 
 #include <filesystem>
@@ -68,8 +68,7 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
     out["global_inputs"] = std::move(inputs);
     const std::vector<TensorRef> globalOutputs = g.outputs(plan.function());
     const Function &main = g.function(plan.function());
-    out["result_is_tuple"]
-        = main.result.isValid() && g.node(main.result).kind == NodeKind::Tuple;
+    out["result_is_tuple"] = main.result.isValid() && g.node(main.result).kind == NodeKind::Tuple;
     ojson gouts = ojson::array();
     for (std::size_t k = 0; k < m.outputs.size(); ++k) {
         for (std::size_t o = 0; o < m.outputs[k].size(); ++o) {
@@ -181,7 +180,8 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
                 oj["pass_through"] = info.passThrough;
             else if (o < iface.outputs.size())
                 oj["tensor"] = iface.outputs[o].boundary >= 0
-                    ? boundaryTensorName(g, boundary.tensors[static_cast<std::size_t>(iface.outputs[o].boundary)])
+                    ? boundaryTensorName(
+                        g, boundary.tensors[static_cast<std::size_t>(iface.outputs[o].boundary)])
                     : g.key(iface.outputs[o].tensor.node);
             ojson to = ojson::array();
             for (const OutputDependency &d : info.dependencies) {
@@ -199,11 +199,14 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
     }
     out["partitions"] = std::move(partitions);
     const nlohmann::json report = planReportJson(plan, boundary, {});
-    out["boundary"] = ojson::parse(report["boundary"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    out["boundary"] = ojson::parse(
+        report["boundary"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     out["lifted_constants"] = std::move(lifted);
     std::vector<Diagnostic> all = m.options->diagnostics;
     all.insert(all.end(), m.diagnostics.begin(), m.diagnostics.end());
-    out["diagnostics"] = ojson::parse(diagnosticsToJson(&plan, g, all).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    out["diagnostics"]
+        = ojson::parse(diagnosticsToJson(&plan, g, all)
+                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return out;
 }
 

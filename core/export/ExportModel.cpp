@@ -18,9 +18,9 @@ std::string targetKind(const std::string &target)
 
 bool isByocTarget(const std::string &target)
 {
-    static const char *const devices[] = { "llvm", "c", "cuda", "nvptx", "opencl", "vulkan",
-                                           "metal", "rocm", "hexagon", "webgpu", "ext_dev",
-                                           "aocl", "sdaccel", "cpu", "gpu", "hybrid" };
+    static const char *const devices[]
+        = { "llvm",    "c",      "cuda",    "nvptx", "opencl",  "vulkan", "metal", "rocm",
+            "hexagon", "webgpu", "ext_dev", "aocl",  "sdaccel", "cpu",    "gpu",   "hybrid" };
     const std::string kind = targetKind(target);
     return !kind.empty()
         && std::none_of(std::begin(devices), std::end(devices),
@@ -53,8 +53,8 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
     const Graph &g = plan.graph();
     const std::size_t n = plan.partitionCount();
     auto error = [&](std::string code, std::string message, std::vector<NodeId> nodes = {}) {
-        m.diagnostics.push_back(
-            Diagnostic::make(Severity::Error, std::move(code), std::move(message), std::move(nodes)));
+        m.diagnostics.push_back(Diagnostic::make(Severity::Error, std::move(code),
+                                                 std::move(message), std::move(nodes)));
     };
     if (n == 0) {
         error("export.empty", "the plan has no partitions");
@@ -72,8 +72,9 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
                   "partition '" + plan.partitions()[k].name + "' is empty");
     }
     if (options.targets.size() > n)
-        error("export.targets", "--targets lists " + std::to_string(options.targets.size())
-                                    + " targets for " + std::to_string(n) + " partitions");
+        error("export.targets",
+              "--targets lists " + std::to_string(options.targets.size()) + " targets for "
+                  + std::to_string(n) + " partitions");
     std::vector<NodeId> unassigned;
     for (NodeId id : plan.view().assignableNodes()) {
         if (plan.indexOf(plan.partitionOf(id)) < 0)
@@ -162,7 +163,6 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
     }
     return m;
 }
-
 
 void useWriterNames(ExportModel &model)
 {

@@ -11,8 +11,11 @@ namespace {
 class Composer
 {
 public:
-    Composer(const std::vector<ComposedModule> &modules, const ComposeSpec &spec, std::string &error)
-        : m_modules(modules), m_spec(spec), m_error(error)
+    Composer(const std::vector<ComposedModule> &modules, const ComposeSpec &spec,
+             std::string &error)
+        : m_modules(modules)
+        , m_spec(spec)
+        , m_error(error)
     {
     }
 
@@ -222,7 +225,8 @@ private:
                     item.function = m_main;
                     item.index = o;
                     item.inputs = { TensorRef { c, 0 } };
-                    item.outputTypes = { f.returnType.isTuple() ? f.returnType.field(o) : Type::unknown() };
+                    item.outputTypes
+                        = { f.returnType.isTuple() ? f.returnType.field(o) : Type::unknown() };
                     outs.push_back(TensorRef { m_out.addNode(std::move(item)), 0 });
                 }
             } else {
@@ -247,7 +251,8 @@ private:
         return TensorRef { id, t.output };
     }
 
-    FunctionId copyFunction(const ComposedModule &cm, ModuleState &st, FunctionId f, FunctionId parent)
+    FunctionId copyFunction(const ComposedModule &cm, ModuleState &st, FunctionId f,
+                            FunctionId parent)
     {
         if (auto it = st.functions.find(f.value); it != st.functions.end())
             return it->second;

@@ -52,13 +52,14 @@ public:
     virtual bool writeModule(const PartitionPlan &plan, const BoundaryTable &boundary,
                              std::size_t k, const ExportOptions &options,
                              const std::vector<std::string> &passThrough, std::string &content,
-                             ModuleSummary &summary, std::vector<Diagnostic> &diagnostics) const
-        = 0;
+                             ModuleSummary &summary,
+                             std::vector<Diagnostic> &diagnostics) const = 0;
     /// The names the inputs of partition `k` (BoundaryTable::interfaces[k].inputs, same order)
     /// carry in the module file; the connection config and the manifest use them. Relay keeps
     /// the engine's names (`data_n_<i>`, global input names).
     [[nodiscard]] virtual std::vector<std::string>
-    interfaceInputNames(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k) const
+    interfaceInputNames(const PartitionPlan &plan, const BoundaryTable &boundary,
+                        std::size_t k) const
     {
         (void)plan;
         std::vector<std::string> names;
@@ -67,9 +68,8 @@ public:
         return names;
     }
     /// Reads a module file written by writeModule back as a graph (for `verify`).
-    [[nodiscard]] virtual std::unique_ptr<Graph> readModule(const std::string &path,
-                                                            std::vector<Diagnostic> &diagnostics) const
-        = 0;
+    [[nodiscard]] virtual std::unique_ptr<Graph>
+    readModule(const std::string &path, std::vector<Diagnostic> &diagnostics) const = 0;
     /// Compares the values of a read-back module's constants with the source's where the files
     /// carry them; `refs` pairs each module constant reference with the source reference it
     /// stands for. Returns the first difference, or nullopt. Used by the generic recomposition

@@ -15,7 +15,9 @@ class ModuleBuilder
 {
 public:
     ModuleBuilder(const PartitionPlan &plan, PartitionModule &out, bool lift)
-        : m_src(plan.graph()), m_out(out), m_lift(lift)
+        : m_src(plan.graph())
+        , m_out(out)
+        , m_lift(lift)
     {
     }
 

@@ -27,20 +27,20 @@ bool checkNames(const PartitionPlan &plan, const ExportOptions &options,
     bool ok = true;
     for (std::size_t k = 0; k < plan.partitionCount(); ++k) {
         const Partition &p = plan.partitions()[k];
-        const std::string &target
-            = k < options.targets.size() && !options.targets[k].empty() ? options.targets[k]
-                                                                          : p.target;
+        const std::string &target = k < options.targets.size() && !options.targets[k].empty()
+            ? options.targets[k]
+            : p.target;
         if (const auto problem = partitionNameProblem(p.name)) {
-            diagnostics.push_back(exportError(
-                "export.bad_name", "partition " + std::to_string(k) + " is named "
-                                       + quoteBounded(p.name) + ": " + *problem));
+            diagnostics.push_back(exportError("export.bad_name",
+                                              "partition " + std::to_string(k) + " is named "
+                                                  + quoteBounded(p.name) + ": " + *problem));
             ok = false;
         }
         if (const auto problem = targetProblem(target)) {
             diagnostics.push_back(exportError("export.bad_target",
                                               "partition " + quoteBounded(p.name)
-                                                  + " has the target " + quoteBounded(target)
-                                                  + ": " + *problem));
+                                                  + " has the target " + quoteBounded(target) + ": "
+                                                  + *problem));
             ok = false;
         }
     }
@@ -70,10 +70,10 @@ bool reparseFiles(const std::vector<std::pair<std::string, std::string>> &files,
             }
         }
         if (!found.empty()) {
-            Diagnostic d = exportError("export.reparse",
-                                       "the exported " + name
-                                           + " does not read back (nothing was written): "
-                                           + found.front().toString());
+            Diagnostic d
+                = exportError("export.reparse",
+                              "the exported " + name + " does not read back (nothing was written): "
+                                  + found.front().toString());
             diagnostics.push_back(std::move(d));
             ok = false;
         }
@@ -100,9 +100,10 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
         model.diagnostics.push_back(
             exportError("export.format", "unknown module format '" + options.moduleFormat + "'"));
     } else if (!model.writer->acceptsSource(plan.graph())) {
-        model.diagnostics.push_back(exportError(
-            "export.format", "cannot write " + options.moduleFormat + " modules for a "
-                                 + plan.graph().format() + " model"));
+        model.diagnostics.push_back(exportError("export.format",
+                                                "cannot write " + options.moduleFormat
+                                                    + " modules for a " + plan.graph().format()
+                                                    + " model"));
     }
     if (hasErrors(model.diagnostics) || !checkNames(plan, options, model.diagnostics)) {
         result.diagnostics = std::move(model.diagnostics);
@@ -126,7 +127,8 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
             files.emplace_back(model.files[k], std::move(content));
     }
     if (options.pipelineConfig)
-        files.emplace_back("pipeline_config.json", dumpPythonJson(pipelineConfigJson(model)) + "\n");
+        files.emplace_back("pipeline_config.json",
+                           dumpPythonJson(pipelineConfigJson(model)) + "\n");
     if (options.byoc) {
         std::string error;
         if (!model.writer->writeByocArtefacts(model, files, error)) {
@@ -138,7 +140,10 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
     if (options.buildScript)
         files.emplace_back("build_pipeline.py", buildScript(model));
     if (options.manifest)
-        files.emplace_back("partitions.json", manifestJson(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+        files.emplace_back(
+            "partitions.json",
+            manifestJson(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                + "\n");
     if (!reparseFiles(files, model.diagnostics)
         || !writeExportFolder(files, dir, options, model.diagnostics)) {
         result.diagnostics = std::move(model.diagnostics);
@@ -160,7 +165,8 @@ ExportResult exportPartitions(const PartitionPlan &plan, const BoundaryTable &bo
         return runExport(plan, boundary, options, dir);
     } catch (const std::exception &e) {
         ExportResult r;
-        r.diagnostics.push_back(exportError("export.internal", std::string("export failed: ") + e.what()));
+        r.diagnostics.push_back(
+            exportError("export.internal", std::string("export failed: ") + e.what()));
         return r;
     }
 }

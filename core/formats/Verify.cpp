@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "core/formats/Exporter.h"
-
 #include "core/export/ModuleComposer.h"
 #include "core/export/ModuleExporter.h"
 #include "core/export/VerifySupport.h"
-#include "core/graph/GraphCompare.h"
+#include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/GraphCompare.h"
 
 #include <nlohmann/json.hpp>
 
@@ -64,12 +63,13 @@ VerifyResult runVerify(const std::string &dir)
         return *own;
     ImportResult imported = importFile(sourcePath);
     if (!imported.ok())
-        throw BadInput("the source model " + sourcePath + " cannot be read: " + imported.firstError());
+        throw BadInput("the source model " + sourcePath
+                       + " cannot be read: " + imported.firstError());
     const Graph &src = *imported.graph;
     const std::string checksum = source.value("checksum", std::string());
     if (!checksum.empty() && checksum != src.checksum()) {
-        r.firstDifference = "the source model " + sourcePath
-            + " has changed since the export (checksum differs)";
+        r.firstDifference
+            = "the source model " + sourcePath + " has changed since the export (checksum differs)";
         return r;
     }
 
@@ -126,7 +126,8 @@ VerifyResult runVerify(const std::string &dir)
         for (const json &c : parts[k].value("constants", json::array())) {
             if (c.contains("module_ref") && c.contains("source_ref") && c["module_ref"].is_string()
                 && c["source_ref"].is_string())
-                refs.emplace_back(c["module_ref"].get<std::string>(), c["source_ref"].get<std::string>());
+                refs.emplace_back(c["module_ref"].get<std::string>(),
+                                  c["source_ref"].get<std::string>());
         }
         if (auto diff = reader->constantDifference(*graphs[k], src, refs)) {
             r.firstDifference = "mod" + std::to_string(k) + ": " + *diff;
@@ -161,7 +162,8 @@ VerifyResult runVerify(const std::string &dir)
                 }
                 const std::size_t k = index(field(dep, "mod_idx", configPath), configPath);
                 if (k >= n)
-                    throw BadInput(configPath + ": a dependency names mod_idx " + std::to_string(k));
+                    throw BadInput(configPath + ": a dependency names mod_idx "
+                                   + std::to_string(k));
                 ModuleBinding b;
                 b.kind = ModuleBinding::Kind::ModuleOutput;
                 b.module = j;
@@ -198,9 +200,11 @@ VerifyResult runVerify(const std::string &dir)
             composed[k].bindings.push_back(it->second);
         }
     }
-    const FunctionId srcMain = src.findFunction(text(source.value("function", json("main")), manifestPath));
+    const FunctionId srcMain
+        = src.findFunction(text(source.value("function", json("main")), manifestPath));
     if (!srcMain.isValid())
-        throw BadInput(manifestPath + ": the source model has no function @" + source.value("function", std::string("main")));
+        throw BadInput(manifestPath + ": the source model has no function @"
+                       + source.value("function", std::string("main")));
     const Function &sm = src.function(srcMain);
     for (NodeId p : sm.params)
         spec.inputs.emplace_back(globalInputName(src, p), src.node(p).outputType());

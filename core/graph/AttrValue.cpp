@@ -143,7 +143,8 @@ std::string AttrValue::toRelay() const
         if (!text.empty())
             return text;
         if (std::isnan(floatValue))
-            return std::signbit(floatValue) ? "-nan" + floatSuffix(dtype) : "nan" + floatSuffix(dtype);
+            return std::signbit(floatValue) ? "-nan" + floatSuffix(dtype)
+                                            : "nan" + floatSuffix(dtype);
         if (std::isinf(floatValue))
             return (floatValue < 0 ? "-inf" : "inf") + floatSuffix(dtype);
         std::ostringstream os;

@@ -2,9 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/graph/Graph.h"
 
+#include <queue>
+
 #include <algorithm>
 #include <functional>
-#include <queue>
 
 namespace cleave {
 

@@ -21,7 +21,8 @@ namespace cleave {
 /// TupleGetItem are structural.
 enum class NodeKind : std::uint8_t {
     Input, ///< A function parameter (a graph input when it belongs to the main function).
-    Constant, ///< `meta[relay.Constant][i]`, an inline scalar (`1f`, `0i64`), or a graph.json param.
+    Constant, ///< `meta[relay.Constant][i]`, an inline scalar (`1f`, `0i64`), or a graph.json
+              ///< param.
     OpCall, ///< A call of a primitive operator: `op` is its name (`nn.conv2d`).
     FunctionCall, ///< A call of a global or literal function: `callee` says which.
     ClosureCall, ///< A call of a function-typed value: inputs[0] is the callee value.
@@ -89,7 +90,8 @@ struct Function
     enum class Kind : std::uint8_t { Global, Literal, Scope };
 
     Kind kind = Kind::Global;
-    std::string name; ///< Global: the name without `@`; Literal: the binding (`%3`); Scope: synthesized.
+    std::string
+        name; ///< Global: the name without `@`; Literal: the binding (`%3`); Scope: synthesized.
     FunctionId parent; ///< Enclosing function (invalid for globals).
     std::vector<NodeId> params; ///< Input nodes, in order.
     NodeId result; ///< The body's result value.

@@ -36,8 +36,8 @@ public:
             pairFunctions(FunctionId(i), fb);
         }
         if (globalsA != globalsB)
-            return "the graphs have " + std::to_string(globalsA) + " and " + std::to_string(globalsB)
-                + " global functions";
+            return "the graphs have " + std::to_string(globalsA) + " and "
+                + std::to_string(globalsB) + " global functions";
         while (!m_functionQueue.empty() && !m_difference) {
             const auto [fa, fb] = m_functionQueue.back();
             m_functionQueue.pop_back();
@@ -97,7 +97,8 @@ private:
         if (fa.params.size() != fb.params.size())
             return differ("function " + name + ": " + std::to_string(fa.params.size()) + " vs "
                           + std::to_string(fb.params.size()) + " parameters");
-        if (fa.hasReturnType != fb.hasReturnType || (fa.hasReturnType && fa.returnType != fb.returnType))
+        if (fa.hasReturnType != fb.hasReturnType
+            || (fa.hasReturnType && fa.returnType != fb.returnType))
             return differ("function " + name + ": return types differ");
         if (fa.typeParams != fb.typeParams)
             return differ("function " + name + ": type parameters differ");
@@ -105,8 +106,8 @@ private:
             const Node &pa = m_a.node(fa.params[k]);
             const Node &pb = m_b.node(fb.params[k]);
             if (pa.name != pb.name)
-                return differ("function " + name + ": parameter " + std::to_string(k) + " is " + pa.name
-                              + " vs " + pb.name);
+                return differ("function " + name + ": parameter " + std::to_string(k) + " is "
+                              + pa.name + " vs " + pb.name);
             pairNodes(fa.params[k], fb.params[k]);
         }
         if (fa.result.isValid() != fb.result.isValid())
@@ -154,7 +155,8 @@ private:
         const Node &a = m_a.node(ia);
         const Node &b = m_b.node(ib);
         if (a.kind != b.kind)
-            return differ(where(ia) + ": a " + nodeKindName(a.kind) + " vs a " + nodeKindName(b.kind));
+            return differ(where(ia) + ": a " + nodeKindName(a.kind) + " vs a "
+                          + nodeKindName(b.kind));
         if (a.op != b.op)
             return differ(where(ia) + ": op " + a.op + " vs " + b.op);
         if (a.kind == NodeKind::Input && a.name != b.name)
@@ -163,18 +165,21 @@ private:
             for (const auto &[key, value] : a.attrs.items()) {
                 const AttrValue *other = b.attrs.find(key);
                 if (!other)
-                    return differ(where(ia) + ": attribute " + key + " is missing in the second graph");
+                    return differ(where(ia) + ": attribute " + key
+                                  + " is missing in the second graph");
                 if (!(*other == value))
-                    return differ(where(ia) + ": attribute " + key + " is " + value.toRelay() + " vs "
-                                  + other->toRelay());
+                    return differ(where(ia) + ": attribute " + key + " is " + value.toRelay()
+                                  + " vs " + other->toRelay());
             }
-            return differ(where(ia) + ": attributes differ (" + std::to_string(a.attrs.size()) + " vs "
-                          + std::to_string(b.attrs.size()) + ")");
+            return differ(where(ia) + ": attributes differ (" + std::to_string(a.attrs.size())
+                          + " vs " + std::to_string(b.attrs.size()) + ")");
         }
-        if (a.attrsRef != b.attrsRef || a.metaRef != b.metaRef || !(a.value == b.value) || a.index != b.index)
+        if (a.attrsRef != b.attrsRef || a.metaRef != b.metaRef || !(a.value == b.value)
+            || a.index != b.index)
             return differ(where(ia) + ": value differs");
         if (a.outputTypes != b.outputTypes)
-            return differ(where(ia) + ": type " + a.outputType().toRelay() + " vs " + b.outputType().toRelay());
+            return differ(where(ia) + ": type " + a.outputType().toRelay() + " vs "
+                          + b.outputType().toRelay());
         if (a.inputs.size() != b.inputs.size())
             return differ(where(ia) + ": " + std::to_string(a.inputs.size()) + " vs "
                           + std::to_string(b.inputs.size()) + " inputs");
@@ -200,7 +205,8 @@ private:
             if (a.inputs[k].output != b.inputs[k].output)
                 return differ(where(ia) + ": input " + std::to_string(k) + " reads another output");
             if (a.inputs[k].node.isValid() != b.inputs[k].node.isValid())
-                return differ(where(ia) + ": input " + std::to_string(k) + " is dangling in one graph");
+                return differ(where(ia) + ": input " + std::to_string(k)
+                              + " is dangling in one graph");
             if (a.inputs[k].node.isValid())
                 pairNodes(a.inputs[k].node, b.inputs[k].node);
         }

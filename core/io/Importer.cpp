@@ -36,11 +36,13 @@ ImportResult guardedImport(const std::string &path, const std::string &internalC
         body(result);
     } catch (const std::bad_alloc &) {
         result.graph.reset();
-        result.diagnostics.push_back(fileError(path, "import.out_of_memory", "out of memory while reading the model"));
+        result.diagnostics.push_back(
+            fileError(path, "import.out_of_memory", "out of memory while reading the model"));
     } catch (const std::exception &e) {
         result.graph.reset();
         result.diagnostics.push_back(
-            fileError(path, internalCode, std::string("internal error while reading the model: ") + e.what()));
+            fileError(path, internalCode,
+                      std::string("internal error while reading the model: ") + e.what()));
     }
     return result;
 }
@@ -51,7 +53,8 @@ std::optional<ImportResult> readModelFile(const std::string &path, std::string &
     std::optional<std::string> read = readRegularFile(path, maxReadFileBytes, problem);
     if (!read) {
         ImportResult r;
-        r.diagnostics.push_back(fileError(path, "import.unreadable", "cannot open file: " + problem));
+        r.diagnostics.push_back(
+            fileError(path, "import.unreadable", "cannot open file: " + problem));
         r.diagnostics.back().where.line = 1;
         r.diagnostics.back().where.column = 1;
         return r;

@@ -76,8 +76,8 @@ bool layoutFromJson(const std::string &text, Layout &out)
         }
         for (const auto &e : doc.at("edges")) {
             EdgeRef key { TensorRef { NodeId(e.at(0).get<std::uint32_t>()),
-                                            e.at(1).get<std::uint32_t>() },
-                                NodeId(e.at(2).get<std::uint32_t>()) };
+                                      e.at(1).get<std::uint32_t>() },
+                          NodeId(e.at(2).get<std::uint32_t>()) };
             LayoutSpline s;
             const auto &pts = e.at(3);
             if (pts.size() % 2 != 0)

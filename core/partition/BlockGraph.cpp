@@ -44,7 +44,7 @@ std::vector<NodeId> BlockGraph::originalNodes(NodeId blockNode) const
 }
 
 std::vector<EdgeRef> BlockGraph::originalEdges(const Graph &original,
-                                                const std::vector<EdgeRef> &edges) const
+                                               const std::vector<EdgeRef> &edges) const
 {
     std::vector<EdgeRef> out;
     for (const EdgeRef &e : edges) {

@@ -38,7 +38,7 @@ struct BlockGraph
     /// The original edges behind block-level edges: the producer's original tensor read by
     /// every original node inside the consumer that reads it.
     [[nodiscard]] std::vector<EdgeRef> originalEdges(const Graph &original,
-                                                      const std::vector<EdgeRef> &edges) const;
+                                                     const std::vector<EdgeRef> &edges) const;
 };
 
 /// Collapses the blocks of function `f` of `graph` (as fuseOps() lists them), except those

@@ -3,9 +3,9 @@
 #pragma once
 
 #include "core/graph/Diagnostic.h"
+#include "core/graph/FunctionView.h"
 #include "core/graph/Graph.h"
 #include "core/graph/Ids.h"
-#include "core/graph/FunctionView.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 // Rules about the cost of a plan: pipeline balance under a measured latency table.
-#include "core/partition/PartitionCost.h"
 #include "core/analysis/LatencyTable.h"
+#include "core/partition/PartitionCost.h"
 #include "core/validation/RuleSupport.h"
 #include "core/validation/Validation.h"
 

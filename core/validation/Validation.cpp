@@ -2,8 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/validation/Validation.h"
 
-#include "core/support/FileIo.h"
 #include "core/graph/JsonParse.h"
+#include "core/support/FileIo.h"
 #include "core/validation/RuleSupport.h"
 
 #include <nlohmann/json.hpp>
@@ -28,9 +28,8 @@ std::vector<OpSupportList> parseOpSupport(const std::string &jsonText, const std
                                           std::vector<Diagnostic> &diagnostics)
 {
     std::vector<OpSupportList> lists;
-    const std::optional<nlohmann::json> parsed
-        = parseJsonLocated(jsonText, path, "opsupport.invalid", diagnostics,
-                           "the op-support list is not valid JSON");
+    const std::optional<nlohmann::json> parsed = parseJsonLocated(
+        jsonText, path, "opsupport.invalid", diagnostics, "the op-support list is not valid JSON");
     if (!parsed)
         return lists;
     const nlohmann::json &doc = *parsed;

@@ -5,8 +5,8 @@
 // about 10k nodes cut into four partitions (one a BYOC target), then verifying the export.
 // Prints a table and one JSON line.
 #include "BenchGraphs.h"
-#include "core/formats/Exporter.h"
 #include "core/export/relay/RelayPrinter.h"
+#include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
@@ -35,7 +35,8 @@ int main()
 {
     std::size_t adds = 0;
     const auto generated = resnetLike(10000, adds);
-    const std::filesystem::path work = std::filesystem::temp_directory_path() / "cleave_bench_export";
+    const std::filesystem::path work
+        = std::filesystem::temp_directory_path() / "cleave_bench_export";
     std::filesystem::remove_all(work);
     std::filesystem::create_directories(work);
     const std::string modelPath = (work / "resnet10k.relay").string();
@@ -44,7 +45,8 @@ int main()
     }
     ImportResult imported = importFile(modelPath);
     if (!imported.ok()) {
-        std::fprintf(stderr, "cannot import the generated model: %s\n", imported.firstError().c_str());
+        std::fprintf(stderr, "cannot import the generated model: %s\n",
+                     imported.firstError().c_str());
         return 1;
     }
     const Graph &graph = *imported.graph;

@@ -5,8 +5,8 @@
 // into three partitions and exported with every artefact (mod<k>.onnx, pipeline_config.json,
 // partitions.json, build_pipeline.py), then the export is verified. Prints a table and one
 // JSON line.
-#include "core/formats/Exporter.h"
 #include "core/export/onnx/OnnxVerify.h"
+#include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"

@@ -20,7 +20,8 @@ namespace {
 
 std::string tensorType(int c, int hw)
 {
-    return "Tensor[(1, " + std::to_string(c) + ", " + std::to_string(hw) + ", " + std::to_string(hw) + "), float32]";
+    return "Tensor[(1, " + std::to_string(c) + ", " + std::to_string(hw) + ", " + std::to_string(hw)
+        + "), float32]";
 }
 
 // One residual block is 10 bindings: conv, bn multiply/add, relu, conv, bn multiply/add, add, relu.
@@ -51,7 +52,8 @@ std::string generate(int blocks, int &bindings)
         x = bind("multiply(" + x + ", " + constant(s) + ")");
         x = bind("add(" + x + ", " + constant(s) + ")");
         x = bind("nn.relu(" + x + ")");
-        x = bind("nn.conv2d(" + x + ", " + constant(w) + ", padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3])");
+        x = bind("nn.conv2d(" + x + ", " + constant(w)
+                 + ", padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3])");
         x = bind("multiply(" + x + ", " + constant(s) + ")");
         x = bind("add(" + x + ", " + constant(s) + ")");
         x = bind("add(" + x + ", " + skip + ")");
@@ -69,7 +71,8 @@ double secondsOf(const std::function<void()> &work, int runs)
     for (int i = 0; i < runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
         work();
-        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        times.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
@@ -99,14 +102,16 @@ int main(int argc, char **argv)
     std::string printed;
     const double printSeconds = secondsOf([&] { printed = cleave::printRelay(*graph.graph); }, 3);
 
-    std::printf("generated ResNet-like module: %d bindings, %zu nodes, %.2f MB\n", bindings, nodes, mb);
-    std::printf("  import: %.1f ms  →  %.1f MB/s, %.0f bindings/s\n", importSeconds * 1e3, mb / importSeconds,
-                bindings / importSeconds);
+    std::printf("generated ResNet-like module: %d bindings, %zu nodes, %.2f MB\n", bindings, nodes,
+                mb);
+    std::printf("  import: %.1f ms  →  %.1f MB/s, %.0f bindings/s\n", importSeconds * 1e3,
+                mb / importSeconds, bindings / importSeconds);
     std::printf("  print:  %.1f ms  →  %.1f MB/s\n", printSeconds * 1e3,
                 static_cast<double>(printed.size()) / 1e6 / printSeconds);
 
     double rnntSeconds = -1;
-    const std::string rnnt = std::string(CLEAVE_CORPUS_DIR) + "/relay/rnnt_unrolled-lstm_24k-nodes_glenside.relay.txt";
+    const std::string rnnt
+        = std::string(CLEAVE_CORPUS_DIR) + "/relay/rnnt_unrolled-lstm_24k-nodes_glenside.relay.txt";
     std::ifstream in(rnnt, std::ios::binary);
     if (in) {
         std::stringstream buffer;
@@ -117,9 +122,11 @@ int main(int argc, char **argv)
                     static_cast<double>(rnntText.size()) / 1e6, rnntSeconds * 1e3,
                     static_cast<double>(rnntText.size()) / 1e6 / rnntSeconds);
     }
-    std::printf("{\"bench\": \"relay_import\", \"bindings\": %d, \"bytes\": %zu, \"import_ms\": %.2f, "
-                "\"mb_per_s\": %.2f, \"bindings_per_s\": %.0f, \"print_ms\": %.2f, \"rnnt_import_ms\": %.2f}\n",
-                bindings, text.size(), importSeconds * 1e3, mb / importSeconds, bindings / importSeconds,
-                printSeconds * 1e3, rnntSeconds * 1e3);
+    std::printf(
+        "{\"bench\": \"relay_import\", \"bindings\": %d, \"bytes\": %zu, \"import_ms\": %.2f, "
+        "\"mb_per_s\": %.2f, \"bindings_per_s\": %.0f, \"print_ms\": %.2f, \"rnnt_import_ms\": "
+        "%.2f}\n",
+        bindings, text.size(), importSeconds * 1e3, mb / importSeconds, bindings / importSeconds,
+        printSeconds * 1e3, rnntSeconds * 1e3);
     return 0;
 }

@@ -5,8 +5,8 @@
 // shared corpus (a test that needs the corpus and finds none skips; it never passes silently).
 #pragma once
 
-#include "core/graph/Graph.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/Graph.h"
 
 #include <QDir>
 #include <QString>

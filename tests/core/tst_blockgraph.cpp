@@ -4,8 +4,8 @@
 // The block-level view of a function (the editor's Ops / Blocks switch): collapsing fused blocks
 // into single nodes, expanding them in place, and carrying plans and cut edges between levels.
 #include "TestSupport.h"
-#include "core/partition/BlockGraph.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/partition/BlockGraph.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanConversion.h"
 

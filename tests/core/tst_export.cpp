@@ -3,9 +3,9 @@
 #include "CliRunner.h"
 #include "TestGraphs.h"
 #include "TestSupport.h"
-#include "core/formats/Exporter.h"
 #include "core/export/relay/RelayMetadataSubset.h"
 #include "core/export/relay/RelayPrinter.h"
+#include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
@@ -145,10 +145,12 @@ std::int64_t resnet18ParamBytesAfterFirstAdd()
 QStringList relayModels()
 {
     QStringList files;
-    for (const QString &f : QDir(samples()).entryList({ QStringLiteral("*.relay") }, QDir::Files, QDir::Name))
+    for (const QString &f :
+         QDir(samples()).entryList({ QStringLiteral("*.relay") }, QDir::Files, QDir::Name))
         files << samples() + QLatin1Char('/') + f;
     const QString corpus = QStringLiteral(CLEAVE_CORPUS_DIR) + QStringLiteral("/relay");
-    for (const QString &f : QDir(corpus).entryList({ QStringLiteral("*.relay.txt") }, QDir::Files, QDir::Name))
+    for (const QString &f :
+         QDir(corpus).entryList({ QStringLiteral("*.relay.txt") }, QDir::Files, QDir::Name))
         files << corpus + QLatin1Char('/') + f;
     return files;
 }
@@ -187,22 +189,28 @@ void TestExport::exportThenVerify_data()
             // A module whose @main is one call (a whole BYOC function) cannot be cut.
             const auto graph = load(model);
             if (opCalls(PartitionPlan(*graph)).size() < 3) {
-                QTest::newRow(qPrintable(name + QStringLiteral(" whole"))) << model << QStringLiteral("whole");
+                QTest::newRow(qPrintable(name + QStringLiteral(" whole")))
+                    << model << QStringLiteral("whole");
                 continue;
             }
         }
-        QTest::newRow(qPrintable(name + QStringLiteral(" single"))) << model << QStringLiteral("single");
+        QTest::newRow(qPrintable(name + QStringLiteral(" single")))
+            << model << QStringLiteral("single");
         if (big)
             continue;
-        QTest::newRow(qPrintable(name + QStringLiteral(" multi"))) << model << QStringLiteral("multi");
-        QTest::newRow(qPrintable(name + QStringLiteral(" branch"))) << model << QStringLiteral("branch");
-        QTest::newRow(qPrintable(name + QStringLiteral(" isolate"))) << model << QStringLiteral("isolate");
+        QTest::newRow(qPrintable(name + QStringLiteral(" multi")))
+            << model << QStringLiteral("multi");
+        QTest::newRow(qPrintable(name + QStringLiteral(" branch")))
+            << model << QStringLiteral("branch");
+        QTest::newRow(qPrintable(name + QStringLiteral(" isolate")))
+            << model << QStringLiteral("isolate");
     }
     if (corpusFiles("relay", QStringLiteral("*.relay.txt")).isEmpty())
         QTest::newRow(missingCorpusRow()) << QString() << QString();
-    QTest::newRow("resnet18 add:0") << samples() + QStringLiteral("/resnet18.relay") << QStringLiteral("add:0");
-    QTest::newRow("resnet18 add:0 add:3 lifted") << samples() + QStringLiteral("/resnet18.relay")
-                                                 << QStringLiteral("add:0 add:3 lift");
+    QTest::newRow("resnet18 add:0")
+        << samples() + QStringLiteral("/resnet18.relay") << QStringLiteral("add:0");
+    QTest::newRow("resnet18 add:0 add:3 lifted")
+        << samples() + QStringLiteral("/resnet18.relay") << QStringLiteral("add:0 add:3 lift");
 }
 
 void TestExport::exportThenVerify()
@@ -246,7 +254,8 @@ void TestExport::exportThenVerify()
         const bool lift = config.endsWith(QLatin1String(" lift"));
         options.liftConstants = lift;
         std::vector<SplitPoint> points;
-        for (const QString &p : QString(config).remove(QStringLiteral(" lift")).split(QLatin1Char(' '))) {
+        for (const QString &p :
+             QString(config).remove(QStringLiteral(" lift")).split(QLatin1Char(' '))) {
             const QStringList parts = p.split(QLatin1Char(':'));
             points.push_back({ parts[0].toStdString(), parts[1].toULongLong() });
         }
@@ -257,7 +266,8 @@ void TestExport::exportThenVerify()
     QTemporaryDir tmp;
     const QString dir = tmp.path() + QStringLiteral("/out");
     const ExportResult result = exportTo(plan, dir, options);
-    QVERIFY2(result.ok, result.diagnostics.empty() ? "" : result.diagnostics.front().toString().c_str());
+    QVERIFY2(result.ok,
+             result.diagnostics.empty() ? "" : result.diagnostics.front().toString().c_str());
     for (std::size_t k = 0; k < expected; ++k)
         QVERIFY(QFile::exists(dir + QStringLiteral("/mod%1.relay").arg(k)));
     QVERIFY(!QFile::exists(dir + QStringLiteral("/mod%1.relay").arg(expected)));
@@ -269,9 +279,9 @@ void TestExport::resnetAddZeroPipelineConfig()
 {
     QTemporaryDir tmp;
     const QString dir = tmp.path() + QStringLiteral("/resnet");
-    const CliRun run = runCli({ QStringLiteral("partition"), samples() + QStringLiteral("/resnet18.relay"),
-                                QStringLiteral("--cut-after"), QStringLiteral("add:0"),
-                                QStringLiteral("--out"), dir });
+    const CliRun run = runCli(
+        { QStringLiteral("partition"), samples() + QStringLiteral("/resnet18.relay"),
+          QStringLiteral("--cut-after"), QStringLiteral("add:0"), QStringLiteral("--out"), dir });
     QCOMPARE(run.exitCode, 0);
     QCOMPARE(QString::fromStdString(readAll(dir + QStringLiteral("/pipeline_config.json"))),
              QStringLiteral(
@@ -284,7 +294,8 @@ void TestExport::resnetAddZeroPipelineConfig()
                  "0}]}], \"dev\": \"1,0\"}]}\n"));
     const CliRun verify = runCli({ QStringLiteral("verify"), dir });
     QCOMPARE(verify.exitCode, 0);
-    QCOMPARE(QString::fromUtf8(verify.out), dir + QStringLiteral(": export recomposes the source model\n"));
+    QCOMPARE(QString::fromUtf8(verify.out),
+             dir + QStringLiteral(": export recomposes the source model\n"));
 }
 
 void TestExport::seedResnetIdentityBlock()
@@ -307,11 +318,13 @@ void TestExport::seedResnetIdentityBlock()
                  "\"output\": [{\"output_idx\": 0, \"dependencies\": [{\"global_output_index\": "
                  "0}]}], \"dev\": \"1,0\"}]}\n"));
     const std::string mod1 = readAll(dir + QStringLiteral("/mod1.relay"));
-    QVERIFY2(mod1.find("def @main(%data_n_0: Tensor[(1, 64, 56, 56), float32]) -> Tensor[(1, 64, 56, 56), float32] {")
+    QVERIFY2(mod1.find("def @main(%data_n_0: Tensor[(1, 64, 56, 56), float32]) -> Tensor[(1, 64, "
+                       "56, 56), float32] {")
                  != std::string::npos,
              mod1.c_str());
     std::size_t uses = 0;
-    for (std::size_t at = mod1.find("%data_n_0"); at != std::string::npos; at = mod1.find("%data_n_0", at + 1))
+    for (std::size_t at = mod1.find("%data_n_0"); at != std::string::npos;
+         at = mod1.find("%data_n_0", at + 1))
         ++uses;
     QCOMPARE(uses, std::size_t(3)); // the parameter plus its two readers
     QVERIFY(mod1.find("data_n_1") == std::string::npos);
@@ -324,7 +337,8 @@ void TestExport::manifestContents()
     QTemporaryDir tmp;
     const QString dir = tmp.path() + QStringLiteral("/out");
     QCOMPARE(runCli({ QStringLiteral("partition"), samples() + QStringLiteral("/resnet18.relay"),
-                      QStringLiteral("--cut-after"), QStringLiteral("add:0"), QStringLiteral("--out"), dir })
+                      QStringLiteral("--cut-after"), QStringLiteral("add:0"),
+                      QStringLiteral("--out"), dir })
                  .exitCode,
              0);
     using json = nlohmann::json;
@@ -332,7 +346,8 @@ void TestExport::manifestContents()
     QCOMPARE(m["cleave_version"].get<std::string>(), std::string(CLEAVE_VERSION));
     QCOMPARE(m["source"]["path"].get<std::string>(),
              QDir::cleanPath(samples() + QStringLiteral("/resnet18.relay")).toStdString());
-    QCOMPARE(m["source"]["checksum"].get<std::string>(), load(samples() + QStringLiteral("/resnet18.relay"))->checksum());
+    QCOMPARE(m["source"]["checksum"].get<std::string>(),
+             load(samples() + QStringLiteral("/resnet18.relay"))->checksum());
     QCOMPARE(m["module_format"].get<std::string>(), std::string("relay"));
     const json &p0 = m["partitions"][0];
     const json &p1 = m["partitions"][1];
@@ -343,7 +358,8 @@ void TestExport::manifestContents()
     QCOMPARE(p1["param_bytes"].get<std::int64_t>(), resnet18ParamBytesAfterFirstAdd());
     QCOMPARE(p1["nodes"].size(), std::size_t(78));
     QCOMPARE(p1["nodes"][0].get<std::string>(), std::string("%13"));
-    QCOMPARE(p1["inputs"], json::parse(R"([{"name": "data_n_0", "type": "Tensor[(1, 64, 56, 56), float32]",
+    QCOMPARE(p1["inputs"],
+             json::parse(R"([{"name": "data_n_0", "type": "Tensor[(1, 64, 56, 56), float32]",
         "shape": [1, 64, 56, 56], "dtype": "float32", "bytes": 802816,
         "from": {"mod_idx": 0, "output_idx": 0, "tensor": "%12"}}])"));
     QCOMPARE(p0["outputs"][0]["to"], json::parse(R"([{"mod_idx": 1, "input_name": "data_n_0"}])"));
@@ -371,13 +387,15 @@ void TestExport::reimportPrintsTvmStyle()
     QCOMPARE(QString::fromStdString(printRelay(*mod0)), QString::fromStdString(text));
     // TVM's style, line by line as in the source dump (which TVM printed).
     const std::string source = readAll(samples() + QStringLiteral("/resnet18.relay"));
-    QVERIFY(text.rfind("#[version = \"0.0.5\"]\ndef @main(%data: Tensor[(1, 3, 224, 224), float32]) -> "
-                       "Tensor[(1, 64, 56, 56), float32] {\n",
-                       0)
-            == 0);
-    const std::string conv = "  %0 = nn.conv2d(%data, meta[relay.Constant][0] /* ty=Tensor[(64, 3, 7, 7), "
-                             "float32] */, strides=[2, 2], padding=[3, 3, 3, 3], channels=64, "
-                             "kernel_size=[7, 7]) /* ty=Tensor[(1, 64, 112, 112), float32] */;\n";
+    QVERIFY(
+        text.rfind("#[version = \"0.0.5\"]\ndef @main(%data: Tensor[(1, 3, 224, 224), float32]) -> "
+                   "Tensor[(1, 64, 56, 56), float32] {\n",
+                   0)
+        == 0);
+    const std::string conv
+        = "  %0 = nn.conv2d(%data, meta[relay.Constant][0] /* ty=Tensor[(64, 3, 7, 7), "
+          "float32] */, strides=[2, 2], padding=[3, 3, 3, 3], channels=64, "
+          "kernel_size=[7, 7]) /* ty=Tensor[(1, 64, 112, 112), float32] */;\n";
     QVERIFY(source.find(conv) != std::string::npos);
     QVERIFY(text.find(conv) != std::string::npos);
     QVERIFY(text.size() > 2 && text.substr(text.size() - 2) == "}\n");
@@ -395,15 +413,19 @@ void TestExport::liftConstants()
     QVERIFY(exportTo(plan, dir, options).ok);
     const std::string mod0 = readAll(dir + QStringLiteral("/mod0.relay"));
     const std::string mod1 = readAll(dir + QStringLiteral("/mod1.relay"));
-    QVERIFY2(mod0.find("def @main(%data: Tensor[(1, 16), float32], %const_0: Tensor[(1, 16), float32]) -> "
-                       "(Tensor[(1, 16), float32], Tensor[(1, 16), float32]) {")
-                 != std::string::npos,
-             mod0.c_str());
+    QVERIFY2(
+        mod0.find(
+            "def @main(%data: Tensor[(1, 16), float32], %const_0: Tensor[(1, 16), float32]) -> "
+            "(Tensor[(1, 16), float32], Tensor[(1, 16), float32]) {")
+            != std::string::npos,
+        mod0.c_str());
     QVERIFY(mod0.find("meta[") == std::string::npos);
-    QVERIFY2(mod1.find("def @main(%data_n_0: Tensor[(1, 16), float32], %data_n_1: Tensor[(1, 16), float32], "
-                       "%const_0: Tensor[(1, 16), float32]) -> Tensor[(1, 16), float32] {")
-                 != std::string::npos,
-             mod1.c_str());
+    QVERIFY2(
+        mod1.find(
+            "def @main(%data_n_0: Tensor[(1, 16), float32], %data_n_1: Tensor[(1, 16), float32], "
+            "%const_0: Tensor[(1, 16), float32]) -> Tensor[(1, 16), float32] {")
+            != std::string::npos,
+        mod1.c_str());
     const auto manifest = nlohmann::json::parse(readAll(dir + QStringLiteral("/partitions.json")));
     QCOMPARE(manifest["lift_constants"].get<bool>(), true);
     const auto &lifted = manifest["lifted_constants"];
@@ -453,9 +475,11 @@ void TestExport::tupleFieldsCrossing()
     QVERIFY(exportTo(plan, dir).ok);
     const std::string mod0 = readAll(dir + QStringLiteral("/mod0.relay"));
     const std::string tail = "  %1.0 /* ty=Tensor[(1, 64, 56, 56), float32] */\n}\n";
-    QVERIFY2(mod0.size() > tail.size() && mod0.substr(mod0.size() - tail.size()) == tail, mod0.c_str());
+    QVERIFY2(mod0.size() > tail.size() && mod0.substr(mod0.size() - tail.size()) == tail,
+             mod0.c_str());
     const std::string mod1 = readAll(dir + QStringLiteral("/mod1.relay"));
-    QVERIFY2(mod1.find("def @main(%data_n_0: Tensor[(1, 64, 56, 56), float32])") != std::string::npos,
+    QVERIFY2(mod1.find("def @main(%data_n_0: Tensor[(1, 64, 56, 56), float32])")
+                 != std::string::npos,
              mod1.c_str());
     const VerifyResult v = verifyExport(dir.toStdString());
     QVERIFY2(v.ok, v.firstDifference.c_str());
@@ -476,7 +500,8 @@ void TestExport::tupleFieldsCrossing()
     const QString dir2 = tmp.path() + QStringLiteral("/inception");
     QVERIFY(exportTo(split, dir2).ok);
     const std::string mid = readAll(dir2 + QStringLiteral("/mod1.relay"));
-    QVERIFY2(mid.find("  %0 = (%data_n_0, %data_n_1, %data_n_2, %data_n_3)") != std::string::npos, mid.c_str());
+    QVERIFY2(mid.find("  %0 = (%data_n_0, %data_n_1, %data_n_2, %data_n_3)") != std::string::npos,
+             mid.c_str());
     const VerifyResult v2 = verifyExport(dir2.toStdString());
     QVERIFY2(v2.ok, v2.firstDifference.c_str());
 }
@@ -485,19 +510,22 @@ void TestExport::metadataCarriesOnlyOwnConstants()
 {
     // Two constants with values (the corpus's metadata section), one per partition.
     CLEAVE_REQUIRE_CORPUS("relay");
-    const std::string corpus = readAll(QStringLiteral(CLEAVE_CORPUS_DIR)
-                                       + QStringLiteral("/relay/conv-bias-relu_byoc-partitioned_metadata-b64_match.relay.txt"));
+    const std::string corpus = readAll(
+        QStringLiteral(CLEAVE_CORPUS_DIR)
+        + QStringLiteral("/relay/conv-bias-relu_byoc-partitioned_metadata-b64_match.relay.txt"));
     const std::size_t meta = corpus.find("#[metadata]");
     QVERIFY(meta != std::string::npos);
-    const std::string model
-        = "#[version = \"0.0.5\"]\n"
-          "def @main(%x: Tensor[(1), int32], %y: Tensor[(1, 3, 32, 32), int8]) -> Tensor[(1, 1, 30, 30), int32] {\n"
-          "  %0 = add(%x, meta[relay.Constant][1] /* ty=Tensor[(1), int32] */) /* ty=Tensor[(1), int32] */;\n"
-          "  %1 = nn.relu(%0) /* ty=Tensor[(1), int32] */;\n"
-          "  %2 = nn.conv2d(%y, meta[relay.Constant][0] /* ty=Tensor[(1, 3, 3, 3), int8] */, kernel_size=[3, 3], "
-          "out_dtype=\"int32\") /* ty=Tensor[(1, 1, 30, 30), int32] */;\n"
-          "  add(%2, %1) /* ty=Tensor[(1, 1, 30, 30), int32] */\n"
-          "}\n\n"
+    const std::string model = "#[version = \"0.0.5\"]\n"
+                              "def @main(%x: Tensor[(1), int32], %y: Tensor[(1, 3, 32, 32), int8]) "
+                              "-> Tensor[(1, 1, 30, 30), int32] {\n"
+                              "  %0 = add(%x, meta[relay.Constant][1] /* ty=Tensor[(1), int32] */) "
+                              "/* ty=Tensor[(1), int32] */;\n"
+                              "  %1 = nn.relu(%0) /* ty=Tensor[(1), int32] */;\n"
+                              "  %2 = nn.conv2d(%y, meta[relay.Constant][0] /* ty=Tensor[(1, 3, 3, "
+                              "3), int8] */, kernel_size=[3, 3], "
+                              "out_dtype=\"int32\") /* ty=Tensor[(1, 1, 30, 30), int32] */;\n"
+                              "  add(%2, %1) /* ty=Tensor[(1, 1, 30, 30), int32] */\n"
+                              "}\n\n"
         + corpus.substr(meta);
     QTemporaryDir tmp;
     writeAll(tmp.path() + QStringLiteral("/model.relay"), model);
@@ -510,10 +538,13 @@ void TestExport::metadataCarriesOnlyOwnConstants()
     QVERIFY(exportTo(plan, dir).ok);
     const auto mod0 = load(dir + QStringLiteral("/mod0.relay"));
     const auto mod1 = load(dir + QStringLiteral("/mod1.relay"));
-    QCOMPARE(constantPayloads(mod0->metadata()), std::optional(std::vector<std::string> { (*source)[1] }));
-    QCOMPARE(constantPayloads(mod1->metadata()), std::optional(std::vector<std::string> { (*source)[0] }));
+    QCOMPARE(constantPayloads(mod0->metadata()),
+             std::optional(std::vector<std::string> { (*source)[1] }));
+    QCOMPARE(constantPayloads(mod1->metadata()),
+             std::optional(std::vector<std::string> { (*source)[0] }));
     const std::string text0 = readAll(dir + QStringLiteral("/mod0.relay"));
-    QVERIFY(text0.find("add(%x, meta[relay.Constant][0] /* ty=Tensor[(1), int32] */)") != std::string::npos);
+    QVERIFY(text0.find("add(%x, meta[relay.Constant][0] /* ty=Tensor[(1), int32] */)")
+            != std::string::npos);
     QVERIFY(text0.find("meta[relay.Constant][1]") == std::string::npos);
     VerifyResult v = verifyExport(dir.toStdString());
     QVERIFY2(v.ok, v.firstDifference.c_str());
@@ -527,7 +558,8 @@ void TestExport::metadataCarriesOnlyOwnConstants()
     v = verifyExport(dir.toStdString());
     QVERIFY(!v.ok && !v.badInput);
     QCOMPARE(QString::fromStdString(v.firstDifference),
-             QStringLiteral("mod1: the value of meta[relay.Constant][0] differs from the source's meta[relay.Constant][0]"));
+             QStringLiteral("mod1: the value of meta[relay.Constant][0] differs from the source's "
+                            "meta[relay.Constant][0]"));
 }
 
 void TestExport::verifyDetectsAlteredExport()
@@ -535,7 +567,8 @@ void TestExport::verifyDetectsAlteredExport()
     QTemporaryDir tmp;
     const QString dir = tmp.path() + QStringLiteral("/resnet");
     QCOMPARE(runCli({ QStringLiteral("partition"), samples() + QStringLiteral("/resnet18.relay"),
-                      QStringLiteral("--cut-after"), QStringLiteral("add:0"), QStringLiteral("--out"), dir })
+                      QStringLiteral("--cut-after"), QStringLiteral("add:0"),
+                      QStringLiteral("--out"), dir })
                  .exitCode,
              0);
     std::string mod1 = readAll(dir + QStringLiteral("/mod1.relay"));
@@ -557,13 +590,15 @@ void TestExport::verifyDetectsAlteredExport()
              std::string(manifest).replace(file, 12, "\"../mod1.relay\""));
     const CliRun escaping = runCli({ QStringLiteral("verify"), dir });
     QCOMPARE(escaping.exitCode, 2);
-    QVERIFY2(escaping.err.contains("module file '../mod1.relay' is not a plain file name"), escaping.err.constData());
+    QVERIFY2(escaping.err.contains("module file '../mod1.relay' is not a plain file name"),
+             escaping.err.constData());
     writeAll(dir + QStringLiteral("/partitions.json"), "{\"source\": ");
     const CliRun broken = runCli({ QStringLiteral("verify"), dir });
     QCOMPARE(broken.exitCode, 2);
     QVERIFY2(broken.err.contains("partitions.json: invalid JSON"), broken.err.constData());
     // A missing folder is bad input.
-    QCOMPARE(runCli({ QStringLiteral("verify"), tmp.path() + QStringLiteral("/nothing") }).exitCode, 2);
+    QCOMPARE(runCli({ QStringLiteral("verify"), tmp.path() + QStringLiteral("/nothing") }).exitCode,
+             2);
 }
 
 void TestExport::failedExportKeepsFolder()
@@ -583,7 +618,8 @@ void TestExport::failedExportKeepsFolder()
     bad.targets = { "llvm", "cuda", "llvm" };
     const ExportResult failed = exportTo(plan, dir, bad);
     QVERIFY(!failed.ok);
-    QCOMPARE(QString::fromStdString(failed.diagnostics.front().code), QStringLiteral("export.targets"));
+    QCOMPARE(QString::fromStdString(failed.diagnostics.front().code),
+             QStringLiteral("export.targets"));
     QCOMPARE(readAll(dir + QStringLiteral("/mod1.relay")), before);
     QCOMPARE(readAll(dir + QStringLiteral("/user-notes.txt")), std::string("mine"));
     // An output path that is a file: export.io, the file is untouched, no temporary left.
@@ -592,7 +628,8 @@ void TestExport::failedExportKeepsFolder()
     QVERIFY(!io.ok);
     QCOMPARE(QString::fromStdString(io.diagnostics.front().code), QStringLiteral("export.io"));
     QCOMPARE(readAll(tmp.path() + QStringLiteral("/file")), std::string("x"));
-    QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name),
+    QCOMPARE(QDir(tmp.path())
+                 .entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name),
              QStringList({ QStringLiteral("file"), QStringLiteral("out") }));
     // A successful export replaces the folder as a whole.
     QVERIFY(exportTo(plan, dir).ok);
@@ -604,8 +641,9 @@ void TestExport::planFileExport()
     QTemporaryDir tmp;
     const QString model = samples() + QStringLiteral("/inception_block.relay");
     const QString planPath = tmp.path() + QStringLiteral("/plan.json");
-    QCOMPARE(runCli({ QStringLiteral("partition"), model, QStringLiteral("--cut-after"), QStringLiteral("nn.relu:0"),
-                      QStringLiteral("--save-plan"), planPath, QStringLiteral("--out"), tmp.path() + QStringLiteral("/a") })
+    QCOMPARE(runCli({ QStringLiteral("partition"), model, QStringLiteral("--cut-after"),
+                      QStringLiteral("nn.relu:0"), QStringLiteral("--save-plan"), planPath,
+                      QStringLiteral("--out"), tmp.path() + QStringLiteral("/a") })
                  .exitCode,
              0);
     QCOMPARE(runCli({ QStringLiteral("partition"), model, QStringLiteral("--plan"), planPath,
@@ -614,7 +652,8 @@ void TestExport::planFileExport()
              0);
     for (const QString &f : { QStringLiteral("mod0.relay"), QStringLiteral("mod1.relay"),
                               QStringLiteral("pipeline_config.json") })
-        QCOMPARE(readAll(tmp.path() + QStringLiteral("/b/") + f), readAll(tmp.path() + QStringLiteral("/a/") + f));
+        QCOMPARE(readAll(tmp.path() + QStringLiteral("/b/") + f),
+                 readAll(tmp.path() + QStringLiteral("/a/") + f));
     QCOMPARE(runCli({ QStringLiteral("verify"), tmp.path() + QStringLiteral("/b") }).exitCode, 0);
 }
 
@@ -628,16 +667,22 @@ void TestExport::buildScriptCompiles()
     options.targets = { "llvm", "cuda", "dnnl" };
     QVERIFY(exportTo(plan, tmp.path() + QStringLiteral("/out"), options).ok);
     const std::string script = readAll(tmp.path() + QStringLiteral("/out/build_pipeline.py"));
-    QVERIFY(script.find("    cfg[\"input\"][\"data\"].connect(cfg[mods[0]][\"input\"][\"data\"])\n") != std::string::npos);
-    QVERIFY(script.find("    cfg[mods[0]][\"output\"][0].connect(cfg[mods[1]][\"input\"][\"data_n_0\"])\n") != std::string::npos);
-    QVERIFY(script.find("    cfg[mods[2]][\"output\"][0].connect(cfg[\"output\"][0])\n") != std::string::npos);
+    QVERIFY(script.find("    cfg[\"input\"][\"data\"].connect(cfg[mods[0]][\"input\"][\"data\"])\n")
+            != std::string::npos);
+    QVERIFY(script.find(
+                "    cfg[mods[0]][\"output\"][0].connect(cfg[mods[1]][\"input\"][\"data_n_0\"])\n")
+            != std::string::npos);
+    QVERIFY(script.find("    cfg[mods[2]][\"output\"][0].connect(cfg[\"output\"][0])\n")
+            != std::string::npos);
     QVERIFY(script.find("tvm.parser.parse") != std::string::npos);
     QProcess python;
-    python.start(QStringLiteral("python3"), { QStringLiteral("-m"), QStringLiteral("py_compile"),
-                                              tmp.path() + QStringLiteral("/out/build_pipeline.py") });
+    python.start(QStringLiteral("python3"),
+                 { QStringLiteral("-m"), QStringLiteral("py_compile"),
+                   tmp.path() + QStringLiteral("/out/build_pipeline.py") });
     QVERIFY(python.waitForFinished(30000));
     QCOMPARE(python.exitCode(), 0);
-    const auto manifest = nlohmann::json::parse(readAll(tmp.path() + QStringLiteral("/out/partitions.json")));
+    const auto manifest
+        = nlohmann::json::parse(readAll(tmp.path() + QStringLiteral("/out/partitions.json")));
     QCOMPARE(manifest["partitions"][1]["dev"].get<std::string>(), std::string("2,0"));
     QCOMPARE(manifest["partitions"][2]["byoc"].get<bool>(), true);
     QCOMPARE(manifest["cleave_version"].get<std::string>(), std::string(CLEAVE_VERSION));

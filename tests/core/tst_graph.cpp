@@ -21,7 +21,8 @@ NodeId addInput(Graph &g, FunctionId f, const std::string &name, Type t)
     return id;
 }
 
-NodeId addOp(Graph &g, FunctionId f, const std::string &name, const std::string &op, std::vector<NodeId> inputs)
+NodeId addOp(Graph &g, FunctionId f, const std::string &name, const std::string &op,
+             std::vector<NodeId> inputs)
 {
     Node n;
     n.kind = NodeKind::OpCall;
@@ -40,7 +41,8 @@ Graph residual()
     Function mainFn;
     mainFn.name = "main";
     const FunctionId m = g.addFunction(mainFn);
-    const NodeId data = addInput(g, m, "%data", Type::tensor({ Dim::known(1), Dim::known(8) }, "float32"));
+    const NodeId data
+        = addInput(g, m, "%data", Type::tensor({ Dim::known(1), Dim::known(8) }, "float32"));
     const NodeId conv = addOp(g, m, "%0", "nn.dense", { data });
     const NodeId relu = addOp(g, m, "%1", "nn.relu", { conv });
     const NodeId add = addOp(g, m, "%2", "add", { relu, data });
@@ -145,7 +147,8 @@ void TestGraph::typeSizes()
     QFETCH(QString, dtype);
     QFETCH(int, bits);
     QCOMPARE(dtypeBits(dtype.toStdString()).value_or(-1), bits);
-    const Type t = Type::tensor({ Dim::known(1), Dim::known(64), Dim::known(56), Dim::known(56) }, dtype.toStdString());
+    const Type t = Type::tensor({ Dim::known(1), Dim::known(64), Dim::known(56), Dim::known(56) },
+                                dtype.toStdString());
     if (bits > 0)
         QCOMPARE(t.byteSize().value(), std::int64_t(64 * 56 * 56) * bits / 8);
     else
@@ -155,7 +158,8 @@ void TestGraph::typeSizes()
     QCOMPARE(dynamic.toRelay(), std::string("Tensor[(?, 3), float32]"));
     QVERIFY(!dynamic.byteSize());
     const Type tuple = Type::tuple({ t, Type::tensor({ Dim::known(64) }, dtype.toStdString()) });
-    QCOMPARE(tuple.toRelay(), "(Tensor[(1, 64, 56, 56), " + dtype.toStdString() + "], Tensor[(64), "
+    QCOMPARE(tuple.toRelay(),
+             "(Tensor[(1, 64, 56, 56), " + dtype.toStdString() + "], Tensor[(64), "
                  + dtype.toStdString() + "])");
     if (bits > 0)
         QCOMPARE(tuple.byteSize().value(), std::int64_t(64 * 56 * 56 + 64) * bits / 8);
@@ -170,8 +174,10 @@ void TestGraph::attrPrinting()
     QCOMPARE(AttrValue::floating(0.5).toRelay(), std::string("0.5f"));
     QCOMPARE(AttrValue::floating(1e-05, "float64").toRelay(), std::string("1e-05f64"));
     QCOMPARE(AttrValue::string("a\"b\n").toRelay(), std::string("\"a\\\"b\\n\""));
-    QCOMPARE(AttrValue::listOf({ AttrValue::listOf({ AttrValue::integer(0), AttrValue::integer(1) }) }).toRelay(),
-             std::string("[[0, 1]]"));
+    QCOMPARE(
+        AttrValue::listOf({ AttrValue::listOf({ AttrValue::integer(0), AttrValue::integer(1) }) })
+            .toRelay(),
+        std::string("[[0, 1]]"));
     QCOMPARE(AttrValue::boolean(false).toRelay(), std::string("False"));
     QCOMPARE(AttrValue::null().toRelay(), std::string("None"));
     QVERIFY(AttrValue::floating(0.5, "float32", "0.5f") == AttrValue::floating(0.5));
@@ -196,7 +202,8 @@ void TestGraph::compare()
     b.finalize();
     const auto diff = firstDifference(a, b);
     QVERIFY(diff);
-    QCOMPARE(QString::fromStdString(*diff), QStringLiteral("%1 (nn.relu) in @main: op nn.relu vs sigmoid"));
+    QCOMPARE(QString::fromStdString(*diff),
+             QStringLiteral("%1 (nn.relu) in @main: op nn.relu vs sigmoid"));
     Graph c = residual();
     std::swap(c.node(NodeId(std::size_t(3))).inputs[0], c.node(NodeId(std::size_t(3))).inputs[1]);
     c.finalize();

@@ -5,10 +5,10 @@
 // partition totals and the cost.balance / cost.latency_missing rules (`partition --latency` is
 // tested in tests/cli/tst_cli_partition.cpp).
 #include "TestSupport.h"
-#include "core/partition/PartitionCost.h"
 #include "core/analysis/LatencyTable.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionCost.h"
 #include "core/validation/Validation.h"
 
 #include <QTest>
@@ -67,8 +67,9 @@ void TestLatency::badFiles_data()
         << R"({"ops": {"add": -1}})"
         << "lat.json:1:17: error: ops entry 'add': expected a non-negative number, "
            "got -1";
-    QTest::newRow("string") << R"({"nodes": {"%1": "fast"}})"
-                            << "lat.json:1:18: error: nodes entry '%1': expected a non-negative number";
+    QTest::newRow("string")
+        << R"({"nodes": {"%1": "fast"}})"
+        << "lat.json:1:18: error: nodes entry '%1': expected a non-negative number";
 }
 
 void TestLatency::badFiles()

@@ -6,9 +6,9 @@
 // onnx_oracle.py, run by Debian's /usr/bin/python3 with python3-onnx); `cleave-cli verify`
 // accepts the exports and rejects altered ones.
 #include "CliRunner.h"
-#include "core/formats/Exporter.h"
 #include "core/export/ModuleExporter.h"
 #include "core/export/onnx/OnnxVerify.h"
+#include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"

@@ -3,9 +3,9 @@
 // Plan files (save / load / diagnostics), the cost model and the partition report.
 #include "TestGraphs.h"
 #include "TestSupport.h"
-#include "core/partition/PartitionCost.h"
 #include "core/analysis/Cost.h"
 #include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionCost.h"
 #include "core/partition/PlanFile.h"
 #include "core/partition/PlanReport.h"
 #include "core/validation/Validation.h"

@@ -2,8 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "TestSupport.h"
 #include "core/export/relay/RelayPrinter.h"
-#include "core/graph/GraphCompare.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/GraphCompare.h"
 
 #include <QDir>
 #include <QFile>
@@ -68,10 +68,12 @@ private slots:
 void TestRelayImport::everyFile_data()
 {
     QTest::addColumn<QString>("file");
-    const QJsonObject expected = loadJson(QStringLiteral(CLEAVE_TESTDATA_DIR "/relay_expected.json"));
+    const QJsonObject expected
+        = loadJson(QStringLiteral(CLEAVE_TESTDATA_DIR "/relay_expected.json"));
     QVERIFY(expected.size() >= 20);
     // Every corpus and sample file must be in the expectations.
-    const QStringList corpus = QDir(QStringLiteral(CLEAVE_CORPUS_DIR "/relay")).entryList({ "*.relay.txt" });
+    const QStringList corpus
+        = QDir(QStringLiteral(CLEAVE_CORPUS_DIR "/relay")).entryList({ "*.relay.txt" });
     const QStringList samples = QDir(QStringLiteral(CLEAVE_SAMPLES_DIR)).entryList({ "*.relay" });
     if (corpus.isEmpty())
         QTest::newRow(test::missingCorpusRow()) << QString();
@@ -89,7 +91,9 @@ void TestRelayImport::everyFile()
     QFETCH(QString, file);
     CLEAVE_SKIP_MISSING_CORPUS_ROW(file);
     const QJsonObject expected
-        = loadJson(QStringLiteral(CLEAVE_TESTDATA_DIR "/relay_expected.json")).value(file).toObject();
+        = loadJson(QStringLiteral(CLEAVE_TESTDATA_DIR "/relay_expected.json"))
+              .value(file)
+              .toObject();
     const ImportResult r = importFile(modelPath(file).toStdString());
     QVERIFY2(r.ok(), r.firstError().c_str());
     const Graph &g = *r.graph;
@@ -147,15 +151,16 @@ void TestRelayImport::malformed_data()
     QTest::addColumn<int>("line");
     QTest::addColumn<int>("column");
     QTest::addColumn<QStringList>("phrases");
-    const QJsonObject expected = loadJson(QStringLiteral(CLEAVE_TESTDATA_DIR "/malformed/expected.json"));
+    const QJsonObject expected
+        = loadJson(QStringLiteral(CLEAVE_TESTDATA_DIR "/malformed/expected.json"));
     QCOMPARE(expected.size(), 10);
     for (auto it = expected.begin(); it != expected.end(); ++it) {
         const QJsonObject e = it.value().toObject();
         QStringList phrases;
         for (const auto &p : e.value("message_contains").toArray())
             phrases << p.toString();
-        QTest::newRow(qPrintable(it.key())) << it.key() << e.value("line").toInt() << e.value("column").toInt()
-                                            << phrases;
+        QTest::newRow(qPrintable(it.key()))
+            << it.key() << e.value("line").toInt() << e.value("column").toInt() << phrases;
     }
 }
 
@@ -165,7 +170,8 @@ void TestRelayImport::malformed()
     QFETCH(int, line);
     QFETCH(int, column);
     QFETCH(QStringList, phrases);
-    const std::string path = (QStringLiteral(CLEAVE_TESTDATA_DIR "/malformed/") + file).toStdString();
+    const std::string path
+        = (QStringLiteral(CLEAVE_TESTDATA_DIR "/malformed/") + file).toStdString();
     const ImportResult r = importFile(path);
     QVERIFY(!r.ok());
     QVERIFY(r.graph == nullptr);
@@ -178,21 +184,23 @@ void TestRelayImport::malformed()
     for (const QString &p : phrases)
         QVERIFY2(QString::fromStdString(d.message).contains(p), d.message.c_str());
     QVERIFY(QString::fromStdString(d.toString())
-                .startsWith(QString::fromStdString(path) + ":" + QString::number(line) + ":" + QString::number(column)));
+                .startsWith(QString::fromStdString(path) + ":" + QString::number(line) + ":"
+                            + QString::number(column)));
 }
 
 void TestRelayImport::syntaxForms()
 {
     // v0.6 header, free_var-less let chain with a tuple-valued let and a local-name projection.
-    const char *text = "v0.0.4\n"
-                       "def @main(%x: Tensor[(2, 3), float32], %input_tensor:0: Tensor[(2, 3), float32]) {\n"
-                       "  let %t: (Tensor[(2, 3), float32], Tensor[(2, 3), float32]) = (%x, %input_tensor:0);\n"
-                       "  let %a = add(%t.0, %t.1) /* resnet_model/add */ /* ty=Tensor[(2, 3), float32] */;\n"
-                       "  %0 = nn.relu(%a);\n"
-                       "  %1 = (%0,);\n"
-                       "  %1.0\n"
-                       "}\n"
-                       "// meta data omitted. you can use show_meta_data=True to include meta data\n";
+    const char *text
+        = "v0.0.4\n"
+          "def @main(%x: Tensor[(2, 3), float32], %input_tensor:0: Tensor[(2, 3), float32]) {\n"
+          "  let %t: (Tensor[(2, 3), float32], Tensor[(2, 3), float32]) = (%x, %input_tensor:0);\n"
+          "  let %a = add(%t.0, %t.1) /* resnet_model/add */ /* ty=Tensor[(2, 3), float32] */;\n"
+          "  %0 = nn.relu(%a);\n"
+          "  %1 = (%0,);\n"
+          "  %1.0\n"
+          "}\n"
+          "// meta data omitted. you can use show_meta_data=True to include meta data\n";
     const ImportResult r = importBytes(text, "forms.relay");
     QVERIFY2(r.ok(), r.firstError().c_str());
     const Graph &g = *r.graph;
@@ -221,14 +229,17 @@ void TestRelayImport::syntaxForms()
 
 void TestRelayImport::typesAndAttributes()
 {
-    const char *text = "#[version=\"0.0.5\"]\n"
-                       "def @main(%data: Tensor[(?, 3, 224, 224), float32], %s: int64) -> Tensor[(?, 8, 224, 224), float32] {\n"
-                       "  %0 = nn.conv2d(%data, meta[relay.Constant][0] /* ty=Tensor[(8, 3, 3, 3), float32] */, "
-                       "padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3], out_dtype=\"\", axes=None, "
-                       "end=[9223372036854775807i64], scale=1e-05f, neg=-inff, big=3000000000, pad_width=[[0, 0], [0, 1]], "
-                       "on=True, vd=VirtualDevice(device_type=1, target=Target(kind='llvm', keys={'cpu'})));\n"
-                       "  add(%0, 1f /* ty=float32 */)\n"
-                       "}\n";
+    const char *text
+        = "#[version=\"0.0.5\"]\n"
+          "def @main(%data: Tensor[(?, 3, 224, 224), float32], %s: int64) -> Tensor[(?, 8, 224, "
+          "224), float32] {\n"
+          "  %0 = nn.conv2d(%data, meta[relay.Constant][0] /* ty=Tensor[(8, 3, 3, 3), float32] */, "
+          "padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3], out_dtype=\"\", axes=None, "
+          "end=[9223372036854775807i64], scale=1e-05f, neg=-inff, big=3000000000, pad_width=[[0, "
+          "0], [0, 1]], "
+          "on=True, vd=VirtualDevice(device_type=1, target=Target(kind='llvm', keys={'cpu'})));\n"
+          "  add(%0, 1f /* ty=float32 */)\n"
+          "}\n";
     const ImportResult r = importBytes(text, "attrs.relay");
     QVERIFY2(r.ok(), r.firstError().c_str());
     const Graph &g = *r.graph;
@@ -268,9 +279,10 @@ void TestRelayImport::typesAndAttributes()
 void TestRelayImport::constantsFromMetadata()
 {
     CLEAVE_REQUIRE_CORPUS("relay");
-    const ImportResult r
-        = importFile(QStringLiteral(CLEAVE_CORPUS_DIR "/relay/transformer_pytorch_adt-typedefs_meta-attrs_glenside.relay.txt")
-                         .toStdString());
+    const ImportResult r = importFile(
+        QStringLiteral(CLEAVE_CORPUS_DIR
+                       "/relay/transformer_pytorch_adt-typedefs_meta-attrs_glenside.relay.txt")
+            .toStdString());
     QVERIFY2(r.ok(), r.firstError().c_str());
     int batchMatmuls = 0;
     for (const Node &n : r.graph->nodes()) {
@@ -284,7 +296,9 @@ void TestRelayImport::constantsFromMetadata()
     QCOMPARE(batchMatmuls, 36);
 
     const ImportResult byoc = importFile(
-        QStringLiteral(CLEAVE_CORPUS_DIR "/relay/conv-bias-relu_byoc-partitioned_metadata-b64_match.relay.txt").toStdString());
+        QStringLiteral(CLEAVE_CORPUS_DIR
+                       "/relay/conv-bias-relu_byoc-partitioned_metadata-b64_match.relay.txt")
+            .toStdString());
     QVERIFY2(byoc.ok(), byoc.firstError().c_str());
     QVERIFY(!byoc.graph->metadata().empty());
     int constants = 0;
@@ -298,19 +312,21 @@ void TestRelayImport::constantsFromMetadata()
 
     // Object fields of a whole-attrs reference point at other metadata nodes (an Array of
     // IntImm); plain digit strings stay integers.
-    const char *text = "#[version = \"0.0.5\"]\n"
-                       "def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {\n"
-                       "  nn.conv2d(%x, %w, meta[relay.attrs.Conv2DAttrs][0])\n"
-                       "}\n"
-                       "#[metadata]\n"
-                       "{\"root\": 1, \"nodes\": [{\"type_key\": \"\"},"
-                       " {\"type_key\": \"Map\", \"keys\": [\"relay.attrs.Conv2DAttrs\"], \"data\": [2]},"
-                       " {\"type_key\": \"Array\", \"data\": [3]},"
-                       " {\"type_key\": \"relay.attrs.Conv2DAttrs\", \"attrs\": {\"strides\": \"4\", \"groups\": \"1\","
-                       " \"data_layout\": \"NCHW\"}},"
-                       " {\"type_key\": \"Array\", \"data\": [5, 5]},"
-                       " {\"type_key\": \"IntImm\", \"attrs\": {\"dtype\": \"int32\", \"value\": \"2\"}}],"
-                       " \"b64ndarrays\": [], \"attrs\": {\"tvm_version\": \"0.9.0\"}}\n";
+    const char *text
+        = "#[version = \"0.0.5\"]\n"
+          "def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {\n"
+          "  nn.conv2d(%x, %w, meta[relay.attrs.Conv2DAttrs][0])\n"
+          "}\n"
+          "#[metadata]\n"
+          "{\"root\": 1, \"nodes\": [{\"type_key\": \"\"},"
+          " {\"type_key\": \"Map\", \"keys\": [\"relay.attrs.Conv2DAttrs\"], \"data\": [2]},"
+          " {\"type_key\": \"Array\", \"data\": [3]},"
+          " {\"type_key\": \"relay.attrs.Conv2DAttrs\", \"attrs\": {\"strides\": \"4\", "
+          "\"groups\": \"1\","
+          " \"data_layout\": \"NCHW\"}},"
+          " {\"type_key\": \"Array\", \"data\": [5, 5]},"
+          " {\"type_key\": \"IntImm\", \"attrs\": {\"dtype\": \"int32\", \"value\": \"2\"}}],"
+          " \"b64ndarrays\": [], \"attrs\": {\"tvm_version\": \"0.9.0\"}}\n";
     const ImportResult meta = importBytes(text, "meta.relay");
     QVERIFY2(meta.ok(), meta.firstError().c_str());
     const Node &conv = meta.graph->node(meta.graph->function(meta.graph->mainFunction()).result);
@@ -323,7 +339,8 @@ void TestRelayImport::constantsFromMetadata()
 
 void TestRelayImport::functionsAndBlocks()
 {
-    const ImportResult r = importFile(QStringLiteral(CLEAVE_SAMPLES_DIR "/byoc_dnnl_partitioned.relay").toStdString());
+    const ImportResult r = importFile(
+        QStringLiteral(CLEAVE_SAMPLES_DIR "/byoc_dnnl_partitioned.relay").toStdString());
     QVERIFY2(r.ok(), r.firstError().c_str());
     const Graph &g = *r.graph;
     const FunctionId byoc = g.findFunction("tvmgen_default_dnnl_main_0");
@@ -354,7 +371,9 @@ void TestRelayImport::functionsAndBlocks()
     // Prelude: generics, match, if, closures and constructors (a corpus model).
     CLEAVE_REQUIRE_CORPUS("relay");
     const ImportResult tf = importFile(
-        QStringLiteral(CLEAVE_CORPUS_DIR "/relay/resnet50_tensorflow_simplifyinference_with-prelude-adt_3la.relay.txt")
+        QStringLiteral(
+            CLEAVE_CORPUS_DIR
+            "/relay/resnet50_tensorflow_simplifyinference_with-prelude-adt_3la.relay.txt")
             .toStdString());
     QVERIFY2(tf.ok(), tf.firstError().c_str());
     QCOMPARE(int(tf.graph->typeDefinitions().size()), 12);
@@ -366,7 +385,8 @@ void TestRelayImport::functionsAndBlocks()
     QCOMPARE(match.patterns[0].name, std::string("Cons"));
     QCOMPARE(match.patterns[1].name, std::string("Nil"));
     const Function &mainTf = tf.graph->function(tf.graph->mainFunction());
-    QCOMPARE(tf.graph->node(mainTf.params[0]).outputType().toRelay(), std::string("Tensor[(?, 224, 224, 3), float32]"));
+    QCOMPARE(tf.graph->node(mainTf.params[0]).outputType().toRelay(),
+             std::string("Tensor[(?, 224, 224, 3), float32]"));
 }
 
 QTEST_APPLESS_MAIN(TestRelayImport)

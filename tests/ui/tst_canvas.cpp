@@ -223,8 +223,7 @@ void TestCanvas::cutStrokeReportsCrossedEdges()
         QTest::mouseMove(viewport(), p - QPoint(150, 0) + QPoint(10 * i, 0));
     QTest::mouseRelease(viewport(), Qt::LeftButton, {}, p + QPoint(150, 0));
     QCOMPARE(cut.count(), 2);
-    QCOMPARE(cut.at(1).at(0).value<std::vector<EdgeRef>>(),
-             std::vector<EdgeRef>({ toConv, skip }));
+    QCOMPARE(cut.at(1).at(0).value<std::vector<EdgeRef>>(), std::vector<EdgeRef>({ toConv, skip }));
 
     // A stroke over empty space emits nothing.
     const QPoint empty(5, 5);

@@ -13,8 +13,8 @@
 #include <QTest>
 
 using namespace cleave::ui;
-using cleave::NodeId;
 using cleave::EdgeRef;
+using cleave::NodeId;
 
 namespace {
 

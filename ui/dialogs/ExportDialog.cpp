@@ -2,10 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/dialogs/ExportDialog.h"
 
-#include "core/formats/FormatRegistry.h"
 #include "core/analysis/Cost.h"
-#include "core/formats/Exporter.h"
 #include "core/export/ModuleExporter.h"
+#include "core/formats/Exporter.h"
+#include "core/formats/FormatRegistry.h"
 #include "ui/document/Document.h"
 #include "ui/scene/CanvasWidget.h"
 

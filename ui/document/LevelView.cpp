@@ -191,16 +191,14 @@ std::vector<cleave::NodeId> LevelView::shownNodes(const std::vector<cleave::Node
     return out;
 }
 
-std::vector<cleave::EdgeRef>
-LevelView::modelEdges(const std::vector<cleave::EdgeRef> &shown) const
+std::vector<cleave::EdgeRef> LevelView::modelEdges(const std::vector<cleave::EdgeRef> &shown) const
 {
     if (m_level == Level::Ops || !m_blockGraph || !m_document->graph())
         return shown;
     return m_blockGraph->originalEdges(*m_document->graph(), shown);
 }
 
-std::vector<cleave::EdgeRef>
-LevelView::shownEdges(const std::vector<cleave::EdgeRef> &model) const
+std::vector<cleave::EdgeRef> LevelView::shownEdges(const std::vector<cleave::EdgeRef> &model) const
 {
     if (m_level == Level::Ops || !m_blockGraph)
         return model;

@@ -2,8 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
-#include "core/partition/BlockGraph.h"
 #include "core/graph/Ids.h"
+#include "core/partition/BlockGraph.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 

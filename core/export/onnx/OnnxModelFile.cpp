@@ -2,9 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/onnx/OnnxModelFile.h"
 
+#include "core/io/onnx/OnnxNames.h"
 #include "core/support/Checksum.h"
 #include "core/support/FileIo.h"
-#include "core/io/onnx/OnnxNames.h"
 
 #include <climits>
 #include <cstdlib>

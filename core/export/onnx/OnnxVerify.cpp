@@ -3,7 +3,6 @@
 #include "core/export/onnx/OnnxVerify.h"
 
 #include "core/export/VerifySupport.h"
-
 #include "core/export/onnx/OnnxModelFile.h"
 #include "core/graph/GraphCompare.h"
 #include "core/io/onnx/OnnxImporter.h"

@@ -88,7 +88,8 @@ namespace {
 std::optional<std::vector<std::string>> uncheckedConstantPayloads(const std::string &metadata)
 {
     const json doc = json::parse(metadata, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes")
+        || !doc["nodes"].is_array())
         return std::nullopt;
     const json &nodes = doc["nodes"];
     const json b64 = doc.value("b64ndarrays", json::array());
@@ -109,7 +110,8 @@ std::optional<std::vector<std::string>> uncheckedConstantPayloads(const std::str
             const auto c = parseIndex(ref);
             std::string payload;
             if (c && *c < nodes.size()) {
-                const auto d = parseIndex(nodes[*c].value("attrs", json::object()).value("data", json("")));
+                const auto d
+                    = parseIndex(nodes[*c].value("attrs", json::object()).value("data", json("")));
                 if (d && *d < b64.size() && b64[*d].is_string())
                     payload = b64[*d].get<std::string>();
             }
@@ -120,10 +122,11 @@ std::optional<std::vector<std::string>> uncheckedConstantPayloads(const std::str
 }
 
 std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
-                                          const std::vector<std::size_t> &constants)
+                                                   const std::vector<std::size_t> &constants)
 {
     json doc = json::parse(source, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes")
+        || !doc["nodes"].is_array())
         return std::nullopt;
     json nodes = doc["nodes"];
     const auto rootIdx = parseIndex(doc.value("root", json(0)));

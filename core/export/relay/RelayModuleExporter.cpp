@@ -3,10 +3,10 @@
 #include "core/export/relay/RelayModuleExporter.h"
 
 #include "core/export/PartitionModule.h"
+#include "core/export/relay/ByocExport.h"
 #include "core/export/relay/RelayMetadataSubset.h"
 #include "core/export/relay/RelayPrinter.h"
 #include "core/io/relay/RelayImporter.h"
-#include "core/export/relay/ByocExport.h"
 
 namespace cleave {
 
@@ -22,7 +22,8 @@ bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
                                       std::vector<Diagnostic> &diagnostics) const
 {
     const Graph &src = plan.graph();
-    PartitionModule module = extractPartition(plan, boundary, k, options.liftConstants, passThrough);
+    PartitionModule module
+        = extractPartition(plan, boundary, k, options.liftConstants, passThrough);
     summary.parameters = module.parameters;
     std::vector<std::size_t> kept;
     for (const ModuleConstant &c : module.constants) {
@@ -40,10 +41,10 @@ bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
     if (!src.metadata().empty() && (!kept.empty() || usesAttrs)) {
         const auto subset = subsetMetadata(src.metadata(), kept);
         if (!subset) {
-            diagnostics.push_back(Diagnostic::make(
-                Severity::Warning, "export.metadata",
-                "the source's #[metadata] section could not be read; mod" + std::to_string(k)
-                    + ".relay carries it unchanged"));
+            diagnostics.push_back(
+                Diagnostic::make(Severity::Warning, "export.metadata",
+                                 "the source's #[metadata] section could not be read; mod"
+                                     + std::to_string(k) + ".relay carries it unchanged"));
             module.graph.setMetadata(src.metadata());
         } else {
             module.graph.setMetadata(*subset);

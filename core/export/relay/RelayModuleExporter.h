@@ -18,8 +18,8 @@ public:
                      const ExportOptions &options, const std::vector<std::string> &passThrough,
                      std::string &content, ModuleSummary &summary,
                      std::vector<Diagnostic> &diagnostics) const override;
-    [[nodiscard]] std::unique_ptr<Graph> readModule(const std::string &path,
-                                                    std::vector<Diagnostic> &diagnostics) const override;
+    [[nodiscard]] std::unique_ptr<Graph>
+    readModule(const std::string &path, std::vector<Diagnostic> &diagnostics) const override;
     [[nodiscard]] std::optional<std::string>
     constantDifference(const Graph &module, const Graph &source,
                        const std::vector<std::pair<std::string, std::string>> &refs) const override;

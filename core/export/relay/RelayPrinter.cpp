@@ -97,7 +97,8 @@ std::string RelayPrinter::printModule()
         out += printDefinition(globals[i]);
     }
     if (m_options.metadata && !m_graph.metadata().empty())
-        out += "\n#[metadata]\n" + m_graph.metadata() + (m_graph.metadata().back() == '\n' ? "" : "\n");
+        out += "\n#[metadata]\n" + m_graph.metadata()
+            + (m_graph.metadata().back() == '\n' ? "" : "\n");
     return out;
 }
 
@@ -225,7 +226,8 @@ std::string RelayPrinter::atom(NodeId id, int indent, std::string &out)
         else if (!n.value.isNull())
             text = n.value.toRelay() + typeComment(n.outputType());
         else
-            text = "meta[relay.Constant][" + std::to_string(id.value) + "]" + typeComment(n.outputType());
+            text = "meta[relay.Constant][" + std::to_string(id.value) + "]"
+                + typeComment(n.outputType());
         break;
     case NodeKind::FunctionValue:
         if (n.callee.isValid()) {
@@ -335,9 +337,11 @@ std::string RelayPrinter::expression(NodeId id, int indent, std::string &out)
         return e;
     }
     case NodeKind::Match: {
-        e = std::string(n.partialMatch ? "match? (" : "match (") + atom(n.inputs[0].node, indent, out) + ") {\n";
+        e = std::string(n.partialMatch ? "match? (" : "match (")
+            + atom(n.inputs[0].node, indent, out) + ") {\n";
         for (std::size_t k = 0; k < n.scopes.size(); ++k) {
-            e += pad(indent + 1) + (k < n.patterns.size() ? pattern(n.patterns[k]) : "_") + " => {\n";
+            e += pad(indent + 1) + (k < n.patterns.size() ? pattern(n.patterns[k]) : "_")
+                + " => {\n";
             printFunctionBody(n.scopes[k], indent + 2, e);
             e += pad(indent + 1) + "},\n";
         }

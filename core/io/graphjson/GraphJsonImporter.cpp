@@ -2,8 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/graphjson/GraphJsonImporter.h"
 
-#include "core/support/JsonLocator.h"
 #include "core/graph/JsonParse.h"
+#include "core/support/JsonLocator.h"
 
 #include <nlohmann/json.hpp>
 
@@ -179,7 +179,8 @@ bool GraphJsonReader::checkTopLevel()
             error("graphjson.type",
                   std::string("\"") + k.name + "\" must be a JSON "
                       + (k.array ? "array" : "object"));
-            m_diagnostics.back().where = locateJsonValue(m_bytes, m_path, std::string("/") + k.name);
+            m_diagnostics.back().where
+                = locateJsonValue(m_bytes, m_path, std::string("/") + k.name);
         }
     }
     if (m_doc.contains("metadata"))

@@ -42,7 +42,6 @@ ExternalData externalDataOf(const onnx::TensorProto &tensor);
 /// file (the rule of onnx's own checker). Otherwise nullopt, with `problem` saying why
 /// ("is an absolute path", "leaves the model's folder", ...).
 std::optional<std::string> resolveExternalData(const std::string &modelFolder,
-                                               const std::string &location,
-                                               std::string &problem);
+                                               const std::string &location, std::string &problem);
 
 } // namespace cleave::onnxio

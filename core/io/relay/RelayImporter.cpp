@@ -3,9 +3,9 @@
 #include "core/io/relay/RelayImporter.h"
 
 #include "core/analysis/ShapeInference.h"
-#include "core/support/Utf8.h"
 #include "core/io/relay/RelayMetadata.h"
 #include "core/io/relay/RelayParser.h"
+#include "core/support/Utf8.h"
 
 #include <algorithm>
 #include <new>
@@ -61,7 +61,8 @@ void nameNodes(Graph &g)
             if (isResult[i])
                 node.name = resultName(g, resultOf[i]);
             else if (used[i])
-                node.name = g.node(firstUse[i].consumer).name + "/" + std::to_string(firstUse[i].input);
+                node.name
+                    = g.node(firstUse[i].consumer).name + "/" + std::to_string(firstUse[i].input);
             else
                 node.name = "%$" + std::to_string(i);
         }
@@ -81,7 +82,8 @@ bool RelayImporter::canRead(std::string_view path, std::string_view head) const
 {
     if (endsWith(path, ".relay") || endsWith(path, ".relay.txt") || endsWith(path, ".rly"))
         return true;
-    return head.find("def @") != std::string_view::npos || head.find("#[version") != std::string_view::npos
+    return head.find("def @") != std::string_view::npos
+        || head.find("#[version") != std::string_view::npos
         || head.find("free_var %") != std::string_view::npos || head.rfind("fn (", 0) == 0;
 }
 
@@ -93,7 +95,8 @@ SourceLocation locationAt(std::string_view bytes, std::size_t offset, const std:
     const auto before = bytes.substr(0, offset);
     const auto line = std::count(before.begin(), before.end(), '\n');
     const std::size_t lineStart = before.rfind('\n');
-    const std::size_t column = lineStart == std::string_view::npos ? offset : offset - lineStart - 1;
+    const std::size_t column
+        = lineStart == std::string_view::npos ? offset : offset - lineStart - 1;
     return SourceLocation { path, static_cast<int>(line) + 1, static_cast<int>(column) + 1 };
 }
 
@@ -112,10 +115,9 @@ ImportResult RelayImporter::importBytes(std::string_view bytes, const std::strin
         if (const std::size_t bad = firstInvalidUtf8(bytes); bad != std::string_view::npos) {
             static const char hex[] = "0123456789ABCDEF";
             const auto byte = static_cast<unsigned char>(bytes[bad]);
-            Diagnostic d = Diagnostic::make(
-                Severity::Error, "relay.encoding",
-                std::string("invalid UTF-8 (byte 0x") + hex[byte >> 4] + hex[byte & 15]
-                    + "): Relay text is UTF-8");
+            Diagnostic d = Diagnostic::make(Severity::Error, "relay.encoding",
+                                            std::string("invalid UTF-8 (byte 0x") + hex[byte >> 4]
+                                                + hex[byte & 15] + "): Relay text is UTF-8");
             d.where = locationAt(bytes, bad, path);
             result.diagnostics.push_back(std::move(d));
             return;

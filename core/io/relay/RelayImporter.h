@@ -15,7 +15,8 @@ class RelayImporter final : public Importer
 public:
     [[nodiscard]] std::string formatName() const override { return "relay"; }
     [[nodiscard]] bool canRead(std::string_view path, std::string_view head) const override;
-    [[nodiscard]] ImportResult importBytes(std::string_view bytes, const std::string &path) const override;
+    [[nodiscard]] ImportResult importBytes(std::string_view bytes,
+                                           const std::string &path) const override;
 };
 
 } // namespace cleave

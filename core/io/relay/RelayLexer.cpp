@@ -25,8 +25,8 @@ bool isIdentChar(char c)
 // Local names are printed verbatim, so `.`, `/` and `:` occur in them (relay-format.md §6).
 bool isLocalChar(char c)
 {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == ':'
-        || c == '-';
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/'
+        || c == ':' || c == '-';
 }
 
 bool isDigit(char c)
@@ -244,7 +244,8 @@ Token RelayLexer::next()
             while (i < m_src.size() && isLocalChar(m_src[i]))
                 ++i;
             // A trailing `:` (or `.`) belongs to the syntax around the name: `%x: T`.
-            while (i > m_pos + 1 && (m_src[i - 1] == ':' || m_src[i - 1] == '.' || m_src[i - 1] == '-'))
+            while (i > m_pos + 1
+                   && (m_src[i - 1] == ':' || m_src[i - 1] == '.' || m_src[i - 1] == '-'))
                 --i;
             tok.kind = TokenKind::Local;
         }
@@ -265,8 +266,10 @@ Token RelayLexer::next()
         advance(i - m_pos);
         return tok;
     }
-    if (isDigit(c) || (c == '-' && (isDigit(n1) || m_src.substr(m_pos + 1, 3) == "inf"
-                                    || m_src.substr(m_pos + 1, 3) == "nan")))
+    if (isDigit(c)
+        || (c == '-'
+            && (isDigit(n1) || m_src.substr(m_pos + 1, 3) == "inf"
+                || m_src.substr(m_pos + 1, 3) == "nan")))
         return lexNumber(tok);
     if (c == '"' || c == '\'')
         return lexString(tok, c);
@@ -448,14 +451,22 @@ Token RelayLexer::lexNumber(Token tok)
     } else if (suffix == "f64") {
         tok.kind = TokenKind::Float;
         tok.suffix = "float64";
-    } else if (!isFloat && (suffix == "i8" || suffix == "i16" || suffix == "i32" || suffix == "i64")) {
+    } else if (!isFloat
+               && (suffix == "i8" || suffix == "i16" || suffix == "i32" || suffix == "i64")) {
         tok.kind = TokenKind::Integer;
         static constexpr std::string_view names[] = { "int8", "int16", "int32", "int64" };
-        tok.suffix = suffix == "i8" ? names[0] : suffix == "i16" ? names[1] : suffix == "i32" ? names[2] : names[3];
-    } else if (!isFloat && (suffix == "u8" || suffix == "u16" || suffix == "u32" || suffix == "u64")) {
+        tok.suffix = suffix == "i8" ? names[0]
+            : suffix == "i16"       ? names[1]
+            : suffix == "i32"       ? names[2]
+                                    : names[3];
+    } else if (!isFloat
+               && (suffix == "u8" || suffix == "u16" || suffix == "u32" || suffix == "u64")) {
         tok.kind = TokenKind::Integer;
         static constexpr std::string_view names[] = { "uint8", "uint16", "uint32", "uint64" };
-        tok.suffix = suffix == "u8" ? names[0] : suffix == "u16" ? names[1] : suffix == "u32" ? names[2] : names[3];
+        tok.suffix = suffix == "u8" ? names[0]
+            : suffix == "u16"       ? names[1]
+            : suffix == "u32"       ? names[2]
+                                    : names[3];
     } else {
         advance(numberEnd - m_pos);
         m_scratch = "unknown number suffix '" + std::string(suffix) + "'";
@@ -493,7 +504,8 @@ Token RelayLexer::lexString(Token tok, char quote)
             case 'x':
                 if (i + 1 < m_src.size() && std::isxdigit(static_cast<unsigned char>(m_src[i]))
                     && std::isxdigit(static_cast<unsigned char>(m_src[i + 1]))) {
-                    m_scratch += static_cast<char>(std::stoi(std::string(m_src.substr(i, 2)), nullptr, 16));
+                    m_scratch += static_cast<char>(
+                        std::stoi(std::string(m_src.substr(i, 2)), nullptr, 16));
                     i += 2;
                 } else {
                     m_scratch += 'x';

@@ -47,7 +47,10 @@ struct Token
     {
         return kind == TokenKind::Punct && text.size() == 1 && text[0] == c;
     }
-    [[nodiscard]] bool isPunct(std::string_view p) const { return kind == TokenKind::Punct && text == p; }
+    [[nodiscard]] bool isPunct(std::string_view p) const
+    {
+        return kind == TokenKind::Punct && text == p;
+    }
     [[nodiscard]] bool isIdent(std::string_view word) const
     {
         return kind == TokenKind::Identifier && text == word;

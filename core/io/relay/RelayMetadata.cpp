@@ -136,8 +136,7 @@ bool splitRef(const std::string &ref, std::string &key, std::size_t &index)
 
 } // namespace
 
-void applyMetadata(Graph &graph, const SourceLocation &where,
-                   std::vector<Diagnostic> &diagnostics)
+void applyMetadata(Graph &graph, const SourceLocation &where, std::vector<Diagnostic> &diagnostics)
 {
     const json doc = json::parse(graph.metadata(), nullptr, false);
     auto warn = [&](const std::string &message) {
@@ -150,7 +149,8 @@ void applyMetadata(Graph &graph, const SourceLocation &where,
     };
     const json *nodesMember = member(doc, "nodes");
     if (!nodesMember || !nodesMember->is_array()) {
-        warn("the #[metadata] section is not valid TVM metadata JSON; constants keep their annotated types");
+        warn("the #[metadata] section is not valid TVM metadata JSON; constants keep their "
+             "annotated types");
         return;
     }
     const json &nodes = *nodesMember;

@@ -16,7 +16,6 @@ namespace cleave::relay {
 /// Reads the #[metadata] section kept in `graph` (TVM's JSON object graph): the types of
 /// `meta[relay.Constant][i]` constants and attributes stored by reference. Never trusts the
 /// section's structure; problems are warnings at `where` (the section's header).
-void applyMetadata(Graph &graph, const SourceLocation &where,
-                   std::vector<Diagnostic> &diagnostics);
+void applyMetadata(Graph &graph, const SourceLocation &where, std::vector<Diagnostic> &diagnostics);
 
 } // namespace cleave::relay

@@ -74,18 +74,21 @@ void RelayParser::bind(const std::string &name, Binding b, const Token &tok)
 {
     for (const PendingUse &use : m_pending) {
         if (use.name == name) {
-            throw ParseError { "cycle through let: " + name + " is used at " + std::to_string(use.line) + ":"
-                                   + std::to_string(use.column) + " before its binding at " + at(tok)
+            throw ParseError { "cycle through let: " + name + " is used at "
+                                   + std::to_string(use.line) + ":" + std::to_string(use.column)
+                                   + " before its binding at " + at(tok)
                                    + " (a value cannot depend on itself)",
                                use.line, use.column, "relay.cycle" };
         }
     }
     // Keys view the source: `name` is `%` + the token text, which lives in the source buffer.
-    const std::string_view key = tok.text.size() + 1 == name.size() ? tok.text : std::string_view(name).substr(1);
+    const std::string_view key
+        = tok.text.size() + 1 == name.size() ? tok.text : std::string_view(name).substr(1);
     const Binding *existing = lookup(key);
     if (existing && existing->depth == m_depth) {
-        throw ParseError { "duplicate binding of " + name + " (first bound at " + std::to_string(existing->line)
-                               + ":" + std::to_string(existing->column) + ")",
+        throw ParseError { "duplicate binding of " + name + " (first bound at "
+                               + std::to_string(existing->line) + ":"
+                               + std::to_string(existing->column) + ")",
                            tok.line, tok.column, "relay.duplicate_binding" };
     }
     b.depth = m_depth;
@@ -179,9 +182,11 @@ std::unique_ptr<Graph> RelayParser::parse()
             const NodeId id = newNode(std::move(n), var);
             m_graph->function(implicitMain).params.push_back(id);
             bind("%" + std::string(var.text), Binding { id, {} }, var);
-        } else if (t.isIdent("fn") && !implicitMain.isValid() && !m_graph->findFunction("main").isValid()) {
+        } else if (t.isIdent("fn") && !implicitMain.isValid()
+                   && !m_graph->findFunction("main").isValid()) {
             parseTopLevelFn();
-        } else if (t.isIdent("fn") && implicitMain.isValid() && m_graph->function(implicitMain).nodes.size()
+        } else if (t.isIdent("fn") && implicitMain.isValid()
+                   && m_graph->function(implicitMain).nodes.size()
                        == m_graph->function(implicitMain).params.size()) {
             // `free_var %x: T; fn (%y) {...}`: the fn is main; free vars come first.
             m_ts.take();
@@ -194,7 +199,8 @@ std::unique_ptr<Graph> RelayParser::parse()
             const Value v = parseBody(implicitMain, "the top-level fn");
             m_ts.expect("}", "to close the body of the top-level fn opened at " + at(open));
             m_graph->function(implicitMain).result = materialize(v, open).node;
-        } else if (m_graph->functionCount() > 0 && (t.isPunct(',') || t.isPunct(']') || t.isPunct('{'))) {
+        } else if (m_graph->functionCount() > 0
+                   && (t.isPunct(',') || t.isPunct(']') || t.isPunct('{'))) {
             break; // the tail of a Python list wrapper (`, {}]`)
         } else if (!m_graph->findFunction("main").isValid() || implicitMain.isValid()) {
             ensureImplicitMain(t);
@@ -207,7 +213,8 @@ std::unique_ptr<Graph> RelayParser::parse()
     if (implicitMain.isValid()) {
         if (!m_pending.empty()) {
             const PendingUse &u = m_pending.front();
-            throw ParseError { "undefined variable " + u.name, u.line, u.column, "relay.undefined" };
+            throw ParseError { "undefined variable " + u.name, u.line, u.column,
+                               "relay.undefined" };
         }
         popScope();
     }
@@ -219,7 +226,8 @@ std::unique_ptr<Graph> RelayParser::parse()
         }
     }
     if (m_graph->functionCount() == 0)
-        throw ParseError { "no function found: expected 'def @main(...)' or 'fn (...)'", 1, 1, "relay.empty" };
+        throw ParseError { "no function found: expected 'def @main(...)' or 'fn (...)'", 1, 1,
+                           "relay.empty" };
     return std::move(m_graph);
 }
 
@@ -274,7 +282,8 @@ void RelayParser::parseTypeDefinition()
         while (!m_ts.peek().isPunct('}')) {
             const Token ctor = m_ts.take();
             if (!ctor.is(TokenKind::Identifier))
-                m_ts.fail(ctor, "expected a constructor of " + def.name + ", found " + describe(ctor));
+                m_ts.fail(ctor,
+                          "expected a constructor of " + def.name + ", found " + describe(ctor));
             TypeDefinition::Constructor c;
             c.name = std::string(ctor.text);
             if (m_ts.accept("(")) {
@@ -300,11 +309,13 @@ void RelayParser::parseDefinition()
     const Token def = m_ts.take();
     const Token name = m_ts.take();
     if (!name.is(TokenKind::Global))
-        m_ts.fail(name, "expected a global name such as @main after 'def', found " + describe(name));
+        m_ts.fail(name,
+                  "expected a global name such as @main after 'def', found " + describe(name));
     const FunctionId f = globalFunction(name.text, name);
     if (m_definedGlobals.count(f)) {
         const SourceLocation &first = m_graph->function(f).where;
-        m_ts.fail(name, "duplicate definition of @" + std::string(name.text) + " (first defined at "
+        m_ts.fail(name,
+                  "duplicate definition of @" + std::string(name.text) + " (first defined at "
                       + std::to_string(first.line) + ":" + std::to_string(first.column) + ")");
     }
     m_definedGlobals.insert(f);
@@ -401,8 +412,9 @@ void RelayParser::parseParams(FunctionId f, const std::string &context)
             m_ts.take();
             m_graph->function(f).attrs.set(std::string(t.text), m_ts.parseAttrValue());
         } else {
-            m_ts.fail(t, "expected a parameter or ')' to close the parameter list " + context + " opened at "
-                          + at(open) + ", found " + describe(t));
+            m_ts.fail(t,
+                      "expected a parameter or ')' to close the parameter list " + context
+                          + " opened at " + at(open) + ", found " + describe(t));
         }
         if (!m_ts.accept(","))
             break;
@@ -413,8 +425,9 @@ void RelayParser::parseParams(FunctionId f, const std::string &context)
 FunctionId RelayParser::parseFunctionLiteral(const Token &fnTok, std::string name)
 {
     if (++m_fnDepth > maxFunctionNesting)
-        m_ts.fail(fnTok, "fn literals nested more than " + std::to_string(maxFunctionNesting)
-                             + " levels deep");
+        m_ts.fail(fnTok,
+                  "fn literals nested more than " + std::to_string(maxFunctionNesting)
+                      + " levels deep");
     Function fn;
     fn.kind = Function::Kind::Literal;
     fn.name = name.empty() ? "%fn" + std::to_string(m_literalCounter++) : name;
@@ -454,7 +467,8 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
     (void)what;
     for (;;) {
         const Token t = m_ts.peek();
-        const bool graphBinding = (t.is(TokenKind::GraphVar) || t.is(TokenKind::Local)) && m_ts.peek(1).isPunct('=');
+        const bool graphBinding
+            = (t.is(TokenKind::GraphVar) || t.is(TokenKind::Local)) && m_ts.peek(1).isPunct('=');
         const bool letBinding = t.isIdent("let");
         if (!graphBinding && !letBinding)
             return parseExpr();
@@ -526,7 +540,8 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
 void RelayParser::expectSemicolon(const std::string &name)
 {
     if (!m_ts.peek().isPunct(';'))
-        m_ts.fail(m_ts.peek(), "expected ';' after the binding of " + name + ", found " + describe(m_ts.peek()));
+        m_ts.fail(m_ts.peek(),
+                  "expected ';' after the binding of " + name + ", found " + describe(m_ts.peek()));
     m_ts.take();
 }
 
@@ -543,8 +558,9 @@ RelayParser::Value RelayParser::parseBlockExpression(const Token &open)
 RelayParser::Value RelayParser::parseExpr()
 {
     if (++m_exprDepth > maxExpressionDepth)
-        m_ts.fail(m_ts.peek(), "expression nested too deeply (more than " + std::to_string(maxExpressionDepth)
-                          + " levels)");
+        m_ts.fail(m_ts.peek(),
+                  "expression nested too deeply (more than " + std::to_string(maxExpressionDepth)
+                      + " levels)");
     const Token start = m_ts.peek();
     Value v = parseAtom();
     for (;;) {
@@ -556,7 +572,8 @@ RelayParser::Value RelayParser::parseExpr()
             const Token idx = m_ts.take();
             v = projection(v, static_cast<std::uint32_t>(std::stoul(std::string(idx.text))), dot);
         } else if (next.isPunct('.') && m_ts.peek(1).is(TokenKind::Float)
-                   && m_ts.peek(1).text.find_first_not_of("0123456789.") == std::string_view::npos) {
+                   && m_ts.peek(1).text.find_first_not_of("0123456789.")
+                       == std::string_view::npos) {
             // `%t.0.1` lexes the indices as the number `0.1`.
             const Token dot = m_ts.take();
             const Token idx = m_ts.take();
@@ -653,7 +670,8 @@ RelayParser::Value RelayParser::parseAtom()
             return scalarConstant(t);
         }
         m_ts.take();
-        v.kind = m_constructorArity.count(std::string(t.text)) ? Value::Kind::Constructor : Value::Kind::Op;
+        v.kind = m_constructorArity.count(std::string(t.text)) ? Value::Kind::Constructor
+                                                               : Value::Kind::Op;
         v.name = t.text;
         return v;
     case TokenKind::Punct:
@@ -681,13 +699,16 @@ RelayParser::Value RelayParser::resolveVariable(const Token &tok)
     }
     // `%x13.0` (a local name followed by a projection) lexes as one name.
     const std::size_t dot = tok.text.rfind('.');
-    if (tok.is(TokenKind::Local) && dot != std::string_view::npos && allDigits(tok.text.substr(dot + 1))) {
+    if (tok.is(TokenKind::Local) && dot != std::string_view::npos
+        && allDigits(tok.text.substr(dot + 1))) {
         Token base = tok;
         base.text = tok.text.substr(0, dot);
         const Value inner = resolveVariable(base);
         if (!m_pending.empty() && m_pending.back().name == "%" + std::string(base.text))
             return inner;
-        return projection(inner, static_cast<std::uint32_t>(std::stoul(std::string(tok.text.substr(dot + 1)))), tok);
+        return projection(
+            inner, static_cast<std::uint32_t>(std::stoul(std::string(tok.text.substr(dot + 1)))),
+            tok);
     }
     const std::string name = "%" + std::string(tok.text);
     m_pending.push_back(PendingUse { name, tok.line, tok.column, m_depth });
@@ -698,7 +719,8 @@ RelayParser::Value RelayParser::resolveVariable(const Token &tok)
     return v;
 }
 
-RelayParser::Value RelayParser::projection(const Value &tuple, std::uint32_t index, const Token &tok)
+RelayParser::Value RelayParser::projection(const Value &tuple, std::uint32_t index,
+                                           const Token &tok)
 {
     Node n;
     n.kind = NodeKind::TupleGetItem;
@@ -772,7 +794,8 @@ TensorRef RelayParser::materialize(const Value &v, const Token &tok)
         Node n;
         n.op = std::string(v.name);
         // A nullary constructor (`Nil`) is a value; others used bare are functions.
-        n.kind = m_constructorArity[n.op] == 0 ? NodeKind::ConstructorCall : NodeKind::FunctionValue;
+        n.kind
+            = m_constructorArity[n.op] == 0 ? NodeKind::ConstructorCall : NodeKind::FunctionValue;
         return TensorRef { newNode(std::move(n), tok), 0 };
     }
     case Value::Kind::AttrsRef:
@@ -786,23 +809,23 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
     const Token open = m_ts.take();
     // The message is only built when the call turns out to be malformed.
     auto closeMessage = [&] {
-    std::string what;
-    switch (callee.kind) {
-    case Value::Kind::Op:
-    case Value::Kind::Constructor:
-        what = std::string(callee.name);
-        break;
-    case Value::Kind::Function: {
-        const Function &f = m_graph->function(callee.function);
-        what = f.kind == Function::Kind::Global ? "@" + f.name : "fn " + f.name;
-        break;
-    }
-    default:
-        what = calleeToken.is(TokenKind::Local) || calleeToken.is(TokenKind::GraphVar)
-            ? "%" + std::string(calleeToken.text)
-            : "a function value";
-    }
-    return "to close the call of " + what + " opened at " + at(open);
+        std::string what;
+        switch (callee.kind) {
+        case Value::Kind::Op:
+        case Value::Kind::Constructor:
+            what = std::string(callee.name);
+            break;
+        case Value::Kind::Function: {
+            const Function &f = m_graph->function(callee.function);
+            what = f.kind == Function::Kind::Global ? "@" + f.name : "fn " + f.name;
+            break;
+        }
+        default:
+            what = calleeToken.is(TokenKind::Local) || calleeToken.is(TokenKind::GraphVar)
+                ? "%" + std::string(calleeToken.text)
+                : "a function value";
+        }
+        return "to close the call of " + what + " opened at " + at(open);
     };
 
     Node n;
@@ -825,10 +848,10 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
         if (m_ts.accept(","))
             continue;
         if (!m_ts.peek().isPunct(')'))
-            m_ts.fail(m_ts.peek(), "expected ',' or ')' " + closeMessage() + ", found " + describe(m_ts.peek()));
+            m_ts.fail(m_ts.peek(),
+                      "expected ',' or ')' " + closeMessage() + ", found " + describe(m_ts.peek()));
     }
     m_ts.take(); // ')'
-
 
     switch (callee.kind) {
     case Value::Kind::Op:
@@ -869,7 +892,8 @@ RelayParser::Value RelayParser::parseParenthesized()
     const Token open = m_ts.take();
     const Token &first = m_ts.peek();
     if (first.isIdent("let")
-        || ((first.is(TokenKind::GraphVar) || first.is(TokenKind::Local)) && m_ts.peek(1).isPunct('='))) {
+        || ((first.is(TokenKind::GraphVar) || first.is(TokenKind::Local))
+            && m_ts.peek(1).isPunct('='))) {
         Value v = parseBlockExpression(open);
         m_ts.expect(")", "to close the block opened at " + at(open));
         return v;
@@ -915,10 +939,13 @@ RelayParser::Value RelayParser::parseIf(const Token &ifTok)
         if (branch == 1) {
             const Token kw = m_ts.take();
             if (!kw.isIdent("else"))
-                m_ts.fail(kw, "expected 'else' for the 'if' at " + at(ifTok) + ", found " + describe(kw));
+                m_ts.fail(
+                    kw, "expected 'else' for the 'if' at " + at(ifTok) + ", found " + describe(kw));
         }
-        const FunctionId scope = newScopeFunction(Function::Kind::Scope, branch == 0 ? "then" : "else", ifTok);
-        const Token open = m_ts.expect("{", branch == 0 ? "to open the 'if' branch" : "to open the 'else' branch");
+        const FunctionId scope
+            = newScopeFunction(Function::Kind::Scope, branch == 0 ? "then" : "else", ifTok);
+        const Token open = m_ts.expect(
+            "{", branch == 0 ? "to open the 'if' branch" : "to open the 'else' branch");
         const FunctionId prev = m_current;
         m_current = scope;
         pushScope();
@@ -939,8 +966,9 @@ Pattern RelayParser::parsePattern(FunctionId scope)
 {
     const Token t = m_ts.take();
     if (++m_exprDepth > maxExpressionDepth)
-        m_ts.fail(t, "patterns nested too deeply (more than "
-                         + std::to_string(maxExpressionDepth) + " levels)");
+        m_ts.fail(t,
+                  "patterns nested too deeply (more than " + std::to_string(maxExpressionDepth)
+                      + " levels)");
     struct Leave
     {
         int &depth;

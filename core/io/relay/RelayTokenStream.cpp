@@ -118,8 +118,9 @@ Dim RelayTokenStream::parseDim()
 void RelayTokenStream::enterNested(const Token &at, const char *what)
 {
     if (++m_nesting > maxNesting)
-        fail(at, std::string(what) + " nested more than " + std::to_string(maxNesting)
-                     + " levels deep");
+        fail(at,
+             std::string(what) + " nested more than " + std::to_string(maxNesting)
+                 + " levels deep");
 }
 
 Type RelayTokenStream::parseType()
@@ -138,7 +139,8 @@ Type RelayTokenStream::parseType()
             }
             sawComma = true;
         }
-        expect(")", "to close the tuple type opened at " + std::to_string(t.line) + ":"
+        expect(")",
+               "to close the tuple type opened at " + std::to_string(t.line) + ":"
                    + std::to_string(t.column));
         if (fields.size() == 1 && !sawComma)
             return fields[0]; // `(T)` is grouping
@@ -233,16 +235,19 @@ AttrValue RelayTokenStream::numberValue(const Token &tok)
         std::string dtype(tok.suffix);
         // TVM reads an unsuffixed integer that does not fit int32 as int64.
         if (dtype == "int32" && tok.text.find('i') == std::string_view::npos
-            && (v > std::numeric_limits<std::int32_t>::max() || v < std::numeric_limits<std::int32_t>::min()))
+            && (v > std::numeric_limits<std::int32_t>::max()
+                || v < std::numeric_limits<std::int32_t>::min()))
             dtype = "int64";
         return AttrValue::integer(v, dtype);
     }
     std::string text(tok.text);
     double v = 0.0;
     if (text.find("inf") != std::string::npos)
-        v = text[0] == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+        v = text[0] == '-' ? -std::numeric_limits<double>::infinity()
+                           : std::numeric_limits<double>::infinity();
     else if (text.find("nan") != std::string::npos)
-        v = text[0] == '-' ? -std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::quiet_NaN();
+        v = text[0] == '-' ? -std::numeric_limits<double>::quiet_NaN()
+                           : std::numeric_limits<double>::quiet_NaN();
     else
         v = std::strtod(text.c_str(), nullptr);
     // Keep the exact spelling (with its suffix) so printing gives back the same text.
@@ -309,7 +314,8 @@ AttrValue RelayTokenStream::parseAttrValue()
                 if (!accept(","))
                     break;
             }
-            expect("]", "to close the list opened at " + std::to_string(t.line) + ":"
+            expect("]",
+                   "to close the list opened at " + std::to_string(t.line) + ":"
                        + std::to_string(t.column));
             return AttrValue::listOf(std::move(items));
         }
@@ -328,7 +334,8 @@ AttrValue RelayTokenStream::parseAttrValue()
                     if (!accept(","))
                         break;
                 }
-                expect("}", "to close the map opened at " + std::to_string(t.line) + ":"
+                expect("}",
+                       "to close the map opened at " + std::to_string(t.line) + ":"
                            + std::to_string(t.column));
                 return m;
             }
