@@ -3,6 +3,7 @@
 //
 // cleave-cli: the engine without the editor. Each subcommand is one row of the command table;
 // this file only parses arguments and wires them to core.
+#include "app/cli/AutoCommand.h"
 #include "core/analysis/BlockReport.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/KernelMapping.h"
@@ -178,6 +179,12 @@ const std::vector<Command> &commands()
           2,
           runMap,
           { "--plan", "--save-plan" } },
+        { "auto", cleave::cli::autoSynopsis, cleave::cli::autoSummary, cleave::cli::autoDetails,
+          cleave::cli::autoFlags(), 1,
+          [](const Arguments &a) {
+              return cleave::cli::runAuto({ a.positionals, a.flags, a.options });
+          },
+          cleave::cli::autoOptions() },
     };
     return table;
 }
