@@ -239,11 +239,25 @@ std::optional<SplitAnswer> solveOrder(const SplitProblem &problem,
     if (order.size() < problem.stages || problem.stages == 0)
         return std::nullopt;
     ContiguousDp dp(problem, order);
-    const double optimum = dp.solveValue(problem.upperBound);
-    if (optimum == infinity)
-        return std::nullopt;
     const bool minMax
         = problem.objective == StageObjective::Throughput || problem.metric == Metric::Memory;
+    double optimum = infinity;
+    if (minMax) {
+        // A search bounded by B finds the optimum whenever the optimum is <= B (pruning only
+        // drops stages costlier than B), and runs faster the smaller B is: try growing bounds.
+        double bound = std::max(problem.lowerBound, 1e-3) * 1.02;
+        while (true) {
+            const bool last = bound >= problem.upperBound;
+            optimum = dp.solveValue(last ? problem.upperBound : bound);
+            if (optimum != infinity || last)
+                break;
+            bound = problem.lowerBound + (bound - problem.lowerBound) * 4 + 1e-3;
+        }
+    } else {
+        optimum = dp.solveValue(problem.upperBound);
+    }
+    if (optimum == infinity)
+        return std::nullopt;
     if (minMax && problem.metric == Metric::Time) {
         dp.solveBytes(optimum);
         SplitAnswer a = dp.answer();

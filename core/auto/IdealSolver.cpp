@@ -136,34 +136,30 @@ public:
         const std::size_t full = I - 1; // the largest downset is everything
         for (std::size_t k = 1; k <= K; ++k) {
             const std::size_t device = m_p.deviceOf(k - 1);
+            const auto &pairs = pairsOf(device, limit);
             for (std::size_t b = 1; b < I; ++b) {
                 if (k == K && b != full)
                     continue;
                 if (m_ideals.size(b) < k || m_g.unitCount() - m_ideals.size(b) < K - k)
                     continue;
-                for (std::size_t a = 0; a < b; ++a) {
-                    if (m_value[k - 1][a] == infinity || m_value[k - 1][a] > limit
-                        || m_ideals.size(a) >= m_ideals.size(b) || !m_ideals.subset(a, b))
-                        continue;
-                    if (m_p.metric == Metric::Time && m_work[device][b] - m_work[device][a] > limit)
-                        continue;
-                    const PairCost c = stageCost(a, b, device);
-                    if (c.memory > m_p.memoryLimit[device])
+                for (const auto &[a, c] : pairs[b]) {
+                    const double before = m_value[k - 1][static_cast<std::size_t>(a)];
+                    if (before == infinity || before > limit)
                         continue;
                     const double cost
                         = m_p.metric == Metric::Memory ? static_cast<double>(c.memory) : c.time;
                     if (cost > limit)
                         continue;
-                    const std::int64_t bytes = m_bytes[k - 1][a] + c.bytes;
-                    const double value
-                        = minMax ? std::max(m_value[k - 1][a], cost) : m_value[k - 1][a] + cost;
-                    const bool better = bytesPass ? bytes < m_bytes[k][b]
-                                                  : value < m_value[k][b]
+                    const std::int64_t bytes = m_bytes[k - 1][static_cast<std::size_t>(a)] + c.bytes;
+                    const double value = minMax ? std::max(before, cost) : before + cost;
+                    const bool better = bytesPass
+                        ? bytes < m_bytes[k][b]
+                        : value < m_value[k][b]
                             || (value == m_value[k][b] && !minMax && bytes < m_bytes[k][b]);
                     if (better) {
                         m_value[k][b] = value;
                         m_bytes[k][b] = bytes;
-                        m_from[k][b] = static_cast<std::int32_t>(a);
+                        m_from[k][b] = a;
                     }
                 }
             }
@@ -190,6 +186,33 @@ public:
     }
 
 private:
+    using PairList = std::vector<std::vector<std::pair<std::int32_t, PairCost>>>;
+
+    /// For every downset b, the downsets a inside it whose stage b \ a fits the memory limit
+    /// of `device` and (for time) whose compute alone stays within `limit`; built once per
+    /// device with the first (loosest) limit, then reused by every layer and pass.
+    const PairList &pairsOf(std::size_t device, double limit)
+    {
+        if (m_pairs.size() <= device)
+            m_pairs.resize(device + 1);
+        if (!m_pairs[device].empty())
+            return m_pairs[device];
+        PairList &pairs = m_pairs[device];
+        pairs.resize(m_ideals.count());
+        for (std::size_t b = 1; b < m_ideals.count(); ++b) {
+            for (std::size_t a = 0; a < b; ++a) {
+                if (m_ideals.size(a) >= m_ideals.size(b) || !m_ideals.subset(a, b))
+                    continue;
+                if (m_p.metric == Metric::Time && m_work[device][b] - m_work[device][a] > limit)
+                    continue;
+                const PairCost c = stageCost(a, b, device);
+                if (c.memory <= m_p.memoryLimit[device])
+                    pairs[b].emplace_back(static_cast<std::int32_t>(a), c);
+            }
+        }
+        return pairs;
+    }
+
     /// The stage b \ a evaluated as CostGraph::evaluate does (program order).
     PairCost stageCost(std::size_t a, std::size_t b, std::size_t device)
     {
@@ -251,6 +274,7 @@ private:
     std::vector<std::size_t> m_members;
     std::uint32_t m_epoch = 0;
     std::vector<std::vector<double>> m_work;
+    std::vector<PairList> m_pairs;
     std::vector<std::vector<double>> m_value;
     std::vector<std::vector<std::int64_t>> m_bytes;
     std::vector<std::vector<std::int32_t>> m_from;

@@ -26,6 +26,9 @@ struct SplitProblem
     Metric metric = Metric::Time;
     std::vector<std::int64_t> memoryLimit; ///< Per device; int64 max when unlimited.
     double upperBound = std::numeric_limits<double>::infinity();
+    /// A lower bound of the min-max optimum (0 when unknown): the contiguous solver tries
+    /// bounds growing geometrically from it, each attempt exact, so tight windows come first.
+    double lowerBound = 0;
 
     [[nodiscard]] std::size_t deviceOf(std::size_t stage) const
     {

@@ -194,6 +194,8 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
     }
     result.baselines = baselines(graph, K);
     result.lowerBoundUs = lowerBound(graph, K, options.objective);
+    if (options.objective == StageObjective::Throughput)
+        p.lowerBound = result.lowerBoundUs;
     for (const Baseline &b : result.baselines) {
         if (fitsMemory(b.stages, p))
             p.upperBound = std::min(p.upperBound, objectiveOf(b.stages, options.objective));
@@ -211,6 +213,7 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
         m.metric = Metric::Memory;
         m.memoryLimit.assign(graph.deviceCount(), unlimited);
         m.upperBound = std::numeric_limits<double>::infinity();
+        m.lowerBound = 0;
         StageSearchResult scratch;
         bool ignored = false;
         std::optional<SplitAnswer> smallest = solve(
