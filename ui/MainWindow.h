@@ -35,6 +35,7 @@ class PartitionsDock;
 class PropertiesDock;
 class SearchBar;
 class SummaryDock;
+class BalanceDock;
 
 /// The editor window: the graph canvas in the centre; the Partitions, Properties, Boundary
 /// tensors, Diagnostics, Summary and Outline docks; the search bar (Ctrl+F); File (open models
@@ -161,6 +162,7 @@ private:
     QTreeView *m_outlineView = nullptr;
     QDockWidget *m_outlineDock = nullptr;
     SummaryDock *m_summaryDock = nullptr;
+    BalanceDock *m_balanceDock = nullptr; // issue 15
     PartitionsDock *m_partitionsDock = nullptr;
     BoundaryDock *m_boundaryDock = nullptr;
     DiagnosticsDock *m_diagnosticsDock = nullptr;
