@@ -6,6 +6,8 @@
 #include "ui/commands/CutAcrossEdges.h"
 #include "ui/commands/EditActions.h"
 #include "ui/dialogs/ExportDialog.h"
+#include "ui/dialogs/AutoPartitionDialog.h"
+#include "ui/docks/BalanceDock.h"
 #include "ui/docks/BoundaryDock.h"
 #include "ui/docks/DiagnosticsDock.h"
 #include "ui/docks/PartitionsDock.h"
@@ -182,6 +184,8 @@ void MainWindow::createDocks()
     addDockWidget(Qt::RightDockWidgetArea, m_propertiesDock);
     tabifyDockWidget(m_propertiesDock, m_summaryDock);
     tabifyDockWidget(m_summaryDock, m_outlineDock);
+    m_balanceDock = new BalanceDock(m_document, this);
+    tabifyDockWidget(m_outlineDock, m_balanceDock);
     m_propertiesDock->raise();
     addDockWidget(Qt::BottomDockWidgetArea, m_boundaryDock);
     splitDockWidget(m_boundaryDock, m_diagnosticsDock, Qt::Horizontal);
@@ -336,6 +340,15 @@ void MainWindow::createMenus()
     edit->addSeparator();
     edit->addAction(m_edits->convexClosureAction());
     edit->addAction(m_findAction);
+
+    QMenu *partition = menuBar()->addMenu(tr("&Partition"));
+    QAction *autoPartition = partition->addAction(tr("&Auto-partition…"), this, [this] {
+        auto *dialog = new AutoPartitionDialog(m_document, m_balanceDock->settings(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &AutoPartitionDialog::applied, m_balanceDock, &BalanceDock::setSettings);
+        dialog->open();
+    });
+    autoPartition->setObjectName(QStringLiteral("autoPartitionAction"));
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addActions({ m_selectToolAction, m_cutToolAction });

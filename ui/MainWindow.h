@@ -28,6 +28,7 @@ class PartitionsDock;
 class PropertiesDock;
 class SearchBar;
 class SummaryDock;
+class BalanceDock;
 
 /// The editor window: menus, docks and their wiring. The canvas in the centre shows the
 /// LevelView of the Document; the Partitions, Properties, Boundary tensors, Diagnostics, Summary
@@ -99,6 +100,7 @@ private:
     QTreeView *m_outlineView = nullptr;
     QDockWidget *m_outlineDock = nullptr;
     SummaryDock *m_summaryDock = nullptr;
+    BalanceDock *m_balanceDock = nullptr; // issue 15
     PartitionsDock *m_partitionsDock = nullptr;
     BoundaryDock *m_boundaryDock = nullptr;
     DiagnosticsDock *m_diagnosticsDock = nullptr;

@@ -19,7 +19,8 @@
     X(validate)                                                                                    \
     X(partition)                                                                                   \
     X(verify)                                                                                      \
-    X(map)
+    X(map)                                                                                         \
+    X(auto)
 
 namespace cleave::cli {
 

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/commands/ApplyAutoPlan.h"
+
+#include "ui/document/Document.h"
+
+namespace cleave::ui {
+
+ApplyAutoPlan::ApplyAutoPlan(Document *document, std::vector<ProposedPartition> partitions,
+                             const QString &text)
+    : QUndoCommand(text)
+    , m_document(document)
+    , m_partitions(std::move(partitions))
+{
+}
+
+void ApplyAutoPlan::redo()
+{
+    if (m_performed) {
+        for (const cleave::PlanEdit &e : m_edits)
+            m_document->applyEdit(e);
+        return;
+    }
+    m_performed = true;
+    for (const ProposedPartition &p : m_partitions) {
+        if (p.nodes.empty())
+            continue;
+        cleave::PartitionId created;
+        m_edits.push_back(m_document->runEdit([&](cleave::PartitionPlan &plan) {
+            cleave::PlanEdit e = plan.appendPartition(p.name, p.target);
+            created = plan.partitions().back().id;
+            return e;
+        }));
+        m_edits.push_back(m_document->runEdit(
+            [&](cleave::PartitionPlan &plan) { return plan.assignToPartition(p.nodes, created); }));
+    }
+}
+
+void ApplyAutoPlan::undo()
+{
+    for (auto it = m_edits.rbegin(); it != m_edits.rend(); ++it)
+        m_document->revertEdit(*it);
+}
+
+} // namespace cleave::ui

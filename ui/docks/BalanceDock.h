@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/analysis/LatencyTable.h"
+#include "core/auto/CostModel.h"
+
+#include <QDockWidget>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QLabel;
+
+namespace cleave::ui {
+
+class Document;
+
+/// The cost model the Balance dock (and the last auto-partition run) uses.
+struct BalanceSettings
+{
+    std::shared_ptr<const cleave::LatencyTable> latency; ///< Null: FLOPs / rate.
+    double gflops = cleave::defaultFlopsRateGflops;
+    cleave::LinkSpec link;
+    std::optional<std::int64_t> memoryLimit;
+};
+
+/// One bar group of the chart: a stage's time split into compute and transfer in, what it
+/// sends, and its memory against the limit.
+struct StageBar
+{
+    QString name;
+    double computeUs = 0;
+    double transferInUs = 0;
+    double transferOutUs = 0;
+    std::int64_t memoryBytes = 0;
+    bool bottleneck = false;
+};
+
+/// The bar chart (QPainter): per stage a stacked time bar (compute, transfer in), a thin bar
+/// for the transfer out, and a memory bar against the limit; the bottleneck is outlined.
+class BalanceChart : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit BalanceChart(QWidget *parent = nullptr);
+    void setBars(std::vector<StageBar> bars, std::optional<std::int64_t> memoryLimit);
+    [[nodiscard]] const std::vector<StageBar> &bars() const { return m_bars; }
+    [[nodiscard]] QSize sizeHint() const override { return { 360, 200 }; }
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    std::vector<StageBar> m_bars;
+    std::optional<std::int64_t> m_memoryLimit;
+};
+
+/// The Balance dock: the cost of every stage of the current plan, recomputed on every plan
+/// edit (a cut, a drag, an undo), so a hand-moved boundary shows its effect at once.
+class BalanceDock : public QDockWidget
+{
+    Q_OBJECT
+
+public:
+    BalanceDock(Document *document, QWidget *parent = nullptr);
+
+    void setSettings(BalanceSettings settings);
+    [[nodiscard]] const BalanceSettings &settings() const { return m_settings; }
+    [[nodiscard]] BalanceChart *chart() const { return m_chart; }
+
+private:
+    void recompute();
+
+    Document *m_document;
+    BalanceSettings m_settings;
+    BalanceChart *m_chart;
+    QLabel *m_summary;
+};
+
+} // namespace cleave::ui
