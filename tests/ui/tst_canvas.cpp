@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "TestSupport.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/io/Importer.h"
 #include "core/partition/BoundaryTensors.h"
@@ -21,13 +22,7 @@ Q_DECLARE_METATYPE(std::vector<cleave::PlanEdge>)
 
 namespace {
 
-std::unique_ptr<Graph> loadSample(const char *name)
-{
-    ImportResult r = importFile(std::string(CLEAVE_SAMPLES_DIR) + "/" + name);
-    if (!r.ok())
-        qFatal("cannot import %s: %s", name, r.firstError().c_str());
-    return std::move(r.graph);
-}
+using test::loadSample;
 
 template <typename T>
 std::vector<T *> itemsOf(QGraphicsScene *scene)
