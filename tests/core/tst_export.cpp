@@ -116,7 +116,7 @@ std::int64_t resnet18FlopsAfterFirstAdd()
     flops += 2 * conv(64, 56, 64, 3) + 2 * 2 * elements(64, 56) + 3 * elements(64, 56);
     // layer2..4: a downsampling block (3×3 stride-2 conv, 3×3 conv, 1×1 stride-2 shortcut conv,
     // three batch norms, relu, add, relu) then a plain block like layer1's.
-    for (const auto [c, hw] :
+    for (const auto &[c, hw] :
          { std::pair<std::int64_t, std::int64_t> { 128, 28 }, { 256, 14 }, { 512, 7 } }) {
         flops += conv(c, hw, c / 2, 3) + conv(c, hw, c, 3) + conv(c, hw, c / 2, 1)
             + 3 * 2 * elements(c, hw) + 3 * elements(c, hw);
