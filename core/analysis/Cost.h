@@ -40,7 +40,18 @@ struct PartitionCost
     /// cover count as 0 and are counted in `latencyMissing`).
     std::optional<double> latencyUs;
     std::size_t latencyMissing = 0; ///< Operator nodes without a latency entry.
+    /// Operator nodes whose output shape is not static (unknown or with `?` dims): their FLOPs
+    /// count as 0, so `flops` is a lower bound when this is not 0.
+    std::size_t opsWithoutShapes = 0;
 };
+
+/// True when every tensor a node outputs has a static shape (tuple fields included); false for
+/// Unknown types and `?` / symbolic dims. Function-, ADT- and reference-typed outputs count as
+/// known (they carry no FLOPs).
+bool hasStaticShapes(const Node &node);
+
+/// `4.80 KFLOP`, or `≥ 4.80 KFLOP` when `opsWithoutShapes` operators have no static shape.
+std::string flopsText(std::int64_t flops, std::size_t opsWithoutShapes);
 
 /// FLOPs of one node: conv (2·N·OC·OH·OW·IC/groups·KH·KW), dense / matmul / batch_matmul
 /// (2·outputs·K), pooling (outputs·window, global pooling: inputs), elementwise ops (outputs);

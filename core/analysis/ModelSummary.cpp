@@ -188,6 +188,15 @@ ModelSummary ModelSummary::compute(const Graph &graph)
     const FunctionId main = graph.mainFunction();
     std::unordered_set<std::string> seenConstants;
 
+    if (main.isValid()) {
+        for (NodeId id : graph.function(main).nodes) {
+            if (!graph.node(id).isOperator())
+                continue;
+            s.flops += nodeFlops(graph, id);
+            if (!hasStaticShapes(graph.node(id)))
+                ++s.opsWithoutShapes;
+        }
+    }
     for (const Node &node : graph.nodes()) {
         switch (node.kind) {
         case NodeKind::OpCall:
@@ -261,8 +270,8 @@ ModelSummary ModelSummary::compute(const Graph &graph)
                 : std::string();
             if (name.empty())
                 name = "output_" + std::to_string(i);
-            s.outputs.push_back({ std::move(name), graph.key(outputs[i].node),
-                                  graph.tensorType(outputs[i]) });
+            s.outputs.push_back(
+                { std::move(name), graph.key(outputs[i].node), graph.tensorType(outputs[i]) });
         }
     }
     return s;
@@ -275,6 +284,8 @@ nlohmann::json ModelSummary::toJson() const
     json["source"] = { { "path", sourcePath }, { "sha256", checksum } };
     json["nodes"] = nodeCount;
     json["op_calls"] = opCalls;
+    json["flops"] = flops;
+    json["ops_without_shapes"] = opsWithoutShapes;
     json["ops"] = ops;
 
     json["inputs"] = nlohmann::json::array();
@@ -297,11 +308,11 @@ nlohmann::json ModelSummary::toJson() const
     json["block_functions"] = nlohmann::json::array();
     for (const BlockSummary &b : blocks) {
         json["block_functions"].push_back({ { "name", b.name },
-                                   { "kind", b.kind },
-                                   { "calls", b.calls },
-                                   { "op_calls", b.opCalls },
-                                   { "ops", b.ops },
-                                   { "attrs", attrsToJson(b.attrs) } });
+                                            { "kind", b.kind },
+                                            { "calls", b.calls },
+                                            { "op_calls", b.opCalls },
+                                            { "ops", b.ops },
+                                            { "attrs", attrsToJson(b.attrs) } });
     }
 
     json["constants"] = { { "count", constants },
@@ -335,6 +346,11 @@ std::string ModelSummary::toText(bool listBlocks) const
                   + std::to_string(functions.size() - globals) + " literal)" },
             { "Op calls", std::to_string(opCalls) },
             { "Constants", constantText },
+            { "FLOPs",
+              flopsText(flops, opsWithoutShapes)
+                  + (opsWithoutShapes ? ", " + std::to_string(opsWithoutShapes)
+                             + (opsWithoutShapes == 1 ? " node" : " nodes") + " without shapes"
+                                      : std::string()) },
         });
 
     const auto appendTensors = [&out](const char *title, const std::vector<TensorSummary> &list) {

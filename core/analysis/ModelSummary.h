@@ -62,6 +62,9 @@ struct ModelSummary
     std::string checksum;
     std::size_t nodeCount = 0;
     std::size_t opCalls = 0;
+    /// FLOPs of the main function's operators (Cost.h); a lower bound when opsWithoutShapes > 0.
+    std::int64_t flops = 0;
+    std::size_t opsWithoutShapes = 0; ///< Main-function operators without a static shape.
     OpHistogram ops;
     std::vector<FunctionSummary> functions; ///< Globals and literals (not if/match scopes).
     std::vector<TensorSummary> inputs; ///< Parameters of the main function, in order.
@@ -77,8 +80,9 @@ struct ModelSummary
 
     /// The summary as one JSON object with the keys `format`, `source`, `nodes`, `op_calls`,
     /// `ops`, `inputs`, `outputs` (each `{name, node, shape, dtype, type}`), `functions`,
-    /// `block_functions` and `constants` (`{count, bytes, bytes_known, scalars}`). Shapes list ints, -1
-    /// for `?` and the source text for a symbolic dim; non-tensor values have a null shape.
+    /// `block_functions` and `constants` (`{count, bytes, bytes_known, scalars}`). Shapes list
+    /// ints, -1 for `?` and the source text for a symbolic dim; non-tensor values have a null
+    /// shape.
     [[nodiscard]] nlohmann::json toJson() const;
 
     /// A readable, column-aligned report. Blocks are counted by kind, and listed one per line
