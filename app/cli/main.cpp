@@ -8,6 +8,7 @@
 #include "core/analysis/KernelMapping.h"
 #include "core/analysis/LatencyTable.h"
 #include "core/analysis/ModelSummary.h"
+#include "core/analysis/WeightInputs.h"
 #include "core/export/Exporter.h"
 #include "core/io/FileIo.h"
 #include "core/io/Importer.h"
@@ -20,6 +21,7 @@
 #include "core/validation/Validation.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -81,9 +83,9 @@ struct Command
 
 // The options of the FuseOps-style grouping, shared by the commands that form blocks.
 #define FUSION_OPTIONS_HELP                                                                        \
-    "  --fold-batch-norm   group as after SimplifyInference: batch_norm acts as its folded add\n" \
-    "  --transparent-stop-fusion\n"                                                              \
-    "                      let blocks grow across annotation.stop_fusion\n"                      \
+    "  --fold-batch-norm   group as after SimplifyInference: batch_norm acts as its folded add\n"  \
+    "  --transparent-stop-fusion\n"                                                                \
+    "                      let blocks grow across annotation.stop_fusion\n"                        \
     "  --op-patterns FILE  {\"op\": \"injective\", ...}: extra or overriding op patterns\n"
 
 int runInspect(const Arguments &args);
@@ -92,7 +94,8 @@ int runPartition(const Arguments &args);
 int runMap(const Arguments &args);
 int runVerify(const Arguments &args);
 int exportPlan(const cleave::PartitionPlan &plan, const cleave::BoundaryTable &boundary,
-               const std::vector<cleave::Diagnostic> &diagnostics, const Arguments &args,
+               const std::vector<cleave::Diagnostic> &diagnostics,
+               const std::vector<std::string> &params, const Arguments &args,
                const std::string &dir);
 
 const std::vector<Command> &commands()
@@ -104,8 +107,7 @@ const std::vector<Command> &commands()
           "constants.",
           "  --json     print one JSON object instead of the text report\n"
           "  --blocks   list every fused block with its op histogram, and the FuseOps-style\n"
-          "             kernels of the main function (JSON: \"blocks\")\n"
-          FUSION_OPTIONS_HELP,
+          "             kernels of the main function (JSON: \"blocks\")\n" FUSION_OPTIONS_HELP,
           { "--json", "--blocks", "--fold-batch-norm", "--transparent-stop-fusion" },
           1,
           runInspect,
@@ -118,16 +120,19 @@ const std::vector<Command> &commands()
           "lacks\n"
           "  --latency FILE     measured latencies: report each partition's share and the\n"
           "                     bottleneck (cost.balance)\n"
+          "  --params NAMES|FILE global inputs that are weights (comma-separated, or a file:\n"
+          "                     one name per line or a JSON list); a plan's \"params\" count too\n"
           "  --force            accept a plan made for a model with another checksum\n"
           "  --json             print {\"valid\", \"diagnostics\"} as JSON\n",
           { "--json", "--force" },
           1,
           runValidate,
-          { "--plan", "--op-support", "--latency" } },
+          { "--plan", "--op-support", "--latency", "--params" } },
         { "partition",
           "MODEL [(--cut-after OP:INDEX | --cut-after-block NAME[:INDEX])... | --plan PLAN.json] "
           "[--dry-run] [--json] "
-          "[--save-plan FILE] [--out DIR [--lift-constants] [--targets T0,T1,...]]",
+          "[--save-plan FILE] [--params NAMES|FILE] [--out DIR [--lift-constants] [--targets "
+          "T0,T1,...]]",
           "Partition a model and print the partitions (ops, FLOPs, params), the boundary "
           "tensors and the diagnostics.",
           "  --cut-after OP:INDEX  cut after the INDEX-th (0-based) call of OP in program order,\n"
@@ -135,19 +140,28 @@ const std::vector<Command> &commands()
           "  --cut-after-block NAME[:INDEX]\n"
           "                        cut after the INDEX-th fused block (FuseOps kernel) named\n"
           "                        NAME, e.g. nn_conv2d_add_nn_relu:2; repeatable; the blocks\n"
-          "                        are formed with the options below\n"
-          FUSION_OPTIONS_HELP
+          "                        are formed with the options below\n" FUSION_OPTIONS_HELP
           "  --plan FILE           start from a saved plan instead\n"
           "  --op-support FILE     check ops against per-target op-support lists\n"
-          "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}}):\n"
+          "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: "
+          "us}}):\n"
           "                        a latency column and the pipeline's bottleneck\n"
           "  --save-plan FILE      write the resulting plan (not with --dry-run)\n"
-          "  --out DIR             export: mod<k>.relay, pipeline_config.json, partitions.json,\n"
-          "                        build_pipeline.py (+ byoc.relay, byoc_annotated.relay for\n"
-          "                        BYOC targets); DIR is replaced atomically\n"
+          "  --out DIR             export into DIR (replaced atomically): pipeline_config.json,\n"
+          "                        partitions.json and, by source format:\n"
+          "                          Relay      mod<k>.relay, build_pipeline.py (+ byoc.relay,\n"
+          "                                     byoc_annotated.relay for BYOC targets)\n"
+          "                          ONNX       mod<k>.onnx, build_pipeline.py; the manifest\n"
+          "                                     names each partition's ONNX Runtime provider\n"
+          "                          graph.json mod<k>.json over the same compiled library,\n"
+          "                                     run_pipeline.py (no recompilation)\n"
           "  --lift-constants      with --out: constants become trailing parameters const_<i>\n"
           "                        (order of first use), listed in partitions.json\n"
           "  --targets T0,T1,...   with --out: the target of each partition, in order\n"
+          "  --params NAMES|FILE   global inputs that are weights, besides those every consumer\n"
+          "                        reads as a weight operand (comma-separated, or a file: one\n"
+          "                        name per line or a JSON list): each module reading one gets\n"
+          "                        it through pipeline_config.json's param_connection\n"
           "  --dry-run             only print; write nothing\n"
           "  --force               accept a plan made for a model with another checksum\n"
           "  --json                print {\"partitions\", \"boundary\", \"diagnostics\"} as JSON\n",
@@ -156,7 +170,7 @@ const std::vector<Command> &commands()
           1,
           runPartition,
           { "--cut-after", "--cut-after-block", "--plan", "--save-plan", "--op-support",
-            "--latency", "--op-patterns", "--out", "--targets" } },
+            "--latency", "--op-patterns", "--out", "--targets", "--params" } },
         { "verify",
           "DIR",
           "Re-import an export's modules, wire them by pipeline_config.json and check that they "
@@ -324,7 +338,28 @@ bool loadCheckOptions(const Arguments &args, cleave::ValidationOptions &options,
     }
     for (const cleave::Diagnostic &d : problems)
         std::cerr << d.toString() << '\n';
-    return !cleave::hasErrors(problems);
+    if (cleave::hasErrors(problems))
+        return false;
+    // Weights passed as inputs the user names: --params NAME,... or a list file, plus a plan
+    // file's "params".
+    std::vector<std::pair<std::string, bool>> sources;
+    if (const auto plan = args.value("--plan"))
+        sources.emplace_back(*plan, true);
+    if (const auto params = args.value("--params")) {
+        std::error_code ec;
+        sources.emplace_back(*params, std::filesystem::is_regular_file(*params, ec));
+    }
+    for (const auto &[spec, isFile] : sources) {
+        const std::optional<std::string> text = isFile ? cleave::readFile(spec) : spec;
+        std::string error;
+        const auto names = text ? cleave::parseParamNames(*text, isFile, error) : std::nullopt;
+        if (!names) {
+            std::cerr << spec << ": error: " << (text ? error : "cannot read the file") << '\n';
+            return false;
+        }
+        options.params.insert(options.params.end(), names->begin(), names->end());
+    }
+    return true;
 }
 
 int runValidate(const Arguments &args)
@@ -393,7 +428,8 @@ int runPartition(const Arguments &args)
         const auto point = parseSplitPoint(cut, true);
         if (!point)
             return usageError("--cut-after-block expects NAME[:INDEX] (e.g. "
-                                  "nn_conv2d_add_nn_relu:2), got '" + cut + "'",
+                              "nn_conv2d_add_nn_relu:2), got '"
+                                  + cut + "'",
                               findCommand("partition"));
         blockPoints.push_back({ point->first, point->second });
     }
@@ -445,7 +481,8 @@ int runPartition(const Arguments &args)
         }
     }
     if (const auto out = args.value("--out"); out && !args.has("--dry-run")) {
-        if (const int status = exportPlan(*plan, boundary, diagnostics, args, *out); status != exitOk)
+        if (const int status = exportPlan(*plan, boundary, diagnostics, options.params, args, *out);
+            status != exitOk)
             return status;
     }
     return cleave::hasErrors(diagnostics) ? exitInvalidPlan : exitOk;
@@ -453,10 +490,12 @@ int runPartition(const Arguments &args)
 
 /// `partition --out DIR`: writes the export folder (DESIGN.md §3).
 int exportPlan(const cleave::PartitionPlan &plan, const cleave::BoundaryTable &boundary,
-               const std::vector<cleave::Diagnostic> &diagnostics, const Arguments &args,
+               const std::vector<cleave::Diagnostic> &diagnostics,
+               const std::vector<std::string> &params, const Arguments &args,
                const std::string &dir)
 {
     cleave::ExportOptions options;
+    options.params = params;
     options.liftConstants = args.has("--lift-constants");
     options.diagnostics = diagnostics;
     if (const auto targets = args.value("--targets")) {
@@ -469,8 +508,9 @@ int exportPlan(const cleave::PartitionPlan &plan, const cleave::BoundaryTable &b
     for (const cleave::Diagnostic &d : result.diagnostics)
         std::cerr << dir << ": " << d.toString() << '\n';
     if (!result.ok) {
-        const bool io = std::any_of(result.diagnostics.begin(), result.diagnostics.end(),
-                                    [](const cleave::Diagnostic &d) { return d.code == "export.io"; });
+        const bool io
+            = std::any_of(result.diagnostics.begin(), result.diagnostics.end(),
+                          [](const cleave::Diagnostic &d) { return d.code == "export.io"; });
         return io ? exitBadInput : exitInvalidPlan;
     }
     std::cout << "exported " << result.files.size() << " files to " << dir << '\n';
@@ -480,15 +520,15 @@ int exportPlan(const cleave::PartitionPlan &plan, const cleave::BoundaryTable &b
 int runVerify(const Arguments &args)
 {
     const std::string &dir = args.positionals.front();
-    const cleave::VerifyResult result
-        = cleave::verifyExport(dir);
+    const cleave::VerifyResult result = cleave::verifyExport(dir);
     if (result.badInput) {
         std::cerr << dir << ": error: " << result.firstDifference << '\n';
         return exitBadInput;
     }
     if (!result.ok) {
-        std::cout << dir << ": export does not recompose the source model: "
-                  << result.firstDifference << '\n';
+        std::cout << dir
+                  << ": export does not recompose the source model: " << result.firstDifference
+                  << '\n';
         return exitInvalidPlan;
     }
     std::cout << dir << ": export recomposes the source model\n";
@@ -503,10 +543,12 @@ int convertPlanLevel(const Arguments &args, const cleave::Graph &kernels,
     const std::string path = *args.value("--plan");
     const auto target = args.value("--save-plan");
     if (!target)
-        return usageError("--plan needs --save-plan FILE for the converted plan", findCommand("map"));
+        return usageError("--plan needs --save-plan FILE for the converted plan",
+                          findCommand("map"));
     cleave::PlanLoadResult fromKernels = cleave::loadPlanFile(kernels, path);
     const bool kernelLevel = fromKernels.ok();
-    cleave::PlanLoadResult loaded = kernelLevel ? std::move(fromKernels) : cleave::loadPlanFile(relay, path);
+    cleave::PlanLoadResult loaded
+        = kernelLevel ? std::move(fromKernels) : cleave::loadPlanFile(relay, path);
     if (!loaded.ok()) {
         for (const cleave::Diagnostic &d : loaded.diagnostics)
             std::cerr << d.toString() << '\n';
