@@ -24,11 +24,12 @@ Diagnostic exportError(std::string code, std::string message)
 /// A name for a sibling of `target` that nothing else uses.
 fs::path siblingName(const fs::path &target, const std::string &tag)
 {
-    thread_local std::mt19937_64 rng(static_cast<std::uint64_t>(
-        std::chrono::steady_clock::now().time_since_epoch().count()));
+    thread_local std::mt19937_64 rng(
+        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
     for (;;) {
         fs::path p = target.parent_path()
-            / ("." + target.filename().string() + "." + tag + "-" + std::to_string(rng() % 1000000000));
+            / ("." + target.filename().string() + "." + tag + "-"
+               + std::to_string(rng() % 1000000000));
         std::error_code ec;
         if (!fs::exists(p, ec))
             return p;
@@ -57,8 +58,8 @@ bool writeFolder(const std::vector<std::pair<std::string, std::string>> &files,
     fs::create_directories(target.parent_path(), ec);
     const fs::path tmp = siblingName(target, "tmp");
     if (!fs::create_directory(tmp, ec)) {
-        diagnostics.push_back(exportError(
-            "export.io", "cannot create " + tmp.string() + ": " + ec.message()));
+        diagnostics.push_back(
+            exportError("export.io", "cannot create " + tmp.string() + ": " + ec.message()));
         return false;
     }
     auto fail = [&](const std::string &message) {
@@ -117,9 +118,10 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
         model.diagnostics.push_back(
             exportError("export.format", "unknown module format '" + options.moduleFormat + "'"));
     } else if (!model.writer->acceptsSource(plan.graph())) {
-        model.diagnostics.push_back(exportError(
-            "export.format", "cannot write " + options.moduleFormat + " modules for a "
-                                 + plan.graph().format() + " model"));
+        model.diagnostics.push_back(exportError("export.format",
+                                                "cannot write " + options.moduleFormat
+                                                    + " modules for a " + plan.graph().format()
+                                                    + " model"));
     }
     if (hasErrors(model.diagnostics)) {
         result.diagnostics = std::move(model.diagnostics);
@@ -143,8 +145,11 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
             files.emplace_back(model.files[k], std::move(content));
     }
     if (options.pipelineConfig)
-        files.emplace_back("pipeline_config.json", dumpPythonJson(pipelineConfigJson(model)) + "\n");
-    if (options.byoc && hasByocPartition(model)) {
+        files.emplace_back("pipeline_config.json",
+                           dumpPythonJson(pipelineConfigJson(model)) + "\n");
+    // byoc.relay wraps the module bodies in Relay: only for Relay modules. Other formats name
+    // the runtime that runs each partition in the manifest instead (ONNX Runtime providers).
+    if (options.byoc && hasByocPartition(model) && model.writer->writesRelayByoc()) {
         std::string byoc, annotated, error;
         if (!byocModules(model, byoc, annotated, error)) {
             model.diagnostics.push_back(exportError("export.byoc", error));
@@ -154,7 +159,9 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
         files.emplace_back("byoc.relay", std::move(byoc));
         files.emplace_back("byoc_annotated.relay", std::move(annotated));
     }
-    if (options.buildScript)
+    if (options.buildScript && model.writer->modulesAreCompiled())
+        files.emplace_back("run_pipeline.py", runScript(model));
+    else if (options.buildScript)
         files.emplace_back("build_pipeline.py", buildScript(model));
     if (options.manifest)
         files.emplace_back("partitions.json", manifestJson(model).dump(2) + "\n");
@@ -178,7 +185,8 @@ ExportResult exportPartitions(const PartitionPlan &plan, const BoundaryTable &bo
         return runExport(plan, boundary, options, dir);
     } catch (const std::exception &e) {
         ExportResult r;
-        r.diagnostics.push_back(exportError("export.internal", std::string("export failed: ") + e.what()));
+        r.diagnostics.push_back(
+            exportError("export.internal", std::string("export failed: ") + e.what()));
         return r;
     }
 }

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/ModuleExporter.h"
 
+#include "core/export/GraphJsonModuleExporter.h"
 #include "core/export/OnnxModuleExporter.h"
 #include "core/export/RelayModuleExporter.h"
 
@@ -13,6 +14,7 @@ const std::vector<std::unique_ptr<ModuleExporter>> &moduleExporters()
         std::vector<std::unique_ptr<ModuleExporter>> v;
         v.push_back(std::make_unique<RelayModuleExporter>());
         v.push_back(std::make_unique<OnnxModuleExporter>());
+        v.push_back(std::make_unique<GraphJsonModuleExporter>());
         return v;
     }();
     return list;

@@ -49,13 +49,14 @@ public:
     virtual bool writeModule(const PartitionPlan &plan, const BoundaryTable &boundary,
                              std::size_t k, const ExportOptions &options,
                              const std::vector<std::string> &passThrough, std::string &content,
-                             ModuleSummary &summary, std::vector<Diagnostic> &diagnostics) const
-        = 0;
+                             ModuleSummary &summary,
+                             std::vector<Diagnostic> &diagnostics) const = 0;
     /// The names the inputs of partition `k` (BoundaryTable::interfaces[k].inputs, same order)
     /// carry in the module file; the connection config and the manifest use them. Relay keeps
     /// the engine's names (`data_n_<i>`, global input names).
     [[nodiscard]] virtual std::vector<std::string>
-    interfaceInputNames(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k) const
+    interfaceInputNames(const PartitionPlan &plan, const BoundaryTable &boundary,
+                        std::size_t k) const
     {
         (void)plan;
         std::vector<std::string> names;
@@ -63,17 +64,30 @@ public:
             names.push_back(in.name);
         return names;
     }
+    /// True when byoc.relay / byoc_annotated.relay (PartitionGraph-style Relay around the
+    /// module bodies) can express this format's BYOC partitions: only for Relay modules.
+    [[nodiscard]] virtual bool writesRelayByoc() const { return false; }
+    /// The component of the format's own runtime that runs a partition with this target
+    /// (ONNX Runtime's execution provider: `CUDAExecutionProvider`), or empty when TVM builds
+    /// the modules. The manifest records it per partition.
+    [[nodiscard]] virtual std::string executionProvider(const std::string &target) const
+    {
+        (void)target;
+        return {};
+    }
+    /// True when the modules are already compiled (graph executor JSON over the source's
+    /// library): the export then writes run_pipeline.py, which loads the library and params,
+    /// instead of build_pipeline.py.
+    [[nodiscard]] virtual bool modulesAreCompiled() const { return false; }
     /// Reads a module file written by writeModule back as a graph (for `verify`).
-    [[nodiscard]] virtual std::unique_ptr<Graph> readModule(const std::string &path,
-                                                            std::vector<Diagnostic> &diagnostics) const
-        = 0;
+    [[nodiscard]] virtual std::unique_ptr<Graph>
+    readModule(const std::string &path, std::vector<Diagnostic> &diagnostics) const = 0;
     /// Compares the values of a read-back module's constants with the source's where the files
     /// carry them; `refs` pairs each module constant reference with the source reference it
     /// stands for. Returns the first difference, or nullopt.
     [[nodiscard]] virtual std::optional<std::string>
     constantDifference(const Graph &module, const Graph &source,
-                       const std::vector<std::pair<std::string, std::string>> &refs) const
-        = 0;
+                       const std::vector<std::pair<std::string, std::string>> &refs) const = 0;
 };
 
 /// Every module writer Cleave has (the registry); RelayModuleExporter first.

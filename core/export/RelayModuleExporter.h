@@ -14,12 +14,13 @@ public:
     [[nodiscard]] std::string formatName() const override { return "relay"; }
     [[nodiscard]] std::string extension() const override { return "relay"; }
     [[nodiscard]] bool acceptsSource(const Graph &graph) const override;
+    [[nodiscard]] bool writesRelayByoc() const override { return true; }
     bool writeModule(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k,
                      const ExportOptions &options, const std::vector<std::string> &passThrough,
                      std::string &content, ModuleSummary &summary,
                      std::vector<Diagnostic> &diagnostics) const override;
-    [[nodiscard]] std::unique_ptr<Graph> readModule(const std::string &path,
-                                                    std::vector<Diagnostic> &diagnostics) const override;
+    [[nodiscard]] std::unique_ptr<Graph>
+    readModule(const std::string &path, std::vector<Diagnostic> &diagnostics) const override;
     [[nodiscard]] std::optional<std::string>
     constantDifference(const Graph &module, const Graph &source,
                        const std::vector<std::pair<std::string, std::string>> &refs) const override;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/Exporter.h"
-
 #include "core/export/ModuleComposer.h"
 #include "core/export/ModuleExporter.h"
 #include "core/export/OnnxVerify.h"
@@ -65,12 +64,13 @@ VerifyResult runVerify(const std::string &dir)
         throw BadInput(manifestPath + ": unknown module format '" + format + "'");
     ImportResult imported = importFile(sourcePath);
     if (!imported.ok())
-        throw BadInput("the source model " + sourcePath + " cannot be read: " + imported.firstError());
+        throw BadInput("the source model " + sourcePath
+                       + " cannot be read: " + imported.firstError());
     const Graph &src = *imported.graph;
     const std::string checksum = source.value("checksum", std::string());
     if (!checksum.empty() && checksum != src.checksum()) {
-        r.firstDifference = "the source model " + sourcePath
-            + " has changed since the export (checksum differs)";
+        r.firstDifference
+            = "the source model " + sourcePath + " has changed since the export (checksum differs)";
         return r;
     }
 
@@ -127,11 +127,38 @@ VerifyResult runVerify(const std::string &dir)
         for (const json &c : parts[k].value("constants", json::array())) {
             if (c.contains("module_ref") && c.contains("source_ref") && c["module_ref"].is_string()
                 && c["source_ref"].is_string())
-                refs.emplace_back(c["module_ref"].get<std::string>(), c["source_ref"].get<std::string>());
+                refs.emplace_back(c["module_ref"].get<std::string>(),
+                                  c["source_ref"].get<std::string>());
         }
         if (auto diff = reader->constantDifference(*graphs[k], src, refs)) {
             r.firstDifference = "mod" + std::to_string(k) + ": " + *diff;
             return r;
+        }
+    }
+    // Weights passed as inputs: each param group of pipeline_config.json feeds the module
+    // parameter of the weight's name (partitions.json "params" says which weight a group is).
+    std::map<std::string, std::size_t> groups;
+    for (const json &pc : config.value("param_connection", json::array())) {
+        const std::size_t k = index(field(pc, "mod_idx", configPath), configPath);
+        if (k >= n)
+            throw BadInput(configPath + ": param_connection names mod_idx " + std::to_string(k));
+        groups[text(field(pc, "global_param_name", configPath), configPath)] = k;
+    }
+    for (const json &p : manifest.value("params", json::array())) {
+        const std::string name = text(field(p, "name", manifestPath), manifestPath);
+        for (const json &grp : p.value("param_connection", json::array())) {
+            const std::string group
+                = text(field(grp, "global_param_name", manifestPath), manifestPath);
+            auto it = groups.find(group);
+            if (it == groups.end()) {
+                r.firstDifference = "param group " + group + " of weight " + name
+                    + " is missing from pipeline_config.json's param_connection";
+                return r;
+            }
+            ModuleBinding b;
+            b.kind = ModuleBinding::Kind::GlobalInput;
+            b.name = name;
+            bound[it->second][name] = b;
         }
     }
     // Wiring from pipeline_config.json.
@@ -162,7 +189,8 @@ VerifyResult runVerify(const std::string &dir)
                 }
                 const std::size_t k = index(field(dep, "mod_idx", configPath), configPath);
                 if (k >= n)
-                    throw BadInput(configPath + ": a dependency names mod_idx " + std::to_string(k));
+                    throw BadInput(configPath + ": a dependency names mod_idx "
+                                   + std::to_string(k));
                 ModuleBinding b;
                 b.kind = ModuleBinding::Kind::ModuleOutput;
                 b.module = j;
@@ -199,9 +227,11 @@ VerifyResult runVerify(const std::string &dir)
             composed[k].bindings.push_back(it->second);
         }
     }
-    const FunctionId srcMain = src.findFunction(text(source.value("function", json("main")), manifestPath));
+    const FunctionId srcMain
+        = src.findFunction(text(source.value("function", json("main")), manifestPath));
     if (!srcMain.isValid())
-        throw BadInput(manifestPath + ": the source model has no function @" + source.value("function", std::string("main")));
+        throw BadInput(manifestPath + ": the source model has no function @"
+                       + source.value("function", std::string("main")));
     const Function &sm = src.function(srcMain);
     for (NodeId p : sm.params)
         spec.inputs.emplace_back(globalInputName(src, p), src.node(p).outputType());
