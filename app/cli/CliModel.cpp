@@ -2,9 +2,12 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "app/cli/CliModel.h"
 
+#include "core/analysis/WeightInputs.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/PlanFile.h"
 #include "core/support/FileIo.h"
+
+#include <filesystem>
 
 namespace cleave::cli {
 
@@ -52,7 +55,27 @@ bool loadCheckOptions(const Arguments &args, ValidationOptions &options,
     }
     for (const Diagnostic &d : problems)
         err << d.toString() << '\n';
-    return !hasErrors(problems);
+    if (hasErrors(problems))
+        return false;
+    // Weights given by name (--params, and a plan's "params"): parameters, not data inputs.
+    std::vector<std::pair<std::string, bool>> sources;
+    if (const auto plan = args.value("--plan"))
+        sources.emplace_back(*plan, true);
+    if (const auto params = args.value("--params")) {
+        std::error_code ec;
+        sources.emplace_back(*params, std::filesystem::is_regular_file(*params, ec));
+    }
+    for (const auto &[spec, isFile] : sources) {
+        const std::optional<std::string> text = isFile ? readFile(spec) : spec;
+        std::string error;
+        const auto names = text ? parseParamNames(*text, isFile, error) : std::nullopt;
+        if (!names) {
+            err << spec << ": error: " << (text ? error : "cannot read the file") << '\n';
+            return false;
+        }
+        options.params.insert(options.params.end(), names->begin(), names->end());
+    }
+    return true;
 }
 
 bool fusionOptions(const Arguments &args, FusionOptions &options,

@@ -4,8 +4,10 @@
 
 #include "core/support/Saturating.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace cleave {
@@ -95,9 +97,59 @@ const Type &inputType(const Graph &g, const Node &n, std::size_t k)
     return k < n.inputs.size() && n.inputs[k].isValid() ? g.tensorType(n.inputs[k]) : unknownType;
 }
 
+/// The Relay operator whose FLOP formula an ONNX operator shares (tvm-formats.md §5; the ONNX
+/// frontend lowers Conv to nn.conv<k>d, MatMul to nn.matmul / batch_matmul, Relu to nn.relu, ...).
+const std::string &relayEquivalent(const std::string &op)
+{
+    static const std::unordered_map<std::string, std::string> onnx {
+        { "Conv", "nn.conv2d" },
+        { "ConvTranspose", "nn.conv2d_transpose" },
+        { "MatMul", "nn.matmul" },
+        { "MaxPool", "nn.max_pool2d" },
+        { "AveragePool", "nn.avg_pool2d" },
+        { "GlobalAveragePool", "nn.global_avg_pool2d" },
+        { "GlobalMaxPool", "nn.global_max_pool2d" },
+        { "Add", "add" },
+        { "Sub", "subtract" },
+        { "Mul", "multiply" },
+        { "Div", "divide" },
+        { "Pow", "power" },
+        { "Max", "maximum" },
+        { "Min", "minimum" },
+        { "Neg", "negative" },
+        { "Abs", "abs" },
+        { "Exp", "exp" },
+        { "Log", "log" },
+        { "Sqrt", "sqrt" },
+        { "Sigmoid", "sigmoid" },
+        { "Tanh", "tanh" },
+        { "Erf", "erf" },
+        { "Clip", "clip" },
+        { "Relu", "nn.relu" },
+        { "LeakyRelu", "nn.leaky_relu" },
+        { "PRelu", "nn.prelu" },
+        { "Softmax", "nn.softmax" },
+        { "LogSoftmax", "nn.log_softmax" },
+        { "BatchNormalization", "nn.batch_norm" },
+        { "LayerNormalization", "nn.layer_norm" },
+        { "InstanceNormalization", "nn.instance_norm" },
+        { "Where", "where" },
+        { "Cast", "cast" },
+        { "HardSwish", "nn.hardswish" },
+        { "Gelu", "nn.gelu" },
+    };
+    const auto it = onnx.find(op);
+    return it == onnx.end() ? op : it->second;
+}
+
 std::int64_t opFlops(const Graph &g, const Node &n)
 {
-    const std::string &op = n.op;
+    if (n.op == "Gemm") {
+        // Y = alpha·op(A)·op(B) + beta·C: 2·M·N·K like nn.dense (the bias add is not counted).
+        const bool transposeA = n.attrs.intOr("transA", 0) != 0;
+        return 2 * elements(n.outputType(0)) * dimAt(inputType(g, n, 0), transposeA ? -2 : -1);
+    }
+    const std::string &op = relayEquivalent(n.op);
     const std::int64_t out = elements(n.outputType(0));
     if (op == "nn.conv1d" || op == "nn.conv2d" || op == "nn.conv3d") {
         const Type &w = inputType(g, n, 1);
@@ -123,7 +175,10 @@ std::int64_t opFlops(const Graph &g, const Node &n)
     if (op == "nn.max_pool1d" || op == "nn.max_pool2d" || op == "nn.max_pool3d"
         || op == "nn.avg_pool1d" || op == "nn.avg_pool2d" || op == "nn.avg_pool3d") {
         std::int64_t window = 1;
-        if (auto sizes = n.attrs.intList("pool_size")) {
+        auto sizes = n.attrs.intList("pool_size");
+        if (!sizes)
+            sizes = n.attrs.intList("kernel_shape"); // ONNX MaxPool / AveragePool
+        if (sizes) {
             for (std::int64_t s : *sizes)
                 window = satMul(window, s);
         }
@@ -178,6 +233,36 @@ NodeCost nodeCost(const Graph &graph, NodeId node)
     for (const Type &t : n.outputTypes)
         cost.outputBytes = satAdd(cost.outputBytes, t.byteSize().value_or(0));
     return cost;
+}
+
+namespace {
+
+bool staticType(const Type &t)
+{
+    switch (t.kind) {
+    case Type::Kind::Unknown:
+    case Type::Kind::Incomplete:
+        return false;
+    case Type::Kind::Tensor:
+        return t.hasStaticShape();
+    case Type::Kind::Tuple:
+        return std::all_of(t.fields.begin(), t.fields.end(), staticType);
+    default:
+        return true;
+    }
+}
+
+} // namespace
+
+bool hasStaticShapes(const Node &node)
+{
+    return !node.outputTypes.empty()
+        && std::all_of(node.outputTypes.begin(), node.outputTypes.end(), staticType);
+}
+
+std::string flopsText(std::int64_t flops, std::size_t opsWithoutShapes)
+{
+    return (opsWithoutShapes ? "\u2265 " : "") + humanFlops(flops);
 }
 
 std::string humanBytes(std::int64_t bytes)

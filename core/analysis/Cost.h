@@ -22,6 +22,14 @@ struct NodeCost
     std::int64_t outputBytes = 0;
 };
 
+/// True when every tensor a node outputs has a static shape (tuple fields included); false for
+/// Unknown types and `?` / symbolic dims. Function-, ADT- and reference-typed outputs count as
+/// known (they carry no FLOPs).
+bool hasStaticShapes(const Node &node);
+
+/// `4.80 KFLOP`, or `≥ 4.80 KFLOP` when `opsWithoutShapes` operators have no static shape.
+std::string flopsText(std::int64_t flops, std::size_t opsWithoutShapes);
+
 /// FLOPs of one node: conv (2·N·OC·OH·OW·IC/groups·KH·KW), dense / matmul / batch_matmul
 /// (2·outputs·K), pooling (outputs·window, global pooling: inputs), elementwise ops (outputs);
 /// a call of a fused or composite function sums its body. Other ops (layout, reshape) are 0.

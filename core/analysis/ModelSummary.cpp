@@ -188,6 +188,15 @@ ModelSummary ModelSummary::compute(const Graph &graph)
     const FunctionId main = graph.mainFunction();
     std::unordered_set<std::string> seenConstants;
 
+    if (main.isValid()) {
+        for (NodeId id : graph.function(main).nodes) {
+            if (!graph.node(id).isOperator())
+                continue;
+            s.flops += nodeFlops(graph, id);
+            if (!hasStaticShapes(graph.node(id)))
+                ++s.opsWithoutShapes;
+        }
+    }
     for (const Node &node : graph.nodes()) {
         switch (node.kind) {
         case NodeKind::OpCall:
@@ -275,6 +284,8 @@ nlohmann::json ModelSummary::toJson() const
     json["source"] = { { "path", sourcePath }, { "sha256", checksum } };
     json["nodes"] = nodeCount;
     json["op_calls"] = opCalls;
+    json["flops"] = flops;
+    json["ops_without_shapes"] = opsWithoutShapes;
     json["ops"] = ops;
 
     json["inputs"] = nlohmann::json::array();
@@ -335,6 +346,11 @@ std::string ModelSummary::toText(bool listBlocks) const
                   + std::to_string(functions.size() - globals) + " literal)" },
             { "Op calls", std::to_string(opCalls) },
             { "Constants", constantText },
+            { "FLOPs",
+              flopsText(flops, opsWithoutShapes)
+                  + (opsWithoutShapes ? ", " + std::to_string(opsWithoutShapes)
+                             + (opsWithoutShapes == 1 ? " node" : " nodes") + " without shapes"
+                                      : std::string()) },
         });
 
     const auto appendTensors = [&out](const char *title, const std::vector<TensorSummary> &list) {

@@ -62,6 +62,9 @@ struct ModelSummary
     std::string checksum;
     std::size_t nodeCount = 0;
     std::size_t opCalls = 0;
+    /// FLOPs of the main function's operators (Cost.h); a lower bound when opsWithoutShapes > 0.
+    std::int64_t flops = 0;
+    std::size_t opsWithoutShapes = 0; ///< Main-function operators without a static shape.
     OpHistogram ops;
     std::vector<FunctionSummary> functions; ///< Globals and literals (not if/match scopes).
     std::vector<TensorSummary> inputs; ///< Parameters of the main function, in order.

@@ -30,6 +30,50 @@ void add(OpPatternTable &table, OpPatternKind kind, std::initializer_list<const 
         table.set(op, kind);
 }
 
+/// ONNX operator types, with the pattern of the Relay ops TVM's ONNX frontend lowers them to;
+/// BatchNormalization is Broadcast because relay.build runs SimplifyInference before FuseOps
+/// (it becomes a multiply and an add), so Conv + BatchNormalization + Relu is one kernel.
+void addOnnxPatterns(OpPatternTable &t)
+{
+    add(t, OpPatternKind::ElemWise,
+        { "Relu", "Sigmoid",   "Tanh", "Exp",   "Log",         "Sqrt",      "Reciprocal",
+          "Erf",  "Neg",       "Abs",  "Floor", "Ceil",        "Round",     "Sign",
+          "Clip", "LeakyRelu", "Elu",  "Selu",  "HardSigmoid", "HardSwish", "Softplus",
+          "Cast", "Identity",  "Not",  "Sin",   "Cos" });
+    add(t, OpPatternKind::Broadcast,
+        { "Add",
+          "Sub",
+          "Mul",
+          "Div",
+          "Pow",
+          "Max",
+          "Min",
+          "Mod",
+          "PRelu",
+          "Where",
+          "Equal",
+          "Less",
+          "Greater",
+          "LessOrEqual",
+          "GreaterOrEqual",
+          "And",
+          "Or",
+          "Xor",
+          "BatchNormalization",
+          "Expand" });
+    add(t, OpPatternKind::Injective,
+        { "Reshape", "Transpose", "Concat", "Flatten", "Squeeze", "Unsqueeze", "Split", "Slice",
+          "Gather", "GatherElements", "Pad", "Resize", "Upsample", "Tile", "DepthToSpace",
+          "SpaceToDepth", "Shape", "Size" });
+    add(t, OpPatternKind::CommReduce,
+        { "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "ArgMax",
+          "ArgMin" });
+    add(t, OpPatternKind::OutEWiseFusable,
+        { "Conv", "ConvTranspose", "Gemm", "MatMul", "MaxPool", "AveragePool", "GlobalAveragePool",
+          "GlobalMaxPool", "Softmax", "LogSoftmax", "InstanceNormalization",
+          "LayerNormalization" });
+}
+
 OpPatternTable makeBuiltin()
 {
     OpPatternTable t;
@@ -193,6 +237,7 @@ OpPatternTable makeBuiltin()
           "vision.roi_pool",
           "vision.yolo_reorg",
           "vision.proposal" });
+    addOnnxPatterns(t);
     return t;
 }
 

@@ -43,6 +43,9 @@ std::string buildScript(const ExportModel &m)
           "Modules whose target is a BYOC compiler are partitioned for it (AnnotateTarget,\n"
           "MergeCompilerRegions, PartitionGraph) and built for llvm. Lifted constants are read\n"
           "from mod<k>.params (tvm.runtime.save_param_dict bytes) when that file exists.\n"
+          "Weights passed as graph inputs (partitions.json \"params\") are param groups: at run\n"
+          "time call pipeline.set_params(GROUP, {NAME: array}) once per group of\n"
+          "pipeline_config.json's param_connection.\n"
           "\"\"\"\n\n"
           "import json\n"
           "import os\n"
@@ -103,6 +106,11 @@ std::string buildScript(const ExportModel &m)
         if (module >= 0)
             s += "    cfg[\"input\"][" + py(name) + "].connect(cfg[mods[" + std::to_string(module)
                 + "]][\"input\"][" + py(name) + "])\n";
+    }
+    for (const ExportParam &p : m.params) {
+        for (const auto &[group, module] : p.groups)
+            s += "    cfg[\"param_group\"][" + py(group) + "].connect(cfg[mods["
+                + std::to_string(module) + "]][\"param\"])\n";
     }
     for (std::size_t k = 0; k < m.outputs.size(); ++k) {
         for (std::size_t o = 0; o < m.outputs[k].size(); ++o) {

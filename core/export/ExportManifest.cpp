@@ -4,6 +4,7 @@
 #include "core/partition/PartitionCost.h"
 #include "core/partition/PlanReport.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace cleave {
@@ -63,9 +64,25 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
         in["name"] = m.globalInputs[i].first;
         addType(in, g.node(plan.view().inputs()[i]).outputType());
         in["mod_idx"] = m.globalInputs[i].second;
+        const NodeId node = plan.view().inputs()[i];
+        in["param"] = std::any_of(m.params.begin(), m.params.end(),
+                                  [&](const ExportParam &p) { return p.input == node; });
         inputs.push_back(std::move(in));
     }
     out["global_inputs"] = std::move(inputs);
+    ojson params = ojson::array();
+    for (const ExportParam &p : m.params) {
+        ojson pj;
+        pj["name"] = p.name;
+        addType(pj, g.node(p.input).outputType());
+        pj["reason"] = p.reason;
+        ojson groups = ojson::array();
+        for (const auto &[group, module] : p.groups)
+            groups.push_back(ojson { { "global_param_name", group }, { "mod_idx", module } });
+        pj["param_connection"] = std::move(groups);
+        params.push_back(std::move(pj));
+    }
+    out["params"] = std::move(params);
     const std::vector<TensorRef> globalOutputs = g.outputs(plan.function());
     const Function &main = g.function(plan.function());
     out["result_is_tuple"] = main.result.isValid() && g.node(main.result).kind == NodeKind::Tuple;
@@ -99,6 +116,10 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
         part["target"] = m.targets[k];
         part["byoc"] = isByocTarget(m.targets[k]);
         part["dev"] = deviceOf(m.targets[k]);
+        if (const std::string provider
+            = m.writer ? m.writer->executionProvider(m.targets[k]) : std::string();
+            !provider.empty())
+            part["execution_provider"] = provider;
         part["file"] = k < m.files.size() ? m.files[k] : std::string();
         ojson nodes = ojson::array();
         for (NodeId n : plan.nodesOf(p.id))
@@ -138,6 +159,12 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
                     }
                 }
                 from["global_input"] = pi.name;
+                for (const ExportParam &p : m.params) {
+                    for (const auto &[group, module] : p.groups) {
+                        if (p.input == pi.globalInput && module == static_cast<int>(k))
+                            from["param_group"] = group;
+                    }
+                }
             }
             in["from"] = std::move(from);
             ins.push_back(std::move(in));

@@ -2,7 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/ExportModel.h"
 
+#include "core/analysis/WeightInputs.h"
+
 #include <algorithm>
+#include <map>
 
 namespace cleave {
 
@@ -12,6 +15,73 @@ std::string targetKind(const std::string &target)
 {
     const auto space = target.find_first_of(" \t");
     return target.substr(0, space);
+}
+
+/// Global outputs that no partition computes because the model returns an input or a constant
+/// directly: each becomes a pass-through output of one module (the first that reads the value,
+/// else the first module for an input and the last for a constant). Returns, per (module,
+/// pass-through name), the global output indices that output feeds.
+std::map<std::pair<int, std::string>, std::vector<int>>
+routeDirectOutputs(const PartitionPlan &plan, const BoundaryTable &boundary, ExportModel &m)
+{
+    std::map<std::pair<int, std::string>, std::vector<int>> routes;
+    const Graph &g = plan.graph();
+    const std::vector<TensorRef> outs = g.outputs(plan.function());
+    std::vector<bool> computed(outs.size(), false);
+    for (const PartitionInterface &iface : boundary.interfaces) {
+        for (const PartitionOutput &o : iface.outputs) {
+            if (o.globalOutput >= 0 && static_cast<std::size_t>(o.globalOutput) < outs.size())
+                computed[static_cast<std::size_t>(o.globalOutput)] = true;
+        }
+    }
+    const int n = static_cast<int>(plan.partitionCount());
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+        if (computed[i] || !outs[i].isValid())
+            continue;
+        const Node &node = g.node(outs[i].node);
+        std::string name;
+        int module = -1;
+        if (node.kind == NodeKind::Input && node.function == plan.function()) {
+            name = globalInputName(g, outs[i].node);
+            for (auto &[input, reader] : m.globalInputs) {
+                if (input == name && reader < 0
+                    && std::none_of(m.params.begin(), m.params.end(),
+                                    [&](const ExportParam &p) { return p.name == name; }))
+                    reader = 0; // read by no module: the first one receives it
+                if (input == name)
+                    module = reader;
+            }
+            for (ExportParam &p : m.params) {
+                if (p.name != name)
+                    continue;
+                if (p.groups.empty())
+                    p.groups.emplace_back(name, 0);
+                module = p.groups.front().second;
+            }
+        } else if (node.kind == NodeKind::Constant) {
+            name = g.key(outs[i].node);
+            for (const Use &u : g.uses(outs[i].node)) {
+                const int reader = plan.indexOf(plan.partitionOf(u.consumer));
+                if (reader >= 0 && (module < 0 || reader < module))
+                    module = reader;
+            }
+            if (module < 0)
+                module = n - 1;
+        }
+        if (module < 0 || name.empty())
+            continue;
+        auto &list = m.passThrough[static_cast<std::size_t>(module)];
+        if (std::find(list.begin(), list.end(), name) == list.end())
+            list.push_back(name);
+        routes[{ module, name }].push_back(static_cast<int>(i));
+        m.diagnostics.push_back(Diagnostic::make(
+            Severity::Info, "export.direct_output",
+            "global output " + std::to_string(i) + " is the "
+                + (node.kind == NodeKind::Input ? "input " : "constant ") + name + " itself: mod"
+                + std::to_string(module) + " returns it as a pass-through output",
+            { outs[i].node }));
+    }
+    return routes;
 }
 
 } // namespace
@@ -90,6 +160,7 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
     // forwarded by that partition (the config binds a global input to one module only).
     m.passThrough.resize(n);
     std::vector<std::vector<std::pair<int, std::string>>> forwards(n); // per receiver module
+    const std::vector<WeightInput> weights = weightInputs(g, plan.function(), options.params);
     for (NodeId in : plan.view().inputs()) {
         std::vector<int> readers;
         for (std::size_t k = 0; k < n; ++k) {
@@ -99,6 +170,20 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
             }
         }
         const std::string name = globalInputName(g, in);
+        const auto weight = std::find_if(weights.begin(), weights.end(),
+                                         [&](const WeightInput &w) { return w.input == in; });
+        if (weight != weights.end()) {
+            // A weight: each reading module gets it through its own param group.
+            m.globalInputs.emplace_back(name, -1);
+            ExportParam param {
+                name, in, weight->reason == WeightReason::Marked ? "marked" : "weight_operand", {}
+            };
+            for (int r : readers)
+                param.groups.emplace_back(
+                    readers.size() == 1 ? name : name + "@mod" + std::to_string(r), r);
+            m.params.push_back(std::move(param));
+            continue;
+        }
         m.globalInputs.emplace_back(name, readers.empty() ? -1 : readers.front());
         if (readers.size() > 1) {
             m.diagnostics.push_back(Diagnostic::make(
@@ -113,6 +198,19 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
         }
     }
 
+    if (!m.params.empty()) {
+        std::size_t groups = 0;
+        for (const ExportParam &p : m.params)
+            groups += p.groups.size();
+        m.diagnostics.push_back(Diagnostic::make(
+            Severity::Info, "export.params",
+            std::to_string(m.params.size())
+                + " weight(s) passed as graph inputs go to their "
+                  "modules through param_connection ("
+                + std::to_string(groups) + " param group(s)), not through the data path"));
+    }
+
+    const auto directRoutes = routeDirectOutputs(plan, boundary, m);
     m.outputs.resize(n);
     std::vector<bool> globalSeen(g.outputs(plan.function()).size(), false);
     for (std::size_t k = 0; k < n; ++k) {
@@ -151,6 +249,16 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
                 if (globalInputName(g, in) == name)
                     info.type = g.node(in).outputType();
             }
+            if (const NodeId c = g.findByKey(name);
+                c.isValid() && g.node(c).kind == NodeKind::Constant)
+                info.type = g.node(c).outputType();
+            if (auto it = directRoutes.find({ static_cast<int>(k), name });
+                it != directRoutes.end()) {
+                for (int global : it->second) {
+                    info.dependencies.push_back({ -1, {}, global });
+                    globalSeen[static_cast<std::size_t>(global)] = true;
+                }
+            }
             m.outputs[k].push_back(std::move(info));
         }
     }
@@ -158,8 +266,8 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
         if (!globalSeen[i])
             error("export.global_output",
                   "global output " + std::to_string(i)
-                      + " is not computed by any partition (an input or a constant is returned "
-                        "directly); the pipeline config cannot express it");
+                      + " is neither computed by a partition nor an input or a constant the "
+                        "export can forward; the pipeline config cannot express it");
     }
     return m;
 }

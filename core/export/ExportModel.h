@@ -30,6 +30,19 @@ struct ModuleOutputInfo
     std::string passThrough; ///< Global input forwarded by this output, if any.
 };
 
+/// A global input that is a parameter (a weight passed as an input): it reaches each module
+/// that reads it through its own `param_connection` group, never through the data path.
+struct ExportParam
+{
+    std::string name; ///< The input's name (and the module parameter's name).
+    NodeId input;
+    std::string reason; ///< "weight_operand" or "marked".
+    /// (global_param_name, mod_idx) per reading module, in module order: the group is the
+    /// weight's name, or `<name>@mod<k>` when several modules read it (TVM binds a param group
+    /// to one module only).
+    std::vector<std::pair<std::string, int>> groups;
+};
+
 /// Everything the export artefacts are made from, computed once (pipeline order = plan order).
 struct ExportModel
 {
@@ -42,6 +55,7 @@ struct ExportModel
     /// Global inputs in parameter order: name, and the module that receives it (-1 unused).
     std::vector<std::pair<std::string, int>> globalInputs;
     std::vector<std::vector<std::string>> passThrough; ///< Per module: forwarded inputs.
+    std::vector<ExportParam> params; ///< Weights passed as inputs, in parameter order.
     /// Per module, its outputs in output_idx order: the interface outputs, then one output per
     /// forwarded global input (passThrough).
     std::vector<std::vector<ModuleOutputInfo>> outputs;
@@ -71,5 +85,8 @@ bool isByocTarget(const std::string &target);
 nlohmann::ordered_json manifestJson(const ExportModel &model);
 /// build_pipeline.py.
 std::string buildScript(const ExportModel &model);
+/// run_pipeline.py, for modules that are already compiled (graph executor JSON): loads the
+/// source's library and params once per module and runs the modules in pipeline order.
+std::string runScript(const ExportModel &model);
 
 } // namespace cleave

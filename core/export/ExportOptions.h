@@ -22,6 +22,9 @@ struct ExportOptions
     /// Constants become trailing parameters of each module (in order of first use inside the
     /// partition, named `<module>_const_<i>`) instead of `meta[relay.Constant][i]` bodies.
     bool liftConstants = false;
+    /// Names of global inputs that are parameters (weights) besides those detected as weight
+    /// operands (weightInputs): they go to their modules through `param_connection`.
+    std::vector<std::string> params;
     /// Overrides the partitions' targets, by position (empty entries keep the plan's target).
     std::vector<std::string> targets;
     /// Module format: "relay" (default) or any name listed by moduleExporters().

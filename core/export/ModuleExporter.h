@@ -67,6 +67,21 @@ public:
             names.push_back(in.name);
         return names;
     }
+    /// True when byoc.relay / byoc_annotated.relay (PartitionGraph-style Relay around the
+    /// module bodies) can express this format's BYOC partitions: only for Relay modules.
+    [[nodiscard]] virtual bool writesRelayByoc() const { return false; }
+    /// The component of the format's own runtime that runs a partition with this target
+    /// (ONNX Runtime's execution provider: `CUDAExecutionProvider`), or empty when TVM builds
+    /// the modules. The manifest records it per partition.
+    [[nodiscard]] virtual std::string executionProvider(const std::string &target) const
+    {
+        (void)target;
+        return {};
+    }
+    /// True when the modules are already compiled (graph executor JSON over the source's
+    /// library): the export then writes run_pipeline.py, which loads the library and params,
+    /// instead of build_pipeline.py.
+    [[nodiscard]] virtual bool modulesAreCompiled() const { return false; }
     /// Reads a module file written by writeModule back as a graph (for `verify`).
     [[nodiscard]] virtual std::unique_ptr<Graph>
     readModule(const std::string &path, std::vector<Diagnostic> &diagnostics) const = 0;

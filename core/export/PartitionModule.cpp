@@ -204,6 +204,19 @@ PartitionModule extractPartition(const PartitionPlan &plan, const BoundaryTable 
             b.m_override[t.tensor] = TensorRef { p, 0 };
     }
 
+    // A global input this module forwards although none of its nodes reads it (the model
+    // returns the input directly): it becomes a parameter too.
+    for (const std::string &name : passThrough) {
+        if (b.m_paramNames.count(name))
+            continue;
+        for (NodeId in : view.inputs()) {
+            if (globalInputName(src, in) == name) {
+                const NodeId p = b.addParam(name, src.node(in).outputType());
+                b.m_override[TensorRef { in, 0 }] = TensorRef { p, 0 };
+            }
+        }
+    }
+
     // A projection of a crossing tuple field is the field's parameter itself.
     const NodeId srcResult = srcMain.result;
     for (NodeId n : view.order()) {
@@ -241,11 +254,20 @@ PartitionModule extractPartition(const PartitionPlan &plan, const BoundaryTable 
     }
     for (const std::string &name : passThrough) {
         const Function &mainFn = g.function(b.m_main);
-        for (std::size_t i = 0; i < module.parameters.size(); ++i) {
+        bool found = false;
+        for (std::size_t i = 0; i < module.parameters.size() && !found; ++i) {
             if (module.parameters[i] == name) {
                 results.push_back(TensorRef { mainFn.params[i], 0 });
                 module.outputTypes.push_back(module.parameterTypes[i]);
+                found = true;
             }
+        }
+        // Otherwise the name is the key of a constant the model returns directly.
+        const NodeId c = found ? NodeId {} : src.findByKey(name);
+        if (c.isValid() && src.node(c).kind == NodeKind::Constant) {
+            const TensorRef t = b.resolve(TensorRef { c, 0 });
+            results.push_back(t);
+            module.outputTypes.push_back(g.node(t.node).outputType(t.output));
         }
     }
     Function &f = g.function(b.m_main);

@@ -42,7 +42,10 @@ struct PartitionModule
 /// order. A crossing tuple field is read as its own parameter; the body returns the interface
 /// outputs (a tuple in output_idx order when there are several), followed by the parameters
 /// named in `passThrough` (global inputs this module forwards to later modules, because the
-/// pipeline config binds a global input to one module only).
+/// pipeline config binds a global input to one module only, or returns as a global output; a
+/// global input the partition does not read becomes a parameter for it). A `passThrough` entry
+/// that is the key of a constant node instead returns that constant (a model output that is a
+/// constant).
 PartitionModule extractPartition(const PartitionPlan &plan, const BoundaryTable &boundary,
                                  std::size_t k, bool liftConstants,
                                  const std::vector<std::string> &passThrough = {});

@@ -8,7 +8,16 @@ nlohmann::ordered_json pipelineConfigJson(const ExportModel &m)
 {
     using json = nlohmann::ordered_json;
     json config;
-    config["param_connection"] = json::array();
+    json params = json::array();
+    for (const ExportParam &p : m.params) {
+        for (const auto &[group, module] : p.groups) {
+            json entry;
+            entry["global_param_name"] = group;
+            entry["mod_idx"] = module;
+            params.push_back(std::move(entry));
+        }
+    }
+    config["param_connection"] = std::move(params);
     json inputs = json::array();
     for (const auto &[name, module] : m.globalInputs) {
         if (module < 0)

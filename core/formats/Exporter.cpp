@@ -137,7 +137,9 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
             return result;
         }
     }
-    if (options.buildScript)
+    if (options.buildScript && model.writer->modulesAreCompiled())
+        files.emplace_back("run_pipeline.py", runScript(model));
+    else if (options.buildScript)
         files.emplace_back("build_pipeline.py", buildScript(model));
     if (options.manifest)
         files.emplace_back(

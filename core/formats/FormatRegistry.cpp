@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/formats/FormatRegistry.h"
 
+#include "core/export/graphjson/GraphJsonModuleExporter.h"
 #include "core/export/onnx/OnnxModuleExporter.h"
 #include "core/export/relay/RelayModuleExporter.h"
 #include "core/io/ContentSniffer.h"
@@ -67,6 +68,7 @@ const std::vector<std::unique_ptr<ModuleExporter>> &moduleExporters()
         std::vector<std::unique_ptr<ModuleExporter>> v;
         v.push_back(std::make_unique<RelayModuleExporter>());
         v.push_back(std::make_unique<OnnxModuleExporter>());
+        v.push_back(std::make_unique<GraphJsonModuleExporter>());
         return v;
     }();
     return list;

@@ -134,6 +134,32 @@ VerifyResult runVerify(const std::string &dir)
             return r;
         }
     }
+    // Weights passed as inputs: each param group of pipeline_config.json feeds the module
+    // parameter of the weight's name (partitions.json "params" says which weight a group is).
+    std::map<std::string, std::size_t> groups;
+    for (const json &pc : config.value("param_connection", json::array())) {
+        const std::size_t k = index(field(pc, "mod_idx", configPath), configPath);
+        if (k >= n)
+            throw BadInput(configPath + ": param_connection names mod_idx " + std::to_string(k));
+        groups[text(field(pc, "global_param_name", configPath), configPath)] = k;
+    }
+    for (const json &p : manifest.value("params", json::array())) {
+        const std::string name = text(field(p, "name", manifestPath), manifestPath);
+        for (const json &grp : p.value("param_connection", json::array())) {
+            const std::string group
+                = text(field(grp, "global_param_name", manifestPath), manifestPath);
+            auto it = groups.find(group);
+            if (it == groups.end()) {
+                r.firstDifference = "param group " + group + " of weight " + name
+                    + " is missing from pipeline_config.json's param_connection";
+                return r;
+            }
+            ModuleBinding b;
+            b.kind = ModuleBinding::Kind::GlobalInput;
+            b.name = name;
+            bound[it->second][name] = b;
+        }
+    }
     // Wiring from pipeline_config.json.
     for (const json &in : field(config, "input_connection", configPath)) {
         const std::size_t k = index(field(in, "mod_idx", configPath), configPath);

@@ -177,6 +177,11 @@ private:
         if (a.attrsRef != b.attrsRef || a.metaRef != b.metaRef || !(a.value == b.value)
             || a.index != b.index)
             return differ(where(ia) + ": value differs");
+        // A tensor constant known only by its name (a graph.json param, `p3`): the name is the
+        // key of its value in the params file, so it must match.
+        if (a.kind == NodeKind::Constant && a.metaRef.empty() && a.value.isNull()
+            && a.name != b.name)
+            return differ(where(ia) + ": constant " + a.name + " vs " + b.name);
         if (a.outputTypes != b.outputTypes)
             return differ(where(ia) + ": type " + a.outputType().toRelay() + " vs "
                           + b.outputType().toRelay());

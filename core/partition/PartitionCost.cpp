@@ -25,8 +25,11 @@ std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const Bound
             continue;
         PartitionCost &pc = costs[static_cast<std::size_t>(i)];
         const NodeCost c = nodeCost(g, n);
-        if (g.node(n).isOperator())
+        if (g.node(n).isOperator()) {
             ++pc.ops;
+            if (!hasStaticShapes(g.node(n)))
+                ++pc.opsWithoutShapes;
+        }
         pc.flops = satAdd(pc.flops, c.flops);
         pc.paramBytes = satAdd(pc.paramBytes, c.paramBytes);
         pc.outputBytes = satAdd(pc.outputBytes, c.outputBytes);

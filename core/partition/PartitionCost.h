@@ -30,6 +30,9 @@ struct PartitionCost
     /// cover count as 0 and are counted in `latencyMissing`).
     std::optional<double> latencyUs;
     std::size_t latencyMissing = 0; ///< Operator nodes without a latency entry.
+    /// Operator nodes whose output shape is not static (unknown or with `?` dims): their FLOPs
+    /// count as 0, so `flops` is a lower bound when this is not 0.
+    std::size_t opsWithoutShapes = 0;
 };
 
 /// Per-partition totals in plan order; boundary bytes come from `boundary`, latencies from

@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/partition/PlanReport.h"
 
+#include "core/analysis/Cost.h"
+#include "core/partition/DiagnosticFix.h"
 #include "core/partition/PartitionCost.h"
 
 #include <algorithm>
@@ -90,6 +92,10 @@ nlohmann::json diagnosticsToJson(const PartitionPlan *plan, const Graph &graph,
                                                 : nlohmann::json(nullptr);
         if (!d.where.file.empty() || d.where.isValid())
             item["location"] = d.where.toString();
+        if (const auto fix = diagnosticFix(graph, d))
+            item["fix"] = { { "action", fix->action },
+                            { "label", fix->label },
+                            { "arguments", fix->arguments } };
         out.push_back(std::move(item));
     }
     return out;
@@ -130,6 +136,7 @@ nlohmann::json planReportJson(const PartitionPlan &plan, const BoundaryTable &bo
                                { "target", p.target },
                                { "ops", c.ops },
                                { "flops", c.flops },
+                               { "ops_without_shapes", c.opsWithoutShapes },
                                { "param_bytes", c.paramBytes },
                                { "output_bytes", c.outputBytes },
                                { "boundary_bytes_in", c.boundaryBytesIn },
@@ -186,7 +193,7 @@ std::string planReportText(const PartitionPlan &plan, const BoundaryTable &bound
                 inputs += (inputs.empty() ? "" : ", ") + in.name;
         }
         rows.push_back({ std::to_string(i), p.name, p.target, std::to_string(c.ops),
-                         humanFlops(c.flops), humanBytes(c.paramBytes),
+                         flopsText(c.flops, c.opsWithoutShapes), humanBytes(c.paramBytes),
                          humanBytes(c.boundaryBytesIn), humanBytes(c.boundaryBytesOut), inputs });
         if (c.latencyUs) {
             char us[32];
@@ -197,6 +204,17 @@ std::string planReportText(const PartitionPlan &plan, const BoundaryTable &bound
     if (latency)
         rows.front().insert(rows.front().begin() + 5, "latency");
     out << table(rows);
+    std::int64_t flops = 0;
+    std::size_t shapeless = 0;
+    for (const PartitionCost &c : costs) {
+        flops += c.flops;
+        shapeless += c.opsWithoutShapes;
+    }
+    out << "FLOPs: " << flopsText(flops, shapeless);
+    if (shapeless)
+        out << ", " << shapeless << (shapeless == 1 ? " node" : " nodes")
+            << " without shapes (their FLOPs are not counted)";
+    out << '\n';
 
     out << "\nBoundary tensors (" << boundary.tensors.size() << "):\n";
     if (!boundary.tensors.empty()) {
@@ -220,8 +238,15 @@ std::string planReportText(const PartitionPlan &plan, const BoundaryTable &bound
     }
 
     out << "\nDiagnostics (" << diagnostics.size() << "):\n";
-    for (const Diagnostic &d : diagnostics)
+    for (const Diagnostic &d : diagnostics) {
         out << "  " << d.toString() << '\n';
+        if (const auto fix = diagnosticFix(g, d); fix && fix->action == "mark_params") {
+            std::string names;
+            for (const std::string &a : fix->arguments)
+                names += (names.empty() ? "" : ",") + a;
+            out << "    fix: " << fix->label << " (--params " << names << ")\n";
+        }
+    }
     return out.str();
 }
 

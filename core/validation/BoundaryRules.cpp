@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 // Rules on what crosses between partitions: global inputs, tuples, implied edges, constants.
 #include "core/analysis/Cost.h"
+#include "core/analysis/WeightInputs.h"
 #include "core/validation/RuleSupport.h"
 #include "core/validation/Validation.h"
 
@@ -60,26 +61,44 @@ std::string nameList(const PartitionPlan &plan, const std::vector<int> &indices)
 
 } // namespace
 
-std::vector<Diagnostic> checkSharedGlobalInputs(const PartitionPlan &plan)
+std::vector<Diagnostic> checkSharedGlobalInputs(const PartitionPlan &plan,
+                                                const std::vector<std::string> &params)
 {
     std::vector<Diagnostic> out;
     const Graph &g = plan.graph();
+    const std::vector<WeightInput> weights = weightInputs(g, plan.function(), params);
     for (NodeId in : plan.view().inputs()) {
+        if (isWeightInput(weights, in))
+            continue; // a parameter: param_connection feeds every module that reads it
         std::vector<NodeId> users;
         const std::vector<int> parts = readers(plan, in, &users);
         if (parts.size() < 2)
             continue;
+        users.insert(users.begin(), in); // the input first: diagnosticFix() names it
+        const std::string inputName = globalInputName(g, in);
         const std::string first = plan.partitions()[static_cast<std::size_t>(parts.front())].name;
         const std::vector<int> rest(parts.begin() + 1, parts.end());
-        out.push_back(
-            make(Severity::Error, "pipeline.shared_global_input",
-                 "global input " + globalInputName(g, in) + " is read by "
-                     + std::to_string(parts.size()) + " partitions (" + nameList(plan, parts)
-                     + "); the pipeline config binds a global input to one module only: route it "
-                       "through "
-                     + first + " (make it an output of " + first + " feeding "
-                     + nameList(plan, rest) + ")",
-                 users, plan.partitions()[static_cast<std::size_t>(parts.front())].id));
+        const std::string read = "global input " + inputName + " is read by "
+            + std::to_string(parts.size()) + " partitions (" + nameList(plan, parts) + ")";
+        // The export forwards a tensor through its first reader (an extra output); only a value
+        // the pipeline executor cannot carry as an output (a tuple, an ADT) has no route.
+        if (g.node(in).outputType().isTensor() || g.node(in).outputType().isUnknown()) {
+            out.push_back(
+                make(Severity::Info, "pipeline.routed_input",
+                     read + "; the export forwards it: " + first
+                         + " returns it as an extra output feeding " + nameList(plan, rest)
+                         + " (treat it as a parameter if it is a weight)",
+                     users, plan.partitions()[static_cast<std::size_t>(parts.front())].id));
+            continue;
+        }
+        out.push_back(make(Severity::Error, "pipeline.shared_global_input",
+                           read
+                               + "; the pipeline config binds a global input to one module only "
+                                 "and its type "
+                               + g.node(in).outputType().toRelay()
+                               + " cannot be forwarded as a module output: treat it as a "
+                                 "parameter (param_connection feeds each module)",
+                           users, plan.partitions()[static_cast<std::size_t>(parts.front())].id));
     }
     return out;
 }

@@ -89,7 +89,7 @@ std::vector<Diagnostic> validateAll(const PartitionPlan &plan, const BoundaryTab
     add(checkPartitionCycles(plan, boundary));
     add(checkConvexity(plan, boundary));
     add(checkTargetSupport(plan, options.opSupport));
-    add(checkSharedGlobalInputs(plan));
+    add(checkSharedGlobalInputs(plan, options.params));
     add(checkConnectivity(plan));
     add(checkTupleCrossings(plan, boundary));
     add(checkImpliedEdges(plan, boundary));

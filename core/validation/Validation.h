@@ -40,6 +40,8 @@ struct ValidationOptions
     /// Measured latencies; when set, checkBalance reports the pipeline's bottleneck. Must
     /// outlive the call.
     const LatencyTable *latency = nullptr;
+    /// Global inputs the user marks as parameters (weights), by name.
+    std::vector<std::string> params;
 };
 
 /// `partition.unassigned` (error): operator nodes with no partition, or one that does not exist.
@@ -58,9 +60,13 @@ std::vector<Diagnostic> checkPartitionCycles(const PartitionPlan &plan,
 std::vector<Diagnostic> checkConvexity(const PartitionPlan &plan, const BoundaryTable &boundary);
 /// `partition.disconnected` (warning): a partition made of several unconnected pieces.
 std::vector<Diagnostic> checkConnectivity(const PartitionPlan &plan);
-/// `pipeline.shared_global_input` (error): a global input read by several partitions; the
-/// pipeline config binds a global input to one module, so it must be routed via its first user.
-std::vector<Diagnostic> checkSharedGlobalInputs(const PartitionPlan &plan);
+/// Global inputs read by several partitions. Weights (weightInputs, plus the inputs named in
+/// `params`) are parameters fed to each module through param_connection: no finding.
+/// `pipeline.routed_input` (info): a tensor the export forwards through its first reader (an
+/// extra output of that module). `pipeline.shared_global_input` (error): a value that cannot be
+/// forwarded (a tuple or ADT input). Both offer the `mark_params` fix.
+std::vector<Diagnostic> checkSharedGlobalInputs(const PartitionPlan &plan,
+                                                const std::vector<std::string> &params = {});
 /// `partition.tuple_crossing` (warning): a tuple value crosses a cut; its fields cross instead.
 std::vector<Diagnostic> checkTupleCrossings(const PartitionPlan &plan,
                                             const BoundaryTable &boundary);

@@ -626,7 +626,8 @@ void TestExport::failedExportKeepsFolder()
     writeAll(tmp.path() + QStringLiteral("/file"), "x");
     const ExportResult io = exportTo(plan, tmp.path() + QStringLiteral("/file"));
     QVERIFY(!io.ok);
-    QCOMPARE(QString::fromStdString(io.diagnostics.front().code), QStringLiteral("export.io"));
+    // (resnet18.relay has no metadata section: export.no_metadata warnings come first.)
+    QCOMPARE(QString::fromStdString(io.diagnostics.back().code), QStringLiteral("export.io"));
     QCOMPARE(readAll(tmp.path() + QStringLiteral("/file")), std::string("x"));
     QCOMPARE(QDir(tmp.path())
                  .entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name),

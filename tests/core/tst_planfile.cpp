@@ -262,6 +262,7 @@ void TestPlanFile::reportText()
             "  #  name    target  ops  FLOPs         params     in         out        inputs\n"
             "  0  stage0  llvm    2    231.61 MFLOP  145.0 KiB  0 B        784.0 KiB  data\n"
             "  1  stage1  llvm    1    200.70 KFLOP  0 B        784.0 KiB  0 B        data_n_0\n"
+            "FLOPs: 231.81 MFLOP\n"
             "\nBoundary tensors (1):\n"
             "  tensor  type                bytes      producer          consumers\n"
             "  %1.0    1×64×56×56 float32  784.0 KiB  stage0.output(0)  stage1.data_n_0 (%2)\n"

@@ -173,10 +173,11 @@ void TestValidation::sharedGlobalInput()
     const auto found = checkSharedGlobalInputs(plan);
     QCOMPARE(lines(found),
              QStringList { QStringLiteral(
-                 "pipeline.shared_global_input: global input data is read by 2 partitions "
-                 "(stage0, stage1); the pipeline config binds a global input to one module only: "
-                 "route it through stage0 (make it an output of stage0 feeding stage1)") });
-    QCOMPARE(found[0].nodes, (std::vector<NodeId> { node(*g, "%0"), node(*g, "%3") }));
+                 "pipeline.routed_input: global input data is read by 2 partitions (stage0, "
+                 "stage1); the export forwards it: stage0 returns it as an extra output feeding "
+                 "stage1 (treat it as a parameter if it is a weight)") });
+    QCOMPARE(found[0].nodes,
+             (std::vector<NodeId> { node(*g, "%data"), node(*g, "%0"), node(*g, "%3") }));
 }
 
 void TestValidation::tupleCrossing()

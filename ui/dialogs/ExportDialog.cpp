@@ -89,6 +89,23 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
         }
         m_format->setEnabled(m_format->count() > 1);
     }
+    // Say up front what this source format produces: compiled models get a run script, and
+    // byoc.relay exists only for Relay modules (ONNX names execution providers instead).
+    if (const cleave::ModuleExporter *writer = m_format->count() > 0
+            ? cleave::moduleExporterFor(m_format->itemData(0).toString().toStdString())
+            : nullptr) {
+        if (writer->modulesAreCompiled())
+            m_buildScript->setText(
+                tr("Run script (run_pipeline.py: runs mod<k>.json on the compiled library)"));
+        if (!writer->writesRelayByoc()) {
+            m_byoc->setChecked(false);
+            m_byoc->setEnabled(false);
+            m_byoc->setText(!writer->executionProvider("llvm").empty()
+                                ? tr("BYOC: partitions.json names each partition's ONNX Runtime "
+                                     "execution provider")
+                                : tr("BYOC modules (byoc.relay): only for Relay models"));
+        }
+    }
     auto *modulesRow = new QHBoxLayout;
     modulesRow->addWidget(m_modules);
     modulesRow->addWidget(m_format);

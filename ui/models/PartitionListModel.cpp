@@ -104,6 +104,11 @@ QVariant PartitionListModel::data(const QModelIndex &index, int role) const
             .arg(QString::fromStdString(cleave::humanBytes(cost.boundaryBytesIn)),
                  QString::fromStdString(cleave::humanBytes(cost.boundaryBytesOut)));
 
+    if (role == Qt::ToolTipRole && index.column() == FlopsColumn && cost.opsWithoutShapes)
+        return tr("At least %1: %n operator(s) without a static shape are not counted", nullptr,
+                  static_cast<int>(cost.opsWithoutShapes))
+            .arg(QString::fromStdString(cleave::humanFlops(cost.flops)));
+
     const bool display = role == Qt::DisplayRole || role == Qt::EditRole;
     if (!display && role != SortRole)
         return {};
@@ -121,6 +126,8 @@ QVariant PartitionListModel::data(const QModelIndex &index, int role) const
         return role == SortRole ? QVariant::fromValue(static_cast<qlonglong>(cost.ops))
                                 : QVariant(QLocale().toString(static_cast<qlonglong>(cost.ops)));
     case FlopsColumn:
+        if (role != SortRole && cost.opsWithoutShapes)
+            return QString::fromStdString(cleave::flopsText(cost.flops, cost.opsWithoutShapes));
         return number(cost.flops, &cleave::humanFlops);
     case ParamsColumn:
         return number(cost.paramBytes, &cleave::humanBytes);

@@ -5,7 +5,9 @@
 #include "core/analysis/Cost.h"
 #include "core/analysis/OpPattern.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <string_view>
 
 namespace cleave::ui {
@@ -21,10 +23,15 @@ bool contains(std::string_view text, std::string_view part)
 
 OpCategory opCategoryOfOp(const std::string &op)
 {
-    const std::string_view name = op;
+    // Lower case, so that ONNX op types (Conv, BatchNormalization, MatMul, MaxPool, Relu) fall in
+    // the same families as the Relay names.
+    std::string lowered(op);
+    std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string_view name = lowered;
     if (contains(name, "conv"))
         return OpCategory::Convolution;
-    if (contains(name, "dense") || contains(name, "matmul") || name == "nn.dense")
+    if (contains(name, "dense") || contains(name, "matmul") || name == "gemm")
         return OpCategory::MatMul;
     if (contains(name, "norm") || contains(name, "nn.lrn"))
         return OpCategory::Normalisation;
@@ -40,7 +47,7 @@ OpCategory opCategoryOfOp(const std::string &op)
     if (name.starts_with("annotation.") || name == "device_copy" || name.starts_with("on_device")
         || name.starts_with("memory.") || name.starts_with("vm."))
         return OpCategory::Control;
-    switch (OpPatternTable::builtin().pattern(name)) {
+    switch (OpPatternTable::builtin().pattern(op)) {
     case OpPatternKind::ElemWise:
     case OpPatternKind::Broadcast:
     case OpPatternKind::CommReduce:

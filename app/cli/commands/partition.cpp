@@ -46,10 +46,11 @@ bool reportEdit(const PlanEdit &edit, const std::string &model, std::ostream &er
 
 /// `partition --out DIR`: writes the export folder (DESIGN.md §3).
 int exportPlan(const PartitionPlan &plan, const BoundaryTable &boundary,
-               const std::vector<Diagnostic> &diagnostics, const Arguments &args,
-               const std::string &dir, const CommandContext &context)
+               const std::vector<Diagnostic> &diagnostics, const std::vector<std::string> &params,
+               const Arguments &args, const std::string &dir, const CommandContext &context)
 {
     ExportOptions options;
+    options.params = params;
     options.liftConstants = args.has("--lift-constants");
     options.force = args.has("--force"); // also: write into a folder that is not an export
     options.diagnostics = diagnostics;
@@ -73,13 +74,14 @@ int exportPlan(const PartitionPlan &plan, const BoundaryTable &boundary,
 
 /// Writes what the plan became: the report, then (unless --dry-run) --save-plan and --out.
 int writeResults(const PartitionPlan &plan, const BoundaryTable &boundary,
-                 const std::vector<Diagnostic> &diagnostics, const LatencyTable *latency,
+                 const std::vector<Diagnostic> &diagnostics, const ValidationOptions &checks,
                  const Arguments &args, const CommandContext &context)
 {
     if (args.has("--json"))
-        context.out << jsonText(planReportJson(plan, boundary, diagnostics, latency)) << '\n';
+        context.out << jsonText(planReportJson(plan, boundary, diagnostics, checks.latency))
+                    << '\n';
     else
-        context.out << planReportText(plan, boundary, diagnostics, latency);
+        context.out << planReportText(plan, boundary, diagnostics, checks.latency);
     if (const auto target = args.value("--save-plan"); target && !args.has("--dry-run")) {
         std::string error;
         if (!savePlanFile(plan, *target, &error)) {
@@ -88,7 +90,8 @@ int writeResults(const PartitionPlan &plan, const BoundaryTable &boundary,
         }
     }
     if (const auto out = args.value("--out"); out && !args.has("--dry-run")) {
-        if (const int status = exportPlan(plan, boundary, diagnostics, args, *out, context);
+        if (const int status
+            = exportPlan(plan, boundary, diagnostics, checks.params, args, *out, context);
             status != exitOk)
             return status;
     }
@@ -147,7 +150,7 @@ int runPartition(const Arguments &args, const CommandContext &context)
     const BoundaryTable boundary = computeBoundary(*plan);
     for (Diagnostic &d : validateAll(*plan, boundary, options))
         diagnostics.push_back(std::move(d));
-    return writeResults(*plan, boundary, diagnostics, options.latency, args, context);
+    return writeResults(*plan, boundary, diagnostics, options, args, context);
 }
 
 } // namespace
@@ -158,7 +161,8 @@ Command partitionCommand()
         "partition",
         "MODEL [(--cut-after OP:INDEX | --cut-after-block NAME[:INDEX])... | --plan PLAN.json] "
         "[--dry-run] [--json] "
-        "[--save-plan FILE] [--out DIR [--lift-constants] [--targets T0,T1,...]]",
+        "[--save-plan FILE] [--params NAMES|FILE] [--out DIR [--lift-constants] "
+        "[--targets T0,T1,...]]",
         "Partition a model and print the partitions (ops, FLOPs, params), the boundary "
         "tensors and the diagnostics.",
         "  --cut-after OP:INDEX  cut after the INDEX-th (0-based) call of OP in program order,\n"
@@ -172,9 +176,18 @@ Command partitionCommand()
         "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}}):\n"
         "                        a latency column and the pipeline's bottleneck\n"
         "  --save-plan FILE      write the resulting plan (not with --dry-run)\n"
-        "  --out DIR             export: mod<k>.relay, pipeline_config.json, partitions.json,\n"
-        "                        build_pipeline.py (+ byoc.relay, byoc_annotated.relay for\n"
-        "                        BYOC targets); DIR is replaced atomically\n"
+        "  --out DIR             export into DIR (replaced atomically): pipeline_config.json,\n"
+        "                        partitions.json and, by source format:\n"
+        "                          Relay      mod<k>.relay, build_pipeline.py (+ byoc.relay,\n"
+        "                                     byoc_annotated.relay for BYOC targets)\n"
+        "                          ONNX       mod<k>.onnx, build_pipeline.py; the manifest\n"
+        "                                     names each partition's ONNX Runtime provider\n"
+        "                          graph.json mod<k>.json over the same compiled library,\n"
+        "                                     run_pipeline.py (no recompilation)\n"
+        "  --params NAMES|FILE   global inputs that are weights, besides those every consumer\n"
+        "                        reads as a weight operand (comma-separated, or a file: one\n"
+        "                        name per line or a JSON list): each module reading one gets\n"
+        "                        it through pipeline_config.json's param_connection\n"
         "  --lift-constants      with --out: constants become trailing parameters const_<i>\n"
         "                        (order of first use), listed in partitions.json\n"
         "  --targets T0,T1,...   with --out: the target of each partition, in order\n"
@@ -188,7 +201,7 @@ Command partitionCommand()
         1,
         runPartition,
         { "--cut-after", "--cut-after-block", "--plan", "--save-plan", "--op-support", "--latency",
-          "--op-patterns", "--out", "--targets" },
+          "--op-patterns", "--out", "--targets", "--params" },
     };
 }
 

@@ -45,20 +45,25 @@ int runValidate(const Arguments &args, const CommandContext &context)
 
 Command validateCommand()
 {
-    return { "validate",
-             "MODEL --plan PLAN.json [--json] [--op-support FILE] [--latency FILE] [--force]",
-             "Validate a partition plan against a model; exit 1 when the plan is invalid.",
-             "  --plan FILE        the plan file to check (required)\n"
-             "  --op-support FILE  {\"target\": ..., \"ops\": [...]} list(s): flag ops a target "
-             "lacks\n"
-             "  --latency FILE     measured latencies: report each partition's share and the\n"
-             "                     bottleneck (cost.balance)\n"
-             "  --force            accept a plan made for a model with another checksum\n"
-             "  --json             print {\"valid\", \"diagnostics\"} as JSON\n",
-             { "--json", "--force" },
-             1,
-             runValidate,
-             { "--plan", "--op-support", "--latency" } };
+    return {
+        "validate",
+        "MODEL --plan PLAN.json [--json] [--op-support FILE] [--latency FILE] "
+        "[--params NAMES|FILE] [--force]",
+        "Validate a partition plan against a model; exit 1 when the plan is invalid.",
+        "  --plan FILE        the plan file to check (required)\n"
+        "  --op-support FILE  {\"target\": ..., \"ops\": [...]} list(s): flag ops a target "
+        "lacks\n"
+        "  --latency FILE     measured latencies: report each partition's share and the\n"
+        "                     bottleneck (cost.balance)\n"
+        "  --params NAMES|FILE global inputs that are weights (comma-separated, or a file:\n"
+        "                     one name per line or a JSON list); a plan's \"params\" count too\n"
+        "  --force            accept a plan made for a model with another checksum\n"
+        "  --json             print {\"valid\", \"diagnostics\"} as JSON\n",
+        { "--json", "--force" },
+        1,
+        runValidate,
+        { "--plan", "--op-support", "--latency", "--params" }
+    };
 }
 
 } // namespace cleave::cli

@@ -138,6 +138,31 @@ std::vector<std::string> onnxOutputNames(const PartitionPlan &plan, const Bounda
     return names;
 }
 
+std::string onnxExecutionProvider(const std::string &target)
+{
+    static const std::pair<const char *, const char *> providers[] = {
+        { "cuda", "CUDAExecutionProvider" },         { "nvptx", "CUDAExecutionProvider" },
+        { "tensorrt", "TensorrtExecutionProvider" }, { "dnnl", "DnnlExecutionProvider" },
+        { "openvino", "OpenVINOExecutionProvider" }, { "rocm", "ROCMExecutionProvider" },
+        { "migraphx", "MIGraphXExecutionProvider" }, { "coreml", "CoreMLExecutionProvider" },
+        { "nnapi", "NnapiExecutionProvider" },       { "acl", "ACLExecutionProvider" },
+        { "armnn", "ArmNNExecutionProvider" },       { "qnn", "QNNExecutionProvider" },
+        { "vitisai", "VitisAIExecutionProvider" },   { "cann", "CANNExecutionProvider" },
+        { "xnnpack", "XnnpackExecutionProvider" },   { "dml", "DmlExecutionProvider" },
+    };
+    const std::string kind = target.substr(0, target.find_first_of(" \t"));
+    for (const auto &[name, provider] : providers) {
+        if (kind == name)
+            return provider;
+    }
+    return "CPUExecutionProvider";
+}
+
+std::string OnnxModuleExporter::executionProvider(const std::string &target) const
+{
+    return onnxExecutionProvider(target);
+}
+
 bool OnnxModuleExporter::acceptsSource(const Graph &graph) const
 {
     return graph.format() == "onnx";

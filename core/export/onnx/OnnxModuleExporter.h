@@ -29,6 +29,8 @@ public:
     {
         return onnxInputNames(plan, boundary, k);
     }
+    /// ONNX Runtime's execution provider for a target (onnxExecutionProvider).
+    [[nodiscard]] std::string executionProvider(const std::string &target) const override;
     bool writeModule(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k,
                      const ExportOptions &options, const std::vector<std::string> &passThrough,
                      std::string &content, ModuleSummary &summary,
@@ -40,6 +42,12 @@ public:
     /// source's constants of the same key.
     [[nodiscard]] std::optional<VerifyResult> verifyFolder(const std::string &dir) const override;
 };
+
+/// The ONNX Runtime execution provider that runs a partition with `target`: llvm / cpu →
+/// `CPUExecutionProvider`, cuda → `CUDAExecutionProvider`, tensorrt, dnnl, openvino, rocm,
+/// migraphx, coreml, nnapi, acl, armnn, qnn, vitisai, cann, xnnpack, dml likewise; other
+/// targets → `CPUExecutionProvider`.
+std::string onnxExecutionProvider(const std::string &target);
 
 /// The ONNX tensor name of a graph tensor (Node::outputNames; the node's name when it has none).
 std::string onnxTensorName(const Graph &graph, TensorRef tensor);

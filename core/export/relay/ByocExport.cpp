@@ -63,6 +63,13 @@ bool byocModules(const ExportModel &m, std::string &byoc, std::string &annotated
             }
             cm.bindings.push_back(std::move(b));
         }
+        // Parameters extractPartition added for forwarded inputs the partition does not read
+        // (constants are not lifted here).
+        for (std::size_t p = cm.bindings.size(); p < modules[k].parameters.size(); ++p) {
+            ModuleBinding b;
+            b.name = modules[k].parameters[p];
+            cm.bindings.push_back(std::move(b));
+        }
         if (isByocTarget(m.targets[k])) {
             const std::string &compiler = m.targets[k];
             const std::string name

@@ -10,6 +10,45 @@
 
 namespace cleave {
 
+namespace {
+
+/// The source printed its constants as `meta[relay.Constant][i]` without the `#[metadata]`
+/// section (`meta data omitted`): the module cannot be parsed by TVM as written.
+Diagnostic noMetadataWarning(const PartitionModule &module, std::size_t k, bool lifted)
+{
+    std::vector<NodeId> nodes;
+    std::size_t count = 0;
+    for (const ModuleConstant &c : module.constants) {
+        if (c.moduleRef.empty())
+            continue;
+        ++count;
+        if (nodes.size() < 16)
+            nodes.push_back(c.source);
+    }
+    const std::string file = "mod" + std::to_string(k) + ".relay";
+    if (lifted)
+        return Diagnostic::make(
+            Severity::Warning, "export.no_metadata",
+            file + " still references " + std::to_string(count)
+                + " constant(s) inside called functions as meta[relay.Constant][i] and the "
+                  "source model has no #[metadata] section: --lift-constants lifts the constants "
+                  "of @main only, so tvm.parser.parse cannot read "
+                + file + " without a metadata section",
+            std::move(nodes));
+    return Diagnostic::make(
+        Severity::Warning, "export.no_metadata",
+        file + " references " + std::to_string(count)
+            + " constant(s) as meta[relay.Constant][i] but the source model has no #[metadata] "
+              "section (it was printed with 'meta data omitted'), so tvm.parser.parse cannot "
+              "read "
+            + file
+            + ": export with --lift-constants to make them parameters fed from your params "
+              "file (partitions.json maps each one to its source constant)",
+        std::move(nodes));
+}
+
+} // namespace
+
 bool RelayModuleExporter::acceptsSource(const Graph &graph) const
 {
     return graph.format() == "relay" || graph.format().empty();
@@ -50,6 +89,8 @@ bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
             module.graph.setMetadata(*subset);
         }
     }
+    if (src.metadata().empty() && !kept.empty())
+        diagnostics.push_back(noMetadataWarning(module, k, options.liftConstants));
     RelayPrintOptions printOptions;
     content = RelayPrinter(module.graph, printOptions).printModule();
     return true;

@@ -14,6 +14,7 @@ public:
     [[nodiscard]] std::string formatName() const override { return "relay"; }
     [[nodiscard]] std::string extension() const override { return "relay"; }
     [[nodiscard]] bool acceptsSource(const Graph &graph) const override;
+    [[nodiscard]] bool writesRelayByoc() const override { return true; }
     bool writeModule(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k,
                      const ExportOptions &options, const std::vector<std::string> &passThrough,
                      std::string &content, ModuleSummary &summary,
