@@ -5,6 +5,7 @@
 #include "core/io/Checksum.h"
 #include "core/io/graphjson/GraphJsonImporter.h"
 #include "core/io/onnx/OnnxImporter.h"
+#include "core/io/relax/RelaxImporter.h"
 #include "core/io/relay/RelayImporter.h"
 
 #include <cerrno>
@@ -29,6 +30,7 @@ const std::vector<std::unique_ptr<Importer>> &importers()
     static const std::vector<std::unique_ptr<Importer>> registry = [] {
         std::vector<std::unique_ptr<Importer>> list;
         list.push_back(std::make_unique<OnnxImporter>()); // strict sniffing first
+        list.push_back(std::make_unique<RelaxImporter>());
         list.push_back(std::make_unique<RelayImporter>());
         list.push_back(std::make_unique<GraphJsonImporter>());
         return list;
@@ -83,7 +85,7 @@ ImportResult importBytes(std::string_view bytes, const std::string &path)
         ImportResult r;
         r.diagnostics.push_back(fileError(path, "import.unknown_format",
                                           "not a model Cleave can read (expected Relay text, "
-                                          "TVM graph.json or ONNX)"));
+                                          "Relax TVMScript, TVM graph.json or ONNX)"));
         return r;
     }
     ImportResult r = importer->importBytes(bytes, path);
