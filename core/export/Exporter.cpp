@@ -4,6 +4,7 @@
 
 #include "core/export/ByocExport.h"
 #include "core/export/ExportModel.h"
+#include "core/export/relax/RelaxArtefacts.h"
 
 #include <chrono>
 #include <filesystem>
@@ -142,9 +143,16 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
         if (options.modules)
             files.emplace_back(model.files[k], std::move(content));
     }
-    if (options.pipelineConfig)
+    // Relax (TVM >= 0.20) has no pipeline executor: partitions.json wires the modules and
+    // build_relax.py, placed.relax.py and byoc.relax.py replace the Relay artefacts.
+    const bool relax = model.writer->formatName() == "relax";
+    if (relax && !relaxArtefacts(model, files, model.diagnostics)) {
+        result.diagnostics = std::move(model.diagnostics);
+        return result;
+    }
+    if (options.pipelineConfig && !relax)
         files.emplace_back("pipeline_config.json", dumpPythonJson(pipelineConfigJson(model)) + "\n");
-    if (options.byoc && hasByocPartition(model)) {
+    if (options.byoc && !relax && hasByocPartition(model)) {
         std::string byoc, annotated, error;
         if (!byocModules(model, byoc, annotated, error)) {
             model.diagnostics.push_back(exportError("export.byoc", error));
@@ -154,7 +162,7 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
         files.emplace_back("byoc.relay", std::move(byoc));
         files.emplace_back("byoc_annotated.relay", std::move(annotated));
     }
-    if (options.buildScript)
+    if (options.buildScript && !relax)
         files.emplace_back("build_pipeline.py", buildScript(model));
     if (options.manifest)
         files.emplace_back("partitions.json", manifestJson(model).dump(2) + "\n");

@@ -4,6 +4,7 @@
 
 #include "core/export/OnnxModuleExporter.h"
 #include "core/export/RelayModuleExporter.h"
+#include "core/export/relax/RelaxModuleExporter.h"
 
 namespace cleave {
 
@@ -13,6 +14,7 @@ const std::vector<std::unique_ptr<ModuleExporter>> &moduleExporters()
         std::vector<std::unique_ptr<ModuleExporter>> v;
         v.push_back(std::make_unique<RelayModuleExporter>());
         v.push_back(std::make_unique<OnnxModuleExporter>());
+        v.push_back(std::make_unique<RelaxModuleExporter>());
         return v;
     }();
     return list;
