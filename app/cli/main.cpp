@@ -138,6 +138,7 @@ const std::vector<Command> &commands()
           "                        are formed with the options below\n"
           FUSION_OPTIONS_HELP
           "  --plan FILE           start from a saved plan instead\n"
+          "  --function NAME       partition this function of the module (default: main)\n"
           "  --op-support FILE     check ops against per-target op-support lists\n"
           "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}}):\n"
           "                        a latency column and the pipeline's bottleneck\n"
@@ -155,7 +156,7 @@ const std::vector<Command> &commands()
             "--lift-constants" },
           1,
           runPartition,
-          { "--cut-after", "--cut-after-block", "--plan", "--save-plan", "--op-support",
+          { "--cut-after", "--cut-after-block", "--plan", "--function", "--save-plan", "--op-support",
             "--latency", "--op-patterns", "--out", "--targets" } },
         { "verify",
           "DIR",
@@ -402,10 +403,17 @@ int runPartition(const Arguments &args)
         return exitBadInput;
     std::vector<cleave::Diagnostic> diagnostics;
     std::optional<cleave::PartitionPlan> plan;
+    const auto functionName = args.value("--function"); // Relax modules have several
+    const cleave::FunctionId function = functionName ? graph->findFunction(*functionName) : cleave::FunctionId {};
+    if (functionName && (!function.isValid() || !graph->function(function).sourceText.empty())) {
+        std::cerr << args.positionals.front() << ": error: the model has no dataflow function '"
+                  << *functionName << "'\n";
+        return exitBadInput;
+    }
     if (args.value("--plan"))
         plan = loadPlan(*graph, args, diagnostics);
     else
-        plan.emplace(*graph);
+        plan.emplace(*graph, function);
     cleave::ValidationOptions options;
     std::optional<cleave::LatencyTable> latency;
     if (!plan || !loadCheckOptions(args, options, latency))
