@@ -377,12 +377,20 @@ void TestRelaxImport::malformed()
 
 void TestRelaxImport::deepNestingIsAnError()
 {
-    // 100000 nested brackets and 2000 nested blocks: an error at a position, never a crash.
+    // 100000 nested brackets, a 100000-term sum and 2000 nested blocks: an error at a position,
+    // never a crash.
     std::string deep = smallModule("            gv = R.add(lv, " + std::string(100000, '(') + "x"
                                    + std::string(100000, ')') + ")");
     const ImportResult r = importBytes(deep, "deep.relax.py");
     QVERIFY(!r.ok());
     QCOMPARE(r.diagnostics.front().where.line, 8);
+    std::string chain = "x";
+    for (int i = 0; i < 100000; ++i)
+        chain += " + x";
+    const ImportResult c
+        = importBytes(smallModule("            gv = R.add(lv, " + chain + ")"), "chain.relax.py");
+    QVERIFY(!c.ok());
+    QCOMPARE(c.diagnostics.front().where.line, 8);
     std::string blocks
         = "@I.ir_module\nclass M:\n    @R.function\n    def main(x: R.Object) -> R.Object:\n";
     for (int i = 0; i < 2000; ++i)

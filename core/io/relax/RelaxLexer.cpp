@@ -281,14 +281,17 @@ Token RelaxLexer::lexNumber(std::size_t begin)
 
 Token RelaxLexer::lexPunct(std::size_t begin)
 {
-    static constexpr std::array<std::string_view, 18> twoChar
-        = { "->", "**", "//", "==", "!=", "<=", ">=", "<<", ">>",
-            "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ":=" };
     const int line = m_line;
     const int col = column(begin);
-    const std::string_view rest = m_src.substr(begin, 2);
-    for (std::string_view op : twoChar) {
-        if (rest == op) {
+    // Two-character operators: `->`, `**`, `//`, `==`, `!=`, `<=`, `>=`, `<<`, `>>`, `:=` and
+    // the augmented assignments `+=`, `-=`, ... (looked up by character, not by string).
+    if (begin + 1 < m_src.size()) {
+        const char a = m_src[begin];
+        const char b = m_src[begin + 1];
+        const bool twoChar = (a == '-' && b == '>') || (a == '*' && b == '*')
+            || (a == '/' && b == '/') || (a == '<' && b == '<') || (a == '>' && b == '>')
+            || (b == '=' && std::string_view("=!<>+-*/%&|^:").find(a) != std::string_view::npos);
+        if (twoChar) {
             m_pos = begin + 2;
             return make(TokenKind::Punct, begin, begin + 2, line, col);
         }

@@ -60,7 +60,7 @@ std::unique_ptr<Graph> RelaxParser::parse()
 
 void RelaxParser::parseModuleStatement()
 {
-    const Token &t = m_ts.peek();
+    const Token t = m_ts.peek();
     if (t.is(TokenKind::Newline)) {
         m_ts.take();
         return;
@@ -131,7 +131,7 @@ void RelaxParser::parseClass(const Token &decorator, const Expr &decoratorExpr)
         "decorator",
         AttrValue::string(exprText(decoratorExpr.kind == Expr::Kind::Call ? decoratorExpr.items[0]
                                                                           : decoratorExpr)));
-    const Token &kw = m_ts.peek();
+    const Token kw = m_ts.peek();
     if (!kw.isName("class"))
         fail(exprAt(kw), "expected 'class' after @I.ir_module, found " + describe(kw));
     m_ts.take();
@@ -153,7 +153,7 @@ void RelaxParser::parseClass(const Token &decorator, const Expr &decoratorExpr)
 
 void RelaxParser::parseMember()
 {
-    const Token &t = m_ts.peek();
+    const Token t = m_ts.peek();
     if (t.isName("pass")) {
         m_ts.take();
         m_ts.expectKind(TokenKind::Newline, "end of line");
@@ -231,7 +231,7 @@ void RelaxParser::parsePrimFunc(const Token &atTok, const Expr &decorator)
     int depth = 1;
     bool lineStart = true;
     while (depth > 0) {
-        const Token &t = m_ts.peek();
+        const Token t = m_ts.peek();
         if (t.is(TokenKind::End))
             fail(exprAt(t), "the body of " + fname + " is not closed");
         if (lineStart && depth == 1 && t.isName("T") && m_ts.peek(1).isPunct(".")
@@ -523,7 +523,7 @@ void RelaxParser::parseIf(Scope &scope, BlockEnd &end)
     FunctionId branches[2];
     for (int b = 0; b < 2; ++b) {
         if (b == 1) {
-            const Token &e = m_ts.peek();
+            const Token e = m_ts.peek();
             if (!e.isName("else"))
                 fail(exprAt(e),
                      "expected 'else:' (a Relax if has both branches), found " + describe(e));

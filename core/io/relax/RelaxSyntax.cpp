@@ -10,7 +10,8 @@ int precedence(const Token &t)
 {
     if (t.kind == TokenKind::Name)
         return t.text == "or" ? 1 : t.text == "and" ? 2 : 0;
-    if (t.kind != TokenKind::Punct)
+    if (t.kind != TokenKind::Punct || t.text.empty()
+        || std::string_view("=!<>|^&+-*/%@").find(t.text[0]) == std::string_view::npos)
         return 0;
     const std::string_view p = t.text;
     if (p == "==" || p == "!=" || p == "<" || p == ">" || p == "<=" || p == ">=")
@@ -172,8 +173,9 @@ TokenStream::TokenStream(std::string_view source)
 
 const Token &TokenStream::peek(std::size_t k)
 {
-    if (m_head > 256 && m_head == m_window.size()) {
-        m_window.clear();
+    // Drop consumed tokens now and then so that the window stays small.
+    if (m_head >= 1024) {
+        m_window.erase(m_window.begin(), m_window.begin() + static_cast<std::ptrdiff_t>(m_head));
         m_head = 0;
     }
     while (m_window.size() <= m_head + k)
@@ -195,7 +197,7 @@ void TokenStream::fail(const Token &at, const std::string &message) const
 
 Token TokenStream::expect(std::string_view p, const std::string &context)
 {
-    const Token &t = peek();
+    const Token t = peek();
     if (!t.isPunct(p))
         fail(t, "expected '" + std::string(p) + "' " + context + ", found " + describe(t));
     return take();
@@ -203,7 +205,7 @@ Token TokenStream::expect(std::string_view p, const std::string &context)
 
 Token TokenStream::expectKind(TokenKind kind, const std::string &what)
 {
-    const Token &t = peek();
+    const Token t = peek();
     if (!t.is(kind))
         fail(t, "expected " + what + ", found " + describe(t));
     return take();
@@ -219,7 +221,7 @@ bool TokenStream::accept(std::string_view p)
 
 Expr TokenStream::parseExpr(bool allowTuple)
 {
-    const Token &start = peek();
+    const Token start = peek();
     if (++m_depth > maxDepth)
         fail(start,
              "expression nested too deeply (more than " + std::to_string(maxDepth) + " levels)");
@@ -231,7 +233,7 @@ Expr TokenStream::parseExpr(bool allowTuple)
         tuple.column = first.column;
         tuple.items.push_back(std::move(first));
         while (accept(",")) {
-            const Token &n = peek();
+            const Token n = peek();
             if (n.is(TokenKind::Newline) || n.isPunct("=") || n.isPunct(")"))
                 break;
             tuple.items.push_back(parseBinary(1));
@@ -246,13 +248,14 @@ Expr TokenStream::parseExpr(bool allowTuple)
 Expr TokenStream::parseBinary(int minPrecedence)
 {
     Expr lhs = parseUnary();
-    for (;;) {
-        const Token &op = peek();
+    // A long chain `a + b + c + ...` nests to the left: bound it like any other nesting.
+    for (int chain = 0;; ++chain) {
+        const Token op = peek();
         const int prec = precedence(op);
         if (prec == 0 || prec < minPrecedence)
             return lhs;
         const Token opTok = take();
-        if (++m_depth > maxDepth)
+        if (++m_depth > maxDepth || chain >= maxDepth)
             fail(opTok, "expression nested too deeply");
         Expr rhs = parseBinary(prec + 1);
         --m_depth;
@@ -269,7 +272,7 @@ Expr TokenStream::parseBinary(int minPrecedence)
 
 Expr TokenStream::parseUnary()
 {
-    const Token &t = peek();
+    const Token t = peek();
     if (t.isPunct("-") || t.isPunct("+") || t.isPunct("~") || t.isName("not")) {
         const Token op = take();
         if (++m_depth > maxDepth)
@@ -299,7 +302,7 @@ Expr TokenStream::parsePostfix()
     Expr e = parseAtom();
     int postfixes = 0;
     for (;;) {
-        const Token &t = peek();
+        const Token t = peek();
         if (t.isPunct(".")) {
             take();
             const Token name = expectKind(TokenKind::Name, "a name after '.'");
@@ -336,7 +339,7 @@ Expr TokenStream::parsePostfix()
 
 void TokenStream::parseCallArguments(Expr &call)
 {
-    const std::string context = "in the call of " + exprText(call.items[0]);
+    auto context = [&] { return "in the call of " + exprText(call.items[0]); };
     while (!peek().isPunct(")")) {
         if (peek().is(TokenKind::Name) && peek(1).isPunct("=")) {
             const Token key = take();
@@ -347,12 +350,12 @@ void TokenStream::parseCallArguments(Expr &call)
             if (peek().isPunct("*") || peek().isPunct("**"))
                 take();
             if (!call.keywords.empty())
-                fail(peek(), "positional argument after a keyword argument " + context);
+                fail(peek(), "positional argument after a keyword argument " + context());
             call.items.push_back(parseExpr());
         }
         if (!accept(",")) {
             if (!peek().isPunct(")"))
-                fail(peek(), "expected ',' or ')' " + context + ", found " + describe(peek()));
+                fail(peek(), "expected ',' or ')' " + context() + ", found " + describe(peek()));
         }
     }
     take();
