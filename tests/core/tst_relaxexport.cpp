@@ -7,6 +7,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -100,6 +102,7 @@ private slots:
     void exportAndVerify();
     void byocMatchesMergeCompositeFunctions();
     void placedModule();
+    void cliFunctionAndInspect();
 };
 
 void TestRelaxExport::exportAndVerify_data()
@@ -285,6 +288,43 @@ void TestRelaxExport::placedModule()
         QCOMPARE(placed->node(copy).outputType().shape, src.outputType().shape);
     }
     checkPythonSyntax({ dir + "/placed.relax.py" });
+}
+
+void TestRelaxExport::cliFunctionAndInspect()
+{
+    const QString llama = corpusPath("llama7b-1layer_mlc-before-quantize_2023.relax.py");
+    if (!QFile::exists(llama) || !QFile::exists(QStringLiteral(CLEAVE_CLI_PATH)))
+        QSKIP("the Relax corpus or cleave-cli is not available");
+    // inspect --json: format "relax"; `decoding` holds 4 call_packed kernels among its ops.
+    QProcess inspect;
+    inspect.start(QStringLiteral(CLEAVE_CLI_PATH), { "inspect", llama, "--json" });
+    QVERIFY(inspect.waitForFinished(60000));
+    QCOMPARE(inspect.exitCode(), 0);
+    const QJsonObject summary = QJsonDocument::fromJson(inspect.readAllStandardOutput()).object();
+    QCOMPARE(summary.value("format").toString(), QStringLiteral("relax"));
+    QCOMPARE(summary.value("ops").toObject().value("vm.builtin.attention_kv_cache_append").toInt(),
+             4);
+    // partition --function decoding: the plan and the export work on that function.
+    QTemporaryDir tmp;
+    const QString dir = tmp.path() + "/decoding";
+    QProcess partition;
+    partition.start(QStringLiteral(CLEAVE_CLI_PATH),
+                    { "partition", llama, "--function", "decoding", "--cut-after", "relax.matmul:3",
+                      "--out", dir });
+    QVERIFY(partition.waitForFinished(60000));
+    QVERIFY2(QFile::exists(dir + "/mod1.relax.py"), partition.readAllStandardError().constData());
+    QFile manifest(dir + "/partitions.json");
+    QVERIFY(manifest.open(QIODevice::ReadOnly));
+    const QJsonObject m = QJsonDocument::fromJson(manifest.readAll()).object();
+    QCOMPARE(m.value("source").toObject().value("function").toString(), QStringLiteral("decoding"));
+    QCOMPARE(m.value("module_format").toString(), QStringLiteral("relax"));
+    const VerifyResult v = verifyExport(dir.toStdString());
+    QVERIFY2(v.ok, v.firstDifference.c_str());
+    QProcess unknown;
+    unknown.start(QStringLiteral(CLEAVE_CLI_PATH),
+                  { "partition", llama, "--function", "rms_norm" });
+    QVERIFY(unknown.waitForFinished(60000));
+    QCOMPARE(unknown.exitCode(), 2); // a PrimFunc is not a dataflow function
 }
 
 QTEST_GUILESS_MAIN(TestRelaxExport)

@@ -278,8 +278,10 @@ void ByocBuilder::addRegion(std::size_t k)
 
 void ByocBuilder::build()
 {
-    for (const auto &[key, value] : m_src.moduleAttrs().items())
-        m_out.moduleAttrs().set(key, value);
+    for (const auto &[key, value] : m_src.moduleAttrs().items()) {
+        if (key != "decorator") // exports use @I.ir_module
+            m_out.moduleAttrs().set(key, value);
+    }
     m_out.setMetadata(m_src.metadata());
     const Function &srcMain = m_src.function(m_plan.function());
     Function main;

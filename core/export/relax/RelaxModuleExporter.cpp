@@ -148,7 +148,7 @@ PartitionModule extractRelaxPartition(const PartitionPlan &plan, const BoundaryT
     g.setFormat("relax");
     g.setVersionHeader("");
     for (const auto &[key, value] : src.moduleAttrs().items()) {
-        if (key != "global_infos")
+        if (key != "global_infos" && key != "decorator") // exports use @I.ir_module
             g.moduleAttrs().set(key, value);
     }
     const FunctionId main = g.findFunction("main");

@@ -48,8 +48,10 @@ std::string relaxPlacedModule(const ExportModel &model)
     Graph out;
     out.setFormat("relax");
     out.setMetadata(src.metadata());
-    for (const auto &[key, value] : src.moduleAttrs().items())
-        out.moduleAttrs().set(key, value);
+    for (const auto &[key, value] : src.moduleAttrs().items()) {
+        if (key != "decorator") // exports use @I.ir_module
+            out.moduleAttrs().set(key, value);
+    }
     std::string infos = "{\"vdevice\": [";
     std::map<std::string, int> perKind;
     for (std::size_t k = 0; k < devices.size(); ++k) {
