@@ -24,6 +24,22 @@ std::string deviceTarget(const std::string &target)
     return target;
 }
 
+/// `{"vdevice": [I.vdevice("cuda", 0), ...]}`: one vdevice per partition, numbered per kind.
+AttrValue globalInfos(const ExportModel &model, const std::vector<std::string> &devices)
+{
+    std::string infos = "{\"vdevice\": [";
+    std::map<std::string, int> perKind;
+    for (std::size_t k = 0; k < devices.size(); ++k) {
+        const std::string target = deviceTarget(model.targets[k]);
+        infos += std::string(k ? ", " : "") + "I.vdevice(" + relax::quoted(target) + ", "
+            + std::to_string(perKind[targetKind(target)]++) + ")";
+    }
+    AttrValue value;
+    value.kind = AttrValue::Kind::Opaque;
+    value.text = infos + "]}";
+    return value;
+}
+
 } // namespace
 
 std::vector<std::string> relaxPartitionDevices(const ExportModel &model)
@@ -52,17 +68,7 @@ std::string relaxPlacedModule(const ExportModel &model)
         if (key != "decorator") // exports use @I.ir_module
             out.moduleAttrs().set(key, value);
     }
-    std::string infos = "{\"vdevice\": [";
-    std::map<std::string, int> perKind;
-    for (std::size_t k = 0; k < devices.size(); ++k) {
-        const std::string target = deviceTarget(model.targets[k]);
-        infos += std::string(k ? ", " : "") + "I.vdevice(" + relax::quoted(target) + ", "
-            + std::to_string(perKind[targetKind(target)]++) + ")";
-    }
-    AttrValue globalInfos;
-    globalInfos.kind = AttrValue::Kind::Opaque;
-    globalInfos.text = infos + "]}";
-    out.moduleAttrs().set("global_infos", globalInfos);
+    out.moduleAttrs().set("global_infos", globalInfos(model, devices));
 
     GraphCopier copier(src, out);
     for (std::size_t f = 0; f < src.functionCount(); ++f) {
