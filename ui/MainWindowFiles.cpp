@@ -53,7 +53,7 @@ void MainWindow::showOpenDialog()
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open Model or Project"),
         settings.value(lastDirectoryKey, QDir::homePath()).toString(),
-        tr("Models and projects (*.relay *.txt *.json *.onnx *.cleave);;Cleave projects "
+        tr("Models and projects (*.relay *.txt *.py *.json *.onnx *.cleave);;Cleave projects "
            "(*.cleave);;All files (*)"));
     if (path.isEmpty())
         return;

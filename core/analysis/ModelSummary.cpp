@@ -187,6 +187,7 @@ ModelSummary ModelSummary::compute(const Graph &graph)
     std::vector<bool> calledFromMain(functionCount, false);
     const FunctionId main = graph.mainFunction();
     std::unordered_set<std::string> seenConstants;
+    const bool relax = graph.format() == "relax";
 
     if (main.isValid()) {
         for (NodeId id : graph.function(main).nodes) {
@@ -206,6 +207,13 @@ ModelSummary ModelSummary::compute(const Graph &graph)
             break;
         case NodeKind::FunctionCall:
             if (node.callee.isValid()) {
+                // Relax counts `cls.f(...)` calls of module functions as op calls of `f`.
+                const Function &callee = graph.function(node.callee);
+                if (relax && callee.kind == Function::Kind::Global) {
+                    ++s.opCalls;
+                    ++s.ops[callee.name];
+                    ++directOps[node.function.index()][callee.name];
+                }
                 ++calls[node.callee.index()];
                 if (main.isValid() && graph.topLevelFunction(node.function) == main)
                     calledFromMain[node.callee.index()] = true;

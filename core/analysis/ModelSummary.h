@@ -54,7 +54,8 @@ struct BlockSummary
 
 /// What `cleave-cli inspect` and the editor's Summary dock show about a model: format, functions,
 /// operator histogram, the main function's inputs and outputs, fused blocks and constants.
-/// Operator counts cover every OpCall node of the module, nested function bodies included.
+/// Operator counts cover every OpCall node of the module, nested function bodies included (for
+/// Relax modules also every `cls.f(...)` call of a module function, counted under `f`).
 struct ModelSummary
 {
     std::string format;

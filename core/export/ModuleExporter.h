@@ -98,18 +98,24 @@ public:
         (void)refs;
         return std::nullopt;
     }
-    /// Whole-model artefacts for the plan's BYOC partitions (Relay: `byoc.relay` and
-    /// `byoc_annotated.relay`), appended to `files` as (file name, content). Writers whose format
-    /// has no BYOC form add nothing. Returns false with `error` when they cannot be written.
-    virtual bool writeByocArtefacts(const ExportModel &model,
-                                    std::vector<std::pair<std::string, std::string>> &files,
-                                    std::string &error) const
+    /// Whole-model artefacts besides the modules, appended to `files` as (file name, content):
+    /// Relay writes `byoc.relay` and `byoc_annotated.relay` for BYOC partitions; Relax writes
+    /// `byoc.relax.py`, `placed.relax.py` and `build_relax.py`. Writers of other formats add
+    /// nothing. Returns false with error diagnostics when they cannot be written.
+    virtual bool writeModelArtefacts(const ExportModel &model, const ExportOptions &options,
+                                     std::vector<std::pair<std::string, std::string>> &files,
+                                     std::vector<Diagnostic> &diagnostics) const
     {
         (void)model;
+        (void)options;
         (void)files;
-        (void)error;
+        (void)diagnostics;
         return true;
     }
+    /// True when the modules run under TVM's pipeline executor (Relay, ONNX, graph.json):
+    /// the export then writes pipeline_config.json and a build or run script. Relax (TVM >=
+    /// 0.20, which has no pipeline executor) is wired by partitions.json instead.
+    [[nodiscard]] virtual bool usesPipelineExecutor() const { return true; }
     /// The recomposition check of an export folder of this format when it cannot be done by
     /// wiring `@main` signatures through pipeline_config.json (ONNX modules connect by tensor
     /// names); nullopt means the generic check applies.

@@ -126,20 +126,17 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
         if (options.modules)
             files.emplace_back(model.files[k], std::move(content));
     }
-    if (options.pipelineConfig)
+    const bool pipeline = model.writer->usesPipelineExecutor();
+    if (options.pipelineConfig && pipeline)
         files.emplace_back("pipeline_config.json",
                            dumpPythonJson(pipelineConfigJson(model)) + "\n");
-    if (options.byoc) {
-        std::string error;
-        if (!model.writer->writeByocArtefacts(model, files, error)) {
-            model.diagnostics.push_back(exportError("export.byoc", error));
-            result.diagnostics = std::move(model.diagnostics);
-            return result;
-        }
+    if (!model.writer->writeModelArtefacts(model, options, files, model.diagnostics)) {
+        result.diagnostics = std::move(model.diagnostics);
+        return result;
     }
-    if (options.buildScript && model.writer->modulesAreCompiled())
+    if (options.buildScript && pipeline && model.writer->modulesAreCompiled())
         files.emplace_back("run_pipeline.py", runScript(model));
-    else if (options.buildScript)
+    else if (options.buildScript && pipeline)
         files.emplace_back("build_pipeline.py", buildScript(model));
     if (options.manifest)
         files.emplace_back(

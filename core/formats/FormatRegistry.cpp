@@ -4,10 +4,12 @@
 
 #include "core/export/graphjson/GraphJsonModuleExporter.h"
 #include "core/export/onnx/OnnxModuleExporter.h"
+#include "core/export/relax/RelaxModuleExporter.h"
 #include "core/export/relay/RelayModuleExporter.h"
 #include "core/io/ContentSniffer.h"
 #include "core/io/graphjson/GraphJsonImporter.h"
 #include "core/io/onnx/OnnxImporter.h"
+#include "core/io/relax/RelaxImporter.h"
 #include "core/io/relay/RelayImporter.h"
 
 namespace cleave {
@@ -17,6 +19,7 @@ const std::vector<std::unique_ptr<Importer>> &importers()
     static const std::vector<std::unique_ptr<Importer>> registry = [] {
         std::vector<std::unique_ptr<Importer>> list;
         list.push_back(std::make_unique<OnnxImporter>()); // strict sniffing first
+        list.push_back(std::make_unique<RelaxImporter>());
         list.push_back(std::make_unique<RelayImporter>());
         list.push_back(std::make_unique<GraphJsonImporter>());
         return list;
@@ -48,7 +51,7 @@ ImportResult importBytes(std::string_view bytes, const std::string &path)
         ImportResult r;
         r.diagnostics.push_back(fileError(path, "import.unknown_format",
                                           "not a model Cleave can read (expected Relay text, "
-                                          "TVM graph.json or ONNX)"));
+                                          "Relax TVMScript, TVM graph.json or ONNX)"));
         return r;
     }
     return importBytesWith(*importer, bytes, path);
@@ -69,6 +72,7 @@ const std::vector<std::unique_ptr<ModuleExporter>> &moduleExporters()
         v.push_back(std::make_unique<RelayModuleExporter>());
         v.push_back(std::make_unique<OnnxModuleExporter>());
         v.push_back(std::make_unique<GraphJsonModuleExporter>());
+        v.push_back(std::make_unique<RelaxModuleExporter>());
         return v;
     }();
     return list;

@@ -72,7 +72,8 @@ std::string Function::composite() const
 
 std::string Function::compiler() const
 {
-    return attrs.stringOr("Compiler", {});
+    const std::string compiler = attrs.stringOr("Compiler", {});
+    return compiler.empty() ? attrs.stringOr("Codegen", {}) : compiler;
 }
 
 FunctionId Graph::addFunction(Function f)
@@ -146,7 +147,7 @@ FunctionId Graph::mainFunction() const
             continue;
         if (f.name == "main")
             return FunctionId(i);
-        if (!firstGlobal.isValid())
+        if (!firstGlobal.isValid() && f.sourceText.empty())
             firstGlobal = FunctionId(i);
     }
     if (firstGlobal.isValid())

@@ -101,12 +101,15 @@ struct Function
     bool hasReturnType = false;
     SourceLocation where;
     std::vector<NodeId> nodes; ///< Nodes whose `function` is this one, in creation order.
+    /// The verbatim source of a function whose body Cleave does not model (a Relax module's
+    /// TIR `@T.prim_func`); empty for functions with a dataflow body.
+    std::string sourceText;
 
     /// True for `Primitive=1` functions (fused kernels and BYOC partitions).
     [[nodiscard]] bool isPrimitive() const;
     /// `Composite=` value, or empty.
     [[nodiscard]] std::string composite() const;
-    /// `Compiler=` value, or empty.
+    /// `Compiler=` (Relay) or `Codegen` (Relax) value, or empty.
     [[nodiscard]] std::string compiler() const;
 };
 
@@ -159,7 +162,8 @@ public:
     [[nodiscard]] std::span<const Node> nodes() const { return m_nodes; }
     [[nodiscard]] std::span<const Function> functions() const { return m_functions; }
 
-    /// The function partitioning works on: `@main`, else the only global, else the first one.
+    /// The function partitioning works on: `@main`, else the first global with a dataflow body
+    /// (not a TIR PrimFunc), else the first one.
     [[nodiscard]] FunctionId mainFunction() const;
     /// The global function called `name` (without `@`), or an invalid id.
     [[nodiscard]] FunctionId findFunction(std::string_view name) const;
@@ -201,9 +205,14 @@ public:
     /// The version header of a Relay source (`0.0.5`, `0.0.4`), empty when absent.
     [[nodiscard]] const std::string &versionHeader() const { return m_version; }
     void setVersionHeader(std::string v) { m_version = std::move(v); }
-    /// The `#[metadata]` JSON of a Relay source, verbatim; empty when absent.
+    /// The `#[metadata]` JSON of a Relay source (the `tvm.ir.load_json` text of a Relax one),
+    /// verbatim; empty when absent.
     [[nodiscard]] const std::string &metadata() const { return m_metadata; }
     void setMetadata(std::string m) { m_metadata = std::move(m); }
+    /// Module-level facts of formats that have them (Relax: `class` name, TIR dialect,
+    /// `I.module_global_infos`), kept so that modules print back.
+    [[nodiscard]] const Attributes &moduleAttrs() const { return m_moduleAttrs; }
+    [[nodiscard]] Attributes &moduleAttrs() { return m_moduleAttrs; }
 
 private:
     std::vector<Node> m_nodes;
@@ -218,6 +227,7 @@ private:
     std::string m_checksum;
     std::string m_version;
     std::string m_metadata;
+    Attributes m_moduleAttrs;
 };
 
 } // namespace cleave

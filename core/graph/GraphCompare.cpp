@@ -94,6 +94,8 @@ private:
         const std::string name = (fa.kind == Function::Kind::Global ? "@" : "") + fa.name;
         if (fa.attrs != fb.attrs)
             return differ("function " + name + ": attributes differ");
+        if (fa.sourceText != fb.sourceText)
+            return differ("function " + name + ": source text differs");
         if (fa.params.size() != fb.params.size())
             return differ("function " + name + ": " + std::to_string(fa.params.size()) + " vs "
                           + std::to_string(fb.params.size()) + " parameters");

@@ -126,12 +126,19 @@ int runPartition(const Arguments &args, const CommandContext &context)
     const auto graph = importModel(model, context.err);
     if (!graph)
         return exitBadInput;
+    const auto functionName = args.value("--function"); // Relax modules have several
+    const FunctionId function = functionName ? graph->findFunction(*functionName) : FunctionId {};
+    if (functionName && (!function.isValid() || !graph->function(function).sourceText.empty())) {
+        context.err << model << ": error: the model has no dataflow function '" << *functionName
+                    << "'\n";
+        return exitBadInput;
+    }
     std::vector<Diagnostic> diagnostics;
     std::optional<PartitionPlan> plan;
     if (args.value("--plan"))
         plan = loadPlan(*graph, args, diagnostics, context.err);
     else
-        plan.emplace(*graph);
+        plan.emplace(*graph, function);
     ValidationOptions options;
     std::optional<LatencyTable> latency;
     if (!plan || !loadCheckOptions(args, options, latency, context.err))
@@ -172,6 +179,7 @@ Command partitionCommand()
         "                        NAME, e.g. nn_conv2d_add_nn_relu:2; repeatable; the blocks\n"
         "                        are formed with the options below\n" //
         CLEAVE_CLI_FUSION_OPTIONS_HELP "  --plan FILE           start from a saved plan instead\n"
+        "  --function NAME       partition this function of the module (default: main)\n"
         "  --op-support FILE     check ops against per-target op-support lists\n"
         "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}}):\n"
         "                        a latency column and the pipeline's bottleneck\n"
@@ -200,8 +208,8 @@ Command partitionCommand()
           "--lift-constants" },
         1,
         runPartition,
-        { "--cut-after", "--cut-after-block", "--plan", "--save-plan", "--op-support", "--latency",
-          "--op-patterns", "--out", "--targets", "--params" },
+        { "--cut-after", "--cut-after-block", "--plan", "--function", "--save-plan", "--op-support",
+          "--latency", "--op-patterns", "--out", "--targets", "--params" },
     };
 }
 

@@ -134,15 +134,18 @@ std::optional<std::string> RelayModuleExporter::constantDifference(
     return std::nullopt;
 }
 
-bool RelayModuleExporter::writeByocArtefacts(
-    const ExportModel &model, std::vector<std::pair<std::string, std::string>> &files,
-    std::string &error) const
+bool RelayModuleExporter::writeModelArtefacts(
+    const ExportModel &model, const ExportOptions &options,
+    std::vector<std::pair<std::string, std::string>> &files,
+    std::vector<Diagnostic> &diagnostics) const
 {
-    if (!hasByocPartition(model))
+    if (!options.byoc || !hasByocPartition(model))
         return true;
-    std::string byoc, annotated;
-    if (!byocModules(model, byoc, annotated, error))
+    std::string byoc, annotated, error;
+    if (!byocModules(model, byoc, annotated, error)) {
+        diagnostics.push_back(Diagnostic::make(Severity::Error, "export.byoc", error));
         return false;
+    }
     files.emplace_back("byoc.relay", std::move(byoc));
     files.emplace_back("byoc_annotated.relay", std::move(annotated));
     return true;

@@ -24,9 +24,9 @@ public:
     [[nodiscard]] std::optional<std::string>
     constantDifference(const Graph &module, const Graph &source,
                        const std::vector<std::pair<std::string, std::string>> &refs) const override;
-    bool writeByocArtefacts(const ExportModel &model,
-                            std::vector<std::pair<std::string, std::string>> &files,
-                            std::string &error) const override;
+    bool writeModelArtefacts(const ExportModel &model, const ExportOptions &options,
+                             std::vector<std::pair<std::string, std::string>> &files,
+                             std::vector<Diagnostic> &diagnostics) const override;
 };
 
 } // namespace cleave

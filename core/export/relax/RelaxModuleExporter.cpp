@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/export/relax/RelaxModuleExporter.h"
+
+#include "core/export/relax/RelaxArtefacts.h"
+#include "core/export/relax/RelaxPrinter.h"
+#include "core/io/Importer.h"
+#include "core/io/relax/RelaxImporter.h"
+#include "core/io/relax/RelaxValues.h"
+
+#include <nlohmann/json.hpp>
+
+namespace cleave {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+const std::string relaxPrefix = "metadata[\"relax.expr.Constant\"][";
+const std::string relayPrefix = "meta[relay.Constant][";
+
+std::optional<std::size_t> indexAfter(const std::string &ref, const std::string &prefix)
+{
+    if (ref.rfind(prefix, 0) != 0 || ref.size() <= prefix.size() + 1 || ref.back() != ']')
+        return std::nullopt;
+    const std::string digits = ref.substr(prefix.size(), ref.size() - prefix.size() - 1);
+    if (digits.empty() || digits.size() > 12
+        || digits.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    return static_cast<std::size_t>(std::stoull(digits));
+}
+
+std::string relaxRef(std::size_t i)
+{
+    return relaxPrefix + std::to_string(i) + "]";
+}
+
+bool callsPrimFunc(const Node &n)
+{
+    if (n.kind != NodeKind::OpCall)
+        return false;
+    const std::string form = n.attrs.stringOr("call", "");
+    return form == "call_tir" || form == "call_tir_inplace" || form == "call_tir_with_grad"
+        || form == "call_dps_packed";
+}
+
+/// The `relax.expr.Constant` array node of a metadata document, or nullptr.
+ojson *constantArray(ojson &doc)
+{
+    if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
+        return nullptr;
+    ojson &nodes = doc["nodes"];
+    const std::size_t root = doc.value("root", std::size_t(0));
+    if (root >= nodes.size() || !nodes[root].is_object() || !nodes[root].contains("keys"))
+        return nullptr;
+    const ojson &keys = nodes[root]["keys"];
+    const ojson &data = nodes[root].value("data", ojson::array());
+    for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
+        if (keys[i] == "relax.expr.Constant" && data[i].is_number_unsigned()) {
+            const std::size_t arr = data[i].get<std::size_t>();
+            if (arr < nodes.size() && nodes[arr].is_object() && nodes[arr].contains("data")
+                && nodes[arr]["data"].is_array())
+                return &nodes[arr];
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+std::optional<std::size_t> relaxConstantIndex(const std::string &metaRef)
+{
+    return indexAfter(metaRef, relaxPrefix);
+}
+
+std::optional<std::string> relaxMetadataSubset(const std::string &source,
+                                               const std::vector<std::size_t> &constants)
+{
+    ojson doc = ojson::parse(source, nullptr, false);
+    if (doc.is_discarded())
+        return std::nullopt;
+    ojson *array = constantArray(doc);
+    if (!array)
+        return std::nullopt;
+    const ojson all = (*array)["data"];
+    ojson kept = ojson::array();
+    for (std::size_t i : constants) {
+        if (i >= all.size())
+            return std::nullopt;
+        kept.push_back(all[i]);
+    }
+    (*array)["data"] = std::move(kept);
+    return doc.dump(2);
+}
+
+std::optional<std::vector<std::string>> relaxConstantPayloads(const std::string &metadata)
+{
+    ojson doc = ojson::parse(metadata, nullptr, false);
+    if (doc.is_discarded())
+        return std::nullopt;
+    const ojson *array = constantArray(doc);
+    if (!array)
+        return std::nullopt;
+    const ojson &nodes = doc["nodes"];
+    const ojson b64 = doc.value("b64ndarrays", ojson::array());
+    std::vector<std::string> payloads;
+    for (const ojson &ref : (*array)["data"]) {
+        std::string payload;
+        if (ref.is_number_unsigned() && ref.get<std::size_t>() < nodes.size()) {
+            const ojson &node = nodes[ref.get<std::size_t>()];
+            const ojson attrs = node.value("attrs", ojson::object());
+            const std::string d = attrs.value("data", std::string());
+            if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos) {
+                const std::size_t k = std::stoull(d);
+                if (k < b64.size() && b64[k].is_string())
+                    payload = b64[k].get<std::string>();
+            }
+        }
+        payloads.push_back(std::move(payload));
+    }
+    return payloads;
+}
+
+void addCalledPrimFuncs(const Graph &source, Graph &module)
+{
+    for (std::size_t i = 0; i < module.nodeCount(); ++i) {
+        const Node &n = module.node(NodeId(i));
+        if (!callsPrimFunc(n) || module.findFunction(n.op).isValid())
+            continue;
+        const FunctionId src = source.findFunction(n.op);
+        if (!src.isValid() || source.function(src).sourceText.empty())
+            continue;
+        Function f;
+        f.kind = Function::Kind::Global;
+        f.name = source.function(src).name;
+        f.attrs = source.function(src).attrs;
+        f.sourceText = source.function(src).sourceText;
+        f.where = source.function(src).where;
+        module.addFunction(std::move(f));
+    }
+}
+
+PartitionModule extractRelaxPartition(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                      std::size_t k, bool liftConstants,
+                                      const std::vector<std::string> &passThrough)
+{
+    const Graph &src = plan.graph();
+    PartitionModule module = extractPartition(plan, boundary, k, liftConstants, passThrough);
+    Graph &g = module.graph;
+    g.setFormat("relax");
+    g.setVersionHeader("");
+    for (const auto &[key, value] : src.moduleAttrs().items()) {
+        if (key != "global_infos" && key != "decorator") // exports use @I.ir_module
+            g.moduleAttrs().set(key, value);
+    }
+    const FunctionId main = g.findFunction("main");
+    if (main.isValid()) {
+        if (const AttrValue *df = src.function(plan.function()).attrs.find("@dataflow"))
+            g.function(main).attrs.set("@dataflow", *df);
+    }
+    for (std::size_t i = 0; i < g.nodeCount(); ++i) {
+        Node &n = g.node(NodeId(i));
+        if (const auto idx = indexAfter(n.metaRef, relayPrefix))
+            n.metaRef = relaxRef(*idx);
+    }
+    for (ModuleConstant &c : module.constants) {
+        if (const auto idx = indexAfter(c.moduleRef, relayPrefix))
+            c.moduleRef = relaxRef(*idx);
+    }
+    addCalledPrimFuncs(src, g);
+    g.finalize();
+    return module;
+}
+
+bool RelaxModuleExporter::acceptsSource(const Graph &graph) const
+{
+    return graph.format() == "relax";
+}
+
+bool RelaxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                      std::size_t k, const ExportOptions &options,
+                                      const std::vector<std::string> &passThrough,
+                                      std::string &content, ModuleSummary &summary,
+                                      std::vector<Diagnostic> &diagnostics) const
+{
+    const Graph &src = plan.graph();
+    PartitionModule module
+        = extractRelaxPartition(plan, boundary, k, options.liftConstants, passThrough);
+    summary.parameters = module.parameters;
+    std::vector<std::size_t> kept;
+    for (const ModuleConstant &c : module.constants) {
+        summary.constants.push_back(
+            { c.sourceRef, c.moduleRef, c.parameter, c.type, src.key(c.source) });
+        if (!c.moduleRef.empty()) {
+            if (const auto index = relaxConstantIndex(c.sourceRef))
+                kept.push_back(*index);
+        }
+    }
+    if (!src.metadata().empty() && !kept.empty()) {
+        const auto subset = relaxMetadataSubset(src.metadata(), kept);
+        if (!subset) {
+            diagnostics.push_back(
+                Diagnostic::make(Severity::Warning, "export.metadata",
+                                 "the source's metadata header could not be read; mod"
+                                     + std::to_string(k) + ".relax.py carries it unchanged"));
+            module.graph.setMetadata(src.metadata());
+        } else {
+            module.graph.setMetadata(*subset);
+        }
+    }
+    content = printRelax(module.graph);
+    return true;
+}
+
+std::unique_ptr<Graph> RelaxModuleExporter::readModule(const std::string &path,
+                                                       std::vector<Diagnostic> &diagnostics) const
+{
+    ImportResult r = importFileWith(RelaxImporter(), path);
+    for (Diagnostic &d : r.diagnostics)
+        diagnostics.push_back(std::move(d));
+    if (!r.ok())
+        return nullptr;
+    return std::move(r.graph);
+}
+
+std::optional<std::string> RelaxModuleExporter::constantDifference(
+    const Graph &module, const Graph &source,
+    const std::vector<std::pair<std::string, std::string>> &refs) const
+{
+    if (source.metadata().empty() || refs.empty())
+        return std::nullopt; // the source carries no values to compare
+    if (module.metadata().empty())
+        return std::string("the module has no metadata header, the source has constant values");
+    const auto mine = relaxConstantPayloads(module.metadata());
+    const auto theirs = relaxConstantPayloads(source.metadata());
+    if (!mine)
+        return std::string("the module's metadata header cannot be read");
+    if (!theirs)
+        return std::nullopt;
+    for (const auto &[moduleRef, sourceRef] : refs) {
+        const auto i = relaxConstantIndex(moduleRef);
+        const auto j = relaxConstantIndex(sourceRef);
+        if (!i || !j || *j >= theirs->size())
+            continue;
+        if (*i >= mine->size())
+            return moduleRef + " has no value in the module's metadata header";
+        if ((*mine)[*i] != (*theirs)[*j])
+            return "the value of " + moduleRef + " differs from the source's " + sourceRef;
+    }
+    return std::nullopt;
+}
+
+bool RelaxModuleExporter::writeModelArtefacts(
+    const ExportModel &model, const ExportOptions &options,
+    std::vector<std::pair<std::string, std::string>> &files,
+    std::vector<Diagnostic> &diagnostics) const
+{
+    (void)options; // relaxArtefacts reads the options from the model
+    return relaxArtefacts(model, files, diagnostics);
+}
+
+} // namespace cleave

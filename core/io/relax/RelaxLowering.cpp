@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+//
+// RelaxParser, second half: from parsed expressions to graph nodes, and the module's final
+// checks (undefined functions, types of untyped bindings, op patterns of kernels).
+#include "core/io/relax/RelaxParser.h"
+#include "core/io/relax/RelaxValues.h"
+
+#include <array>
+#include <span>
+
+namespace cleave::relax {
+
+namespace {
+
+constexpr std::array<std::string_view, 6> kernelForms
+    = { "call_tir",        "call_tir_inplace", "call_tir_with_grad",
+        "call_dps_packed", "call_packed",      "call_pure_packed" };
+constexpr std::array<std::string_view, 5> constantForms
+    = { "const", "shape", "prim_value", "str", "dtype" };
+
+bool isOneOf(std::string_view s, std::span<const std::string_view> list)
+{
+    for (std::string_view item : list) {
+        if (s == item)
+            return true;
+    }
+    return false;
+}
+
+Type scalarType(const AttrValue &v, const std::string &dtype)
+{
+    std::string dt = dtype;
+    if (dt.empty())
+        dt = v.kind == AttrValue::Kind::Float ? "float32"
+            : v.kind == AttrValue::Kind::Bool ? "bool"
+                                              : "int64";
+    if (v.kind == AttrValue::Kind::List)
+        return Type::tensor({ Dim::known(static_cast<std::int64_t>(v.list.size())) }, dt);
+    return Type::tensor({}, dt);
+}
+
+Type namedType(const std::string &name, const std::string &dtype = {})
+{
+    Type t;
+    t.kind = Type::Kind::Named;
+    t.name = name;
+    t.dtype = dtype;
+    return t;
+}
+
+} // namespace
+
+RelaxParser::Value RelaxParser::addNode(Node node, Scope &scope, const Expr &at)
+{
+    node.function = scope.function;
+    node.where = SourceLocation { {}, at.line, at.column };
+    Value v;
+    v.ref = TensorRef { m_graph->addNode(std::move(node)), 0 };
+    return v;
+}
+
+TensorRef RelaxParser::materialize(const Value &v, Scope &scope, const Expr &at)
+{
+    if (v.kind == Value::Kind::Tensor)
+        return v.ref;
+    Node n;
+    n.kind = NodeKind::FunctionValue;
+    n.callee = v.function;
+    return addNode(std::move(n), scope, at).ref;
+}
+
+RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const std::string &name,
+                                             const Type *annotation)
+{
+    Node node;
+    node.name = name;
+    if (annotation) {
+        node.outputTypes = { *annotation };
+        node.typeAnnotated = true;
+    }
+    switch (e.kind) {
+    case Expr::Kind::Name: {
+        if (e.text.find('.') == std::string::npos)
+            return lookup(e, scope); // an alias is the same value
+        const std::string prefix = e.text.substr(0, e.text.find('.'));
+        if (prefix == "cls" || prefix == m_className) {
+            Value v;
+            v.kind = Value::Kind::Function;
+            v.function = globalFunction(e.text.substr(prefix.size() + 1), e);
+            if (name.empty())
+                return v;
+            node.kind = NodeKind::FunctionValue;
+            node.callee = v.function;
+            return addNode(std::move(node), scope, e);
+        }
+        fail(e, "'" + e.text + "' is not a value", "relax.undefined");
+    }
+    case Expr::Kind::Call:
+        return lowerCall(e, scope, name, annotation);
+    case Expr::Kind::Tuple: {
+        node.kind = NodeKind::Tuple;
+        for (const Expr &item : e.items)
+            node.inputs.push_back(materialize(lowerExpr(item, scope), scope, item));
+        return addNode(std::move(node), scope, e);
+    }
+    case Expr::Kind::Subscript:
+        return lowerSubscript(e, scope, std::move(node));
+    case Expr::Kind::Number:
+    case Expr::Kind::String:
+    case Expr::Kind::Constant:
+        node.kind = NodeKind::Constant;
+        node.op = "literal";
+        node.value = attrFromExpr(e);
+        if (node.outputTypes.empty())
+            node.outputTypes = { e.kind == Expr::Kind::String ? namedType("R.Object")
+                                                              : scalarType(node.value, {}) };
+        return addNode(std::move(node), scope, e);
+    default:
+        fail(e, "expected a Relax value, found " + exprText(e).substr(0, 60));
+    }
+}
+
+RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node node)
+{
+    const Expr &base = e.items[0];
+    const Expr &index = e.items[1];
+    if (base.kind == Expr::Kind::Subscript && base.items[0].isName("metadata")) {
+        const Expr &key = base.items[1];
+        if (key.kind != Expr::Kind::String)
+            fail(key, "expected metadata[\"relax.expr.Constant\"][i]", "relax.metadata");
+        if (index.kind != Expr::Kind::Number
+            || index.text.find_first_not_of("0123456789") != std::string::npos)
+            fail(index, "a metadata index must be a non-negative integer", "relax.metadata");
+        const std::size_t i
+            = std::stoull(index.text.size() > 18 ? std::string("999999999999999999") : index.text);
+        if (m_hasMetadata) {
+            auto it = m_metadataCounts.find(key.text);
+            if (it == m_metadataCounts.end())
+                fail(key, "the metadata header has no \"" + key.text + "\" entries",
+                     "relax.metadata");
+            if (i >= it->second)
+                fail(index,
+                     "metadata[\"" + key.text + "\"][" + index.text
+                         + "] is out of range: the metadata header holds "
+                         + std::to_string(it->second) + " entr" + (it->second == 1 ? "y" : "ies"),
+                     "relax.metadata");
+        }
+        node.kind = NodeKind::Constant;
+        node.metaRef = "metadata[" + quoted(key.text) + "][" + index.text + "]";
+        return addNode(std::move(node), scope, e);
+    }
+    if (index.kind != Expr::Kind::Number
+        || index.text.find_first_not_of("0123456789") != std::string::npos || index.text.size() > 9)
+        fail(index, "expected a tuple index such as lv[0], found " + exprText(index));
+    node.kind = NodeKind::TupleGetItem;
+    node.index = static_cast<std::uint32_t>(std::stoul(index.text));
+    node.inputs = { materialize(lowerExpr(base, scope), scope, base) };
+    return addNode(std::move(node), scope, e);
+}
+
+RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std::string &name,
+                                          const Type *annotation)
+{
+    Node node;
+    node.name = name;
+    if (annotation) {
+        node.outputTypes = { *annotation };
+        node.typeAnnotated = true;
+    }
+    const Expr &callee = e.items[0];
+    if (callee.kind != Expr::Kind::Name)
+        fail(callee, "cannot call " + exprText(callee).substr(0, 60));
+    const std::string &path = callee.text;
+    const std::size_t dot = path.find('.');
+    const std::string prefix = path.substr(0, dot);
+    if (prefix == "R" && dot != std::string::npos) {
+        const std::string op = path.substr(2);
+        if (isOneOf(op, kernelForms))
+            return lowerKernelCall(e, op, scope, std::move(node));
+        if (isOneOf(op, constantForms))
+            return lowerConstant(e, op, scope, std::move(node));
+        if (op == "tuple") {
+            node.kind = NodeKind::Tuple;
+            for (std::size_t i = 1; i < e.items.size(); ++i)
+                node.inputs.push_back(materialize(lowerExpr(e.items[i], scope), scope, e.items[i]));
+            return addNode(std::move(node), scope, e);
+        }
+        if (op == "output" || op == "func_attr" || op == "dataflow")
+            fail(e, path + " is a statement, not a value");
+        if (!op.empty() && op[0] >= 'A' && op[0] <= 'Z')
+            fail(e, path + " is a type annotation, not a value");
+        node.kind = NodeKind::OpCall;
+        node.op = "relax." + op;
+    } else if ((prefix == "cls" || prefix == m_className) && dot != std::string::npos) {
+        node.kind = NodeKind::FunctionCall;
+        node.callee = globalFunction(path.substr(dot + 1), callee);
+    } else if (dot == std::string::npos) {
+        const Value f = lookup(callee, scope);
+        if (f.kind == Value::Kind::Function) {
+            node.kind = NodeKind::FunctionCall;
+            node.callee = f.function;
+        } else {
+            node.kind = NodeKind::ClosureCall;
+            node.inputs.push_back(f.ref);
+        }
+    } else {
+        fail(callee,
+             "unknown callee '" + path + "' (expected R.<op>, cls.<function> or a local function)",
+             "relax.undefined");
+    }
+    for (std::size_t i = 1; i < e.items.size(); ++i)
+        node.inputs.push_back(materialize(lowerExpr(e.items[i], scope), scope, e.items[i]));
+    for (std::size_t i = 0; i < e.kwargs.size(); ++i)
+        node.attrs.set(e.keywords[i], attrFromExpr(e.kwargs[i]));
+    if (node.kind == NodeKind::OpCall && node.outputTypes.empty()) {
+        if (const Expr *sinfo = e.keyword("sinfo_args"))
+            node.outputTypes = { typeFromExpr(*sinfo) };
+    }
+    return addNode(std::move(node), scope, e);
+}
+
+RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string &form,
+                                                Scope &scope, Node node)
+{
+    node.kind = NodeKind::OpCall;
+    node.attrs.set("call", AttrValue::string(form));
+    const bool packed = form == "call_packed" || form == "call_pure_packed";
+    if (e.items.size() < 2)
+        fail(e, "R." + form + " needs the function to call");
+    const Expr &fn = e.items[1];
+    if (fn.kind == Expr::Kind::String) {
+        node.op = fn.text;
+    } else if (fn.kind == Expr::Kind::Name && fn.text.find('.') != std::string::npos
+               && (fn.text.rfind("cls.", 0) == 0 || fn.text.rfind(m_className + ".", 0) == 0)) {
+        node.op = fn.text.substr(fn.text.find('.') + 1);
+        globalFunction(node.op, fn);
+    } else {
+        fail(fn, "R." + form + " calls cls.<PrimFunc> or a \"symbol\", found " + exprText(fn));
+    }
+    std::size_t next = 2;
+    if (packed) {
+        for (; next < e.items.size(); ++next)
+            node.inputs.push_back(
+                materialize(lowerExpr(e.items[next], scope), scope, e.items[next]));
+    } else if (next < e.items.size()) {
+        const Expr &args = e.items[next++];
+        if (args.kind == Expr::Kind::Tuple) {
+            for (const Expr &a : args.items)
+                node.inputs.push_back(materialize(lowerExpr(a, scope), scope, a));
+        } else if (!args.isCallOf("R.tuple") || args.items.size() > 1) {
+            node.inputs.push_back(materialize(lowerExpr(args, scope), scope, args));
+        }
+    }
+    const Expr *sinfo = nullptr;
+    for (const char *key : { "out_sinfo", "out_ty", "sinfo_args", "ty_args" }) {
+        if (const Expr *k = e.keyword(key)) {
+            sinfo = k;
+            if (std::string_view(key) == "out_ty" || std::string_view(key) == "ty_args")
+                m_sinfoKeyword = "ty";
+        }
+    }
+    if (!sinfo && !packed && next < e.items.size())
+        sinfo = &e.items[next++];
+    if (!packed && next < e.items.size()) {
+        node.attrs.set("tir_vars", attrFromExpr(e.items[next++]));
+    }
+    if (next < e.items.size())
+        fail(e.items[next], "too many arguments to R." + form);
+    if (!sinfo && !packed)
+        fail(e, "R." + form + " needs out_sinfo= (the output's struct info)");
+    if (sinfo && node.outputTypes.empty()) {
+        Type t = typeFromExpr(*sinfo);
+        // sinfo_args=(R.Object,) is the one result's struct info.
+        if (packed && t.isTuple() && t.fields.size() == 1)
+            t = t.fields[0];
+        node.outputTypes = { t };
+    }
+    for (std::size_t i = 0; i < e.kwargs.size(); ++i) {
+        const std::string &k = e.keywords[i];
+        if (k != "out_sinfo" && k != "out_ty" && k != "sinfo_args" && k != "ty_args")
+            node.attrs.set(k, attrFromExpr(e.kwargs[i]));
+    }
+    return addNode(std::move(node), scope, e);
+}
+
+RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, const std::string &ctor, Scope &scope,
+                                              Node node)
+{
+    node.kind = NodeKind::Constant;
+    node.op = "R." + ctor;
+    if (e.items.size() < 2 && ctor != "shape")
+        fail(e, "R." + ctor + " needs a value");
+    const Expr *value = e.items.size() > 1 ? &e.items[1] : nullptr;
+    Type type;
+    if (ctor == "const") {
+        node.value = attrFromExpr(*value);
+        const Expr *dtype = e.keyword("dtype");
+        if (!dtype && e.items.size() > 2)
+            dtype = &e.items[2];
+        if (dtype && dtype->kind != Expr::Kind::String)
+            fail(*dtype, "the dtype of R.const must be a string");
+        if (dtype)
+            node.attrs.set("dtype", AttrValue::string(dtype->text));
+        type = scalarType(node.value, dtype ? dtype->text : std::string());
+    } else if (ctor == "shape") {
+        if (!value || (value->kind != Expr::Kind::List && value->kind != Expr::Kind::Tuple))
+            fail(e, "R.shape expects a list of dims such as R.shape([1, n])");
+        node.value = attrFromExpr(*value);
+        type = typeFromExpr([&] {
+            Expr t = e;
+            t.items[0].text = "R.Shape";
+            return t;
+        }());
+    } else if (ctor == "prim_value") {
+        node.value = attrFromExpr(*value);
+        type = namedType("R.Prim", node.value.kind == AttrValue::Kind::Float ? "float64" : "int64");
+    } else {
+        if (value->kind != Expr::Kind::String)
+            fail(*value, "R." + ctor + " expects a string");
+        node.value = AttrValue::string(value->text);
+        type = namedType("R.Object");
+    }
+    if (node.outputTypes.empty())
+        node.outputTypes = { type };
+    return addNode(std::move(node), scope, e);
+}
+
+void RelaxParser::finish()
+{
+    Graph &g = *m_graph;
+    // The earliest reference of a function the module does not define.
+    const std::string *missing = nullptr;
+    std::pair<int, int> first { 0, 0 };
+    for (const auto &[name, id] : m_globals) {
+        const auto where = m_firstReference[id.value];
+        if (!m_defined[id.value] && (!missing || where < first)) {
+            missing = &name;
+            first = where;
+        }
+    }
+    if (missing) {
+        Expr at;
+        at.line = first.first;
+        at.column = first.second;
+        fail(at, "the module has no function '" + *missing + "'", "relax.undefined");
+    }
+    if (!m_sinfoKeyword.empty())
+        g.moduleAttrs().set("sinfo_keyword", AttrValue::string(m_sinfoKeyword));
+    // Types of untyped bindings, in creation order (producers first).
+    for (std::size_t i = 0; i < g.nodeCount(); ++i) {
+        Node &n = g.node(NodeId(i));
+        if (n.kind == NodeKind::OpCall && n.attrs.find("call")) {
+            auto it = m_globals.find(n.op);
+            if (it != m_globals.end()) {
+                if (const AttrValue *p = g.function(it->second).attrs.find("op_pattern"))
+                    n.attrs.set("op_pattern", *p);
+            }
+        }
+        if (!n.outputType().isUnknown())
+            continue;
+        if (n.kind == NodeKind::FunctionCall && n.callee.isValid()
+            && g.function(n.callee).hasReturnType) {
+            n.outputTypes = { g.function(n.callee).returnType };
+        } else if (n.kind == NodeKind::TupleGetItem && !n.inputs.empty()) {
+            n.outputTypes = { g.tensorType(n.inputs[0]).field(n.index) };
+        } else if (n.kind == NodeKind::Tuple) {
+            std::vector<Type> fields;
+            for (const TensorRef &in : n.inputs)
+                fields.push_back(g.tensorType(in));
+            n.outputTypes = { Type::tuple(std::move(fields)) };
+        }
+    }
+}
+
+} // namespace cleave::relax

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/io/relax/RelaxParser.h"
+
+#include "core/io/relax/RelaxValues.h"
+
+#include <nlohmann/json.hpp>
+
+namespace cleave::relax {
+
+namespace {
+
+std::string at(int line, int column)
+{
+    return std::to_string(line) + ":" + std::to_string(column);
+}
+
+Expr exprAt(const Token &t)
+{
+    Expr e;
+    e.line = t.line;
+    e.column = t.column;
+    return e;
+}
+
+bool isDecorator(const Expr &e, std::string_view name)
+{
+    return e.isName(name) || e.isCallOf(name);
+}
+
+} // namespace
+
+RelaxParser::RelaxParser(std::string_view source)
+    : m_ts(source)
+{
+}
+
+void RelaxParser::fail(const Expr &at, const std::string &message, const std::string &code) const
+{
+    throw ParseError { message, at.line, at.column, code };
+}
+
+std::unique_ptr<Graph> RelaxParser::parse()
+{
+    m_graph = std::make_unique<Graph>();
+    m_graph->setFormat("relax");
+    m_graph->reserveNodes(m_ts.source().size() / 80);
+    const std::string_view head = m_ts.source().substr(0, 4096);
+    m_graph->moduleAttrs().set(
+        "tir",
+        AttrValue::string(head.find("import tirx as T") != std::string_view::npos ? "tirx"
+                                                                                  : "tir"));
+    while (!m_ts.peek().is(TokenKind::End))
+        parseModuleStatement();
+    if (!m_sawClass)
+        fail(exprAt(m_ts.peek()), "no `@I.ir_module class ...:` module found");
+    finish();
+    return std::move(m_graph);
+}
+
+void RelaxParser::parseModuleStatement()
+{
+    const Token t = m_ts.peek();
+    if (t.is(TokenKind::Newline)) {
+        m_ts.take();
+        return;
+    }
+    if (t.isName("import") || t.isName("from")) {
+        while (!m_ts.peek().is(TokenKind::Newline) && !m_ts.peek().is(TokenKind::End))
+            m_ts.take();
+        return;
+    }
+    if (t.isName("metadata") && m_ts.peek(1).isPunct("=")) {
+        m_ts.take();
+        m_ts.take();
+        readMetadata(m_ts.parseExpr());
+        m_ts.expectKind(TokenKind::Newline, "end of line after the metadata header");
+        return;
+    }
+    if (t.isPunct("@")) {
+        const Token decorator = m_ts.take();
+        const Expr e = m_ts.parseExpr();
+        m_ts.expectKind(TokenKind::Newline, "end of line after the decorator");
+        if (!isDecorator(e, "I.ir_module") && !isDecorator(e, "tvm.script.ir_module")
+            && !isDecorator(e, "ir_module"))
+            fail(e, "expected @I.ir_module before the module class, found @" + exprText(e));
+        parseClass(decorator, e);
+        return;
+    }
+    fail(exprAt(t), "expected `@I.ir_module class Name:`, found " + describe(t));
+}
+
+void RelaxParser::readMetadata(const Expr &value)
+{
+    if (!value.isCallOf("tvm.ir.load_json") || value.items.size() != 2
+        || value.items[1].kind != Expr::Kind::String)
+        fail(value, "expected metadata = tvm.ir.load_json(\"\"\"...\"\"\")", "relax.metadata");
+    const std::string &text = value.items[1].text;
+    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes")
+        || !doc["nodes"].is_array())
+        fail(value.items[1], "the metadata header is not TVM's JSON object graph",
+             "relax.metadata");
+    const nlohmann::json &nodes = doc["nodes"];
+    const std::size_t root = doc.value("root", 0U);
+    if (root < nodes.size() && nodes[root].is_object()
+        && nodes[root].value("type_key", "") == "Map") {
+        const nlohmann::json &keys = nodes[root].value("keys", nlohmann::json::array());
+        const nlohmann::json &data = nodes[root].value("data", nlohmann::json::array());
+        for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
+            if (!keys[i].is_string() || !data[i].is_number_unsigned())
+                continue;
+            const std::size_t arr = data[i].get<std::size_t>();
+            std::size_t count = 0;
+            if (arr < nodes.size() && nodes[arr].is_object() && nodes[arr].contains("data")
+                && nodes[arr]["data"].is_array())
+                count = nodes[arr]["data"].size();
+            m_metadataCounts[keys[i].get<std::string>()] = count;
+        }
+    }
+    m_hasMetadata = true;
+    m_graph->setMetadata(text);
+}
+
+void RelaxParser::parseClass(const Token &decorator, const Expr &decoratorExpr)
+{
+    if (m_sawClass)
+        fail(exprAt(decorator), "a second module class: a file holds one IRModule");
+    m_sawClass = true;
+    m_graph->moduleAttrs().set(
+        "decorator",
+        AttrValue::string(exprText(decoratorExpr.kind == Expr::Kind::Call ? decoratorExpr.items[0]
+                                                                          : decoratorExpr)));
+    const Token kw = m_ts.peek();
+    if (!kw.isName("class"))
+        fail(exprAt(kw), "expected 'class' after @I.ir_module, found " + describe(kw));
+    m_ts.take();
+    const Token name = m_ts.expectKind(TokenKind::Name, "the module class name");
+    m_className = std::string(name.text);
+    m_graph->moduleAttrs().set("name", AttrValue::string(m_className));
+    if (m_ts.accept("(")) {
+        while (!m_ts.peek().isPunct(")"))
+            m_ts.take();
+        m_ts.take();
+    }
+    m_ts.expect(":", "after the class name");
+    m_ts.expectKind(TokenKind::Newline, "end of line after 'class " + m_className + ":'");
+    m_ts.expectKind(TokenKind::Indent, "the indented class body");
+    while (!m_ts.peek().is(TokenKind::Dedent) && !m_ts.peek().is(TokenKind::End))
+        parseMember();
+    m_ts.take();
+}
+
+void RelaxParser::parseMember()
+{
+    const Token t = m_ts.peek();
+    if (t.isName("pass")) {
+        m_ts.take();
+        m_ts.expectKind(TokenKind::Newline, "end of line");
+        return;
+    }
+    if (t.isPunct("@")) {
+        const Token atTok = m_ts.take();
+        const Expr decorator = m_ts.parseExpr();
+        m_ts.expectKind(TokenKind::Newline, "end of line after the decorator");
+        if (isDecorator(decorator, "T.prim_func")) {
+            parsePrimFunc(atTok, decorator);
+            return;
+        }
+        if (isDecorator(decorator, "R.function")) {
+            parseFunction(decorator, Function::Kind::Global, nullptr);
+            return;
+        }
+        fail(decorator,
+             "unknown decorator @" + exprText(decorator)
+                 + " (expected @R.function or @T.prim_func)");
+    }
+    if (t.is(TokenKind::Name)) {
+        const Expr e = m_ts.parseExpr(true);
+        if (e.isCallOf("I.module_global_infos")) {
+            AttrValue v;
+            v.kind = AttrValue::Kind::Opaque;
+            v.text = exprText(e.items.size() > 1 ? e.items[1] : e);
+            m_graph->moduleAttrs().set("global_infos", v);
+            m_ts.expectKind(TokenKind::Newline, "end of line");
+            return;
+        }
+        fail(e,
+             "expected a function of the module (@R.function or @T.prim_func), found "
+                 + exprText(e).substr(0, 60));
+    }
+    fail(exprAt(t), "expected a function of the module, found " + describe(t));
+}
+
+FunctionId RelaxParser::globalFunction(const std::string &name, const Expr &at)
+{
+    auto it = m_globals.find(name);
+    if (it != m_globals.end())
+        return it->second;
+    Function f;
+    f.kind = Function::Kind::Global;
+    f.name = name;
+    const FunctionId id = m_graph->addFunction(std::move(f));
+    m_globals.emplace(name, id);
+    m_firstReference.emplace(id.value, std::make_pair(at.line, at.column));
+    return id;
+}
+
+void RelaxParser::parsePrimFunc(const Token &atTok, const Expr &decorator)
+{
+    (void)decorator;
+    const Token def = m_ts.peek();
+    if (!def.isName("def"))
+        fail(exprAt(def), "expected 'def' after @T.prim_func, found " + describe(def));
+    m_ts.take();
+    const Token name = m_ts.expectKind(TokenKind::Name, "the PrimFunc's name");
+    const std::string fname(name.text);
+    const FunctionId id = globalFunction(fname, exprAt(name));
+    if (m_defined[id.value])
+        fail(exprAt(name), "the module defines '" + fname + "' twice", "relax.duplicate");
+    m_defined[id.value] = true;
+    // Signature: up to the ':' that ends the header (the lexer keeps brackets balanced).
+    while (!(m_ts.peek().isPunct(":") && m_ts.peek(1).is(TokenKind::Newline))) {
+        if (m_ts.peek().is(TokenKind::Newline) || m_ts.peek().is(TokenKind::End))
+            fail(exprAt(m_ts.peek()), "expected ':' to end the header of " + fname);
+        m_ts.take();
+    }
+    m_ts.take();
+    Token last = m_ts.expectKind(TokenKind::Newline, "end of line after the PrimFunc header");
+    m_ts.expectKind(TokenKind::Indent, "the indented body of " + fname);
+    int depth = 1;
+    bool lineStart = true;
+    while (depth > 0) {
+        const Token t = m_ts.peek();
+        if (t.is(TokenKind::End))
+            fail(exprAt(t), "the body of " + fname + " is not closed");
+        if (lineStart && depth == 1 && t.isName("T") && m_ts.peek(1).isPunct(".")
+            && m_ts.peek(2).isName("func_attr") && m_ts.peek(3).isPunct("(")) {
+            const Expr call = m_ts.parseExpr();
+            if (call.items.size() == 2 && call.items[1].kind == Expr::Kind::Dict) {
+                const AttrValue attrs = attrFromExpr(call.items[1]);
+                for (std::size_t i = 0; i < attrs.keys.size(); ++i)
+                    m_graph->function(id).attrs.set(attrs.keys[i], attrs.list[i]);
+            }
+            continue;
+        }
+        const Token tok = m_ts.take();
+        lineStart
+            = tok.is(TokenKind::Newline) || tok.is(TokenKind::Indent) || tok.is(TokenKind::Dedent);
+        if (tok.is(TokenKind::Indent))
+            ++depth;
+        else if (tok.is(TokenKind::Dedent))
+            --depth;
+        else if (tok.is(TokenKind::Newline))
+            last = tok;
+    }
+    // The verbatim text, de-indented by the decorator's column.
+    const std::string_view src = m_ts.source();
+    const std::string_view text = src.substr(atTok.offset, last.offset - atTok.offset);
+    const std::size_t indent = static_cast<std::size_t>(atTok.column - 1);
+    std::string out;
+    out.reserve(text.size());
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t eol = text.find('\n', pos);
+        if (eol == std::string_view::npos)
+            eol = text.size();
+        std::string_view line = text.substr(pos, eol - pos);
+        if (pos > 0) {
+            std::size_t strip = 0;
+            while (strip < indent && strip < line.size() && line[strip] == ' ')
+                ++strip;
+            line.remove_prefix(strip);
+        }
+        while (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        out.append(line);
+        out += '\n';
+        pos = eol + 1;
+    }
+    m_graph->function(id).sourceText = std::move(out);
+}
+
+FunctionId RelaxParser::parseFunction(const Expr &decorator, Function::Kind kind, Scope *outer)
+{
+    const Token def = m_ts.peek();
+    if (!def.isName("def"))
+        fail(exprAt(def), "expected 'def' after @R.function, found " + describe(def));
+    m_ts.take();
+    const Token nameTok = m_ts.expectKind(TokenKind::Name, "the function's name");
+    const std::string name(nameTok.text);
+    FunctionId id;
+    if (kind == Function::Kind::Global) {
+        id = globalFunction(name, exprAt(nameTok));
+        if (m_defined[id.value])
+            fail(exprAt(nameTok), "the module defines '" + name + "' twice", "relax.duplicate");
+        m_defined[id.value] = true;
+    } else {
+        Function f;
+        f.kind = Function::Kind::Literal;
+        f.name = name;
+        f.parent = outer->function;
+        id = m_graph->addFunction(std::move(f));
+        Value v;
+        v.kind = Value::Kind::Function;
+        v.function = id;
+        bind(*outer, name, v, exprAt(nameTok));
+    }
+    m_graph->function(id).where = SourceLocation { {}, nameTok.line, nameTok.column };
+    for (std::size_t i = 0; i < decorator.kwargs.size(); ++i)
+        m_graph->function(id).attrs.set("@" + decorator.keywords[i],
+                                        attrFromExpr(decorator.kwargs[i]));
+    Scope scope;
+    scope.function = id;
+    scope.parent = outer;
+    m_ts.expect("(", "to open the parameters of " + name);
+    parseParameters(scope);
+    if (m_ts.accept("->")) {
+        const Expr ret = m_ts.parseExpr();
+        m_graph->function(id).returnType = typeFromExpr(ret);
+        m_graph->function(id).hasReturnType = true;
+    }
+    m_ts.expect(":", "to end the header of " + name);
+    m_ts.expectKind(TokenKind::Newline, "end of line after the header of " + name);
+    BlockEnd end;
+    parseBlock(scope, end);
+    if (!m_graph->function(id).result.isValid())
+        fail(exprAt(def), "function '" + name + "' has no return statement", "relax.syntax");
+    return id;
+}
+
+void RelaxParser::parseParameters(Scope &scope)
+{
+    while (!m_ts.peek().isPunct(")")) {
+        const Token p = m_ts.expectKind(TokenKind::Name, "a parameter name");
+        Node n;
+        n.kind = NodeKind::Input;
+        n.function = scope.function;
+        n.name = std::string(p.text);
+        n.where = SourceLocation { {}, p.line, p.column };
+        if (m_ts.accept(":")) {
+            n.outputTypes = { typeFromExpr(m_ts.parseExpr()) };
+            n.typeAnnotated = true;
+        }
+        const NodeId id = m_graph->addNode(std::move(n));
+        m_graph->function(scope.function).params.push_back(id);
+        Value v;
+        v.ref = TensorRef { id, 0 };
+        bind(scope, std::string(p.text), v, exprAt(p));
+        if (!m_ts.accept(",") && !m_ts.peek().isPunct(")"))
+            m_ts.fail(m_ts.peek(),
+                      "expected ',' or ')' in the parameter list, found " + describe(m_ts.peek()));
+    }
+    m_ts.take();
+}
+
+void RelaxParser::bind(Scope &scope, const std::string &name, const Value &v, const Expr &at)
+{
+    Value bound = v;
+    bound.line = at.line;
+    bound.column = at.column;
+    const auto [it, inserted] = scope.names.emplace(name, bound);
+    if (!inserted)
+        fail(at,
+             "duplicate binding of '" + name + "' (first bound at "
+                 + relax::at(it->second.line, it->second.column) + ")",
+             "relax.duplicate");
+}
+
+RelaxParser::Value RelaxParser::lookup(const Expr &name, Scope &scope)
+{
+    for (Scope *s = &scope; s; s = s->parent) {
+        auto it = s->names.find(name.text);
+        if (it != s->names.end())
+            return it->second;
+    }
+    fail(name, "undefined variable '" + name.text + "'", "relax.undefined");
+}
+
+void RelaxParser::parseBlock(Scope &scope, BlockEnd &end)
+{
+    const Token open = m_ts.expectKind(TokenKind::Indent, "an indented block");
+    if (++m_blockDepth > maxBlockDepth)
+        fail(exprAt(open),
+             "blocks nested too deeply (more than " + std::to_string(maxBlockDepth) + " levels)");
+    while (!m_ts.peek().is(TokenKind::Dedent)) {
+        if (m_ts.peek().is(TokenKind::End))
+            fail(exprAt(m_ts.peek()), "unexpected end of file inside a block");
+        parseStatement(scope, end);
+    }
+    m_ts.take();
+    --m_blockDepth;
+}
+
+void RelaxParser::parseStatement(Scope &scope, BlockEnd &end)
+{
+    const Token t = m_ts.peek();
+    Function &fn = m_graph->function(scope.function);
+    if (fn.result.isValid() && fn.kind != Function::Kind::Scope)
+        fail(exprAt(t), "statement after the return statement of '" + fn.name + "'");
+    if (t.isPunct("@")) {
+        m_ts.take();
+        const Expr decorator = m_ts.parseExpr();
+        m_ts.expectKind(TokenKind::Newline, "end of line after the decorator");
+        if (!isDecorator(decorator, "R.function"))
+            fail(decorator, "only @R.function closures can be nested in a function");
+        parseFunction(decorator, Function::Kind::Literal, &scope);
+        return;
+    }
+    if (t.isName("with")) {
+        m_ts.take();
+        const Expr ctx = m_ts.parseExpr();
+        if (!ctx.isCallOf("R.dataflow"))
+            fail(ctx, "expected `with R.dataflow():`, found with " + exprText(ctx));
+        m_ts.expect(":", "after with R.dataflow()");
+        m_ts.expectKind(TokenKind::Newline, "end of line after `with R.dataflow():`");
+        m_graph->function(scope.function).attrs.set("@dataflow", AttrValue::boolean(true));
+        parseBlock(scope, end);
+        return;
+    }
+    if (t.isName("if")) {
+        parseIf(scope, end);
+        return;
+    }
+    if (t.isName("pass")) {
+        m_ts.take();
+        m_ts.expectKind(TokenKind::Newline, "end of line");
+        return;
+    }
+    if (t.isName("return")) {
+        m_ts.take();
+        const Expr e = m_ts.parseExpr(true);
+        const Value v = lowerExpr(e, scope);
+        m_graph->function(scope.function).result = materialize(v, scope, e).node;
+        m_ts.expectKind(TokenKind::Newline, "end of line after return");
+        return;
+    }
+    const Expr target = m_ts.parseExpr(true);
+    if (m_ts.accept(":")) {
+        const Expr annotation = m_ts.parseExpr();
+        m_ts.expect("=", "after the type annotation of " + exprText(target));
+        const Expr value = m_ts.parseExpr(true);
+        m_ts.expectKind(TokenKind::Newline, "end of line after the binding");
+        parseAssignment(scope, end, target, &annotation, value);
+        return;
+    }
+    if (m_ts.accept("=")) {
+        const Expr value = m_ts.parseExpr(true);
+        m_ts.expectKind(TokenKind::Newline, "end of line after the binding");
+        parseAssignment(scope, end, target, nullptr, value);
+        return;
+    }
+    m_ts.expectKind(TokenKind::Newline, "end of line after the statement");
+    parseExpressionStatement(scope, target);
+}
+
+void RelaxParser::parseExpressionStatement(Scope &scope, const Expr &e)
+{
+    if (e.isCallOf("R.func_attr")) {
+        if (e.items.size() != 2 || e.items[1].kind != Expr::Kind::Dict)
+            fail(e, "R.func_attr expects one dict argument");
+        const AttrValue attrs = attrFromExpr(e.items[1]);
+        for (std::size_t i = 0; i < attrs.keys.size(); ++i)
+            m_graph->function(scope.function).attrs.set(attrs.keys[i], attrs.list[i]);
+        return;
+    }
+    if (e.isCallOf("R.output")) {
+        for (std::size_t i = 1; i < e.items.size(); ++i) {
+            if (e.items[i].kind != Expr::Kind::Name)
+                fail(e.items[i], "R.output takes variables");
+            lookup(e.items[i], scope);
+        }
+        return;
+    }
+    // A call for its effect (`R.print(...)`): an unnamed binding.
+    if (e.kind != Expr::Kind::Call)
+        fail(e, "expected a binding `name: type = value`, found " + exprText(e).substr(0, 60));
+    lowerExpr(e, scope);
+}
+
+void RelaxParser::parseAssignment(Scope &scope, BlockEnd &end, const Expr &target,
+                                  const Expr *annotation, const Expr &value)
+{
+    // Symbolic shape variables: `n = T.int64()`, `n, m = T.int64(), T.int64()`.
+    auto isVarDecl = [](const Expr &v) {
+        return v.kind == Expr::Kind::Call && !v.items.empty() && v.items[0].kind == Expr::Kind::Name
+            && v.items[0].text.rfind("T.", 0) == 0;
+    };
+    if (target.kind == Expr::Kind::Tuple && value.kind == Expr::Kind::Tuple) {
+        for (const Expr &v : value.items) {
+            if (!isVarDecl(v))
+                fail(target, "tuple unpacking is only supported for symbolic variables");
+        }
+        return;
+    }
+    if (target.kind != Expr::Kind::Name || target.text.find('.') != std::string::npos)
+        fail(target, "expected a variable name on the left of '=', found " + exprText(target));
+    if (isVarDecl(value))
+        return;
+    if (value.kind == Expr::Kind::Name && value.text == m_className) {
+        scope.names.erase(target.text);
+        return; // `cls = Module`
+    }
+    Type type;
+    if (annotation)
+        type = typeFromExpr(*annotation);
+    Value v = lowerBinding(value, scope, target.text, annotation ? &type : nullptr);
+    bind(scope, target.text, v, target);
+    end.name = target.text;
+    end.value = v;
+    end.line = target.line;
+    end.column = target.column;
+}
+
+void RelaxParser::parseIf(Scope &scope, BlockEnd &end)
+{
+    const Token ifTok = m_ts.take();
+    const Expr cond = m_ts.parseExpr();
+    m_ts.expect(":", "after the if condition");
+    m_ts.expectKind(TokenKind::Newline, "end of line after the if condition");
+    const TensorRef condition = materialize(lowerExpr(cond, scope), scope, cond);
+    BlockEnd ends[2];
+    FunctionId branches[2];
+    for (int b = 0; b < 2; ++b) {
+        if (b == 1) {
+            const Token e = m_ts.peek();
+            if (!e.isName("else"))
+                fail(exprAt(e),
+                     "expected 'else:' (a Relax if has both branches), found " + describe(e));
+            m_ts.take();
+            m_ts.expect(":", "after else");
+            m_ts.expectKind(TokenKind::Newline, "end of line after else:");
+        }
+        Function f;
+        f.kind = Function::Kind::Scope;
+        f.parent = scope.function;
+        branches[b] = m_graph->addFunction(std::move(f));
+        Scope inner;
+        inner.function = branches[b];
+        inner.parent = &scope;
+        parseBlock(inner, ends[b]);
+        if (ends[b].name.empty())
+            fail(exprAt(ifTok), "each branch of the if must end with a binding");
+        m_graph->function(branches[b]).result
+            = materialize(ends[b].value, inner, exprAt(ifTok)).node;
+    }
+    if (ends[0].name != ends[1].name) {
+        Expr where;
+        where.line = ends[1].line;
+        where.column = ends[1].column;
+        fail(where,
+             "both branches of the if must end by binding the same variable ('" + ends[0].name
+                 + "' vs '" + ends[1].name + "')");
+    }
+    Node n;
+    n.kind = NodeKind::If;
+    n.function = scope.function;
+    n.name = ends[0].name;
+    n.inputs = { condition };
+    n.scopes = { branches[0], branches[1] };
+    n.outputTypes = { m_graph->tensorType(TensorRef { m_graph->function(branches[0]).result, 0 }) };
+    Expr where = exprAt(ifTok);
+    const Value v = addNode(std::move(n), scope, where);
+    m_graph->function(branches[0]).name = ends[0].name + "/then";
+    m_graph->function(branches[1]).name = ends[0].name + "/else";
+    Expr bindAt;
+    bindAt.line = ends[0].line;
+    bindAt.column = ends[0].column;
+    bind(scope, ends[0].name, v, bindAt);
+    end.name = ends[0].name;
+    end.value = v;
+    end.line = bindAt.line;
+    end.column = bindAt.column;
+}
+
+} // namespace cleave::relax

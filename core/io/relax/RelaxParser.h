@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Graph.h"
+#include "core/io/relax/RelaxSyntax.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace cleave::relax {
+
+/// Reads a printed Relax IRModule (TVMScript, TVM ≥ 0.13 … 0.26) into a Graph:
+/// - every `@R.function` becomes a global Function (nested `@R.function` closures Literal
+///   functions), its parameters Input nodes, its bindings nodes named by their variable;
+/// - `R.<op>(...)` calls are OpCall nodes named `relax.<op>` with keyword arguments as attrs;
+///   `R.call_tir` / `call_tir_inplace` / `call_dps_packed` / `call_packed` / `call_pure_packed`
+///   are OpCall kernels named by their callee, with attr `call` saying which form and the
+///   PrimFunc's `op_pattern`; `cls.f(...)` and closure calls are FunctionCall nodes;
+/// - `R.const`, `R.shape`, `R.prim_value`, `R.str`, `R.dtype` and `metadata[...]` references are
+///   Constant nodes (Node::op names the constructor); tuples, `x[i]` and `if` / `else` are
+///   Tuple, TupleGetItem and If nodes; aliases (`gv = lv`) are the same value;
+/// - `@T.prim_func` members are global functions whose TIR body is kept verbatim
+///   (Function::sourceText) with the `T.func_attr` entries as attrs;
+/// - decorator options and dataflow blocks are function attrs `@private`, `@pure`,
+///   `@dataflow`; class name, TIR dialect and `I.module_global_infos` are module attrs.
+/// Throws ParseError (file-relative line and column) on malformed input.
+class RelaxParser
+{
+public:
+    explicit RelaxParser(std::string_view source);
+    std::unique_ptr<Graph> parse();
+
+    static constexpr int maxBlockDepth = 64;
+
+private:
+    struct Value
+    {
+        enum class Kind : std::uint8_t { Tensor, Function };
+        Kind kind = Kind::Tensor;
+        TensorRef ref;
+        FunctionId function;
+        int line = 0;
+        int column = 0;
+    };
+    struct Scope
+    {
+        FunctionId function;
+        Scope *parent = nullptr;
+        std::unordered_map<std::string, Value> names;
+    };
+    struct BlockEnd
+    {
+        std::string name; ///< The variable of the block's last binding.
+        Value value;
+        int line = 0;
+        int column = 0;
+    };
+
+    void parseModuleStatement();
+    void parseClass(const Token &decorator, const Expr &decoratorExpr);
+    void parseMember();
+    void parsePrimFunc(const Token &at, const Expr &decorator);
+    FunctionId parseFunction(const Expr &decorator, Function::Kind kind, Scope *outer);
+    void parseParameters(Scope &scope);
+    void parseBlock(Scope &scope, BlockEnd &end);
+    void parseStatement(Scope &scope, BlockEnd &end);
+    void parseIf(Scope &scope, BlockEnd &end);
+    void parseAssignment(Scope &scope, BlockEnd &end, const Expr &target, const Expr *annotation,
+                         const Expr &value);
+    void parseExpressionStatement(Scope &scope, const Expr &e);
+    void readMetadata(const Expr &value);
+    void finish();
+
+    Value lowerBinding(const Expr &e, Scope &scope, const std::string &name,
+                       const Type *annotation);
+    Value lowerExpr(const Expr &e, Scope &scope) { return lowerBinding(e, scope, {}, nullptr); }
+    TensorRef materialize(const Value &v, Scope &scope, const Expr &at);
+    Value lowerCall(const Expr &e, Scope &scope, const std::string &name, const Type *annotation);
+    Value lowerKernelCall(const Expr &e, const std::string &form, Scope &scope, Node node);
+    Value lowerConstant(const Expr &e, const std::string &ctor, Scope &scope, Node node);
+    Value lowerSubscript(const Expr &e, Scope &scope, Node node);
+    Value lookup(const Expr &name, Scope &scope);
+    void bind(Scope &scope, const std::string &name, const Value &v, const Expr &at);
+    FunctionId globalFunction(const std::string &name, const Expr &at);
+    Value addNode(Node node, Scope &scope, const Expr &at);
+    [[noreturn]] void fail(const Expr &at, const std::string &message,
+                           const std::string &code = "relax.syntax") const;
+
+    TokenStream m_ts;
+    std::unique_ptr<Graph> m_graph;
+    std::string m_className;
+    bool m_sawClass = false;
+    std::unordered_map<std::string, FunctionId> m_globals;
+    std::unordered_map<std::uint32_t, bool> m_defined;
+    std::map<std::uint32_t, std::pair<int, int>> m_firstReference;
+    std::map<std::string, std::size_t> m_metadataCounts; ///< Entries per metadata key.
+    bool m_hasMetadata = false;
+    int m_blockDepth = 0;
+    std::string m_sinfoKeyword;
+};
+
+} // namespace cleave::relax

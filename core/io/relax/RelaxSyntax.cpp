@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/io/relax/RelaxSyntax.h"
+
+namespace cleave::relax {
+
+namespace {
+
+int precedence(const Token &t)
+{
+    if (t.kind == TokenKind::Name)
+        return t.text == "or" ? 1 : t.text == "and" ? 2 : 0;
+    if (t.kind != TokenKind::Punct || t.text.empty()
+        || std::string_view("=!<>|^&+-*/%@").find(t.text[0]) == std::string_view::npos)
+        return 0;
+    const std::string_view p = t.text;
+    if (p == "==" || p == "!=" || p == "<" || p == ">" || p == "<=" || p == ">=")
+        return 4;
+    if (p == "|")
+        return 5;
+    if (p == "^")
+        return 6;
+    if (p == "&")
+        return 7;
+    if (p == "<<" || p == ">>")
+        return 8;
+    if (p == "+" || p == "-")
+        return 9;
+    if (p == "*" || p == "/" || p == "//" || p == "%" || p == "@")
+        return 10;
+    return 0;
+}
+
+void appendQuoted(std::string &out, const std::string &s)
+{
+    out += '"';
+    for (const char c : s) {
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            out += c;
+        }
+    }
+    out += '"';
+}
+
+void appendText(std::string &out, const Expr &e);
+
+void appendItems(std::string &out, const std::vector<Expr> &items)
+{
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i)
+            out += ", ";
+        appendText(out, items[i]);
+    }
+}
+
+void appendText(std::string &out, const Expr &e)
+{
+    switch (e.kind) {
+    case Expr::Kind::Name:
+    case Expr::Kind::Number:
+    case Expr::Kind::Constant:
+        out += e.text;
+        return;
+    case Expr::Kind::String:
+        appendQuoted(out, e.text);
+        return;
+    case Expr::Kind::Tuple:
+        out += '(';
+        appendItems(out, e.items);
+        out += e.items.size() == 1 ? ",)" : ")";
+        return;
+    case Expr::Kind::List:
+        out += '[';
+        appendItems(out, e.items);
+        out += ']';
+        return;
+    case Expr::Kind::Dict:
+        out += '{';
+        for (std::size_t i = 0; i + 1 < e.items.size(); i += 2) {
+            if (i)
+                out += ", ";
+            appendText(out, e.items[i]);
+            out += ": ";
+            appendText(out, e.items[i + 1]);
+        }
+        out += '}';
+        return;
+    case Expr::Kind::Call: {
+        appendText(out, e.items[0]);
+        out += '(';
+        std::vector<Expr> args(e.items.begin() + 1, e.items.end());
+        appendItems(out, args);
+        for (std::size_t i = 0; i < e.kwargs.size(); ++i) {
+            if (i || !args.empty())
+                out += ", ";
+            out += e.keywords[i] + "=";
+            appendText(out, e.kwargs[i]);
+        }
+        out += ')';
+        return;
+    }
+    case Expr::Kind::Subscript:
+        appendText(out, e.items[0]);
+        out += '[';
+        appendText(out, e.items[1]);
+        out += ']';
+        return;
+    case Expr::Kind::Unary:
+        out += e.text;
+        if (e.text == "not")
+            out += ' ';
+        appendText(out, e.items[0]);
+        return;
+    case Expr::Kind::Binary:
+        appendText(out, e.items[0]);
+        out += " " + e.text + " ";
+        appendText(out, e.items[1]);
+        return;
+    }
+}
+
+} // namespace
+
+const Expr *Expr::keyword(std::string_view name) const
+{
+    for (std::size_t i = 0; i < keywords.size(); ++i) {
+        if (keywords[i] == name)
+            return &kwargs[i];
+    }
+    return nullptr;
+}
+
+std::string exprText(const Expr &e)
+{
+    std::string out;
+    appendText(out, e);
+    return out;
+}
+
+std::string describe(const Token &t)
+{
+    switch (t.kind) {
+    case TokenKind::Newline:
+        return "end of line";
+    case TokenKind::Indent:
+        return "an indented line";
+    case TokenKind::Dedent:
+        return "the end of the indented block";
+    case TokenKind::End:
+        return "end of file";
+    default:
+        return "'" + std::string(t.text.substr(0, 40)) + "'";
+    }
+}
+
+TokenStream::TokenStream(std::string_view source)
+    : m_lexer(source)
+{
+}
+
+const Token &TokenStream::peek(std::size_t k)
+{
+    // Drop consumed tokens now and then so that the window stays small.
+    if (m_head >= 1024) {
+        m_window.erase(m_window.begin(), m_window.begin() + static_cast<std::ptrdiff_t>(m_head));
+        m_head = 0;
+    }
+    while (m_window.size() <= m_head + k)
+        m_window.push_back(m_lexer.next());
+    return m_window[m_head + k];
+}
+
+Token TokenStream::take()
+{
+    Token t = peek();
+    ++m_head;
+    return t;
+}
+
+void TokenStream::fail(const Token &at, const std::string &message) const
+{
+    throw ParseError { message, at.line, at.column, "relax.syntax" };
+}
+
+Token TokenStream::expect(std::string_view p, const std::string &context)
+{
+    const Token t = peek();
+    if (!t.isPunct(p))
+        fail(t, "expected '" + std::string(p) + "' " + context + ", found " + describe(t));
+    return take();
+}
+
+Token TokenStream::expectKind(TokenKind kind, const std::string &what)
+{
+    const Token t = peek();
+    if (!t.is(kind))
+        fail(t, "expected " + what + ", found " + describe(t));
+    return take();
+}
+
+bool TokenStream::accept(std::string_view p)
+{
+    if (!peek().isPunct(p))
+        return false;
+    take();
+    return true;
+}
+
+Expr TokenStream::parseExpr(bool allowTuple)
+{
+    const Token start = peek();
+    if (++m_depth > maxDepth)
+        fail(start,
+             "expression nested too deeply (more than " + std::to_string(maxDepth) + " levels)");
+    Expr first = parseBinary(1);
+    if (allowTuple && peek().isPunct(",")) {
+        Expr tuple;
+        tuple.kind = Expr::Kind::Tuple;
+        tuple.line = first.line;
+        tuple.column = first.column;
+        tuple.items.push_back(std::move(first));
+        while (accept(",")) {
+            const Token n = peek();
+            if (n.is(TokenKind::Newline) || n.isPunct("=") || n.isPunct(")"))
+                break;
+            tuple.items.push_back(parseBinary(1));
+        }
+        --m_depth;
+        return tuple;
+    }
+    --m_depth;
+    return first;
+}
+
+Expr TokenStream::parseBinary(int minPrecedence)
+{
+    Expr lhs = parseUnary();
+    // A long chain `a + b + c + ...` nests to the left: bound it like any other nesting.
+    for (int chain = 0;; ++chain) {
+        const Token op = peek();
+        const int prec = precedence(op);
+        if (prec == 0 || prec < minPrecedence)
+            return lhs;
+        const Token opTok = take();
+        if (++m_depth > maxDepth || chain >= maxDepth)
+            fail(opTok, "expression nested too deeply");
+        Expr rhs = parseBinary(prec + 1);
+        --m_depth;
+        Expr bin;
+        bin.kind = Expr::Kind::Binary;
+        bin.text = std::string(opTok.text);
+        bin.line = lhs.line;
+        bin.column = lhs.column;
+        bin.items.push_back(std::move(lhs));
+        bin.items.push_back(std::move(rhs));
+        lhs = std::move(bin);
+    }
+}
+
+Expr TokenStream::parseUnary()
+{
+    const Token t = peek();
+    if (t.isPunct("-") || t.isPunct("+") || t.isPunct("~") || t.isName("not")) {
+        const Token op = take();
+        if (++m_depth > maxDepth)
+            fail(op, "expression nested too deeply");
+        Expr operand = parseUnary();
+        --m_depth;
+        // A negative number literal stays a number.
+        if (op.text == "-" && operand.kind == Expr::Kind::Number) {
+            operand.text = "-" + operand.text;
+            operand.line = op.line;
+            operand.column = op.column;
+            return operand;
+        }
+        Expr u;
+        u.kind = Expr::Kind::Unary;
+        u.text = std::string(op.text);
+        u.line = op.line;
+        u.column = op.column;
+        u.items.push_back(std::move(operand));
+        return u;
+    }
+    return parsePostfix();
+}
+
+Expr TokenStream::parsePostfix()
+{
+    Expr e = parseAtom();
+    int postfixes = 0;
+    for (;;) {
+        const Token t = peek();
+        if (t.isPunct(".")) {
+            take();
+            const Token name = expectKind(TokenKind::Name, "a name after '.'");
+            if (e.kind == Expr::Kind::Name) {
+                e.text += ".";
+                e.text += name.text;
+                continue;
+            }
+            fail(name, "'.' after an expression that is not a name");
+        }
+        if (!t.isPunct("(") && !t.isPunct("["))
+            return e;
+        if (++postfixes > maxDepth)
+            fail(t, "too many calls or subscripts in a row");
+        const Token open = take();
+        Expr next;
+        next.line = e.line;
+        next.column = e.column;
+        if (open.text == "(") {
+            next.kind = Expr::Kind::Call;
+            next.items.push_back(std::move(e));
+            parseCallArguments(next);
+        } else {
+            next.kind = Expr::Kind::Subscript;
+            next.items.push_back(std::move(e));
+            next.items.push_back(parseExpr(true));
+            expect("]",
+                   "to close the subscript opened at " + std::to_string(open.line) + ":"
+                       + std::to_string(open.column));
+        }
+        e = std::move(next);
+    }
+}
+
+void TokenStream::parseCallArguments(Expr &call)
+{
+    auto context = [&] { return "in the call of " + exprText(call.items[0]); };
+    while (!peek().isPunct(")")) {
+        if (peek().is(TokenKind::Name) && peek(1).isPunct("=")) {
+            const Token key = take();
+            take();
+            call.keywords.emplace_back(key.text);
+            call.kwargs.push_back(parseExpr());
+        } else {
+            if (peek().isPunct("*") || peek().isPunct("**"))
+                take();
+            if (!call.keywords.empty())
+                fail(peek(), "positional argument after a keyword argument " + context());
+            call.items.push_back(parseExpr());
+        }
+        if (!accept(",")) {
+            if (!peek().isPunct(")"))
+                fail(peek(), "expected ',' or ')' " + context() + ", found " + describe(peek()));
+        }
+    }
+    take();
+}
+
+Expr TokenStream::parseSequence(Expr::Kind kind, std::string_view close, const Token &open)
+{
+    Expr e;
+    e.kind = kind;
+    e.line = open.line;
+    e.column = open.column;
+    bool sawComma = false;
+    while (!peek().isPunct(close)) {
+        e.items.push_back(parseExpr());
+        if (kind == Expr::Kind::Dict) {
+            expect(":", "between a key and its value");
+            e.items.push_back(parseExpr());
+        }
+        if (accept(",")) {
+            sawComma = true;
+            continue;
+        }
+        if (!peek().isPunct(close))
+            fail(peek(), "expected ',' or '" + std::string(close) + "', found " + describe(peek()));
+    }
+    take();
+    if (kind == Expr::Kind::Tuple && e.items.size() == 1 && !sawComma) {
+        Expr inner = std::move(e.items.front());
+        return inner; // parentheses only
+    }
+    return e;
+}
+
+Expr TokenStream::parseAtom()
+{
+    const Token t = take();
+    Expr e;
+    e.line = t.line;
+    e.column = t.column;
+    switch (t.kind) {
+    case TokenKind::Name:
+        if (t.text == "True" || t.text == "False" || t.text == "None")
+            e.kind = Expr::Kind::Constant;
+        else
+            e.kind = Expr::Kind::Name;
+        e.text = std::string(t.text);
+        return e;
+    case TokenKind::Number:
+        e.kind = Expr::Kind::Number;
+        e.text = std::string(t.text);
+        return e;
+    case TokenKind::String: {
+        e.kind = Expr::Kind::String;
+        e.text = decodeString(t);
+        // Adjacent literals concatenate.
+        while (peek().is(TokenKind::String))
+            e.text += decodeString(take());
+        return e;
+    }
+    case TokenKind::Punct:
+        if (t.text == "(")
+            return parseSequence(Expr::Kind::Tuple, ")", t);
+        if (t.text == "[")
+            return parseSequence(Expr::Kind::List, "]", t);
+        if (t.text == "{")
+            return parseSequence(Expr::Kind::Dict, "}", t);
+        if (t.text == "." && peek().isPunct(".") && peek(1).isPunct(".")) {
+            take();
+            take();
+            e.kind = Expr::Kind::Constant;
+            e.text = "...";
+            return e;
+        }
+        break;
+    default:
+        break;
+    }
+    fail(t, "expected an expression, found " + describe(t));
+}
+
+} // namespace cleave::relax

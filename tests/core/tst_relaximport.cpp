@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/analysis/ModelSummary.h"
+#include "core/export/relax/RelaxPrinter.h"
+#include "core/formats/FormatRegistry.h"
+#include "core/graph/GraphCompare.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <string>
+
+using namespace cleave;
+
+namespace {
+
+QJsonObject loadJson(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+QString corpusPath(const QString &name)
+{
+    return QStringLiteral(CLEAVE_CORPUS_DIR "/relax/") + name;
+}
+
+// A small module; line 8 is replaced by the malformed cases.
+std::string smallModule(const std::string &line8, const std::string &prefix = {})
+{
+    return "# from tvm.script import relax as R\n" + prefix
+        + "@I.ir_module\n"
+          "class M:\n"
+          "    @R.function\n"
+          "    def main(x: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor((2, 3), "
+          "dtype=\"float32\"):\n"
+          "        with R.dataflow():\n"
+          "            lv: R.Tensor((2, 3), dtype=\"float32\") = R.nn.relu(x)\n"
+        + line8
+        + "\n"
+          "            R.output(gv)\n"
+          "        return gv\n";
+}
+
+NodeId byName(const Graph &g, FunctionId f, const std::string &name)
+{
+    for (NodeId n : g.function(f).nodes) {
+        if (g.node(n).name == name)
+            return n;
+    }
+    return {};
+}
+
+} // namespace
+
+class TestRelaxImport : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void everyFile_data();
+    void everyFile();
+    void roundTrip_data();
+    void roundTrip();
+    void printedForms();
+    void sniffing();
+    void typesAndShapes();
+    void kernelsAndPrimFuncs();
+    void blocks();
+    void malformed_data();
+    void malformed();
+    void deepNestingIsAnError();
+};
+
+void TestRelaxImport::everyFile_data()
+{
+    QTest::addColumn<QString>("file");
+    const QJsonObject expected
+        = loadJson(QStringLiteral(CLEAVE_TESTDATA_DIR "/relax_expected.json"));
+    QCOMPARE(expected.size(), 6);
+    const QStringList corpus
+        = QDir(QStringLiteral(CLEAVE_CORPUS_DIR "/relax")).entryList({ "*.relax.py" });
+    if (corpus.isEmpty())
+        QSKIP("the Relax corpus is not available (CLEAVE_CORPUS_DIR)");
+    QCOMPARE(corpus.size(), 6);
+    for (const QString &f : corpus) {
+        QVERIFY2(expected.contains(f), qPrintable(f));
+        QTest::newRow(qPrintable(f)) << f;
+    }
+}
+
+void TestRelaxImport::everyFile()
+{
+    QFETCH(QString, file);
+    const QJsonObject expected
+        = loadJson(QStringLiteral(CLEAVE_TESTDATA_DIR "/relax_expected.json"))
+              .value(file)
+              .toObject();
+    const ImportResult r = importFile(corpusPath(file).toStdString());
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    QCOMPARE(QString::fromStdString(g.format()), QStringLiteral("relax"));
+
+    const ModelSummary s = ModelSummary::compute(g);
+    const QJsonObject expectedOps = expected.value("ops").toObject();
+    QCOMPARE(int(s.ops.size()), expectedOps.size());
+    for (const auto &[op, count] : s.ops) {
+        QVERIFY2(expectedOps.contains(QString::fromStdString(op)), op.c_str());
+        QCOMPARE(int(count), expectedOps.value(QString::fromStdString(op)).toInt());
+    }
+    QCOMPARE(int(s.opCalls), expected.value("op_calls").toInt());
+    QCOMPARE(QString::fromStdString(s.toJson().value("format", "")), QStringLiteral("relax"));
+
+    int globals = 0;
+    int primFuncs = 0;
+    int closures = 0;
+    for (const Function &f : g.functions()) {
+        globals += f.kind == Function::Kind::Global ? 1 : 0;
+        primFuncs += f.sourceText.empty() ? 0 : 1;
+        closures += f.kind == Function::Kind::Literal ? 1 : 0;
+    }
+    QCOMPARE(globals, expected.value("functions").toInt());
+    QCOMPARE(primFuncs, expected.value("prim_funcs").toInt());
+    QCOMPARE(closures, expected.value("closures").toInt());
+
+    const FunctionId mainFn = g.mainFunction();
+    QVERIFY(mainFn.isValid());
+    QCOMPARE(QString::fromStdString(g.function(mainFn).name),
+             expected.value("function").toString());
+    QCOMPARE(int(g.function(mainFn).params.size()), expected.value("main_inputs").toInt());
+    QCOMPARE(int(g.outputs(mainFn).size()), expected.value("main_outputs").toInt());
+    QCOMPARE(int(s.inputs.size()), expected.value("main_inputs").toInt());
+
+    for (std::size_t i = 0; i < g.nodeCount(); ++i)
+        QCOMPARE(g.findByKey(g.key(NodeId(i))), NodeId(i));
+}
+
+void TestRelaxImport::roundTrip_data()
+{
+    everyFile_data();
+}
+
+void TestRelaxImport::roundTrip()
+{
+    QFETCH(QString, file);
+    const ImportResult first = importFile(corpusPath(file).toStdString());
+    QVERIFY2(first.ok(), first.firstError().c_str());
+    const std::string text = printRelax(*first.graph);
+    const ImportResult second = importBytes(text, "printed.relax.py");
+    QVERIFY2(second.ok(), (second.firstError() + "\n" + text.substr(0, 3000)).c_str());
+    const auto difference = firstDifference(*first.graph, *second.graph);
+    QVERIFY2(!difference, difference ? difference->c_str() : "");
+    QCOMPARE(second.graph->nodeCount(), first.graph->nodeCount());
+    QCOMPARE(second.graph->metadata(), first.graph->metadata());
+    // Printing is stable: the reprint of the reprint is the same text.
+    QCOMPARE(printRelax(*second.graph), text);
+}
+
+void TestRelaxImport::printedForms()
+{
+    const QString llama = corpusPath("llama7b-1layer_mlc-before-quantize_2023.relax.py");
+    if (!QFile::exists(llama))
+        QSKIP("the Relax corpus is not available");
+    const ImportResult r = importFile(llama.toStdString());
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const std::string text = printRelax(*r.graph);
+    // The forms TVM prints, as written in the source file.
+    for (const char *line : {
+             "class Module:\n",
+             "    @T.prim_func\n    def extend_te(var_A: T.handle, var_concat_te: T.handle):\n"
+             "        T.func_attr({\"tir.noalias\": T.bool(True)})\n",
+             "            lv64 = R.call_tir(cls.rms_norm1, (lv62, rms_norm_weight3), "
+             "out_sinfo=R.Tensor((1, 1, 4096), dtype=\"float16\"))\n",
+             "            lv74 = R.call_tir(cls.rotary_embedding1, (lv67, cos_cached1, "
+             "sin_cached1), "
+             "out_sinfo=R.Tensor((1, 1, 32, 128), dtype=\"float16\"), tir_vars=R.shape([n]))\n",
+             "            lv3 = R.call_tir(cls.min_max_triu_te, R.tuple(), out_sinfo=R.Tensor((n, "
+             "n), dtype=\"float16\"))\n",
+             "            lv60: R.Tensor((1,), dtype=\"int32\") = R.reshape(input_ids1, "
+             "R.shape([1]))\n",
+             "            lv79: R.Object = R.call_packed(\"vm.builtin.attention_kv_cache_append\", "
+             "lv78, lv76, "
+             "sinfo_args=(R.Object,))\n",
+             "    def encoding(input_ids: R.Tensor((1, \"n\"), dtype=\"int32\"), all_seq_len: "
+             "R.Shape([\"m\"]), ",
+             "        R.func_attr({\"num_input\": 3, \"tir_var_upper_bound\": {\"m\": 2048, \"n\": "
+             "2048}})\n",
+             "        with R.dataflow():\n",
+             "            R.output(gv)\n        return gv\n",
+             "R.divide(lv32, metadata[\"relax.expr.Constant\"][3])\n",
+         })
+        QVERIFY2(text.find(line) != std::string::npos, line);
+}
+
+void TestRelaxImport::sniffing()
+{
+    const std::string module = smallModule("            gv = R.add(lv, x)");
+    const Importer *byContent = importerFor("model.txt", module);
+    QVERIFY(byContent);
+    QCOMPARE(QString::fromStdString(byContent->formatName()), QStringLiteral("relax"));
+    const Importer *byName = importerFor("model.relax.py", "");
+    QVERIFY(byName);
+    QCOMPARE(QString::fromStdString(byName->formatName()), QStringLiteral("relax"));
+    const Importer *relay = importerFor("m.txt", "#[version = \"0.0.5\"]\ndef @main(%x) { %x }");
+    QVERIFY(relay);
+    QCOMPARE(QString::fromStdString(relay->formatName()), QStringLiteral("relay"));
+}
+
+void TestRelaxImport::typesAndShapes()
+{
+    const QString resnet = corpusPath("resnet18_onnx_adreno-texture_tvm-v0.26.relax.py");
+    const QString llama = corpusPath("llama7b-1layer_mlc-before-quantize_2023.relax.py");
+    if (!QFile::exists(resnet) || !QFile::exists(llama))
+        QSKIP("the Relax corpus is not available");
+    const ImportResult r = importFile(resnet.toStdString());
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    const FunctionId main = g.mainFunction();
+    // lv4 = R.nn.conv2d(lv1, ...): (1, 64, 112, 112) float32, strides=[2, 2].
+    const NodeId conv = byName(g, main, "lv4");
+    QVERIFY(conv.isValid());
+    QCOMPARE(QString::fromStdString(g.node(conv).op), QStringLiteral("relax.nn.conv2d"));
+    QCOMPARE(g.node(conv).outputType(),
+             Type::tensor({ Dim::known(1), Dim::known(64), Dim::known(112), Dim::known(112) },
+                          "float32"));
+    QCOMPARE(g.node(conv).attrs.intList("strides"),
+             std::optional<std::vector<std::int64_t>>({ 2, 2 }));
+    QCOMPARE(g.node(conv).attrs.stringOr("kernel_layout", ""), std::string("OIHW"));
+    // lv1 = lv[0]: a projection of the batch_norm tuple, whose annotation has three fields.
+    const NodeId lv1 = byName(g, main, "lv1");
+    QCOMPARE(g.node(lv1).kind, NodeKind::TupleGetItem);
+    QCOMPARE(g.node(lv1).index, 0U);
+    const NodeId bn = g.node(lv1).inputs[0].node;
+    QCOMPARE(QString::fromStdString(g.node(bn).op), QStringLiteral("relax.nn.batch_norm"));
+    QCOMPARE(g.node(bn).outputType().fields.size(), std::size_t(3));
+    QCOMPARE(g.node(conv).inputs[0].node, lv1);
+
+    // Symbolic dims keep their names: encoding(input_ids: R.Tensor((1, "n"), dtype="int32")).
+    const ImportResult l = importFile(llama.toStdString());
+    QVERIFY2(l.ok(), l.firstError().c_str());
+    const FunctionId enc = l.graph->findFunction("encoding");
+    const Node &ids = l.graph->node(l.graph->function(enc).params[0]);
+    QCOMPARE(ids.outputType(), Type::tensor({ Dim::known(1), Dim::symbolic("n") }, "int32"));
+    const Node &seq = l.graph->node(l.graph->function(enc).params[1]);
+    QCOMPARE(seq.outputType().kind, Type::Kind::Named);
+    QCOMPARE(seq.outputType().shape, std::vector<Dim>({ Dim::symbolic("m") }));
+    // lv24 = R.call_packed("vm.builtin.attention_kv_cache_view", ..., sinfo_args=(R.Tensor((m, 32,
+    // 128)...),))
+    const NodeId view = byName(*l.graph, enc, "lv24");
+    QCOMPARE(QString::fromStdString(l.graph->node(view).op),
+             QStringLiteral("vm.builtin.attention_kv_cache_view"));
+    QCOMPARE(l.graph->node(view).attrs.stringOr("call", ""), std::string("call_packed"));
+    QCOMPARE(l.graph->node(view).outputType(),
+             Type::tensor({ Dim::symbolic("m"), Dim::known(32), Dim::known(128) }, "float16"));
+}
+
+void TestRelaxImport::kernelsAndPrimFuncs()
+{
+    const QString q4 = corpusPath("llama7b-1layer-q4_mlc-fused-calltir_2023.relax.py");
+    if (!QFile::exists(q4))
+        QSKIP("the Relax corpus is not available");
+    const ImportResult r = importFile(q4.toStdString());
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    // decoding: lv = R.call_tir(cls.encode, (embedding_weight1,), out_sinfo=[A, B]): two outputs
+    // as a tuple; cls.encode has "op_pattern": ... in its T.func_attr.
+    const FunctionId decoding = g.findFunction("decoding");
+    const NodeId lv = byName(g, decoding, "lv");
+    QVERIFY(lv.isValid());
+    const Node &enc = g.node(lv);
+    QCOMPARE(QString::fromStdString(enc.op), QStringLiteral("encode"));
+    QCOMPARE(enc.attrs.stringOr("call", ""), std::string("call_tir"));
+    QCOMPARE(enc.outputType(),
+             Type::tuple({ Type::tensor({ Dim::known(32000), Dim::known(512) }, "uint32"),
+                           Type::tensor({ Dim::known(32000), Dim::known(128) }, "float16") }));
+    const FunctionId encodeFn = g.findFunction("encode");
+    QVERIFY(!g.function(encodeFn).sourceText.empty());
+    QVERIFY(g.function(encodeFn).sourceText.rfind("@T.prim_func\ndef encode(", 0) == 0);
+    const AttrValue *pattern = g.function(encodeFn).attrs.find("op_pattern");
+    QVERIFY(pattern);
+    QVERIFY(enc.attrs.find("op_pattern"));
+    QCOMPARE(*enc.attrs.find("op_pattern"), *pattern);
+    // NT_matmul1 declares "op_pattern": 4 (line 9 of the file).
+    QCOMPARE(g.function(g.findFunction("NT_matmul1")).attrs.intOr("op_pattern", -1),
+             std::int64_t(4));
+    // lv74 = R.call_tir(cls.rotary_embedding1, ..., tir_vars=R.shape([n]))
+    const Node &rot = g.node(byName(g, decoding, "lv74"));
+    QCOMPARE(rot.inputs.size(), std::size_t(3));
+    QCOMPARE(rot.attrs.find("tir_vars")->text, std::string("R.shape([n])"));
+}
+
+void TestRelaxImport::blocks()
+{
+    const QString merged = corpusPath("diamond-A-B-A_merged-codegen_tvm-test.relax.py");
+    if (!QFile::exists(merged))
+        QSKIP("the Relax corpus is not available");
+    const ImportResult r = importFile(merged.toStdString());
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const ModelSummary s = ModelSummary::compute(*r.graph);
+    int external = 0;
+    int composite = 0;
+    for (const BlockSummary &b : s.blocks) {
+        external += b.kind == "external" ? 1 : 0;
+        composite += b.kind == "composite" ? 1 : 0;
+    }
+    QCOMPARE(external, 3); // three Codegen functions called by main
+    QCOMPARE(composite, 4); // four Composite closures
+    const FunctionId a = r.graph->findFunction("fused_relax_nn_conv2d_relax_nn_relu_compiler_A");
+    QCOMPARE(QString::fromStdString(r.graph->function(a).compiler()), QStringLiteral("compiler_A"));
+    QCOMPARE(int(r.graph->outputs(a).size()), 2); // return (gv, gv11)
+}
+
+void TestRelaxImport::malformed_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("code");
+    const std::string meta
+        = "metadata = tvm.ir.load_json(\"\"\"{\\\"root\\\": 1, \\\"nodes\\\": "
+          "[{\\\"type_key\\\": \\\"\\\"}, {\\\"type_key\\\": \\\"Map\\\", \\\"keys\\\": "
+          "[\\\"relax.expr.Constant\\\"], \\\"data\\\": [2]}, {\\\"type_key\\\": "
+          "\\\"Array\\\", \\\"data\\\": [3]}, {\\\"type_key\\\": "
+          "\\\"relax.expr.Constant\\\"}], \\\"b64ndarrays\\\": []}\"\"\")\n";
+    std::string truncated = smallModule("            gv = R.add(lv, x)");
+    truncated.resize(truncated.find("R.add(lv, ") + 10); // the file ends inside the call
+    QTest::newRow("truncated") << QString::fromStdString(truncated) << 8 << 23 << "relax.syntax";
+    QTest::newRow("unbalanced") << QString::fromStdString(
+        smallModule("            gv = R.add(lv, x]"))
+                                << 8 << 29 << "relax.syntax";
+    QTest::newRow("undefined") << QString::fromStdString(
+        smallModule("            gv = R.add(lv, z)"))
+                               << 8 << 28 << "relax.undefined";
+    QTest::newRow("duplicate") << QString::fromStdString(
+        smallModule("            lv = R.add(lv, x)\n            gv = lv"))
+                               << 8 << 13 << "relax.duplicate";
+    QTest::newRow("metadata index") << QString::fromStdString(
+        smallModule("            gv = R.add(lv, metadata[\"relax.expr.Constant\"][1])", meta))
+                                    << 9 << 60 << "relax.metadata";
+    QTest::newRow("indentation") << QString::fromStdString(
+        smallModule("          gv = R.add(lv, x)"))
+                                 << 8 << 11 << "relax.syntax";
+    QTest::newRow("unexpected indent")
+        << QString::fromStdString(smallModule("                gv = R.add(lv, x)")) << 8 << 17
+        << "relax.syntax";
+    QTest::newRow("unknown function")
+        << QString::fromStdString(smallModule("            gv = cls.nothere(lv)")) << 8 << 18
+        << "relax.undefined";
+    QTest::newRow("unterminated string")
+        << QString::fromStdString(smallModule("            gv = R.call_packed(\"f, lv)")) << 8 << 32
+        << "relax.syntax";
+}
+
+void TestRelaxImport::malformed()
+{
+    QFETCH(QString, text);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    QFETCH(QString, code);
+    const ImportResult r = importBytes(text.toStdString(), "bad.relax.py");
+    QVERIFY(!r.ok());
+    QVERIFY(!r.diagnostics.empty());
+    const Diagnostic &d = r.diagnostics.front();
+    QCOMPARE(d.where.file, std::string("bad.relax.py"));
+    QCOMPARE(d.where.line, line);
+    QCOMPARE(d.where.column, column);
+    QCOMPARE(QString::fromStdString(d.code), code);
+    QVERIFY(r.firstError().rfind(
+                "bad.relax.py:" + std::to_string(line) + ":" + std::to_string(column) + ":", 0)
+            == 0);
+}
+
+void TestRelaxImport::deepNestingIsAnError()
+{
+    // 100000 nested brackets, a 100000-term sum and 2000 nested blocks: an error at a position,
+    // never a crash.
+    std::string deep = smallModule("            gv = R.add(lv, " + std::string(100000, '(') + "x"
+                                   + std::string(100000, ')') + ")");
+    const ImportResult r = importBytes(deep, "deep.relax.py");
+    QVERIFY(!r.ok());
+    QCOMPARE(r.diagnostics.front().where.line, 8);
+    std::string chain = "x";
+    for (int i = 0; i < 100000; ++i)
+        chain += " + x";
+    const ImportResult c
+        = importBytes(smallModule("            gv = R.add(lv, " + chain + ")"), "chain.relax.py");
+    QVERIFY(!c.ok());
+    QCOMPARE(c.diagnostics.front().where.line, 8);
+    std::string blocks
+        = "@I.ir_module\nclass M:\n    @R.function\n    def main(x: R.Object) -> R.Object:\n";
+    for (int i = 0; i < 2000; ++i)
+        blocks += std::string(8 + 4 * static_cast<std::size_t>(i), ' ') + "if x:\n";
+    blocks += std::string(8 + 4 * 2000, ' ') + "y = x\n";
+    const ImportResult b = importBytes(blocks, "blocks.relax.py");
+    QVERIFY(!b.ok());
+    QVERIFY(b.diagnostics.front().where.line > 4);
+    QVERIFY(b.diagnostics.front().message.find("nested too deeply") != std::string::npos);
+}
+
+QTEST_GUILESS_MAIN(TestRelaxImport)
+#include "tst_relaximport.moc"
