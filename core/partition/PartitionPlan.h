@@ -90,6 +90,8 @@ public:
     [[nodiscard]] const Graph &graph() const { return m_view->graph(); }
     [[nodiscard]] FunctionId function() const { return m_view->function(); }
     [[nodiscard]] const FunctionView &view() const { return *m_view; }
+    /// The view shared, for work that outlives the plan (a background search).
+    [[nodiscard]] const std::shared_ptr<const FunctionView> &sharedView() const { return m_view; }
 
     /// Partitions in plan (pipeline) order.
     [[nodiscard]] const std::vector<Partition> &partitions() const { return m_partitions; }
