@@ -17,6 +17,10 @@ packages=(
     libonnx-dev libprotobuf-dev protobuf-compiler
     # Test fixtures are checked with the ONNX Python package.
     python3 python3-onnx python3-numpy
+    # Fuzzing (tests/fuzz/run_fuzzers.sh): clang with libFuzzer, ASan and UBSan.
+    clang-14 libfuzzer-14-dev
+    # The ONNX Runtime chain test installs onnxruntime-node from npm into the build tree.
+    nodejs npm
     # Running the editor headless (Xvfb) and legible text in it.
     xvfb xauth fonts-dejavu-core
 )
