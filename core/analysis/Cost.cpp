@@ -2,9 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/analysis/Cost.h"
 
-#include "core/graph/Saturating.h"
-
 #include "core/analysis/LatencyTable.h"
+#include "core/graph/Saturating.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 
@@ -136,8 +135,9 @@ std::int64_t opFlops(const Graph &g, const Node &n)
     if (op.rfind("nn.global_", 0) == 0 || op.rfind("nn.adaptive_", 0) == 0)
         return elements(inputType(g, n, 0));
     if (isElementwise(op))
-        return op == "nn.batch_norm" || op == "nn.layer_norm" ? satMul(2, elements(inputType(g, n, 0)))
-                                                              : out;
+        return op == "nn.batch_norm" || op == "nn.layer_norm"
+            ? satMul(2, elements(inputType(g, n, 0)))
+            : out;
     return 0;
 }
 

@@ -67,22 +67,19 @@ std::optional<LatencyTable> LatencyTable::fromJson(std::string_view text, const 
         if (it == doc.end())
             continue;
         if (!it->is_object()) {
-            diagnostics.push_back(located(
-                "latency.type", std::string("\"") + section + "\" must be an object",
-                at(std::string("/") + section), path));
+            diagnostics.push_back(located("latency.type",
+                                          std::string("\"") + section + "\" must be an object",
+                                          at(std::string("/") + section), path));
             ok = false;
             continue;
         }
         for (const auto &[name, value] : it->items()) {
             if (!value.is_number() || value.get<double>() < 0) {
-                diagnostics.push_back(located("latency.value",
-                                              std::string(section) + " entry "
-                                                  + quoteBounded(name)
-                                                  + ": expected a non-negative number, got "
-                                                  + boundedJson(value),
-                                              at((nlohmann::json::json_pointer() / section
-                                                  / name).to_string()),
-                                              path));
+                diagnostics.push_back(located(
+                    "latency.value",
+                    std::string(section) + " entry " + quoteBounded(name)
+                        + ": expected a non-negative number, got " + boundedJson(value),
+                    at((nlohmann::json::json_pointer() / section / name).to_string()), path));
                 ok = false;
                 continue;
             }

@@ -40,8 +40,8 @@ std::string siblingPrefix(const fs::path &target, const std::string &tag)
 /// A sibling of `target` named `.<name>.<tag>-N` that nothing else uses.
 fs::path freshSibling(const fs::path &target, const std::string &tag)
 {
-    thread_local std::mt19937_64 rng(static_cast<std::uint64_t>(
-        std::chrono::steady_clock::now().time_since_epoch().count()));
+    thread_local std::mt19937_64 rng(
+        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
     for (;;) {
         fs::path p = target.parent_path()
             / (siblingPrefix(target, tag) + std::to_string(rng() % 1000000000));
@@ -284,8 +284,8 @@ private:
             std::error_code back;
             fs::rename(old, m_target, back);
             if (back)
-                return fail("cannot move the export into " + m_target.string() + " ("
-                            + ec.message() + "); the previous export is in " + old.string()
+                return fail("cannot move the export into " + m_target.string() + " (" + ec.message()
+                            + "); the previous export is in " + old.string()
                             + " and the new one in " + m_tmp.string());
             return discard("cannot move the export into " + m_target.string() + ": "
                            + ec.message());
@@ -315,8 +315,8 @@ bool writeExportFolder(const std::vector<std::pair<std::string, std::string>> &f
     if (target.filename().empty())
         target = target.parent_path();
     if (target.empty() || target == "." || target == "..") {
-        diagnostics.push_back(ioError("no output folder given (or '" + dir
-                                      + "', which cannot be replaced)"));
+        diagnostics.push_back(
+            ioError("no output folder given (or '" + dir + "', which cannot be replaced)"));
         return false;
     }
     if (target.parent_path().empty())

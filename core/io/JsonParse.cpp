@@ -23,10 +23,7 @@ public:
     {
     }
 
-    bool start_object(std::size_t len)
-    {
-        return enter() && json_sax_dom_parser::start_object(len);
-    }
+    bool start_object(std::size_t len) { return enter() && json_sax_dom_parser::start_object(len); }
     bool start_array(std::size_t len) { return enter() && json_sax_dom_parser::start_array(len); }
     bool end_object()
     {
@@ -273,7 +270,8 @@ SourceLocation locateJsonValue(std::string_view text, const std::string &file,
             next = memberOffset(text, i, token);
         } else if (text[i] == '[') {
             std::size_t index = 0;
-            const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
+            const auto [end, ec]
+                = std::from_chars(token.data(), token.data() + token.size(), index);
             if (ec == std::errc() && end == token.data() + token.size())
                 next = elementOffset(text, i, index);
         }

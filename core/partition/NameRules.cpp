@@ -31,8 +31,8 @@ bool isIdentifier(std::string_view s)
 bool isDeviceKind(std::string_view kind)
 {
     static constexpr std::array<std::string_view, 16> devices
-        = { "llvm",   "c",       "cuda",    "nvptx", "opencl", "vulkan", "metal", "rocm",
-            "hexagon", "webgpu", "ext_dev", "aocl",  "sdaccel", "cpu",   "gpu",   "hybrid" };
+        = { "llvm",    "c",      "cuda",    "nvptx", "opencl",  "vulkan", "metal", "rocm",
+            "hexagon", "webgpu", "ext_dev", "aocl",  "sdaccel", "cpu",    "gpu",   "hybrid" };
     return std::find(devices.begin(), devices.end(), kind) != devices.end();
 }
 

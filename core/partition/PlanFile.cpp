@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <unordered_map>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 namespace cleave {
 
@@ -39,7 +39,6 @@ std::string keyList(const std::vector<std::string> &keys)
         text += " and " + std::to_string(keys.size() - 8) + " more";
     return text;
 }
-
 
 /// Reads the "cut_edges" array: each {"producer", "output", "consumer"} must name an edge of the
 /// graph whose ends lie in two different partitions. Reports through `error` (code, message,
@@ -86,8 +85,7 @@ bool readCutEdges(const nlohmann::json &list, const Graph &graph, const Partitio
             error("plan.cut_edge_inside",
                   "cut edge " + std::to_string(i) + " from " + quoteBounded(producer) + " to "
                       + quoteBounded(consumer) + " lies inside partition "
-                      + quoteBounded(plan.partition(a)->name)
-                      + "; a cut edge joins two partitions",
+                      + quoteBounded(plan.partition(a)->name) + "; a cut edge joins two partitions",
                   here, { from, to });
             ok = false;
             continue;
@@ -165,9 +163,8 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
         result.diagnostics.push_back(std::move(d));
     };
 
-    const std::optional<nlohmann::json> parsed
-        = parseJsonLocated(text, path, "plan.syntax", result.diagnostics,
-                           "the plan file is not valid JSON");
+    const std::optional<nlohmann::json> parsed = parseJsonLocated(
+        text, path, "plan.syntax", result.diagnostics, "the plan file is not valid JSON");
     if (!parsed)
         return result;
     const nlohmann::json &doc = *parsed;
@@ -212,8 +209,7 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
         if (options.force)
             warning("plan.checksum", message + "; loading anyway (forced)", "/model/checksum");
         else
-            error("plan.checksum", message + "; use --force to load it anyway",
-                  "/model/checksum");
+            error("plan.checksum", message + "; use --force to load it anyway", "/model/checksum");
     }
 
     auto view = std::make_shared<const FunctionView>(graph, function);
@@ -237,21 +233,24 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
         }
         const std::string name = p["name"].get<std::string>();
         if (const auto problem = partitionNameProblem(name)) {
-            error("plan.bad_name", "partition " + std::to_string(i) + " is named "
-                                       + quoteBounded(name) + ": " + *problem,
+            error("plan.bad_name",
+                  "partition " + std::to_string(i) + " is named " + quoteBounded(name) + ": "
+                      + *problem,
                   here + "/name");
             continue;
         }
         if (p.contains("target") && !p["target"].is_string()) {
-            error("plan.schema", "the target of partition " + quoteBounded(name)
-                                     + " must be a string", here + "/target");
+            error("plan.schema",
+                  "the target of partition " + quoteBounded(name) + " must be a string",
+                  here + "/target");
             continue;
         }
         const std::string target
             = p.contains("target") ? p["target"].get<std::string>() : std::string("llvm");
         if (const auto problem = targetProblem(target)) {
-            error("plan.bad_target", "partition " + quoteBounded(name) + " has the target "
-                                         + quoteBounded(target) + ": " + *problem,
+            error("plan.bad_target",
+                  "partition " + quoteBounded(name) + " has the target " + quoteBounded(target)
+                      + ": " + *problem,
                   here + "/target");
             continue;
         }
@@ -349,7 +348,9 @@ PlanLoadResult loadPlanFile(const Graph &graph, const std::string &path,
 
 bool savePlanFile(const PartitionPlan &plan, const std::string &path, std::string *error)
 {
-    return writeFileAtomically(path, planToJson(plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n', error);
+    return writeFileAtomically(
+        path, planToJson(plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n',
+        error);
 }
 
 } // namespace cleave

@@ -111,9 +111,8 @@ ProjectLoadResult projectFromJson(std::string_view text, const std::string &path
         result.diagnostics.push_back(std::move(d));
     };
 
-    const std::optional<nlohmann::json> parsed
-        = parseJsonLocated(text, path, "project.syntax", result.diagnostics,
-                           "the project file is not valid JSON");
+    const std::optional<nlohmann::json> parsed = parseJsonLocated(
+        text, path, "project.syntax", result.diagnostics, "the project file is not valid JSON");
     if (!parsed)
         return result;
     const nlohmann::json &doc = *parsed;
@@ -179,7 +178,10 @@ ProjectLoadResult loadProjectFile(const std::string &path)
 
 bool saveProjectFile(const Project &project, const std::string &path, std::string *error)
 {
-    return writeFileAtomically(path, projectToJson(project).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n', error);
+    return writeFileAtomically(
+        path,
+        projectToJson(project).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n',
+        error);
 }
 
 std::string resolveModelPath(const Project &project, const std::string &projectPath)
@@ -202,7 +204,9 @@ PlanLoadResult projectPlan(const Project &project, const Graph &graph,
     options.force = force;
     options.enclosingText = project.sourceText;
     options.embeddedAt = "/plan";
-    return planFromJson(graph, project.plan.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), projectPath, options);
+    return planFromJson(graph,
+                        project.plan.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                        projectPath, options);
 }
 
 } // namespace cleave

@@ -28,9 +28,8 @@ std::vector<OpSupportList> parseOpSupport(const std::string &jsonText, const std
                                           std::vector<Diagnostic> &diagnostics)
 {
     std::vector<OpSupportList> lists;
-    const std::optional<nlohmann::json> parsed
-        = parseJsonLocated(jsonText, path, "opsupport.invalid", diagnostics,
-                           "the op-support list is not valid JSON");
+    const std::optional<nlohmann::json> parsed = parseJsonLocated(
+        jsonText, path, "opsupport.invalid", diagnostics, "the op-support list is not valid JSON");
     if (!parsed)
         return lists;
     const nlohmann::json &doc = *parsed;

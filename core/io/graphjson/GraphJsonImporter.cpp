@@ -179,7 +179,8 @@ bool GraphJsonReader::checkTopLevel()
             error("graphjson.type",
                   std::string("\"") + k.name + "\" must be a JSON "
                       + (k.array ? "array" : "object"));
-            m_diagnostics.back().where = locateJsonValue(m_bytes, m_path, std::string("/") + k.name);
+            m_diagnostics.back().where
+                = locateJsonValue(m_bytes, m_path, std::string("/") + k.name);
         }
     }
     if (m_doc.contains("metadata"))

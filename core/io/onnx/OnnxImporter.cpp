@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <array>
 #include <climits>
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -121,9 +121,8 @@ std::optional<std::string> unsafeForInference(const onnx::GraphProto &g, int dep
 {
     if (depth > 32)
         return "subgraphs nest more than 32 levels deep";
-    auto badName = [](const std::string &name) {
-        return firstInvalidUtf8(name) != std::string_view::npos;
-    };
+    auto badName
+        = [](const std::string &name) { return firstInvalidUtf8(name) != std::string_view::npos; };
     for (const auto &list : { &g.input(), &g.output(), &g.value_info() }) {
         for (const auto &vi : *list) {
             if (badName(vi.name()))
@@ -135,8 +134,8 @@ std::optional<std::string> unsafeForInference(const onnx::GraphProto &g, int dep
             return "an initializer name is not valid UTF-8: " + quoteBounded(t.name());
     }
     for (const onnx::NodeProto &node : g.node()) {
-        const std::string what = "node " + quoteBounded(node.name()) + " ("
-            + quoteBounded(node.op_type()) + ")";
+        const std::string what
+            = "node " + quoteBounded(node.name()) + " (" + quoteBounded(node.op_type()) + ")";
         if (badName(node.name()) || badName(node.op_type()) || badName(node.domain()))
             return what + ": its name, op type or domain is not valid UTF-8";
         for (const auto &names : { &node.input(), &node.output() }) {
@@ -503,16 +502,17 @@ private:
         const auto file = onnxio::resolveExternalData(fs::path(m_path).parent_path().string(),
                                                       location, problem);
         if (!file) {
-            error("onnx.external_data", "initializer " + quoteBounded(t.name())
-                                            + " keeps its data in " + quoteBounded(location)
-                                            + ", which " + problem);
+            error("onnx.external_data",
+                  "initializer " + quoteBounded(t.name()) + " keeps its data in "
+                      + quoteBounded(location) + ", which " + problem);
             return false;
         }
         std::error_code ec;
         const auto size = fs::file_size(*file, ec);
         const auto bytes = typeOf(t).byteSize();
         const std::int64_t needed = length >= 0 ? length : bytes.value_or(0);
-        if (ec || offset < 0 || needed < 0 || offset > std::numeric_limits<std::int64_t>::max() - needed
+        if (ec || offset < 0 || needed < 0
+            || offset > std::numeric_limits<std::int64_t>::max() - needed
             || static_cast<std::uintmax_t>(offset + needed) > size) {
             error("onnx.external_data",
                   "initializer " + quoteBounded(t.name()) + " needs bytes " + std::to_string(offset)
