@@ -187,12 +187,13 @@ private slots:
         CHECK_TEXT(onlyError(found),
                    std::string("d.json:1:144: error: invalid JSON: arrays and objects nest more "
                                "than 128 levels deep [plan.syntax]"));
-        // A syntax error gives nlohmann's reason after the reader's own words; `,` is byte 8.
+        // A syntax error gives nlohmann's reason after the reader's own words; `,` is at
+        // offset 7, column 8.
         found.clear();
         QVERIFY(!parseJsonLocated("{\"a\": [,]}", "s.json", "x.syntax", found,
                                   "the x is not valid JSON"));
         CHECK_TEXT(onlyError(found),
-                   std::string("s.json:1:9: error: the x is not valid JSON: syntax error while "
+                   std::string("s.json:1:8: error: the x is not valid JSON: syntax error while "
                                "parsing value - unexpected ','; expected '[', '{', or a literal "
                                "[x.syntax]"));
     }
