@@ -19,6 +19,10 @@ packages=(
     python3 python3-onnx python3-numpy
     # Style checks run by CI (tests/style/check_style.sh).
     clang-format clang-tidy
+    # Fuzzing (tests/fuzz/run_fuzzers.sh): clang with libFuzzer, ASan and UBSan.
+    clang-14 libfuzzer-14-dev
+    # The ONNX Runtime chain test installs onnxruntime-node from npm into the build tree.
+    nodejs npm
     # Running the editor headless (Xvfb) and legible text in it.
     xvfb xauth fonts-dejavu-core
 )

@@ -5,6 +5,7 @@
 #include "core/support/Saturating.h"
 
 #include <cctype>
+#include <charconv>
 
 namespace cleave {
 
@@ -175,7 +176,15 @@ std::optional<int> dtypeBits(const std::string &dtype)
         ++j;
     if (j == i)
         return std::nullopt;
-    int bits = std::stoi(dtype.substr(i, j - i));
+    // Digits from the file: parsed without exceptions, absurd widths are no dtype.
+    auto number = [&](std::size_t from, std::size_t to) {
+        int v = 0;
+        const auto [end, ec] = std::from_chars(dtype.data() + from, dtype.data() + to, v);
+        return ec == std::errc() && end == dtype.data() + to && v > 0 && v <= 65536 ? v : 0;
+    };
+    const int bits = number(i, j);
+    if (bits == 0)
+        return std::nullopt;
     int lanes = 1;
     if (j < dtype.size()) {
         if (dtype[j] != 'x' || j + 1 >= dtype.size())
@@ -184,7 +193,9 @@ std::optional<int> dtypeBits(const std::string &dtype)
             if (!std::isdigit(static_cast<unsigned char>(dtype[k])))
                 return std::nullopt;
         }
-        lanes = std::stoi(dtype.substr(j + 1));
+        lanes = number(j + 1, dtype.size());
+        if (lanes == 0)
+            return std::nullopt;
     }
     return bits * lanes;
 }

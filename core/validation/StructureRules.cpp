@@ -50,28 +50,47 @@ Quotient buildQuotient(const PartitionPlan &plan, const BoundaryTable &boundary)
                     { to, b.tensor.node, c.nodes.front() });
         }
     }
-    // Tarjan's algorithm; partitions are few, recursion depth is bounded by their number.
+    // Tarjan's algorithm, iterative: a hostile plan may hold one partition per node, and a
+    // recursion as deep as a chain of 100k partitions would overflow the stack.
     q.component.assign(n, -1);
     std::vector<int> index(n, -1), low(n, 0);
     std::vector<int> stack;
     std::vector<char> onStack(n, 0);
+    struct Frame
+    {
+        int v;
+        std::size_t next; // the next edge of v to follow
+    };
+    std::vector<Frame> calls;
     int counter = 0, components = 0;
-    std::function<void(int)> visit = [&](int v) {
+    auto enter = [&](int v) {
         index[static_cast<std::size_t>(v)] = low[static_cast<std::size_t>(v)] = counter++;
         stack.push_back(v);
         onStack[static_cast<std::size_t>(v)] = 1;
-        for (const QuotientEdge &e : q.adj[static_cast<std::size_t>(v)]) {
-            const auto w = static_cast<std::size_t>(e.to);
-            if (index[w] < 0) {
-                visit(e.to);
-                low[static_cast<std::size_t>(v)]
-                    = std::min(low[static_cast<std::size_t>(v)], low[w]);
-            } else if (onStack[w]) {
-                low[static_cast<std::size_t>(v)]
-                    = std::min(low[static_cast<std::size_t>(v)], index[w]);
+        calls.push_back({ v, 0 });
+    };
+    for (std::size_t root = 0; root < n; ++root) {
+        if (index[root] >= 0)
+            continue;
+        enter(static_cast<int>(root));
+        while (!calls.empty()) {
+            const int v = calls.back().v;
+            const auto vi = static_cast<std::size_t>(v);
+            if (calls.back().next < q.adj[vi].size()) {
+                const auto w = static_cast<std::size_t>(q.adj[vi][calls.back().next++].to);
+                if (index[w] < 0)
+                    enter(static_cast<int>(w));
+                else if (onStack[w])
+                    low[vi] = std::min(low[vi], index[w]);
+                continue;
             }
-        }
-        if (low[static_cast<std::size_t>(v)] == index[static_cast<std::size_t>(v)]) {
+            calls.pop_back();
+            if (!calls.empty()) {
+                const auto parent = static_cast<std::size_t>(calls.back().v);
+                low[parent] = std::min(low[parent], low[vi]);
+            }
+            if (low[vi] != index[vi])
+                continue;
             int size = 0;
             int w = -1;
             do {
@@ -84,10 +103,6 @@ Quotient buildQuotient(const PartitionPlan &plan, const BoundaryTable &boundary)
             q.componentSize.push_back(size);
             ++components;
         }
-    };
-    for (std::size_t v = 0; v < n; ++v) {
-        if (index[v] < 0)
-            visit(static_cast<int>(v));
     }
     return q;
 }

@@ -3,6 +3,7 @@
 #include "core/io/relay/RelayParser.h"
 
 #include <cctype>
+#include <charconv>
 
 namespace cleave::relay {
 
@@ -555,6 +556,17 @@ RelayParser::Value RelayParser::parseBlockExpression(const Token &open)
 
 // --- expressions -------------------------------------------------------------------------------
 
+std::uint32_t RelayParser::tupleIndex(std::string_view digits, const Token &at)
+{
+    std::uint32_t index = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (ec != std::errc() || end == digits.data())
+        m_ts.fail(at,
+                  "tuple index " + std::string(digits.substr(0, 24))
+                      + (digits.size() > 24 ? "…" : "") + " is not a small non-negative number");
+    return index;
+}
+
 RelayParser::Value RelayParser::parseExpr()
 {
     if (++m_exprDepth > maxExpressionDepth)
@@ -570,7 +582,7 @@ RelayParser::Value RelayParser::parseExpr()
         } else if (next.isPunct('.') && m_ts.peek(1).is(TokenKind::Integer)) {
             const Token dot = m_ts.take();
             const Token idx = m_ts.take();
-            v = projection(v, static_cast<std::uint32_t>(std::stoul(std::string(idx.text))), dot);
+            v = projection(v, tupleIndex(idx.text, idx), dot);
         } else if (next.isPunct('.') && m_ts.peek(1).is(TokenKind::Float)
                    && m_ts.peek(1).text.find_first_not_of("0123456789.")
                        == std::string_view::npos) {
@@ -579,8 +591,8 @@ RelayParser::Value RelayParser::parseExpr()
             const Token idx = m_ts.take();
             const std::string text(idx.text);
             const std::size_t p = text.find('.');
-            v = projection(v, static_cast<std::uint32_t>(std::stoul(text.substr(0, p))), dot);
-            v = projection(v, static_cast<std::uint32_t>(std::stoul(text.substr(p + 1))), dot);
+            v = projection(v, tupleIndex(std::string_view(text).substr(0, p), idx), dot);
+            v = projection(v, tupleIndex(std::string_view(text).substr(p + 1), idx), dot);
         } else {
             break;
         }
@@ -706,9 +718,7 @@ RelayParser::Value RelayParser::resolveVariable(const Token &tok)
         const Value inner = resolveVariable(base);
         if (!m_pending.empty() && m_pending.back().name == "%" + std::string(base.text))
             return inner;
-        return projection(
-            inner, static_cast<std::uint32_t>(std::stoul(std::string(tok.text.substr(dot + 1)))),
-            tok);
+        return projection(inner, tupleIndex(tok.text.substr(dot + 1), tok), tok);
     }
     const std::string name = "%" + std::string(tok.text);
     m_pending.push_back(PendingUse { name, tok.line, tok.column, m_depth });

@@ -81,6 +81,8 @@ private:
     Pattern parsePattern(FunctionId scope);
     Value resolveVariable(const Token &tok);
     Value projection(const Value &tuple, std::uint32_t index, const Token &at);
+    /// The tuple index spelled by `digits`; fails at `at` when it does not fit 32 bits.
+    std::uint32_t tupleIndex(std::string_view digits, const Token &at);
     Value scalarConstant(const Token &tok);
     Value metaConstant(const Token &tok);
     TensorRef materialize(const Value &v, const Token &at);

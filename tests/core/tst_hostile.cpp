@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+//
+// Hostile and broken inputs (issue 14): every reproduction of ../shared/repro (copied to
+// tests/data/hostile) and every generated attack gets one exact, located diagnostic. The
+// expected lines and columns are counted by hand in the files (see tests/data/hostile/README.md).
+#include "core/analysis/Cost.h"
+#include "core/analysis/LatencyTable.h"
+#include "core/formats/FormatRegistry.h"
+#include "core/graph/JsonParse.h"
+#include "core/partition/NameRules.h"
+#include "core/partition/PlanFile.h"
+#include "core/project/ProjectFile.h"
+#include "core/support/FileIo.h"
+#include "core/support/Saturating.h"
+#include "core/validation/Validation.h"
+
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace cleave;
+
+namespace {
+
+/// QCOMPARE of two std::string that prints both on failure.
+#define CHECK_TEXT(actual, expected)                                                               \
+    QCOMPARE(QString::fromStdString(actual), QString::fromStdString(expected))
+
+std::string hostile(const char *name)
+{
+    return std::string(CLEAVE_TESTDATA_DIR) + "/hostile/" + name;
+}
+
+/// The only error of `diagnostics`, as `file:line:col: error: message [code]`, with the
+/// directory part of the file name removed.
+std::string onlyError(const std::vector<Diagnostic> &diagnostics)
+{
+    std::vector<std::string> errors;
+    for (const Diagnostic &d : diagnostics) {
+        if (d.severity != Severity::Error)
+            continue;
+        Diagnostic copy = d;
+        copy.where.file = std::filesystem::path(copy.where.file).filename().string();
+        errors.push_back(copy.toString());
+    }
+    return errors.size() == 1 ? errors.front() : std::to_string(errors.size()) + " errors";
+}
+
+/// The error with `code` (file name without directory), or "" when there is none.
+std::string errorWithCode(const std::vector<Diagnostic> &diagnostics, const std::string &code)
+{
+    for (const Diagnostic &d : diagnostics) {
+        if (d.code == code) {
+            Diagnostic copy = d;
+            copy.where.file = std::filesystem::path(copy.where.file).filename().string();
+            return copy.toString();
+        }
+    }
+    return {};
+}
+
+std::string importError(const std::string &path)
+{
+    const ImportResult r = importFile(path);
+    return r.graph ? std::string("imported") : onlyError(r.diagnostics);
+}
+
+std::string importTextError(const std::string &text, const std::string &name)
+{
+    const ImportResult r = importBytes(text, name);
+    return r.graph ? std::string("imported") : onlyError(r.diagnostics);
+}
+
+std::string repeat(const std::string &s, std::size_t n)
+{
+    std::string out;
+    out.reserve(s.size() * n);
+    for (std::size_t i = 0; i < n; ++i)
+        out += s;
+    return out;
+}
+
+} // namespace
+
+class TestHostile : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    // --- crashes ----------------------------------------------------------------------------
+    void convStrideZeroIsAnError()
+    {
+        // A Conv whose strides attribute is [0, 1]: libonnx's shape inference divides by it.
+        CHECK_TEXT(importError(hostile("conv_stride0.onnx")),
+                   std::string("conv_stride0.onnx:1:1: error: node 'c' ('Conv'): attribute strides "
+                               "= [0, 1]; every value must be at least 1 [onnx.bad_attribute]"));
+    }
+
+    void invalidUtf8InRelayIsLocated()
+    {
+        // Line 3: `  %0 = fn (%p: Tensor[(1, 4), float32], Composite="a\xff")`, 0xFF at byte 53.
+        CHECK_TEXT(
+            importError(hostile("badutf8.relay")),
+            std::string("badutf8.relay:3:53: error: invalid UTF-8 (byte 0xFF): Relay text is "
+                        "UTF-8 [relay.encoding]"));
+        // An escape that decodes to a lone 0xFF byte is caught by the lexer.
+        CHECK_TEXT(importTextError("#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n"
+                                   "  %0 = fn (%p: float32, Composite=\"a\\xff\") { %p };\n"
+                                   "  %0(%x)\n}\n",
+                                   "esc.relay"),
+                   std::string("esc.relay:3:35: error: the escapes of this string make invalid "
+                               "UTF-8 [relay.syntax]"));
+    }
+
+    void numberOutOfRangeInPlanIsLocated()
+    {
+        auto model = importFile(std::string(CLEAVE_SAMPLES_DIR) + "/resnet18.relay");
+        QVERIFY(model.graph);
+        // `{"cleave_plan": 1e999}`: the number starts at byte 16, column 17.
+        const PlanLoadResult r = loadPlanFile(*model.graph, hostile("p1e999.json"));
+        QVERIFY(!r.ok());
+        CHECK_TEXT(onlyError(r.diagnostics),
+                   std::string("p1e999.json:1:17: error: number out of range: '1e999' "
+                               "[plan.syntax]"));
+    }
+
+    void numberOutOfRangeInProjectIsLocated()
+    {
+        // `{"cleave_project": 1e999}`: column 20. The editor and its recovery use this reader.
+        const ProjectLoadResult r = loadProjectFile(hostile("p.cleave"));
+        QVERIFY(!r.ok());
+        CHECK_TEXT(onlyError(r.diagnostics),
+                   std::string("p.cleave:1:20: error: number out of range: '1e999' "
+                               "[project.syntax]"));
+    }
+
+    void numberOutOfRangeInGraphJsonIsLocated()
+    {
+        // `{"nodes": 1e999}`: column 11 (was "internal error").
+        CHECK_TEXT(importError(hostile("g.graph.json")),
+                   std::string("g.graph.json:1:11: error: number out of range: '1e999' "
+                               "[graphjson.syntax]"));
+    }
+
+    void latencyAndOpSupportReadersNeverThrow()
+    {
+        std::vector<Diagnostic> found;
+        QVERIFY(!LatencyTable::fromJson("{\"ops\": {\"add\": 1e999}}", "l.json", found));
+        CHECK_TEXT(
+            onlyError(found),
+            std::string("l.json:1:17: error: number out of range: '1e999' [latency.syntax]"));
+        found.clear();
+        // A value of the wrong type is pointed at: line 2, column 11.
+        QVERIFY(!LatencyTable::fromJson("{\"ops\": {\n  \"add\": [1]}}", "l.json", found));
+        CHECK_TEXT(onlyError(found),
+                   std::string("l.json:2:10: error: ops entry 'add': expected a non-negative "
+                               "number, got [1] [latency.value]"));
+        found.clear();
+        QVERIFY(
+            parseOpSupport("[{\"target\": \"dnnl\", \"ops\": [\"add\", 1e999]}]", "o.json", found)
+                .empty());
+        CHECK_TEXT(onlyError(found),
+                   std::string("o.json:1:36: error: number out of range: '1e999' "
+                               "[opsupport.invalid]"));
+        found.clear();
+        parseOpSupport("[{\"target\": \"dnnl\",\n \"ops\": [\"add\", 7]}]", "o.json", found);
+        CHECK_TEXT(onlyError(found),
+                   std::string("o.json:2:17: error: entry 0: \"ops\" must hold strings "
+                               "[opsupport.invalid]"));
+    }
+
+    void jsonNestingIsBounded()
+    {
+        // 100,000 nested arrays in an object (the first level): refused at the 128th '['
+        // (byte 16 + 127, column 144), never recursed into.
+        const std::string deep
+            = "{\"cleave_plan\": " + repeat("[", 100000) + repeat("]", 100000) + "}";
+        std::vector<Diagnostic> found;
+        QVERIFY(!parseJsonLocated(deep, "d.json", "plan.syntax", found));
+        CHECK_TEXT(onlyError(found),
+                   std::string("d.json:1:144: error: invalid JSON: arrays and objects nest more "
+                               "than 128 levels deep [plan.syntax]"));
+        // A syntax error gives nlohmann's reason after the reader's own words; `,` is at
+        // offset 7, column 8.
+        found.clear();
+        QVERIFY(!parseJsonLocated("{\"a\": [,]}", "s.json", "x.syntax", found,
+                                  "the x is not valid JSON"));
+        CHECK_TEXT(onlyError(found),
+                   std::string("s.json:1:8: error: the x is not valid JSON: syntax error while "
+                               "parsing value - unexpected ','; expected '[', '{', or a literal "
+                               "[x.syntax]"));
+    }
+
+    void deepFnLiteralsAreBounded()
+    {
+        // 10,000 nested fn literals, one a line from line 3: the 65th (line 67) is refused.
+        const std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n"
+            + repeat("fn (%a: float32) {\n", 10000) + "%x\n" + repeat("}\n", 10000) + "}\n";
+        CHECK_TEXT(importTextError(text, "fn.relay"),
+                   std::string("fn.relay:67:1: error: fn literals nested more than 64 levels deep "
+                               "[relay.syntax]"));
+    }
+
+    void deepTupleTypesAreBounded()
+    {
+        // 10^5 nested tuple types after `def @main(%x: ` (14 bytes): the 101st '(' (column
+        // 115) is refused.
+        const std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: " + repeat("(", 100000)
+            + "float32" + repeat(")", 100000) + ") {\n  %x\n}\n";
+        CHECK_TEXT(importTextError(text, "tuple.relay"),
+                   std::string("tuple.relay:2:115: error: types nested more than 100 levels deep "
+                               "[relay.syntax]"));
+    }
+
+    void deepParenthesesAreBounded()
+    {
+        // 10^5 parentheses on line 3: the body's expression is level 1 at the first '(', so
+        // the 257th level is the 257th '('.
+        const std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n"
+            + repeat("(", 100000) + "%x" + repeat(")", 100000) + "\n}\n";
+        CHECK_TEXT(importTextError(text, "paren.relay"),
+                   std::string("paren.relay:3:257: error: expression nested too deeply (more than "
+                               "256 levels) [relay.syntax]"));
+        // Nested attribute lists are bounded too: the 101st '[' of `axis=` (col 22 + 100).
+        const std::string attrs = "#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n"
+                                  "  sum(%x, axis="
+            + repeat("[", 100000) + "1" + repeat("]", 100000) + ")\n}\n";
+        CHECK_TEXT(importTextError(attrs, "attrs.relay"),
+                   std::string("attrs.relay:3:116: error: attribute values nested more than 100 "
+                               "levels deep [relay.syntax]"));
+    }
+
+    void hugeNumbersInRelayAreDiagnostics()
+    {
+        // Found by the mutation campaign: std::stoi / std::stoul threw out_of_range (SIGABRT in
+        // inspect and partition). A dtype of absurd width is no dtype: its size is unknown.
+        QVERIFY(!Type::tensor({ Dim::known(2) }, "float99999999999").byteSize());
+        QCOMPARE(Type::tensor({ Dim::known(2) }, "float16x4").byteSize().value(), std::int64_t(16));
+        // A tuple index over 32 bits: `  %0.` puts its digits at line 4, column 6.
+        CHECK_TEXT(importTextError("#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n"
+                                   "  %0 = (%x, %x);\n  %0.99999999999999999999\n}\n",
+                                   "index.relay"),
+                   std::string("index.relay:4:6: error: tuple index 99999999999999999999 is not a "
+                               "small non-negative number [relay.syntax]"));
+    }
+
+    void metadataWithMissingKeysIsAWarning()
+    {
+        // An IntImm without "attrs" (the key of metadata_missing_key.relay.txt that was indexed
+        // unchecked), referenced by the attrs of a call. The header is on line 6.
+        const std::string text
+            = "#[version = \"0.0.5\"]\n"
+              "def @main(%x: Tensor[(1, 4), float32]) {\n"
+              "  nn.relu(%x, meta[relay.attrs.ReluAttrs][0]) /* ty=Tensor[(1, 4), float32] */\n"
+              "}\n"
+              "\n"
+              "#[metadata]\n"
+              "{\"root\": 1, \"nodes\": [{\"type_key\": \"\"}, {\"type_key\": \"Map\", \"keys\": "
+              "[\"relay.attrs.ReluAttrs\"], \"data\": [2]}, {\"type_key\": \"Array\", \"data\": "
+              "[3]}, {\"type_key\": \"relay.attrs.ReluAttrs\", \"attrs\": {\"size\": \"4\"}}, "
+              "{\"type_key\": \"IntImm\", \"Tensor[Tensor[\": {}}], \"b64ndarrays\": [], "
+              "\"attrs\": {\"tvm_version\": \"0.8.0\"}}\n";
+        const ImportResult r = importBytes(text, "meta.relay");
+        QVERIFY(r.graph);
+        CHECK_TEXT(errorWithCode(r.diagnostics, "relay.metadata"),
+                   std::string("meta.relay:6:1: warning: metadata node 4 (IntImm) has no integer "
+                               "\"attrs\": {\"value\": ...}; references to it are kept as plain "
+                               "numbers [relay.metadata]"));
+    }
+
+    // --- security ---------------------------------------------------------------------------
+    void externalDataOutsideTheFolderIsRefused()
+    {
+        CHECK_TEXT(importError(hostile("ext_passwd.onnx")),
+                   std::string("ext_passwd.onnx:1:1: error: initializer 'w' keeps its data in "
+                               "'/etc/passwd', which is an absolute path; external data must lie "
+                               "in the model's folder [onnx.external_data]"));
+        CHECK_TEXT(importError(hostile("ext_abs.onnx")),
+                   std::string("ext_abs.onnx:1:1: error: initializer 'w' keeps its data in "
+                               "'/tmp/rel/secret.bin', which is an absolute path; external data "
+                               "must lie in the model's folder [onnx.external_data]"));
+        CHECK_TEXT(importError(hostile("ext_rel.onnx")),
+                   std::string("ext_rel.onnx:1:1: error: initializer 'w' keeps its data in "
+                               "'../../../../../../tmp/rel/secret.bin', which leaves the model's "
+                               "folder ('..'); external data must lie in it [onnx.external_data]"));
+    }
+
+    void externalDataSymlinkOutsideTheFolderIsRefused()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        namespace fs = std::filesystem;
+        const fs::path folder = dir.path().toStdString();
+        fs::create_directory(folder / "model");
+        fs::create_symlink("/etc/passwd", folder / "model" / "weights.bin");
+        // ext_passwd.onnx with its location rewritten to the symlink's relative name.
+        std::string bytes = *readFile(hostile("ext_passwd.onnx"));
+        const std::string from = "/etc/passwd";
+        const std::string to = "weights.bin";
+        QCOMPARE(from.size(), to.size());
+        bytes.replace(bytes.find(from), from.size(), to);
+        std::string problem;
+        QVERIFY(writeFileAtomically((folder / "model" / "m.onnx").string(), bytes, &problem));
+        CHECK_TEXT(
+            importError((folder / "model" / "m.onnx").string()),
+            std::string("m.onnx:1:1: error: initializer 'w' keeps its data in 'weights.bin', "
+                        "which resolves (through a symbolic link) to /etc/passwd, outside "
+                        "the model's folder [onnx.external_data]"));
+    }
+
+    void partitionNamesAndTargetsAreChecked()
+    {
+        QVERIFY(!partitionNameProblem("stage 1 (conv)"));
+        QVERIFY(!targetProblem("llvm -mcpu=skylake-avx512 -mattr=+avx2"));
+        QVERIFY(!targetProblem("dnnl"));
+        CHECK_TEXT(*partitionNameProblem("../x"),
+                   std::string("a partition name cannot contain '..'"));
+        CHECK_TEXT(*partitionNameProblem("a/b"),
+                   std::string("a partition name cannot contain '/' (allowed: letters, digits, "
+                               "space and _ - . + : # @ ( ))"));
+        CHECK_TEXT(*targetProblem("dnnl -x"),
+                   std::string("the BYOC compiler name 'dnnl' takes no options: it becomes part of "
+                               "Relay identifiers"));
+        CHECK_TEXT(*targetProblem("../../x"),
+                   std::string("a target starts with an identifier such as llvm, cuda or a BYOC "
+                               "compiler name (letters, digits, '_')"));
+    }
+
+    void evilPlanIsRefused()
+    {
+        auto model = importFile(std::string(CLEAVE_SAMPLES_DIR) + "/resnet18.relay");
+        QVERIFY(model.graph);
+        const PlanLoadResult r = loadPlanFile(*model.graph, hostile("evil.plan.json"));
+        QVERIFY(!r.ok());
+        // The file is one line; the first name's value starts at byte 189.
+        CHECK_TEXT(errorWithCode(r.diagnostics, "plan.bad_name"),
+                   std::string("evil.plan.json:1:189: error: partition 0 is named "
+                               "'../../../tmp/rel/pwn_part': a partition name cannot contain '..' "
+                               "[plan.bad_name]"));
+        CHECK_TEXT(errorWithCode(r.diagnostics, "plan.bad_target"),
+                   std::string("evil.plan.json:1:1073: error: partition 'stage2' has the target "
+                               "'../../../../tmp/rel/pwn_target': a target starts with an "
+                               "identifier such as llvm, cuda or a BYOC compiler name (letters, "
+                               "digits, '_') [plan.bad_target]"));
+    }
+
+    // --- plan diagnostics -------------------------------------------------------------------
+    void badCutEdgeIsLocated()
+    {
+        auto model = importFile(std::string(CLEAVE_SAMPLES_DIR) + "/resnet18.relay");
+        QVERIFY(model.graph);
+        // `   "producer": "%99999",` on line 121: the value at column 16.
+        const PlanLoadResult r = loadPlanFile(*model.graph, hostile("bad_cut_edge.plan.json"));
+        QVERIFY(!r.ok());
+        CHECK_TEXT(onlyError(r.diagnostics),
+                   std::string("bad_cut_edge.plan.json:121:16: error: cut edge 0 names the node "
+                               "'%99999', which is not in the model [plan.bad_cut_edge]"));
+    }
+
+    void cutEdgeInsideOnePartitionIsLocated()
+    {
+        auto model = importFile(std::string(CLEAVE_SAMPLES_DIR) + "/resnet18.relay");
+        QVERIFY(model.graph);
+        // The edge object starts on line 120, column 3; %12 and %0 are both in stage0.
+        const PlanLoadResult r = loadPlanFile(*model.graph, hostile("cut_edge_inside.plan.json"));
+        QVERIFY(!r.ok());
+        CHECK_TEXT(onlyError(r.diagnostics),
+                   std::string("cut_edge_inside.plan.json:120:3: error: cut edge 0 from '%12' to "
+                               "'%0' lies inside partition 'stage0'; a cut edge joins two "
+                               "partitions [plan.cut_edge_inside]"));
+    }
+
+    void duplicatePartitionNameIsLocated()
+    {
+        auto model = importFile(std::string(CLEAVE_SAMPLES_DIR) + "/resnet18.relay");
+        QVERIFY(model.graph);
+        // The second `"name": "stage0"` is on line 29; its value at column 12.
+        const PlanLoadResult r = loadPlanFile(*model.graph, hostile("duplicate_name.plan.json"));
+        QVERIFY(!r.ok());
+        CHECK_TEXT(onlyError(r.diagnostics),
+                   std::string("duplicate_name.plan.json:29:12: error: partitions 0 and 1 are both "
+                               "named 'stage0'; partition names must be unique "
+                               "[plan.duplicate_name]"));
+    }
+
+    void quotedNamesAreBounded()
+    {
+        CHECK_TEXT(quoteBounded(std::string(100, 'x'), 10),
+                   std::string("'xxxxxxxxxx…' (100 bytes)"));
+        CHECK_TEXT(quoteBounded("a\nb\x01"), std::string("'a\\nb\\x01'"));
+        // "é" is two bytes: a cut inside it moves back to its start.
+        CHECK_TEXT(quoteBounded("ab\xc3\xa9", 3), std::string("'ab…' (4 bytes)"));
+    }
+
+    // --- resource limits --------------------------------------------------------------------
+    void devicesAndFifosAreRefused()
+    {
+        CHECK_TEXT(
+            importError("/dev/zero"),
+            std::string("zero:1:1: error: cannot open file: is not a regular file (a device, "
+                        "FIFO or socket) [import.unreadable]"));
+        CHECK_TEXT(importError("/dev/urandom"),
+                   std::string("urandom:1:1: error: cannot open file: is not a regular file (a "
+                               "device, FIFO or socket) [import.unreadable]"));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string fifo = dir.filePath(QStringLiteral("model.relay")).toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        // Opening a FIFO without a writer would block forever: it is never opened.
+        CHECK_TEXT(importError(fifo),
+                   std::string("model.relay:1:1: error: cannot open file: is not a regular file (a "
+                               "device, FIFO or socket) [import.unreadable]"));
+        CHECK_TEXT(importError(dir.path().toStdString()),
+                   std::string(QFileInfo(dir.path()).fileName().toStdString()
+                               + ":1:1: error: cannot open file: is a folder, not a file "
+                                 "[import.unreadable]"));
+    }
+
+    void hugeShapesSaturate()
+    {
+        // (99999999999, 99999999999) float32: 10^22 elements, far past int64.
+        const std::string text = "#[version = \"0.0.5\"]\n"
+                                 "def @main(%x: Tensor[(99999999999, 99999999999), float32], "
+                                 "%w: Tensor[(99999999999, 99999999999), float32]) {\n"
+                                 "  nn.dense(%x, %w, units=None) /* ty=Tensor[(99999999999, "
+                                 "99999999999), float32] */\n}\n";
+        const ImportResult r = importBytes(text, "huge.relay");
+        QVERIFY(r.graph);
+        const Graph &g = *r.graph;
+        NodeId dense;
+        for (std::size_t i = 0; i < g.nodeCount(); ++i) {
+            if (g.node(NodeId(i)).op == "nn.dense")
+                dense = NodeId(i);
+        }
+        QVERIFY(dense.isValid());
+        const Type x = g.node(g.node(dense).inputs[0].node).outputType(0);
+        QCOMPARE(x.elementCount().value(), saturatedCount);
+        QCOMPARE(x.byteSize().value(), saturatedCount);
+        QCOMPARE(nodeFlops(g, dense), saturatedCount);
+        QCOMPARE(satMul(3, 4), std::int64_t(12));
+        QCOMPARE(satAdd(saturatedCount, 1), saturatedCount);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostile)
+#include "tst_hostile.moc"
