@@ -4,7 +4,9 @@
 
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutGraph.h"
+#include "ui/scene/BadgeClusters.h"
 #include "ui/scene/CanvasView.h"
+#include "ui/scene/FarPicture.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LayoutRunner.h"
@@ -122,6 +124,10 @@ struct CanvasWidget::Private
     std::unordered_map<NodeId, NodeItem *> nodeItems;
     std::map<PlanEdge, EdgeItem *> edgeItems;
     std::vector<QGraphicsItem *> planItems; // regions and badges
+    std::vector<BadgeItem *> badges; // also in planItems
+    std::vector<BadgeCountItem *> badgeCounts; // groups of overlapping badges
+    qreal groupedZoom = 0;
+    FarPicture far;
     std::vector<std::pair<std::string, std::vector<NodeId>>> blocks;
     std::vector<QGraphicsItem *> blockItems;
     std::vector<PlanEdge> boundaryEdges;
@@ -130,9 +136,16 @@ struct CanvasWidget::Private
     PlanEdge highlightedEdge;
     bool selecting = false;
 
+    std::string cacheKey;
+
+    void startLayout();
     void clearScene();
+    void clearItems();
     void buildScene();
     void applyPlan();
+    void regroupBadges();
+    void setUpFarPicture();
+    void paintFar(QPainter &painter, qreal scale) const;
     void clearHighlights();
     void refreshMinimap();
     void showInitialView();
@@ -183,7 +196,25 @@ void CanvasWidget::Private::showInitialView()
         return;
     view->setTransform(QTransform::fromScale(initialZoom, initialZoom));
     const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
-    view->centerOn(QPointF(bounds.center().x(), bounds.top() + visible.height() / 2));
+    // Centred on the topmost node (the first input), not on the drawing's middle: a wide
+    // drawing (Inception branches, a transformer's stubs) would otherwise open on empty space.
+    qreal x = bounds.center().x();
+    qreal top = 0;
+    bool found = false;
+    for (const auto &[id, item] : nodeItems) {
+        const QRectF r = item->rect();
+        if (!found || r.top() < top || (r.top() == top && r.center().x() < x)) {
+            top = r.top();
+            x = r.center().x();
+            found = true;
+        }
+    }
+    if (!found || bounds.width() <= visible.width())
+        x = bounds.center().x();
+    else
+        x = std::clamp(x, bounds.left() + visible.width() / 2,
+                       bounds.right() - visible.width() / 2);
+    view->centerOn(QPointF(x, bounds.top() + visible.height() / 2));
     emit view->visibleAreaChanged();
 }
 
@@ -198,11 +229,24 @@ QRectF CanvasWidget::Private::drawingBounds() const
     return bounds.adjusted(-8, -8, 8, 8);
 }
 
+void CanvasWidget::Private::clearItems()
+{
+    // Deleting items one by one from a BSP-indexed scene is quadratic (100k nodes: minutes):
+    // drop the index first, delete, and index again.
+    scene->setItemIndexMethod(QGraphicsScene::NoIndex);
+    scene->clear();
+    scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+}
+
 void CanvasWidget::Private::clearScene()
 {
     cutTool->deactivate();
     flash->stop();
     flashing.clear();
+    badges.clear();
+    badgeCounts.clear(); // deleted with the scene
+    groupedZoom = 0;
+    far.clear();
     nodeItems.clear();
     edgeItems.clear();
     planItems.clear();
@@ -212,7 +256,7 @@ void CanvasWidget::Private::clearScene()
     highlightedEdge = {};
     const bool hadSelection = !scene->selectedItems().isEmpty();
     selecting = true;
-    scene->clear();
+    clearItems();
     selecting = false;
     minimap->clear();
     if (hadSelection)
@@ -252,8 +296,51 @@ void CanvasWidget::Private::buildScene()
     scene->setSceneRect(bounds.adjusted(-margin, -margin, margin, margin));
 }
 
+void CanvasWidget::Private::setUpFarPicture()
+{
+    const QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
+    far.setSource(bounds.adjusted(-40, -40, 40, 40),
+                  [this](QPainter &painter, qreal scale) { paintFar(painter, scale); });
+}
+
+void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
+{
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    for (const QGraphicsItem *item : planItems)
+        if (const auto *region = qgraphicsitem_cast<const PartitionRegionItem *>(item))
+            region->paintFar(painter, scale);
+    QPen normal(QColor(0xb4, 0xbb, 0xc4), 0);
+    QPolygonF line;
+    painter.setBrush(Qt::NoBrush);
+    for (const auto &[edge, item] : edgeItems) {
+        const QColor boundary = item->boundaryColour();
+        painter.setPen(boundary.isValid() ? QPen(boundary, 2.0 / scale) : normal);
+        onCurvePoints(item->path(), line);
+        painter.drawPolyline(line);
+    }
+    const qreal pixel = 1 / scale;
+    for (const auto &[id, item] : nodeItems) {
+        const QRectF r = item->rect();
+        const QColor colour = item->isSelected() ? QColor(0x1e, 0x6f, 0xd9)
+            : item->isHighlighted()              ? QColor(0xff, 0x8f, 0x00)
+                                                 : categoryStroke(item->category());
+        painter.fillRect(
+            QRectF(r.x(), r.y(), std::max(pixel, r.width()), std::max(pixel, r.height())), colour);
+    }
+}
+
+void CanvasWidget::Private::regroupBadges()
+{
+    ungroupBadges(badgeCounts);
+    groupedZoom = view->zoom();
+    badgeCounts = groupOverlappingBadges(*scene, badges, groupedZoom);
+}
+
 void CanvasWidget::Private::applyPlan()
 {
+    ungroupBadges(badgeCounts);
+    badges.clear();
+    far.invalidate();
     for (QGraphicsItem *item : planItems) {
         scene->removeItem(item);
         delete item;
@@ -269,35 +356,38 @@ void CanvasWidget::Private::applyPlan()
 
     // One pass over the drawn nodes groups them by partition.
     const auto &partitions = plan->partitions();
-    std::vector<QPainterPath> boxes(partitions.size());
-    std::vector<QPainterPath> routes(partitions.size());
+    std::vector<std::vector<QRectF>> boxes(partitions.size());
+    std::vector<std::vector<QPolygonF>> routes(partitions.size());
     std::vector<QRectF> topmost(partitions.size());
     for (const auto &[id, item] : nodeItems) {
         const int index = plan->indexOf(plan->partitionOf(id));
         if (index < 0)
             continue;
         const QRectF r = item->rect();
-        boxes[static_cast<std::size_t>(index)].addRoundedRect(
-            r.adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY), 10, 10);
+        boxes[static_cast<std::size_t>(index)].push_back(
+            r.adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
         QRectF &top = topmost[static_cast<std::size_t>(index)];
         if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
             top = r;
     }
     for (const auto &[edge, item] : edgeItems) {
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
-        if (from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer)))
-            routes[static_cast<std::size_t>(from)].addPath(item->path());
+        if (from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer))) {
+            QPolygonF line;
+            onCurvePoints(item->path(), line);
+            routes[static_cast<std::size_t>(from)].push_back(std::move(line));
+        }
     }
     for (std::size_t i = 0; i < partitions.size(); ++i) {
-        if (boxes[i].isEmpty())
+        if (boxes[i].empty())
             continue;
         const Partition &p = partitions[i];
         QString name = QString::fromStdString(p.name);
         if (!p.target.empty() && p.target != "llvm")
             name += QStringLiteral(" · %1").arg(QString::fromStdString(p.target));
         const QPointF labelPos(topmost[i].x() - regionPadX - 6, topmost[i].center().y());
-        auto *region = new PartitionRegionItem(p.id, partitionColour(p.colour), name, boxes[i],
-                                               routes[i], labelPos);
+        auto *region = new PartitionRegionItem(p.id, partitionColour(p.colour), name,
+                                               std::move(boxes[i]), std::move(routes[i]), labelPos);
         scene->addItem(region);
         planItems.push_back(region);
     }
@@ -328,9 +418,11 @@ void CanvasWidget::Private::applyPlan()
                 badge->setPos(it->second->path().pointAtPercent(0.5));
                 scene->addItem(badge);
                 planItems.push_back(badge);
+                badges.push_back(badge);
             }
         }
     }
+    regroupBadges();
 }
 
 void CanvasWidget::Private::clearHighlights()
@@ -343,25 +435,32 @@ void CanvasWidget::Private::clearHighlights()
             it->second->setHighlighted(false);
     highlightedNode = {};
     highlightedEdge = {};
+    far.invalidate();
 }
 
 void CanvasWidget::Private::refreshMinimap()
 {
     if (!layout)
         return;
-    // Fixed-size items (badges, region names) would be drawn at full size in the overview.
-    std::vector<QGraphicsItem *> hidden;
-    for (QGraphicsItem *item : planItems) {
-        for (QGraphicsItem *child : item->childItems())
-            hidden.push_back(child);
-        if (item->type() == BadgeItemType)
-            hidden.push_back(item);
+    // Boxes in their partition's colour (grey without a plan), regions' padding included.
+    std::vector<MinimapBox> boxes;
+    boxes.reserve(nodeItems.size() * 2);
+    const bool planShown = plan != nullptr && planGraph == graph && planFunction == function;
+    for (const auto &[id, item] : nodeItems) {
+        const int index = planShown ? plan->indexOf(plan->partitionOf(id)) : -1;
+        if (index >= 0) {
+            const QColor c
+                = partitionColour(plan->partitions()[static_cast<std::size_t>(index)].colour);
+            boxes.push_back(
+                { item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY),
+                  QColor::fromRgbF(static_cast<float>(0.6 + 0.4 * c.redF()),
+                                   static_cast<float>(0.6 + 0.4 * c.greenF()),
+                                   static_cast<float>(0.6 + 0.4 * c.blueF())) });
+        }
     }
-    for (QGraphicsItem *item : hidden)
-        item->setVisible(false);
-    minimap->refresh(drawingBounds());
-    for (QGraphicsItem *item : hidden)
-        item->setVisible(true);
+    for (const auto &[id, item] : nodeItems)
+        boxes.push_back({ item->rect(), categoryStroke(item->category()) });
+    minimap->refresh(drawingBounds(), boxes);
     minimap->move(q->width() - minimap->width() - 12, q->height() - minimap->height() - 12);
     minimap->raise();
 }
@@ -375,6 +474,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     d->scene = new QGraphicsScene(this);
     d->scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     d->view->setScene(d->scene);
+    d->view->setFarPicture(&d->far);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(d->view);
@@ -403,6 +503,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         }
     });
     connect(d->overlay, &LayoutOverlay::cancelClicked, this, &CanvasWidget::cancelLayout);
+    connect(d->overlay, &LayoutOverlay::restartClicked, this, &CanvasWidget::restartLayout);
     connect(d->runner, &LayoutRunner::progress, this, [this](quint64, int percent) {
         d->overlay->setProgress(percent);
         emit layoutProgress(percent);
@@ -416,6 +517,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         }
         d->layout = result.layout;
         d->buildScene();
+        d->setUpFarPicture();
         d->applyPlan();
         d->applyBlocks();
         d->showInitialView();
@@ -429,10 +531,16 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         emit layoutFinished(true, message);
     });
     connect(d->scene, &QGraphicsScene::selectionChanged, this, [this] {
+        d->far.invalidate();
         if (!d->selecting)
             emit selectionChanged();
     });
     connect(d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
+    connect(d->view, &CanvasView::visibleAreaChanged, this, [this] {
+        // Badges keep their screen size: which of them overlap changes with the zoom only.
+        if (!d->badges.empty() && d->view->zoom() != d->groupedZoom)
+            d->regroupBadges();
+    });
     connect(d->view, &CanvasView::fitRequested, this, &CanvasWidget::fitToView);
     connect(d->view, &CanvasView::zoomToSelectionRequested, this, &CanvasWidget::zoomToSelection);
     connect(d->view, &CanvasView::nodeDoubleClicked, this, [this](const QPointF &pos) {
@@ -464,6 +572,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
 
 CanvasWidget::~CanvasWidget()
 {
+    d->clearItems();
     d->view->setTool(nullptr);
     d->cutTool.reset();
     d->selectTool.reset();
@@ -485,12 +594,19 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
     if (!d->function.isValid())
         d->function = graph->mainFunction();
     d->layoutGraph = std::make_shared<const LayoutGraph>(buildLayoutGraph(*graph, d->function));
-    d->overlay->begin(tr("Laying out %1 nodes and %2 edges with Graphviz…")
-                          .arg(d->layoutGraph->nodes.size())
-                          .arg(d->layoutGraph->edges.size()));
-    emit layoutStarted();
-    d->runner->start(d->layoutGraph, cacheKey);
-    d->overlayDelay->start();
+    d->cacheKey = cacheKey;
+    d->startLayout();
+}
+
+void CanvasWidget::Private::startLayout()
+{
+    overlay->hide();
+    overlay->begin(CanvasWidget::tr("Laying out %1 nodes and %2 edges…")
+                       .arg(layoutGraph->nodes.size())
+                       .arg(layoutGraph->edges.size()));
+    emit q->layoutStarted();
+    runner->start(layoutGraph, cacheKey);
+    overlayDelay->start();
 }
 
 void CanvasWidget::setPlan(const PartitionPlan *plan, const BoundaryTable *boundary)
@@ -588,6 +704,7 @@ void CanvasWidget::highlightEdge(TensorRef tensor, NodeId consumer)
 
 void CanvasWidget::highlightPartition(PartitionId partition)
 {
+    d->far.invalidate();
     for (QGraphicsItem *item : d->planItems)
         if (auto *region = qgraphicsitem_cast<PartitionRegionItem *>(item))
             region->setHighlighted(partition.isValid() && region->partitionId() == partition);
@@ -687,8 +804,25 @@ bool CanvasWidget::exportImage(const QString &path, QString *error) const
 void CanvasWidget::cancelLayout()
 {
     d->overlayDelay->stop();
-    d->overlay->hide();
+    const bool wasRunning = d->runner->isRunning();
     d->runner->cancel();
+    if (!wasRunning || !d->layoutGraph) {
+        d->overlay->hide();
+        return;
+    }
+    // The card stays, so that the user can lay the graph out again later.
+    d->overlay->showCancelled(
+        tr("Layout of %1 nodes cancelled.").arg(d->layoutGraph->nodes.size()));
+    d->overlay->reposition();
+    d->overlay->show();
+    d->overlay->raise();
+}
+
+void CanvasWidget::restartLayout()
+{
+    if (!d->layoutGraph || d->layout || d->runner->isRunning())
+        return;
+    d->startLayout();
 }
 
 void CanvasWidget::setCacheDirectory(const QString &dir)

@@ -34,14 +34,31 @@ LayoutOverlay::LayoutOverlay(QWidget *parent)
     layout->addWidget(m_bar);
     layout->addLayout(buttons);
     setFixedWidth(320);
-    connect(m_cancel, &QPushButton::clicked, this, &LayoutOverlay::cancelClicked);
+    m_cancel->setObjectName(QStringLiteral("layoutOverlayButton"));
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (m_cancelled)
+            emit restartClicked();
+        else
+            emit cancelClicked();
+    });
     hide();
 }
 
 void LayoutOverlay::begin(const QString &text)
 {
+    m_cancelled = false;
     m_label->setText(text);
     m_bar->setValue(0);
+    m_bar->show();
+    m_cancel->setText(tr("Cancel"));
+}
+
+void LayoutOverlay::showCancelled(const QString &text)
+{
+    m_cancelled = true;
+    m_label->setText(text);
+    m_bar->hide();
+    m_cancel->setText(tr("Lay Out Again"));
 }
 
 void LayoutOverlay::setProgress(int percent)
