@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/layout/GraphLayouter.h"
 
+#include "core/layout/LayeredOrdering.h"
 #include "core/layout/LayoutCache.h"
 #include "core/layout/OrderedPlacement.h"
 
@@ -123,12 +124,53 @@ void readFullLayout(Agraph_t *g, const LayoutGraph &lg, Layout &layout)
     }
 }
 
+double msSince(std::chrono::steady_clock::time_point started)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+        .count();
+}
+
+// Cleave's own ranking and ordering plus the linear placement: no Graphviz, any depth.
+LayoutResult layoutWithoutGraphviz(const LayoutGraph &graph, const LayoutControl &control,
+                                   std::chrono::steady_clock::time_point started)
+{
+    LayoutResult result;
+    control.report(5, "rank and order");
+    std::vector<int> rank;
+    std::vector<int> order;
+    rankAndOrder(graph, rank, order);
+    if (control.isCancelled()) {
+        result.status = LayoutResult::Status::Cancelled;
+        result.message = "layout cancelled";
+        return result;
+    }
+    control.report(60, "place");
+    Layout layout;
+    layout.engine = "cleave-order";
+    placeOrderedLayout(graph, rank, order, layout);
+    if (control.isCancelled()) {
+        result.status = LayoutResult::Status::Cancelled;
+        result.message = "layout cancelled";
+        return result;
+    }
+    control.report(100, "done");
+    result.layout = std::make_shared<const Layout>(std::move(layout));
+    result.status = LayoutResult::Status::Ok;
+    result.milliseconds = msSince(started);
+    return result;
+}
+
 } // namespace
 
 std::string chooseEngine(const LayoutGraph &graph, const LayoutSettings &settings)
 {
+    // Checked first and whatever is forced: Graphviz crashes on graphs this deep.
+    if (graph.nodes.size() >= graphvizRankLimit && longestPathDepth(graph) >= graphvizRankLimit)
+        return "cleave-order";
     if (!settings.engine.empty())
         return settings.engine;
+    if (graph.nodes.size() > settings.graphvizNodeLimit)
+        return "cleave-order";
     return graph.nodes.size() > settings.fullDotLimit ? "dot-order" : "dot";
 }
 
@@ -186,6 +228,8 @@ LayoutResult computeLayout(const LayoutGraph &graph, const LayoutSettings &setti
         return result;
     };
     const std::string engine = chooseEngine(graph, settings);
+    if (engine == "cleave-order")
+        return layoutWithoutGraphviz(graph, control, started);
     control.report(2, "build graph");
     const std::string dot = layoutGraphToDot(graph, engine, settings);
     if (control.isCancelled())
@@ -252,8 +296,11 @@ LayoutResult computeLayout(const LayoutGraph &graph, const LayoutSettings &setti
 std::string layoutCacheKey(const std::string &modelKey, const LayoutGraph &graph,
                            const LayoutSettings &settings)
 {
-    // The engine is part of the key: the same graph drawn by another engine is another layout.
-    return LayoutCache::keyFor(modelKey, graph) + "-" + chooseEngine(graph, settings);
+    // The engine and the settings are part of the key: the same graph drawn by another engine
+    // or with other limits is another layout.
+    return LayoutCache::keyFor(modelKey, graph) + "-" + chooseEngine(graph, settings) + "-"
+        + std::to_string(settings.fullDotLimit) + "." + std::to_string(settings.tuneLimit) + "."
+        + std::to_string(settings.graphvizNodeLimit);
 }
 
 LayoutResult computeLayoutCached(LayoutCache *cache, const std::string &modelKey,

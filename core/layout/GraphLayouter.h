@@ -31,11 +31,18 @@ namespace cleave {
 /// `splines=spline`: curved and routed around nodes (`ortho` is several times slower and
 /// ignores ports, `polyline` is no faster). Values read by more than
 /// LayoutGraphOptions::stubFanout ops become local stubs.
+///
+/// Graphs deeper than graphvizRankLimit ranks (Graphviz crashes past 32,767) or with more than
+/// `graphvizNodeLimit` drawn nodes are never handed to Graphviz: Cleave ranks and orders them
+/// itself in linear time per sweep (rankAndOrder(), engine "cleave-order") and places them
+/// like "dot-order".
 struct LayoutSettings
 {
     std::size_t fullDotLimit = 1000;
     std::size_t tuneLimit = 400;
-    /// Force one engine: "dot", "dot-order", or empty for the automatic choice above.
+    std::size_t graphvizNodeLimit = 60000;
+    /// Force one engine: "dot", "dot-order", "cleave-order", or empty for the automatic choice
+    /// above. A graph too deep for Graphviz gets "cleave-order" whatever is forced.
     std::string engine;
 };
 
@@ -76,7 +83,7 @@ struct LayoutResult
 LayoutResult computeLayout(const LayoutGraph &graph, const LayoutSettings &settings = {},
                            const LayoutControl &control = {});
 
-/// The engine computeLayout() picks for `graph`: "dot" or "dot-order".
+/// The engine computeLayout() picks for `graph`: "dot", "dot-order" or "cleave-order".
 std::string chooseEngine(const LayoutGraph &graph, const LayoutSettings &settings);
 
 /// The DOT text computeLayout() hands to Graphviz for `graph` with `engine` (benchmarks run

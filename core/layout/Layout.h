@@ -7,6 +7,7 @@
 #include <compare>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cleave {
@@ -68,7 +69,15 @@ struct Layout
     friend bool operator==(const Layout &, const Layout &) = default;
 };
 
-/// Serialises a layout as compact JSON (the on-disk cache format).
+/// Serialises a layout in Cleave's compact binary form (the on-disk cache format): a magic and
+/// version, then little-endian 32-bit ids and counts and 64-bit IEEE coordinates (exact round
+/// trip); 36 bytes per node and 16 per route point, read without parsing text.
+std::string layoutToBinary(const Layout &layout);
+/// Parses layoutToBinary() output; false (leaving `out` unspecified) on a truncated,
+/// corrupt or other-version buffer. Never reads past `data`.
+bool layoutFromBinary(std::string_view data, Layout &out);
+
+/// Serialises a layout as compact JSON (readable; for tools and tests).
 std::string layoutToJson(const Layout &layout);
 /// Parses layoutToJson() output; returns false (leaving `out` unspecified) on malformed text.
 bool layoutFromJson(const std::string &text, Layout &out);

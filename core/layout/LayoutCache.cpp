@@ -17,7 +17,7 @@ namespace cleave {
 namespace {
 
 // Bumped whenever the layout settings or the drawn graph change what a layout looks like.
-constexpr const char *cacheVersion = "v1";
+constexpr const char *cacheVersion = "v2";
 
 } // namespace
 
@@ -45,7 +45,7 @@ std::string LayoutCache::pathFor(const std::string &key) const
 {
     if (m_directory.empty())
         return {};
-    return (std::filesystem::path(m_directory) / (key + ".layout.json")).string();
+    return (std::filesystem::path(m_directory) / (key + ".layout.bin")).string();
 }
 
 std::shared_ptr<const Layout> LayoutCache::find(const std::string &key)
@@ -66,7 +66,7 @@ std::shared_ptr<const Layout> LayoutCache::find(const std::string &key)
     if (!text)
         return nullptr;
     auto layout = std::make_shared<Layout>();
-    if (!layoutFromJson(*text, *layout))
+    if (!layoutFromBinary(*text, *layout))
         return nullptr;
     std::shared_ptr<const Layout> result = layout;
     std::lock_guard lock(m_mutex);
@@ -99,7 +99,7 @@ void LayoutCache::store(const std::string &key, std::shared_ptr<const Layout> la
         return;
     std::error_code ec;
     std::filesystem::create_directories(m_directory, ec);
-    writeFileAtomically(path, layoutToJson(*layout)); // a cache: a failed write is not an error
+    writeFileAtomically(path, layoutToBinary(*layout)); // a cache: a failed write is not an error
 }
 
 } // namespace cleave

@@ -14,11 +14,11 @@
 
 namespace cleave {
 
-/// Layouts already computed, in memory (the most recent few) and on disk (one JSON file per
-/// layout in a directory the caller chooses; the editor passes its cache location), so that
-/// reopening a model is instant. Entries are keyed by the model's cache key (its checksum),
-/// the function, and the drawn graph's fingerprint (so a changed drawing never reuses a stale
-/// layout). Thread-safe.
+/// Layouts already computed, in memory (the most recent few) and on disk (one binary file per
+/// layout, layoutToBinary() in a directory the caller chooses; the editor passes its cache
+/// location), so that reopening a model is instant. Entries are keyed by the model's cache key (its
+/// checksum), the function, and the drawn graph's fingerprint (so a changed drawing never reuses a
+/// stale layout). Thread-safe.
 class LayoutCache
 {
 public:

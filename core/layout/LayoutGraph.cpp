@@ -219,8 +219,17 @@ LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
             ++fanout[from->second];
         }
     }
-    for (LayoutGraph::Edge &e : lg.edges)
-        e.stub = fanout[e.from] > options.stubFanout;
+    // A widely read input or constant is drawn as stubs everywhere; a widely read op output
+    // (a dense block's layer, read by every later layer) keeps its edge to its first consumer,
+    // which carries the block's main data flow, so that the block still reads top to bottom.
+    std::vector<std::uint32_t> firstConsumer(lg.nodes.size(), UINT32_MAX);
+    for (const LayoutGraph::Edge &e : lg.edges)
+        firstConsumer[e.from] = std::min(firstConsumer[e.from], e.to);
+    for (LayoutGraph::Edge &e : lg.edges) {
+        const LayoutNodeRole role = lg.nodes[e.from].role;
+        const bool source = role == LayoutNodeRole::Input || role == LayoutNodeRole::Constant;
+        e.stub = fanout[e.from] > options.stubFanout && (source || e.to != firstConsumer[e.from]);
+    }
     return lg;
 }
 

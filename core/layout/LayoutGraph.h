@@ -40,7 +40,10 @@ struct LayoutGraphOptions
     bool showConstants = false;
     /// Values with more consumers than this (attention masks, shared scales, recurrent
     /// weights) are drawn as a local stub beside each consumer: one node with hundreds of long
-    /// edges makes `dot` crawl (80 s at 1k nodes) and the drawing unreadable.
+    /// edges makes `dot` crawl (80 s at 1k nodes) and the drawing unreadable. Inputs and
+    /// constants become stubs at every consumer; an operator's output keeps a real edge to its
+    /// first consumer (in program order), the chain that carries the data flow (DenseNet's
+    /// dense blocks, where each layer is read by all later ones, stay top to bottom).
     std::size_t stubFanout = 8;
 };
 

@@ -53,6 +53,17 @@ void addSegment(LayoutSpline &s, LayoutPoint p, LayoutPoint q)
 {
     if (s.points.empty())
         s.points.push_back(p);
+    const std::size_t m = s.points.size();
+    if (p.x == q.x && m >= 4 && s.points[m - 4].x == p.x && s.points[m - 1] == p) {
+        // A straight vertical run continues: lengthen its last segment instead of adding one
+        // (long edges pass thousands of ranks in a deep model; keep their routes short).
+        const LayoutPoint start = s.points[m - 4];
+        const double half = (q.y - start.y) / 2;
+        s.points[m - 3] = { p.x, start.y + half };
+        s.points[m - 2] = { q.x, q.y - half };
+        s.points[m - 1] = q;
+        return;
+    }
     const double dy = (q.y - p.y) / 2;
     s.points.push_back({ p.x, p.y + dy });
     s.points.push_back({ q.x, q.y - dy });

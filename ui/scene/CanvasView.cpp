@@ -2,12 +2,15 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/CanvasView.h"
 
+#include "ui/scene/FarPicture.h"
 #include "ui/tools/CanvasTool.h"
 
 #include <QGestureEvent>
+#include <QGuiApplication>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QNativeGestureEvent>
+#include <QPainter>
 #include <QPinchGesture>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -78,6 +81,21 @@ void CanvasView::showRect(const QRectF &rect)
     setTransform(QTransform::fromScale(factor, factor));
     centerOn(padded.center());
     emit visibleAreaChanged();
+}
+
+void CanvasView::paintEvent(QPaintEvent *event)
+{
+    // Far out, one scaled picture stands for tens of thousands of items a few pixels each;
+    // a tool drawing with the left button (rubber band, cut stroke) gets the real items.
+    const bool toolBusy = !m_panning && (QGuiApplication::mouseButtons() & Qt::LeftButton) != 0;
+    m_lastFar = m_far != nullptr && !toolBusy && m_far->covers(zoom());
+    if (!m_lastFar) {
+        QGraphicsView::paintEvent(event);
+        return;
+    }
+    QPainter painter(viewport());
+    painter.fillRect(event->rect(), backgroundBrush());
+    m_far->paint(painter, viewportTransform());
 }
 
 void CanvasView::wheelEvent(QWheelEvent *event)

@@ -11,6 +11,7 @@
 namespace cleave::ui {
 
 class CanvasTool;
+class FarPicture;
 
 /// The QGraphicsView of the canvas: zoom (Ctrl+wheel, pinch, +/-), pan (middle-drag,
 /// space-drag, scroll bars), fit (F), zoom to selection (Z); the left button goes to the
@@ -30,6 +31,10 @@ public:
     /// Shows `rect` (scene coordinates) whole, with a margin, never zooming in past 1.5x.
     void showRect(const QRectF &rect);
     [[nodiscard]] qreal zoom() const { return transform().m11(); }
+    /// The picture painted instead of the items when zoomed far out (not owned; nullptr: none).
+    void setFarPicture(FarPicture *picture) { m_far = picture; }
+    /// True when the last paint showed the far picture instead of the items.
+    [[nodiscard]] bool lastPaintWasFar() const { return m_lastFar; }
 
     // The default QGraphicsView handling, for tools.
     void baseMousePress(QMouseEvent *event) { QGraphicsView::mousePressEvent(event); }
@@ -55,6 +60,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     bool viewportEvent(QEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
     void scrollContentsBy(int dx, int dy) override;
     void focusOutEvent(QFocusEvent *event) override;
 
@@ -62,6 +68,8 @@ private:
     void startPan(const QPoint &pos);
 
     CanvasTool *m_tool = nullptr;
+    FarPicture *m_far = nullptr;
+    bool m_lastFar = false;
     bool m_spaceHeld = false;
     bool m_panning = false;
     QPoint m_panLast;

@@ -6,7 +6,9 @@
 #include "core/layout/LayoutGraph.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
+#include "ui/scene/BadgeClusters.h"
 #include "ui/scene/CanvasView.h"
+#include "ui/scene/FarPicture.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LayoutRunner.h"
@@ -126,6 +128,10 @@ struct CanvasWidget::Private
     std::unordered_map<NodeId, NodeItem *> nodeItems;
     std::map<EdgeRef, EdgeItem *> edgeItems;
     std::vector<QGraphicsItem *> planItems; // regions and badges
+    std::vector<BadgeItem *> badges; // also in planItems
+    std::vector<BadgeCountItem *> badgeCounts; // groups of overlapping badges
+    qreal groupedZoom = 0;
+    FarPicture far;
     std::vector<std::pair<std::string, std::vector<NodeId>>> blocks;
     std::vector<QGraphicsItem *> blockItems;
     std::vector<EdgeRef> boundaryEdges;
@@ -139,13 +145,20 @@ struct CanvasWidget::Private
     bool selecting = false;
     bool minimapEnabled = true;
 
+    std::string cacheKey;
+
+    void startLayout();
     void clearScene();
+    void clearItems();
     void buildScene();
     void applyPlan();
     /// Starts laying out layoutGraph (the card shows after a short delay).
     void startLayout();
     /// Redraws the regions of `partitions` with their current names and targets (same nodes).
     void relabelRegions(const std::vector<PartitionId> &partitions);
+    void regroupBadges();
+    void setUpFarPicture();
+    void paintFar(QPainter &painter, qreal scale) const;
     void clearHighlights();
     void refreshMinimap();
     void showInitialView();
@@ -196,16 +209,24 @@ void CanvasWidget::Private::showInitialView()
         return;
     view->setTransform(QTransform::fromScale(initialZoom, initialZoom));
     const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
-    // At the inputs: the topmost (then leftmost) input node, not the middle of a wide rank.
-    auto rank = [](const NodeItem *n) {
-        return std::tuple(n->role() != LayoutNodeRole::Input, n->rect().top(), n->rect().left());
-    };
-    const NodeItem *first = nullptr;
+    // Centred on the topmost node (the first input), not on the drawing's middle: a wide
+    // drawing (Inception branches, a transformer's stubs) would otherwise open on empty space.
+    qreal x = bounds.center().x();
+    qreal top = 0;
+    bool found = false;
     for (const auto &[id, item] : nodeItems) {
-        if (first == nullptr || rank(item) < rank(first))
-            first = item;
+        const QRectF r = item->rect();
+        if (!found || r.top() < top || (r.top() == top && r.center().x() < x)) {
+            top = r.top();
+            x = r.center().x();
+            found = true;
+        }
     }
-    const qreal x = first != nullptr ? first->rect().center().x() : bounds.center().x();
+    if (!found || bounds.width() <= visible.width())
+        x = bounds.center().x();
+    else
+        x = std::clamp(x, bounds.left() + visible.width() / 2,
+                       bounds.right() - visible.width() / 2);
     view->centerOn(QPointF(x, bounds.top() + visible.height() / 2));
     emit view->visibleAreaChanged();
 }
@@ -221,11 +242,24 @@ QRectF CanvasWidget::Private::drawingBounds() const
     return bounds.adjusted(-8, -8, 8, 8);
 }
 
+void CanvasWidget::Private::clearItems()
+{
+    // Deleting items one by one from a BSP-indexed scene is quadratic (100k nodes: minutes):
+    // drop the index first, delete, and index again.
+    scene->setItemIndexMethod(QGraphicsScene::NoIndex);
+    scene->clear();
+    scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+}
+
 void CanvasWidget::Private::clearScene()
 {
     cutTool->deactivate();
     flash->stop();
     flashing.clear();
+    badges.clear();
+    badgeCounts.clear(); // deleted with the scene
+    groupedZoom = 0;
+    far.clear();
     nodeItems.clear();
     edgeItems.clear();
     planItems.clear();
@@ -235,7 +269,7 @@ void CanvasWidget::Private::clearScene()
     highlightedEdge = {};
     const bool hadSelection = !scene->selectedItems().isEmpty();
     selecting = true;
-    scene->clear();
+    clearItems();
     selecting = false;
     minimap->clear();
     if (hadSelection)
@@ -275,8 +309,51 @@ void CanvasWidget::Private::buildScene()
     scene->setSceneRect(bounds.adjusted(-margin, -margin, margin, margin));
 }
 
+void CanvasWidget::Private::setUpFarPicture()
+{
+    const QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
+    far.setSource(bounds.adjusted(-40, -40, 40, 40),
+                  [this](QPainter &painter, qreal scale) { paintFar(painter, scale); });
+}
+
+void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
+{
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    for (const QGraphicsItem *item : planItems)
+        if (const auto *region = qgraphicsitem_cast<const PartitionRegionItem *>(item))
+            region->paintFar(painter, scale);
+    QPen normal(QColor(0xb4, 0xbb, 0xc4), 0);
+    QPolygonF line;
+    painter.setBrush(Qt::NoBrush);
+    for (const auto &[edge, item] : edgeItems) {
+        const QColor boundary = item->boundaryColour();
+        painter.setPen(boundary.isValid() ? QPen(boundary, 2.0 / scale) : normal);
+        onCurvePoints(item->path(), line);
+        painter.drawPolyline(line);
+    }
+    const qreal pixel = 1 / scale;
+    for (const auto &[id, item] : nodeItems) {
+        const QRectF r = item->rect();
+        const QColor colour = item->isSelected() ? QColor(0x1e, 0x6f, 0xd9)
+            : item->isHighlighted()              ? QColor(0xff, 0x8f, 0x00)
+                                                 : categoryStroke(item->category());
+        painter.fillRect(
+            QRectF(r.x(), r.y(), std::max(pixel, r.width()), std::max(pixel, r.height())), colour);
+    }
+}
+
+void CanvasWidget::Private::regroupBadges()
+{
+    ungroupBadges(badgeCounts);
+    groupedZoom = view->zoom();
+    badgeCounts = groupOverlappingBadges(*scene, badges, groupedZoom);
+}
+
 void CanvasWidget::Private::applyPlan()
 {
+    ungroupBadges(badgeCounts);
+    badges.clear();
+    far.invalidate();
     for (QGraphicsItem *item : planItems) {
         scene->removeItem(item);
         delete item;
@@ -292,35 +369,38 @@ void CanvasWidget::Private::applyPlan()
 
     // One pass over the drawn nodes groups them by partition.
     const auto &partitions = plan->partitions();
-    std::vector<QPainterPath> boxes(partitions.size());
-    std::vector<QPainterPath> routes(partitions.size());
+    std::vector<std::vector<QRectF>> boxes(partitions.size());
+    std::vector<std::vector<QPolygonF>> routes(partitions.size());
     std::vector<QRectF> topmost(partitions.size());
     for (const auto &[id, item] : nodeItems) {
         const int index = plan->indexOf(plan->partitionOf(id));
         if (index < 0)
             continue;
         const QRectF r = item->rect();
-        boxes[static_cast<std::size_t>(index)].addRoundedRect(
-            r.adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY), 10, 10);
+        boxes[static_cast<std::size_t>(index)].push_back(
+            r.adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
         QRectF &top = topmost[static_cast<std::size_t>(index)];
         if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
             top = r;
     }
     for (const auto &[edge, item] : edgeItems) {
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
-        if (from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer)))
-            routes[static_cast<std::size_t>(from)].addPath(item->path());
+        if (from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer))) {
+            QPolygonF line;
+            onCurvePoints(item->path(), line);
+            routes[static_cast<std::size_t>(from)].push_back(std::move(line));
+        }
     }
     for (std::size_t i = 0; i < partitions.size(); ++i) {
-        if (boxes[i].isEmpty())
+        if (boxes[i].empty())
             continue;
         const Partition &p = partitions[i];
         QString name = QString::fromStdString(p.name);
         if (!p.target.empty() && p.target != "llvm")
             name += QStringLiteral(" · %1").arg(QString::fromStdString(p.target));
         const QPointF labelPos(topmost[i].x() - regionPadX - 6, topmost[i].center().y());
-        auto *region = new PartitionRegionItem(p.id, partitionColour(p.colour), name, boxes[i],
-                                               routes[i], labelPos);
+        auto *region = new PartitionRegionItem(p.id, partitionColour(p.colour), name,
+                                               std::move(boxes[i]), std::move(routes[i]), labelPos);
         region->setHighlighted(highlightedPartition.isValid() && p.id == highlightedPartition);
         scene->addItem(region);
         planItems.push_back(region);
@@ -352,9 +432,11 @@ void CanvasWidget::Private::applyPlan()
                 badge->setPos(it->second->path().pointAtPercent(0.5));
                 scene->addItem(badge);
                 planItems.push_back(badge);
+                badges.push_back(badge);
             }
         }
     }
+    regroupBadges();
 }
 
 void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &partitions)
@@ -391,6 +473,7 @@ void CanvasWidget::Private::clearHighlights()
             it->second->setHighlighted(false);
     highlightedNode = {};
     highlightedEdge = {};
+    far.invalidate();
 }
 
 void CanvasWidget::Private::refreshMinimap()
@@ -401,19 +484,25 @@ void CanvasWidget::Private::refreshMinimap()
     }
     if (!layout)
         return;
-    // Fixed-size items (badges, region names) would be drawn at full size in the overview.
-    std::vector<QGraphicsItem *> hidden;
-    for (QGraphicsItem *item : planItems) {
-        for (QGraphicsItem *child : item->childItems())
-            hidden.push_back(child);
-        if (item->type() == BadgeItemType)
-            hidden.push_back(item);
+    // Boxes in their partition's colour (grey without a plan), regions' padding included.
+    std::vector<MinimapBox> boxes;
+    boxes.reserve(nodeItems.size() * 2);
+    const bool planShown = plan != nullptr && planGraph == graph && planFunction == function;
+    for (const auto &[id, item] : nodeItems) {
+        const int index = planShown ? plan->indexOf(plan->partitionOf(id)) : -1;
+        if (index >= 0) {
+            const QColor c
+                = partitionColour(plan->partitions()[static_cast<std::size_t>(index)].colour);
+            boxes.push_back(
+                { item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY),
+                  QColor::fromRgbF(static_cast<float>(0.6 + 0.4 * c.redF()),
+                                   static_cast<float>(0.6 + 0.4 * c.greenF()),
+                                   static_cast<float>(0.6 + 0.4 * c.blueF())) });
+        }
     }
-    for (QGraphicsItem *item : hidden)
-        item->setVisible(false);
-    minimap->refresh(drawingBounds());
-    for (QGraphicsItem *item : hidden)
-        item->setVisible(true);
+    for (const auto &[id, item] : nodeItems)
+        boxes.push_back({ item->rect(), categoryStroke(item->category()) });
+    minimap->refresh(drawingBounds(), boxes);
     minimap->move(q->width() - minimap->width() - 12, q->height() - minimap->height() - 12);
     minimap->raise();
 }
@@ -427,6 +516,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     d->scene = new QGraphicsScene(this);
     d->scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     d->view->setScene(d->scene);
+    d->view->setFarPicture(&d->far);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(d->view);
@@ -455,10 +545,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         }
     });
     connect(d->overlay, &LayoutOverlay::cancelClicked, this, &CanvasWidget::cancelLayout);
-    connect(d->overlay, &LayoutOverlay::retryClicked, this, [this] {
-        if (d->layoutGraph && !d->layout)
-            d->startLayout();
-    });
+    connect(d->overlay, &LayoutOverlay::retryClicked, this, &CanvasWidget::restartLayout);
     connect(d->runner, &LayoutRunner::progress, this, [this](quint64, int percent) {
         d->overlay->setProgress(percent);
         emit layoutProgress(percent);
@@ -472,6 +559,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         }
         d->layout = result.layout;
         d->buildScene();
+        d->setUpFarPicture();
         d->applyPlan();
         d->applyBlocks();
         d->showInitialView();
@@ -485,10 +573,16 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         emit layoutFinished(true, message);
     });
     connect(d->scene, &QGraphicsScene::selectionChanged, this, [this] {
+        d->far.invalidate();
         if (!d->selecting)
             emit selectionChanged();
     });
     connect(d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
+    connect(d->view, &CanvasView::visibleAreaChanged, this, [this] {
+        // Badges keep their screen size: which of them overlap changes with the zoom only.
+        if (!d->badges.empty() && d->view->zoom() != d->groupedZoom)
+            d->regroupBadges();
+    });
     connect(d->view, &CanvasView::fitRequested, this, &CanvasWidget::fitToView);
     connect(d->view, &CanvasView::zoomToSelectionRequested, this, &CanvasWidget::zoomToSelection);
     connect(d->view, &CanvasView::nodeDoubleClicked, this, [this](const QPointF &pos) {
@@ -520,6 +614,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
 
 CanvasWidget::~CanvasWidget()
 {
+    d->clearItems();
     d->view->setTool(nullptr);
     d->cutTool.reset();
     d->selectTool.reset();
@@ -548,7 +643,7 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
 void CanvasWidget::Private::startLayout()
 {
     overlay->hide();
-    overlay->begin(CanvasWidget::tr("Laying out %1 nodes and %2 edges with Graphviz…")
+    overlay->begin(CanvasWidget::tr("Laying out %1 nodes and %2 edges…")
                        .arg(layoutGraph->nodes.size())
                        .arg(layoutGraph->edges.size()));
     emit q->layoutStarted();
@@ -692,6 +787,7 @@ void CanvasWidget::highlightEdge(TensorRef tensor, NodeId consumer)
 
 void CanvasWidget::highlightPartition(PartitionId partition)
 {
+    d->far.invalidate();
     for (QGraphicsItem *item : d->planItems)
         if (auto *region = qgraphicsitem_cast<PartitionRegionItem *>(item))
             region->setHighlighted(partition.isValid() && region->partitionId() == partition);
@@ -792,15 +888,22 @@ bool CanvasWidget::exportImage(const QString &path, QString *error) const
 void CanvasWidget::cancelLayout()
 {
     d->overlayDelay->stop();
-    const bool running = d->runner->isRunning();
+    const bool wasRunning = d->runner->isRunning();
     d->runner->cancel();
-    if (!running || !d->layoutGraph)
+    if (!wasRunning || !d->layoutGraph)
         return;
     // The card stays where the drawing would be, with Retry in place of Cancel.
     d->overlay->showStopped(tr("Layout cancelled: the graph is not drawn until it is laid out."));
     d->overlay->reposition();
     d->overlay->show();
     d->overlay->raise();
+}
+
+void CanvasWidget::restartLayout()
+{
+    if (!d->layoutGraph || d->layout || d->runner->isRunning())
+        return;
+    d->startLayout();
 }
 
 void CanvasWidget::setCacheDirectory(const QString &dir)

@@ -75,8 +75,12 @@ public:
     /// its block. The names and node ids are copied. setGraph() forgets them: call it after.
     void setBlocks(const std::vector<cleave::FusedBlock> &blocks);
 
-    /// Cancels a running layout (the Cancel button of the overlay does the same).
+    /// Cancels a running layout (the Cancel button of the overlay does the same); the overlay
+    /// then offers to lay the graph out again.
     void cancelLayout();
+    /// Starts the layout of the shown graph again after a cancel (the overlay's "Lay Out Again"
+    /// button does the same); does nothing while a layout runs or once one is shown.
+    void restartLayout();
     /// Directory of the on-disk layout cache (default: QStandardPaths::CacheLocation/layouts;
     /// empty disables the disk cache).
     void setCacheDirectory(const QString &dir);

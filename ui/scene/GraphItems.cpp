@@ -35,17 +35,6 @@ const QFont &subtitleFont()
     return font;
 }
 
-const QFont &labelFont()
-{
-    static const QFont font = [] {
-        QFont f;
-        f.setPixelSize(14);
-        f.setWeight(QFont::Bold);
-        return f;
-    }();
-    return font;
-}
-
 const QFont &badgeFont()
 {
     static const QFont font = [] {
@@ -60,14 +49,7 @@ const QColor selectionColour(0x1e, 0x6f, 0xd9);
 const QColor highlightColour(0xff, 0x8f, 0x00);
 const QColor cutColour(0xe5, 0x39, 0x35);
 const QColor edgeColour(0x8e, 0x97, 0xa3);
-constexpr qreal routeWidth = 40;
-
-QColor tint(const QColor &c, qreal amount)
-{
-    return QColor::fromRgbF(static_cast<float>(1 - amount + c.redF() * amount),
-                            static_cast<float>(1 - amount + c.greenF() * amount),
-                            static_cast<float>(1 - amount + c.blueF() * amount));
-}
+constexpr qreal farEdgeZoom = 0.12;
 
 bool segmentsCross(const QPointF &p1, const QPointF &p2, const QPointF &q1, const QPointF &q2)
 {
@@ -86,6 +68,22 @@ bool segmentsCross(const QPointF &p1, const QPointF &p2, const QPointF &q1, cons
 }
 
 } // namespace
+
+void onCurvePoints(const QPainterPath &path, QPolygonF &out)
+{
+    out.clear();
+    const int count = path.elementCount();
+    for (int i = 0; i < count; ++i) {
+        const QPainterPath::Element e = path.elementAt(i);
+        if (e.type == QPainterPath::CurveToElement) {
+            i += 2; // two control points, then the segment's end
+            if (i < count)
+                out.append(QPointF(path.elementAt(i).x, path.elementAt(i).y));
+            continue;
+        }
+        out.append(QPointF(e.x, e.y));
+    }
+}
 
 // --- NodeItem -----------------------------------------------------------------------------------
 
@@ -130,7 +128,9 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     QColor fill = structural ? QColor(0xe9, 0xec, 0xef) : categoryFill(m_category);
     QColor stroke = structural ? QColor(0xa4, 0xac, 0xb6) : categoryStroke(m_category);
     if (lod < 0.12) {
-        // Far out: a flat box is all that is visible, and the cheapest to draw.
+        // Far out: a flat box is all that is visible, and the cheapest to draw (no
+        // antialiasing: a box of a few pixels gains nothing from it).
+        painter->setRenderHint(QPainter::Antialiasing, false);
         painter->fillRect(
             m_rect, isSelected() ? selectionColour : (m_highlighted ? highlightColour : stroke));
         return;
@@ -294,6 +294,20 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
         colour = cutColour;
         width = 3.0;
     }
+    if (lod < farEdgeZoom && !m_cutHover && !m_highlighted && m_flash <= 0) {
+        // Far out an edge is a hairline between ranks a few pixels apart: its polyline without
+        // antialiasing, dashes or arrowhead is indistinguishable and several times cheaper.
+        painter->setRenderHint(QPainter::Antialiasing, false);
+        QPen pen(colour, m_boundary.isValid() ? 2 : 0);
+        pen.setCosmetic(true);
+        painter->setPen(pen);
+        static QPolygonF line; // painting is single-threaded: reuse one buffer
+        onCurvePoints(m_path, line);
+        if (!m_arrow.isEmpty())
+            line.append(m_arrow.first());
+        painter->drawPolyline(line);
+        return;
+    }
     QPen pen(colour, width, m_stub ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
     pen.setCosmetic(true);
     painter->setPen(pen);
@@ -306,87 +320,6 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     painter->drawPolygon(m_arrow);
     if (m_stub && !m_path.isEmpty()) {
         painter->drawEllipse(m_path.elementAt(0), 2.5, 2.5);
-    }
-}
-
-// --- PartitionRegionItem ------------------------------------------------------------------------
-
-namespace {
-
-// The partition's name, right-aligned at its anchor, readable at every zoom.
-class RegionLabelItem : public QGraphicsItem
-{
-public:
-    RegionLabelItem(QString text, QColor colour, QGraphicsItem *parent)
-        : QGraphicsItem(parent)
-        , m_text(std::move(text))
-        , m_colour(std::move(colour))
-    {
-        const QFontMetricsF fm(labelFont());
-        m_rect = QRectF(-fm.horizontalAdvance(m_text) - 4,
-                        -fm.ascent() + fm.height() / 2 - fm.height(),
-                        fm.horizontalAdvance(m_text) + 4, fm.height());
-        setFlag(ItemIgnoresTransformations);
-    }
-    [[nodiscard]] QRectF boundingRect() const override { return m_rect; }
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) override
-    {
-        painter->setFont(labelFont());
-        painter->setPen(m_colour);
-        painter->drawText(m_rect, Qt::AlignRight | Qt::AlignVCenter, m_text);
-    }
-
-private:
-    QString m_text;
-    QColor m_colour;
-    QRectF m_rect;
-};
-
-} // namespace
-
-PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, QString name,
-                                         QPainterPath boxes, QPainterPath routes, QPointF labelPos)
-    : m_partition(partition)
-    , m_colour(std::move(colour))
-    , m_name(std::move(name))
-    , m_boxes(std::move(boxes))
-    , m_routes(std::move(routes))
-    , m_labelPos(labelPos)
-{
-    m_boxes.setFillRule(Qt::WindingFill);
-    m_bounds = m_boxes.boundingRect()
-                   .united(m_routes.controlPointRect().adjusted(-routeWidth / 2, -routeWidth / 2,
-                                                                routeWidth / 2, routeWidth / 2))
-                   .adjusted(-2, -2, 2, 2);
-    auto *label = new RegionLabelItem(m_name, m_colour.darker(125), this);
-    label->setPos(m_labelPos);
-    setZValue(-10);
-}
-
-void PartitionRegionItem::setHighlighted(bool on)
-{
-    if (m_highlighted == on)
-        return;
-    m_highlighted = on;
-    update();
-}
-
-void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-                                QWidget *)
-{
-    // Opaque tints (pre-blended with the white canvas): overlapping boxes and routes of one
-    // partition then read as one region, with no darker seams where they overlap.
-    // Zoomed out the region is a thin band: a stronger tint keeps it visible.
-    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    const qreal amount = (m_highlighted ? 0.14 : 0) + (lod < 0.5 ? 0.32 : 0.16);
-    const QColor fill = tint(m_colour, amount);
-    painter->setPen(Qt::NoPen);
-    painter->setBrush(fill);
-    painter->drawPath(m_boxes);
-    if (!m_routes.isEmpty()) {
-        painter->setBrush(Qt::NoBrush);
-        painter->setPen(QPen(fill, routeWidth, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-        painter->drawPath(m_routes);
     }
 }
 

@@ -5,6 +5,7 @@
 #include "core/graph/Ids.h"
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/PartitionPlan.h"
+#include "ui/scene/BandIndex.h"
 #include "ui/scene/OpCategory.h"
 
 #include <QColor>
@@ -27,6 +28,10 @@ enum ItemType {
     BlockFrameItemType,
 };
 
+/// The on-curve points of a path of lines and cubic segments (its start and each segment's
+/// end), replacing `out`: a route's centre line, cheap to draw far out.
+void onCurvePoints(const QPainterPath &path, QPolygonF &out);
+
 /// One drawn node: a rounded box coloured by its op category with the op name and output
 /// shape (text hidden when zoomed far out). Holds the node's id, never a pointer into the model.
 class NodeItem : public QGraphicsItem
@@ -47,6 +52,7 @@ public:
     [[nodiscard]] QPainterPath shape() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
     void setHighlighted(bool on);
+    [[nodiscard]] bool isHighlighted() const { return m_highlighted; }
 
 private:
     NodeId m_node;
@@ -110,32 +116,52 @@ private:
 
 /// A partition drawn as a tinted region behind its nodes: the union of its padded node boxes
 /// and the routes of the edges inside it, with the partition's name at its top left.
+///
+/// Large partitions hold tens of thousands of boxes and routes: they are kept as plain
+/// rectangles and polylines in a BandIndex, and a paint draws only those meeting the exposed
+/// area (ItemUsesExtendedStyleOption), with level of detail: far out, square boxes and thin
+/// routes without antialiasing.
 class PartitionRegionItem : public QGraphicsItem
 {
 public:
     enum { Type = RegionItemType };
-    PartitionRegionItem(PartitionId partition, QColor colour, QString name, QPainterPath boxes,
-                        QPainterPath routes, QPointF labelPos);
+    /// `boxes`: the padded node boxes (drawn rounded); `routes`: the edges inside the partition
+    /// as polylines (drawn with a wide pen).
+    PartitionRegionItem(PartitionId partition, QColor colour, QString name,
+                        std::vector<QRectF> boxes, std::vector<QPolygonF> routes, QPointF labelPos);
 
     [[nodiscard]] int type() const override { return Type; }
     [[nodiscard]] PartitionId partitionId() const { return m_partition; }
     [[nodiscard]] const QString &name() const { return m_name; }
     [[nodiscard]] const QColor &colour() const { return m_colour; }
-    [[nodiscard]] const QPainterPath &boxes() const { return m_boxes; }
-    [[nodiscard]] const QPainterPath &routes() const { return m_routes; }
+    /// The boxes as one path (built on first use; SVG export and hit tests).
+    [[nodiscard]] QPainterPath boxes() const;
+    /// The routes as one path of polylines (built on first use).
+    [[nodiscard]] QPainterPath routes() const;
+    [[nodiscard]] std::size_t boxCount() const { return m_boxes.size(); }
+    [[nodiscard]] std::size_t routeCount() const { return m_routes.size(); }
+    /// How many boxes and routes the last paint drew (culling, for tests and benchmarks).
+    [[nodiscard]] std::size_t lastPaintedPrimitives() const { return m_lastPainted; }
     [[nodiscard]] QPointF labelPos() const { return m_labelPos; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+    /// Draws the whole region flat (square boxes, no antialiasing) for the far picture, with
+    /// boxes at least one device pixel at `scale`.
+    void paintFar(QPainter &painter, qreal scale) const;
     void setHighlighted(bool on);
 
 private:
     PartitionId m_partition;
     QColor m_colour;
     QString m_name;
-    QPainterPath m_boxes;
-    QPainterPath m_routes;
+    std::vector<QRectF> m_boxes;
+    std::vector<QPolygonF> m_routes;
+    BandIndex m_boxIndex;
+    BandIndex m_routeIndex;
+    mutable std::vector<std::uint32_t> m_visible;
     QPointF m_labelPos;
     QRectF m_bounds;
+    std::size_t m_lastPainted = 0;
     bool m_highlighted = false;
 };
 

@@ -48,7 +48,7 @@ QRectF Minimap::drawArea() const
     return { inner.center() - QPointF(size.width() / 2, size.height() / 2), size };
 }
 
-void Minimap::refresh(const QRectF &sceneBounds)
+void Minimap::refresh(const QRectF &sceneBounds, const std::vector<MinimapBox> &boxes)
 {
     m_bounds = sceneBounds;
     resize(sizeHint());
@@ -57,10 +57,17 @@ void Minimap::refresh(const QRectF &sceneBounds)
     m_pixmap = QPixmap((area.size() * ratio).toSize());
     m_pixmap.setDevicePixelRatio(ratio);
     m_pixmap.fill(Qt::transparent);
-    if (m_view->scene() != nullptr && !m_pixmap.isNull()) {
+    if (!m_pixmap.isNull() && !m_bounds.isEmpty()) {
         QPainter p(&m_pixmap);
-        p.setRenderHint(QPainter::Antialiasing);
-        m_view->scene()->render(&p, QRectF(QPointF(0, 0), area.size()), m_bounds);
+        const qreal s = area.width() / m_bounds.width();
+        // At least one device pixel per box, so that thin graphs stay visible.
+        const qreal minSide = 1.0 / ratio;
+        for (const MinimapBox &box : boxes) {
+            const QRectF r((box.rect.x() - m_bounds.x()) * s, (box.rect.y() - m_bounds.y()) * s,
+                           std::max(minSide, box.rect.width() * s),
+                           std::max(minSide, box.rect.height() * s));
+            p.fillRect(r, box.colour);
+        }
     }
     show();
     update();

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/layout/LayoutGraph.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace cleave {
+
+/// Graphviz keeps ranks in 16-bit fields: a graph deeper than 32,767 ranks crashes it (2.42/2.43
+/// in process). Graphs whose longest path reaches this many ranks are never handed to it.
+inline constexpr std::size_t graphvizRankLimit = 20000;
+
+/// The number of ranks of a longest-path ranking of `graph` (stub edges ignored): the depth
+/// Graphviz would need at least. Linear time.
+std::size_t longestPathDepth(const LayoutGraph &graph);
+
+/// Cleave's own ranking and ordering, in linear time per sweep, for graphs too deep or too
+/// large for Graphviz: longest-path ranks (sources moved down next to their first consumer),
+/// one virtual position per rank crossed by a long edge, an initial depth-first order that
+/// keeps chains together, then `sweeps` alternating barycentre sweeps. `rank[i]` and
+/// `order[i]` are filled like Graphviz's `phase=2` output (positions not taken by a node are
+/// the virtual positions of long edges), ready for placeOrderedLayout().
+void rankAndOrder(const LayoutGraph &graph, std::vector<int> &rank, std::vector<int> &order,
+                  int sweeps = 4);
+
+} // namespace cleave

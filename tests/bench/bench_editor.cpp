@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// Benchmark: the editor's own path on large models, offscreen. For each case (the real 24k-node
+// rnnt dump, the samples, ResNet-50 from the corpus, generated ResNet-shaped graphs of 10k / 30k
+// / 100k nodes and a 100k-node gated chain of ~66k ranks) in a forked child process (a crash or
+// a timeout is reported, not fatal):
+//   open_cold   import + fuseOps + CanvasWidget::setGraph + layout + scene + plan + first frame
+//               painted (the viewport's paint event), with an empty layout cache;
+//   open_cached the same again in a fresh canvas with the disk cache filled by the first open;
+//   frame_med / frame_max  a scripted pan/zoom sequence (zooms 1.0 .. 0.01 and fit, two pans
+//               each), each frame painted through the view;
+//   cut_engine  PartitionPlan::cutAcrossEdges + apply + computeBoundary of a mid-graph edge;
+//   cut_paint   CanvasWidget::setPlan + the next frame;
+//   level_ms    switch to fused blocks: collapseBlocks + layout + scene + converted plan + frame;
+//   rss_kb / node  max RSS (getrusage) per drawn node.
+// Times are milliseconds of process CPU time (all threads), see Clock.
+// Usage: bench_editor [--cases rnnt,samples,resnet50,gen10000,gen30000,gen100000,chain100000]
+//                     [--timeout SECONDS] [--frames-only]
+#include "BenchGraphs.h"
+#include "core/analysis/FusionAnalysis.h"
+#include "core/formats/FormatRegistry.h"
+#include "core/layout/LayoutGraph.h"
+#include "core/partition/BlockGraph.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+#include "core/partition/PlanConversion.h"
+#include "ui/scene/CanvasWidget.h"
+
+#include <QApplication>
+#include <QEventLoop>
+#include <QGraphicsView>
+#include <QImage>
+#include <QPainter>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace cleave;
+namespace {
+
+// Figures are CPU time of the whole process (every thread: the layout runs on a worker), not
+// wall time: on a shared, overloaded machine wall time says more about the neighbours.
+struct Clock
+{
+    using time_point = double;
+    static double now()
+    {
+        timespec ts {};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
+    }
+};
+
+double msSince(double start)
+{
+    return Clock::now() - start;
+}
+
+struct Case
+{
+    std::string name;
+    std::function<std::unique_ptr<Graph>()> load;
+};
+
+std::unique_ptr<Graph> importOrNull(const std::string &path)
+{
+    ImportResult r = importFile(path);
+    return r.ok() ? std::move(r.graph) : nullptr;
+}
+
+// Waits for the canvas' layout; false on failure or timeout.
+bool waitForLayout(ui::CanvasWidget &canvas)
+{
+    if (canvas.isLayoutReady())
+        return true;
+    QEventLoop loop;
+    bool ok = false;
+    QObject::connect(&canvas, &ui::CanvasWidget::layoutFinished, &loop,
+                     [&](bool success, const QString &) {
+                         ok = success;
+                         loop.quit();
+                     });
+    loop.exec();
+    return ok;
+}
+
+// One frame as the user sees it: the viewport's paint event, synchronously (QWidget::repaint),
+// into the offscreen backing store.
+double renderFrame(QGraphicsView *view, QImage &)
+{
+    const auto start = Clock::now();
+    view->viewport()->repaint();
+    return msSince(start);
+}
+
+struct Opened
+{
+    std::unique_ptr<Graph> graph;
+    std::vector<FusedBlock> blocks;
+    std::unique_ptr<PartitionPlan> plan;
+    BoundaryTable boundary;
+    double ms = 0;
+    bool ok = false;
+};
+
+// The editor's open: import, fusion, canvas layout + scene, a one-partition plan, first frame.
+Opened openModel(const Case &c, ui::CanvasWidget &canvas, QImage &image)
+{
+    Opened o;
+    const auto start = Clock::now();
+    o.graph = c.load();
+    if (!o.graph)
+        return o;
+    o.blocks = fuseOps(*o.graph, o.graph->mainFunction());
+    canvas.setGraph(o.graph.get(), o.graph->mainFunction(), o.graph->checksum());
+    if (!waitForLayout(canvas))
+        return o;
+    o.plan = std::make_unique<PartitionPlan>(*o.graph);
+    o.boundary = computeBoundary(*o.plan);
+    canvas.setPlan(o.plan.get(), &o.boundary);
+    canvas.setBlocks(o.blocks);
+    renderFrame(canvas.view(), image);
+    o.ms = msSince(start);
+    o.ok = true;
+    return o;
+}
+
+std::vector<double> panZoomFrames(QGraphicsView *view, QImage &image)
+{
+    std::vector<double> times;
+    for (qreal zoom : { 1.0, 0.45, 0.2, 0.1, 0.05, 0.02, 0.01 }) {
+        view->setTransform(QTransform::fromScale(zoom, zoom));
+        times.push_back(renderFrame(view, image));
+        for (int step = 0; step < 2; ++step) {
+            view->translate(0, -300 / zoom);
+            view->centerOn(view->mapToScene(view->viewport()->rect().center() + QPoint(0, 300)));
+            times.push_back(renderFrame(view, image));
+        }
+    }
+    view->fitInView(view->sceneRect(), Qt::KeepAspectRatio);
+    times.push_back(renderFrame(view, image));
+    return times;
+}
+
+void runCase(const Case &c, const std::string &cacheDir)
+{
+    int argc = 1;
+    char arg0[] = "bench_editor";
+    char *argv[] = { arg0, nullptr };
+    QApplication app(argc, argv);
+    QImage image(1280, 800, QImage::Format_ARGB32_Premultiplied);
+
+    // Cold open.
+    auto canvas = std::make_unique<ui::CanvasWidget>();
+    canvas->setCacheDirectory(QString::fromStdString(cacheDir));
+    canvas->resize(1280, 800);
+    canvas->show();
+    Opened cold = openModel(c, *canvas, image);
+    if (!cold.ok) {
+        std::printf("%-26s  open failed\n", c.name.c_str());
+        return;
+    }
+    const double coldMs = cold.ms;
+    const std::size_t nodes
+        = buildLayoutGraph(*cold.graph, cold.graph->mainFunction()).nodes.size();
+
+    // Pan and zoom.
+    std::vector<double> frames = panZoomFrames(canvas->view(), image);
+    std::sort(frames.begin(), frames.end());
+    const double frameMed = frames[frames.size() / 2];
+    const double frameMax = frames.back();
+
+    // A cut across a mid-graph edge.
+    const LayoutGraph lg = buildLayoutGraph(*cold.graph, cold.graph->mainFunction());
+    double cutEngine = -1;
+    double cutPaint = -1;
+    if (!lg.edges.empty()) {
+        canvas->view()->setTransform(QTransform::fromScale(0.45, 0.45));
+        const LayoutGraph::Edge &e = lg.edges[lg.edges.size() / 2];
+        auto start = Clock::now();
+        const PlanEdit edit = cold.plan->cutAcrossEdges({ EdgeRef { e.tensor, e.consumer } });
+        cold.plan->apply(edit);
+        cold.boundary = computeBoundary(*cold.plan);
+        cutEngine = msSince(start);
+        start = Clock::now();
+        canvas->setPlan(cold.plan.get(), &cold.boundary);
+        renderFrame(canvas->view(), image);
+        cutPaint = msSince(start);
+    }
+
+    // Level switch to fused blocks.
+    double levelMs = -1;
+    {
+        const auto start = Clock::now();
+        canvas->setPlan(nullptr, nullptr);
+        BlockGraph blocks = collapseBlocks(*cold.graph, cold.graph->mainFunction(), cold.blocks);
+        canvas->setGraph(&blocks.graph, blocks.graph.mainFunction(),
+                         cold.graph->checksum() + "/blocks");
+        if (waitForLayout(*canvas)) {
+            PlanConversion converted = relayPlanToKernels(*cold.plan, blocks.mapping, blocks.graph);
+            std::optional<PartitionPlan> blockPlan;
+            BoundaryTable blockBoundary;
+            if (converted.plan) {
+                blockPlan.emplace(std::move(*converted.plan));
+                blockBoundary = computeBoundary(*blockPlan);
+                canvas->setPlan(&*blockPlan, &blockBoundary);
+            }
+            renderFrame(canvas->view(), image);
+            levelMs = msSince(start);
+            canvas->setPlan(nullptr, nullptr);
+        }
+        canvas->setGraph(nullptr, {}, {});
+    }
+    canvas.reset();
+    cold = Opened {};
+
+    // Cached open: a fresh canvas and cache over the same directory (a restarted editor).
+    canvas = std::make_unique<ui::CanvasWidget>();
+    canvas->setCacheDirectory(QString::fromStdString(cacheDir));
+    canvas->resize(1280, 800);
+    canvas->show();
+    const double cachedMs = [&] {
+        Opened warm = openModel(c, *canvas, image);
+        return warm.ok ? warm.ms : -1.0;
+    }();
+    canvas.reset();
+
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    const double rssKb = static_cast<double>(usage.ru_maxrss);
+    std::printf("%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %9.0f %8.0f %9.2f\n",
+                c.name.c_str(), nodes, coldMs, cachedMs, frameMed, frameMax, cutEngine, cutPaint,
+                levelMs, rssKb / 1024,
+                rssKb / static_cast<double>(std::max<std::size_t>(1, nodes)));
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::vector<std::string> wanted { "rnnt",     "samples",   "resnet50",   "gen10000",
+                                      "gen30000", "gen100000", "chain100000" };
+    int timeout = 600;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--cases" && i + 1 < argc) {
+            wanted.clear();
+            std::string list = argv[++i];
+            for (std::size_t pos = 0; pos < list.size();) {
+                const std::size_t comma = list.find(',', pos);
+                wanted.push_back(list.substr(pos, comma - pos));
+                pos = comma == std::string::npos ? list.size() : comma + 1;
+            }
+        } else if (arg == "--timeout" && i + 1 < argc) {
+            timeout = std::atoi(argv[++i]);
+        }
+    }
+    const std::string corpus = CLEAVE_CORPUS_DIR;
+    std::vector<Case> cases;
+    for (const std::string &w : wanted) {
+        if (w == "rnnt") {
+            cases.push_back({ "rnnt_24k", [corpus] {
+                                 return importOrNull(
+                                     corpus
+                                     + "/relay/rnnt_unrolled-lstm_24k-nodes_glenside.relay.txt");
+                             } });
+        } else if (w == "resnet50") {
+            cases.push_back({ "resnet50", [corpus] {
+                                 return importOrNull(
+                                     corpus
+                                     + "/relay/resnet50-v2_onnx_tvm-collage-menagerie.relay.txt");
+                             } });
+        } else if (w == "samples") {
+            std::vector<std::filesystem::path> files;
+            for (const auto &entry : std::filesystem::directory_iterator(CLEAVE_SAMPLES_DIR))
+                if (entry.path().extension() == ".relay" || entry.path().extension() == ".onnx")
+                    files.push_back(entry.path());
+            std::sort(files.begin(), files.end());
+            for (const auto &f : files)
+                cases.push_back(
+                    { f.filename().string(), [path = f.string()] { return importOrNull(path); } });
+        } else if (w.rfind("gen", 0) == 0) {
+            const std::size_t n = std::stoul(w.substr(3));
+            cases.push_back(
+                { "resnet_" + std::to_string(n), [n] { return bench::resnetShaped(n); } });
+        } else if (w.rfind("chain", 0) == 0) {
+            const std::size_t n = std::stoul(w.substr(5));
+            cases.push_back({ "chain_" + std::to_string(n), [n] { return bench::gatedChain(n); } });
+        }
+    }
+    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %9s %8s %9s\n", "graph", "nodes", "open_cold",
+                "open_cached", "frame_med", "frame_max", "cut_engine", "cut_paint", "level_ms",
+                "rss_MB", "KB/node");
+    std::fflush(stdout);
+    for (const Case &c : cases) {
+        const std::string cacheDir
+            = (std::filesystem::temp_directory_path()
+               / ("cleave-bench-editor-" + std::to_string(getpid()) + "-" + c.name))
+                  .string();
+        std::filesystem::remove_all(cacheDir);
+        const pid_t child = fork();
+        if (child == 0) {
+            alarm(static_cast<unsigned>(timeout));
+            runCase(c, cacheDir);
+            std::fflush(stdout);
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        if (WIFSIGNALED(status))
+            std::printf("%-26s  %s (signal %d)\n", c.name.c_str(),
+                        WTERMSIG(status) == SIGALRM ? "TIMEOUT" : "CRASH", WTERMSIG(status));
+        std::fflush(stdout);
+        std::filesystem::remove_all(cacheDir);
+    }
+    return 0;
+}

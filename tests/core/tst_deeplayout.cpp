@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// Graphs too deep for Graphviz (it keeps ranks in 16-bit fields and crashes past 32,767): Cleave
+// ranks, orders and places them itself.
+#include "GraphBuilder.h"
+#include "core/layout/GraphLayouter.h"
+#include "core/layout/LayeredOrdering.h"
+#include "core/layout/LayoutGraph.h"
+
+#include <QtTest/QtTest>
+
+#include <algorithm>
+#include <map>
+
+using namespace cleave;
+using Shape = test::GraphBuilder::Shape;
+
+namespace {
+
+struct Chain
+{
+    std::unique_ptr<Graph> graph;
+    std::vector<NodeId> relu;
+    std::vector<NodeId> sigmoid;
+    std::vector<NodeId> multiply;
+};
+
+// `steps` times: relu(x) and sigmoid(x), multiplied. Ranks by hand: data 0, relu_k and
+// sigmoid_k 2k+1, multiply_k 2k+2.
+Chain gatedChain(std::size_t steps)
+{
+    test::GraphBuilder b;
+    const Shape s { 1, 16 };
+    Chain c;
+    NodeId x = b.input("data", s);
+    for (std::size_t k = 0; k < steps; ++k) {
+        c.relu.push_back(b.op("nn.relu", { x }, s));
+        c.sigmoid.push_back(b.op("sigmoid", { x }, s));
+        x = b.op("multiply", { c.relu.back(), c.sigmoid.back() }, s);
+        c.multiply.push_back(x);
+    }
+    c.graph = b.finish(x);
+    return c;
+}
+
+// No two node boxes overlap: boxes grouped by their vertical band, then sorted by x.
+bool anyOverlap(const Layout &layout)
+{
+    std::map<double, std::vector<LayoutRect>> rows;
+    for (const auto &[id, r] : layout.nodes)
+        rows[r.y].push_back(r);
+    std::vector<std::pair<double, double>> bands;
+    for (auto &[y, rects] : rows) {
+        std::sort(rects.begin(), rects.end(),
+                  [](const LayoutRect &a, const LayoutRect &b) { return a.x < b.x; });
+        for (std::size_t i = 1; i < rects.size(); ++i)
+            if (rects[i].x < rects[i - 1].right())
+                return true;
+        double bottom = y;
+        for (const LayoutRect &r : rects)
+            bottom = std::max(bottom, r.bottom());
+        bands.emplace_back(y, bottom);
+    }
+    // Rows of different ranks never share height.
+    for (std::size_t i = 1; i < bands.size(); ++i)
+        if (bands[i].first < bands[i - 1].second)
+            return true;
+    return false;
+}
+
+} // namespace
+
+class TestDeepLayout : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void depthOfSmallChain();
+    void ownOrderingOfSmallGraph();
+    void hundredThousandNodeChainIsLaidOutWithoutGraphviz();
+    void denseBlockKeepsItsMainChain();
+    void binaryLayoutRoundTrip();
+};
+
+void TestDeepLayout::depthOfSmallChain()
+{
+    Chain c = gatedChain(5);
+    const LayoutGraph lg = buildLayoutGraph(*c.graph, c.graph->mainFunction());
+    QCOMPARE(lg.nodes.size(), std::size_t(16)); // data + 3 per step
+    QCOMPARE(longestPathDepth(lg), std::size_t(11)); // ranks 0..10
+    LayoutSettings settings;
+    QCOMPARE(chooseEngine(lg, settings), std::string("dot"));
+    settings.graphvizNodeLimit = 10;
+    QCOMPARE(chooseEngine(lg, settings), std::string("cleave-order"));
+}
+
+void TestDeepLayout::ownOrderingOfSmallGraph()
+{
+    // A diamond whose left branch is two ops long: b and c on rank 1, d on rank 2, e on 3.
+    //   a -> b -> d -> e, a -> c -> e
+    test::GraphBuilder b;
+    const Shape s { 4 };
+    const NodeId a = b.input("a", s);
+    const NodeId nb = b.op("nn.relu", { a }, s);
+    const NodeId nc = b.op("sigmoid", { a }, s);
+    const NodeId nd = b.op("tanh", { nb }, s);
+    const NodeId ne = b.op("add", { nd, nc }, s);
+    auto graph = b.finish(ne);
+    const LayoutGraph lg = buildLayoutGraph(*graph, graph->mainFunction());
+    std::vector<int> rank;
+    std::vector<int> order;
+    rankAndOrder(lg, rank, order);
+    auto index = [&](NodeId id) {
+        for (std::size_t i = 0; i < lg.nodes.size(); ++i)
+            if (lg.nodes[i].id == id)
+                return i;
+        return lg.nodes.size();
+    };
+    QCOMPARE(rank[index(a)], 0);
+    QCOMPARE(rank[index(nb)], 1);
+    QCOMPARE(rank[index(nc)], 1);
+    QCOMPARE(rank[index(nd)], 2);
+    QCOMPARE(rank[index(ne)], 3);
+    // c -> e spans two ranks: rank 2 holds d and the virtual position of that edge, so d and the
+    // gap take positions 0 and 1 in some order, and b, c positions 0 and 1.
+    QVERIFY(order[index(nd)] == 0 || order[index(nd)] == 1);
+    QVERIFY(order[index(nb)] != order[index(nc)]);
+    // The placement keeps b and c side by side, d under b (no crossing: c's edge passes beside).
+    Layout layout;
+    LayoutSettings settings;
+    settings.engine = "cleave-order";
+    const LayoutResult r = computeLayout(lg, settings);
+    QVERIFY(r.isOk());
+    QCOMPARE(r.layout->engine, std::string("cleave-order"));
+    const LayoutRect *rb = r.layout->rect(nb);
+    const LayoutRect *rc = r.layout->rect(nc);
+    const LayoutRect *rd = r.layout->rect(nd);
+    QVERIFY(rb && rc && rd);
+    QCOMPARE(rb->centerY(), rc->centerY());
+    QVERIFY(rd->centerY() > rb->centerY());
+    QVERIFY((rb->centerX() < rc->centerX()) == (rd->centerX() < rc->centerX()));
+    QVERIFY(!anyOverlap(*r.layout));
+    QCOMPARE(r.layout->edges.size(), std::size_t(5));
+}
+
+void TestDeepLayout::hundredThousandNodeChainIsLaidOutWithoutGraphviz()
+{
+    Chain c = gatedChain(33333); // 1 + 3 * 33333 = 100,000 nodes, 66,667 ranks
+    const LayoutGraph lg = buildLayoutGraph(*c.graph, c.graph->mainFunction());
+    QCOMPARE(lg.nodes.size(), std::size_t(100000));
+    QCOMPARE(longestPathDepth(lg), std::size_t(66667));
+    // Even a forced Graphviz engine is refused for a graph this deep.
+    LayoutSettings forced;
+    forced.engine = "dot-order";
+    QCOMPARE(chooseEngine(lg, forced), std::string("cleave-order"));
+    const LayoutResult r = computeLayout(lg, forced);
+    QVERIFY2(r.isOk(), r.message.c_str());
+    const Layout &l = *r.layout;
+    QCOMPARE(l.nodes.size(), std::size_t(100000));
+    QCOMPARE(l.edges.size(), std::size_t(4 * 33333));
+    for (std::size_t k = 0; k < c.relu.size(); ++k) {
+        const LayoutRect *relu = l.rect(c.relu[k]);
+        const LayoutRect *sigmoid = l.rect(c.sigmoid[k]);
+        const LayoutRect *mul = l.rect(c.multiply[k]);
+        QVERIFY(relu && sigmoid && mul);
+        QCOMPARE(relu->centerY(), sigmoid->centerY()); // one rank
+        QVERIFY(mul->y > relu->bottom()); // the next rank, below
+        if (k + 1 < c.relu.size())
+            QVERIFY(l.rect(c.relu[k + 1])->y > mul->bottom());
+    }
+    QVERIFY(!anyOverlap(l));
+    QVERIFY(l.bbox.height >= l.rect(c.multiply.back())->bottom());
+}
+
+void TestDeepLayout::denseBlockKeepsItsMainChain()
+{
+    // x0 is an input; layer k adds every earlier output (a dense block): x_k = add(x_0..x_k-1).
+    // x0 is read 12 times and x1 11 times (> stubFanout 8); x4 is read 8 times (not wide).
+    test::GraphBuilder b;
+    const Shape s { 1, 8 };
+    std::vector<NodeId> x { b.input("x0", s) };
+    for (int k = 1; k <= 12; ++k)
+        x.push_back(b.op("add", x, s));
+    auto graph = b.finish(x.back());
+    const LayoutGraph lg = buildLayoutGraph(*graph, graph->mainFunction());
+    auto stubOf = [&](NodeId from, NodeId to) {
+        for (const LayoutGraph::Edge &e : lg.edges)
+            if (e.tensor.node == from && e.consumer == to)
+                return e.stub ? 1 : 0;
+        return -1;
+    };
+    // The input: stubs at every consumer, the first one included.
+    QCOMPARE(stubOf(x[0], x[1]), 1);
+    QCOMPARE(stubOf(x[0], x[12]), 1);
+    // A wide op output: a real edge to its first consumer (the chain), stubs elsewhere.
+    QCOMPARE(stubOf(x[1], x[2]), 0);
+    QCOMPARE(stubOf(x[1], x[3]), 1);
+    QCOMPARE(stubOf(x[1], x[12]), 1);
+    // Read 8 times: not wide, all real.
+    QCOMPARE(stubOf(x[4], x[5]), 0);
+    QCOMPARE(stubOf(x[4], x[12]), 0);
+    // So the block reads top to bottom: every layer below the previous one.
+    const LayoutResult r = computeLayout(lg);
+    QVERIFY(r.isOk());
+    for (int k = 2; k <= 12; ++k)
+        QVERIFY(r.layout->rect(x[static_cast<std::size_t>(k)])->y
+                > r.layout->rect(x[static_cast<std::size_t>(k - 1)])->bottom());
+}
+
+void TestDeepLayout::binaryLayoutRoundTrip()
+{
+    Layout l;
+    l.engine = "cleave-order";
+    l.bbox = { 0, 0, 120.5, 1e6 + 0.25 };
+    l.nodes[NodeId(3U)] = { 1.125, 2.5, 64, 34 };
+    l.nodes[NodeId(7U)] = { -0.1, 1e6, 80, 24 };
+    LayoutSpline sp;
+    sp.points = { { 1, 2 }, { 1, 5 }, { 3, 7 }, { 3, 9.75 } };
+    sp.hasArrow = true;
+    sp.arrowTip = { 3, 16.75 };
+    l.edges[EdgeRef { TensorRef { NodeId(3U), 1 }, NodeId(7U) }] = sp;
+    sp.stub = true;
+    sp.hasArrow = false;
+    l.edges[EdgeRef { TensorRef { NodeId(7U), 0 }, NodeId(3U) }] = sp;
+    const std::string bytes = layoutToBinary(l);
+    // Magic, version, engine, bbox, 2 nodes, 2 edges of 4 points: sizes by the format's rules.
+    QCOMPARE(bytes.size(),
+             std::size_t(4 + 4 + 4 + 12 + 32 + 4 + 2 * 36 + 4 + 2 * (12 + 1 + 16 + 4 + 4 * 16)));
+    QCOMPARE(bytes.substr(0, 4), std::string("CLVL"));
+    Layout back;
+    QVERIFY(layoutFromBinary(bytes, back));
+    QVERIFY(back == l);
+    // Every truncation and a wrong magic are rejected, never read past the end.
+    for (std::size_t n = 0; n < bytes.size(); ++n)
+        QVERIFY(!layoutFromBinary(std::string_view(bytes).substr(0, n), back));
+    std::string bad = bytes;
+    bad[0] = 'X';
+    QVERIFY(!layoutFromBinary(bad, back));
+    QVERIFY(!layoutFromBinary(bytes + "x", back));
+}
+
+QTEST_APPLESS_MAIN(TestDeepLayout)
+#include "tst_deeplayout.moc"

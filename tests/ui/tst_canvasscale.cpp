@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// The canvas on large and deep graphs: Cleave's own layout past Graphviz's rank limit, painting
+// that costs what is visible, and a cancelled layout that can be started again.
+#include "../core/GraphBuilder.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+#include "ui/scene/CanvasWidget.h"
+#include "ui/scene/GraphItems.h"
+#include "ui/scene/OpCategory.h"
+
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <map>
+
+using namespace cleave;
+using cleave::ui::CanvasWidget;
+using Shape = test::GraphBuilder::Shape;
+
+namespace {
+
+struct Chain
+{
+    std::unique_ptr<Graph> graph;
+    std::vector<NodeId> relu;
+    std::vector<NodeId> sigmoid;
+    std::vector<NodeId> multiply;
+};
+
+// `steps` times relu(x) and sigmoid(x), multiplied: 1 + 3 * steps nodes, 1 + 2 * steps ranks.
+Chain gatedChain(std::size_t steps)
+{
+    test::GraphBuilder b;
+    const Shape s { 1, 16 };
+    Chain c;
+    NodeId x = b.input("data", s);
+    for (std::size_t k = 0; k < steps; ++k) {
+        c.relu.push_back(b.op("nn.relu", { x }, s));
+        c.sigmoid.push_back(b.op("sigmoid", { x }, s));
+        x = b.op("multiply", { c.relu.back(), c.sigmoid.back() }, s);
+        c.multiply.push_back(x);
+    }
+    c.graph = b.finish(x);
+    return c;
+}
+
+template <typename T>
+std::vector<T *> itemsOf(QGraphicsScene *scene)
+{
+    std::vector<T *> out;
+    for (QGraphicsItem *item : scene->items())
+        if (auto *t = qgraphicsitem_cast<T *>(item))
+            out.push_back(t);
+    return out;
+}
+
+bool waitForLayout(CanvasWidget &canvas, QString *message = nullptr)
+{
+    QSignalSpy finished(&canvas, &CanvasWidget::layoutFinished);
+    if (!finished.wait(120000))
+        return false;
+    if (message != nullptr)
+        *message = finished.front().at(1).toString();
+    return finished.front().at(0).toBool();
+}
+
+// The opaque tint PartitionRegionItem fills with at zoom >= 0.5: 16% of the colour over white.
+QColor expectedTint(const QColor &c)
+{
+    auto mix = [](int channel) { return qRound(255 * (1 - 0.16) + channel * 0.16); };
+    return QColor(mix(c.red()), mix(c.green()), mix(c.blue()));
+}
+
+} // namespace
+
+class TestCanvasScale : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void deepChainIsLaidOutByCleave();
+    void regionPaintsOnlyWhatIsVisible();
+    void cancelledLayoutCanBeRestarted();
+
+private:
+    QTemporaryDir m_cache;
+};
+
+void TestCanvasScale::initTestCase()
+{
+    QVERIFY(m_cache.isValid());
+}
+
+void TestCanvasScale::deepChainIsLaidOutByCleave()
+{
+    // 33,001 nodes on 22,001 ranks: past Cleave's Graphviz rank limit (20,000; Graphviz itself
+    // crashes past 32,767). tst_deeplayout lays out 100,000 nodes on 66,667 ranks in core.
+    Chain c = gatedChain(11000);
+    CanvasWidget canvas;
+    canvas.setCacheDirectory(m_cache.path());
+    canvas.resize(900, 700);
+    canvas.show();
+    canvas.setGraph(c.graph.get(), c.graph->mainFunction(), "deep-chain");
+    QString message;
+    QVERIFY(waitForLayout(canvas, &message));
+    QVERIFY2(message.contains(QStringLiteral("cleave-order")), qPrintable(message));
+    std::map<NodeId, QRectF> rects;
+    for (ui::NodeItem *n : itemsOf<ui::NodeItem>(canvas.view()->scene()))
+        rects[n->nodeId()] = n->rect();
+    QCOMPARE(rects.size(), std::size_t(33001));
+    for (std::size_t k = 0; k < c.relu.size(); ++k) {
+        const QRectF relu = rects.at(c.relu[k]);
+        const QRectF sigmoid = rects.at(c.sigmoid[k]);
+        const QRectF mul = rects.at(c.multiply[k]);
+        QCOMPARE(relu.center().y(), sigmoid.center().y());
+        QVERIFY(!relu.intersects(sigmoid));
+        QVERIFY(mul.top() > relu.bottom());
+        if (k + 1 < c.relu.size())
+            QVERIFY(rects.at(c.relu[k + 1]).top() > mul.bottom());
+    }
+    // The view opens on the top of the drawing, where the input is.
+    const QPoint input
+        = canvas.viewportPosOfNode(c.graph->function(c.graph->mainFunction()).params[0]);
+    QVERIFY(canvas.view()->viewport()->rect().contains(input));
+}
+
+void TestCanvasScale::regionPaintsOnlyWhatIsVisible()
+{
+    Chain c = gatedChain(2000); // 6001 nodes, one partition of the 6000 ops
+    CanvasWidget canvas;
+    canvas.setCacheDirectory(m_cache.path());
+    canvas.resize(900, 700);
+    canvas.show();
+    canvas.setGraph(c.graph.get(), c.graph->mainFunction(), "region-chain");
+    QVERIFY(waitForLayout(canvas));
+    PartitionPlan plan(*c.graph);
+    const BoundaryTable boundary = computeBoundary(plan);
+    canvas.setPlan(&plan, &boundary);
+    const auto regions = itemsOf<ui::PartitionRegionItem>(canvas.view()->scene());
+    QCOMPARE(regions.size(), std::size_t(1));
+    ui::PartitionRegionItem *region = regions.front();
+    // The input is in no partition: 6000 op boxes; 4 edges per step, less the input's two.
+    QCOMPARE(region->boxCount(), std::size_t(6000));
+    QCOMPARE(region->routeCount(), std::size_t(7998));
+
+    // At zoom 1 around the 1000th step only a few dozen boxes and routes are drawn.
+    QGraphicsView *view = canvas.view();
+    view->setTransform(QTransform());
+    const NodeId middle = c.multiply[1000];
+    view->centerOn(view->mapToScene(canvas.viewportPosOfNode(middle)));
+    QImage image(view->viewport()->size(), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    {
+        QPainter painter(&image);
+        view->render(&painter, QRectF(image.rect()), view->viewport()->rect());
+    }
+    QVERIFY(region->lastPaintedPrimitives() > 0);
+    QVERIFY2(region->lastPaintedPrimitives() < 200,
+             qPrintable(QString::number(region->lastPaintedPrimitives())));
+    // Beside the node, inside the region's 12-point padding, the canvas shows the tint.
+    const QPoint node = canvas.viewportPosOfNode(middle);
+    QRectF nodeRect;
+    for (ui::NodeItem *n : itemsOf<ui::NodeItem>(view->scene()))
+        if (n->nodeId() == middle)
+            nodeRect = n->rect();
+    const QPoint beside = view->mapFromScene(QPointF(nodeRect.left() - 6, nodeRect.center().y()));
+    QVERIFY(image.rect().contains(node));
+    const QColor got = image.pixelColor(beside);
+    const QColor want = expectedTint(ui::partitionColour(plan.partitions()[0].colour));
+    QVERIFY2(std::abs(got.red() - want.red()) <= 1 && std::abs(got.green() - want.green()) <= 1
+                 && std::abs(got.blue() - want.blue()) <= 1,
+             qPrintable(got.name() + QStringLiteral(" != ") + want.name()));
+    canvas.setPlan(nullptr, nullptr);
+}
+
+void TestCanvasScale::cancelledLayoutCanBeRestarted()
+{
+    Chain c = gatedChain(3000);
+    CanvasWidget canvas;
+    canvas.setCacheDirectory(QString()); // no disk cache: the restart lays out again
+    canvas.resize(900, 700);
+    canvas.show();
+    QSignalSpy finished(&canvas, &CanvasWidget::layoutFinished);
+    canvas.setGraph(c.graph.get(), c.graph->mainFunction(), "restart-chain");
+    // The worker's result arrives through the event loop: cancelling before it runs is certain
+    // to cancel.
+    canvas.cancelLayout();
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.front().at(0).toBool(), false);
+    QVERIFY(!canvas.isLayoutReady());
+    auto *button = canvas.findChild<QPushButton *>(QStringLiteral("layoutRetry"));
+    QVERIFY(button != nullptr);
+    QVERIFY(button->isVisible());
+    QCOMPARE(button->text(), QStringLiteral("Retry"));
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.size(), 2);
+    QCOMPARE(finished.back().at(0).toBool(), true);
+    QVERIFY(canvas.isLayoutReady());
+    QCOMPARE(itemsOf<ui::NodeItem>(canvas.view()->scene()).size(), std::size_t(9001));
+    QVERIFY(!button->isVisible());
+}
+
+QTEST_MAIN(TestCanvasScale)
+#include "tst_canvasscale.moc"
