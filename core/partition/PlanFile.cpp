@@ -278,7 +278,9 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
             if (!n.isValid()) {
                 if (unknown.empty())
                     firstUnknown = here + "/nodes/" + std::to_string(j);
-                unknown.push_back(quoteBounded(key));
+                // Plain when short and printable, like the other key lists; bounded otherwise.
+                const std::string shown = quoteBounded(key);
+                unknown.push_back(shown == "'" + key + "'" ? key : shown);
             } else if (!view->isAssignable(n)) {
                 notAssignable.push_back(n);
             } else if (listed[n.index()]) {
