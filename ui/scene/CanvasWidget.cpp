@@ -145,9 +145,6 @@ struct CanvasWidget::Private
     bool selecting = false;
     bool minimapEnabled = true;
 
-    std::string cacheKey;
-
-    void startLayout();
     void clearScene();
     void clearItems();
     void buildScene();
@@ -454,7 +451,7 @@ void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &parti
         if (!p->target.empty() && p->target != "llvm")
             name += QStringLiteral(" · %1").arg(QString::fromStdString(p->target));
         auto *region = new PartitionRegionItem(p->id, partitionColour(p->colour), name,
-                                               old->boxes(), old->routes(), old->labelPos());
+                                               old->boxRects(), old->routeLines(), old->labelPos());
         region->setHighlighted(p->id == highlightedPartition);
         scene->removeItem(old);
         delete old;

@@ -138,6 +138,9 @@ public:
     [[nodiscard]] QPainterPath boxes() const;
     /// The routes as one path of polylines (built on first use).
     [[nodiscard]] QPainterPath routes() const;
+    /// The padded node boxes and the routes as given (to rebuild the region under a new name).
+    [[nodiscard]] const std::vector<QRectF> &boxRects() const { return m_boxes; }
+    [[nodiscard]] const std::vector<QPolygonF> &routeLines() const { return m_routes; }
     [[nodiscard]] std::size_t boxCount() const { return m_boxes.size(); }
     [[nodiscard]] std::size_t routeCount() const { return m_routes.size(); }
     /// How many boxes and routes the last paint drew (culling, for tests and benchmarks).
