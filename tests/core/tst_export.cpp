@@ -632,9 +632,13 @@ void TestExport::failedExportKeepsFolder()
     QCOMPARE(QDir(tmp.path())
                  .entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name),
              QStringList({ QStringLiteral("file"), QStringLiteral("out") }));
-    // A successful export replaces the folder as a whole.
+    // A successful export replaces what Cleave wrote and keeps the user's file.
     QVERIFY(exportTo(plan, dir).ok);
-    QCOMPARE(QDir(dir).entryList(QDir::Files, QDir::Name), filesBefore);
+    QStringList expected = filesBefore;
+    expected << QStringLiteral("user-notes.txt");
+    expected.sort();
+    QCOMPARE(QDir(dir).entryList(QDir::Files, QDir::Name), expected);
+    QCOMPARE(readAll(dir + QStringLiteral("/user-notes.txt")), std::string("mine"));
 }
 
 void TestExport::planFileExport()

@@ -354,10 +354,14 @@ void TestGraphJson::malformed_data()
         QTest::newRow(name) << QString::fromStdString(text) << QString::fromLatin1(code)
                             << QString::fromLatin1(where) << QString::fromLatin1(message);
     };
-    row("missing nodes", R"({"heads": [], "attrs": {}})", "graphjson.missing_key", "bad.graph.json",
-        "missing required key \"nodes\"");
+    // Locations by hand: a missing key is reported at the object (1:1); a wrong value at the value
+    // (`{"nodes": {}` has its `{` at column 11; in smallGraph "heads" is line 17, its first
+    // entry at column 12; the shape list of "attrs" is line 18, column 36; "node_row_ptr" line 21,
+    // column 18).
+    row("missing nodes", R"({"heads": [], "attrs": {}})", "graphjson.missing_key",
+        "bad.graph.json:1:1", "missing required key \"nodes\"");
     row("nodes not an array", R"({"nodes": {}, "heads": [], "attrs": {}})", "graphjson.type",
-        "bad.graph.json", "\"nodes\" must be a JSON array");
+        "bad.graph.json:1:11", "\"nodes\" must be a JSON array");
     row("input node out of range", replaced(g, "[[4, 0, 0], [4, 1, 0]]", "[[4, 0, 0], [40, 0, 0]]"),
         "graphjson.bad_entry", "bad.graph.json:13:3",
         "node 5 ('tvmgen_default_fused_add'): input 1 refers to node 40, but the graph has 6 "
@@ -368,7 +372,7 @@ void TestGraphJson::malformed_data()
         "node 5 ('tvmgen_default_fused_add'): input 1 refers to output 2 of node 4, which has 2 "
         "outputs");
     row("head out of range", replaced(g, "\"heads\": [[5, 0, 0]]", "\"heads\": [[6, 0, 0]]"),
-        "graphjson.bad_entry", "bad.graph.json",
+        "graphjson.bad_entry", "bad.graph.json:17:12",
         "head 0 refers to node 6, but the graph has 6 nodes");
     row("num_outputs mismatch", replaced(g, "\"num_outputs\": \"2\"", "\"num_outputs\": \"3\""),
         "graphjson.num_outputs", "bad.graph.json:10:3",
@@ -388,16 +392,16 @@ void TestGraphJson::malformed_data()
         "graphjson.bad_node", "bad.graph.json:4:3",
         "node 2 ('p1'): unknown op 'relay_op' (expected \"null\" or \"tvm_op\")");
     row("shape list too short", replaced(g, "[1,2,8,8],[1,2,8,8]]]", "[1,2,8,8]]]"),
-        "graphjson.attr_length", "bad.graph.json",
+        "graphjson.attr_length", "bad.graph.json:18:36",
         "graph attribute \"shape\" has 6 entries, but the nodes have 7 outputs");
     row("wrong row pointer length", replaced(g, "[0, 1, 2, 3, 4, 6, 7]", "[0, 1, 2, 3, 4, 6]"),
-        "graphjson.node_row_ptr", "bad.graph.json",
+        "graphjson.node_row_ptr", "bad.graph.json:21:18",
         "\"node_row_ptr\" has 6 entries, expected 7 (number of nodes + 1)");
     row("bad num_outputs type", replaced(g, "\"num_outputs\": \"2\"", "\"num_outputs\": \"two\""),
         "graphjson.type", "bad.graph.json:10:3",
         "node 4 ('tvmgen_default_dnnl_main_0'): \"num_outputs\" must be a positive integer, not "
         "\"two\"");
-    row("not an object", "[1, 2]", "graphjson.type", "bad.graph.json",
+    row("not an object", "[1, 2]", "graphjson.type", "bad.graph.json:1:1",
         "the top level of a graph.json must be a JSON object");
 }
 

@@ -314,7 +314,7 @@ void TestOnnx::externalData()
     QCOMPARE(QString::fromStdString(missing.firstError()),
              QString::fromStdString(path
                                     + ":1:1: error: initializer 'w' keeps its data in "
-                                      "'weights.bin', which is not in the model's folder "
+                                      "'weights.bin', which does not exist in the model's folder "
                                       "[onnx.external_data]"));
     std::ofstream(dir.filePath(QStringLiteral("weights.bin")).toStdString(), std::ios::binary)
         << std::string(8, '\0');

@@ -311,9 +311,7 @@ void TestProjectSession::corruptProjectIsReported()
     QCOMPARE(boxes.texts().size(), 1);
     // `1e999` starts at column 20 of line 1.
     QVERIFY2(boxes.texts().constFirst().contains(
-                 project
-                 + QStringLiteral(":1:20: error: the project file holds a number out of "
-                                  "range")),
+                 project + QStringLiteral(":1:20: error: number out of range: '1e999'")),
              qPrintable(boxes.texts().constFirst()));
     QCOMPARE(editor.document.graph(), graph);
     QVERIFY(QFileInfo::exists(project));
@@ -331,7 +329,7 @@ void TestProjectSession::corruptRecoveryIsSetAside()
         QVERIFY(!editor.session->offerRecovery());
         QCOMPARE(boxes.texts().size(), 1);
         QVERIFY2(boxes.texts().constFirst().contains(
-                     recovery + QStringLiteral(":1:20: error: the project file holds a number")),
+                     recovery + QStringLiteral(":1:20: error: number out of range: '1e999'")),
                  qPrintable(boxes.texts().constFirst()));
         QVERIFY(boxes.texts().constFirst().contains(QStringLiteral("set aside as")));
     }

@@ -65,12 +65,13 @@ public:
 
 private:
     void report(Severity severity, std::string code, std::string message,
-                std::optional<std::size_t> node = std::nullopt)
+                std::optional<std::size_t> node = std::nullopt, std::string_view pointer = {})
     {
         Diagnostic d;
         d.severity = severity;
         d.code = std::move(code);
-        d.where = m_locator.at(0);
+        // Errors about a node point at the node; about a top-level value, at that value.
+        d.where = pointer.empty() ? m_locator.at(0) : locateJsonValue(m_bytes, m_path, pointer);
         if (node) {
             if (*node < m_nodeOffsets.size())
                 d.where = m_locator.at(m_nodeOffsets[*node]);
@@ -86,6 +87,11 @@ private:
     void error(std::string code, std::string message, std::optional<std::size_t> node = {})
     {
         report(Severity::Error, std::move(code), std::move(message), node);
+    }
+    /// An error about the value at the JSON pointer `pointer` (e.g. `/heads/0`).
+    void errorAt(std::string code, std::string message, std::string_view pointer)
+    {
+        report(Severity::Error, std::move(code), std::move(message), std::nullopt, pointer);
     }
     void warning(std::string code, std::string message, std::optional<std::size_t> node = {})
     {
@@ -107,7 +113,8 @@ private:
     bool readRowPointers();
     bool readEntryTypes();
     std::optional<TensorRef> readEntry(const json &entry, const std::string &what,
-                                       std::optional<std::size_t> node);
+                                       std::optional<std::size_t> node,
+                                       const std::string &pointer = {});
     void buildNodes(Graph &graph, FunctionId main);
     void buildResult(Graph &graph, FunctionId main);
     void checkArgNodes();
@@ -272,9 +279,10 @@ bool GraphJsonReader::readRowPointers()
         return true; // NNVM-era writers may leave it out: the prefix sum above is the same thing
     const json &rows = *it;
     if (rows.size() != count + 1) {
-        error("graphjson.node_row_ptr",
-              "\"node_row_ptr\" has " + std::to_string(rows.size()) + " entries, expected "
-                  + std::to_string(count + 1) + " (number of nodes + 1)");
+        errorAt("graphjson.node_row_ptr",
+                "\"node_row_ptr\" has " + std::to_string(rows.size()) + " entries, expected "
+                    + std::to_string(count + 1) + " (number of nodes + 1)",
+                "/node_row_ptr");
         return false;
     }
     std::vector<std::int64_t> given(count + 1, 0);
@@ -328,10 +336,11 @@ bool GraphJsonReader::readEntryTypes()
             return nullptr;
         }
         if ((*it)[1].size() != entries) {
-            error("graphjson.attr_length",
-                  std::string("graph attribute \"") + key + "\" has "
-                      + std::to_string((*it)[1].size()) + " entries, but the nodes have "
-                      + std::to_string(entries) + " outputs");
+            errorAt("graphjson.attr_length",
+                    std::string("graph attribute \"") + key + "\" has "
+                        + std::to_string((*it)[1].size()) + " entries, but the nodes have "
+                        + std::to_string(entries) + " outputs",
+                    std::string("/attrs/") + key + "/1");
             return nullptr;
         }
         return &(*it)[1];
@@ -367,32 +376,33 @@ bool GraphJsonReader::readEntryTypes()
 }
 
 std::optional<TensorRef> GraphJsonReader::readEntry(const json &entry, const std::string &what,
-                                                    std::optional<std::size_t> node)
+                                                    std::optional<std::size_t> node,
+                                                    const std::string &pointer)
 {
     if (!entry.is_array() || entry.size() < 2 || entry.size() > 3
         || !std::all_of(entry.begin(), entry.end(),
                         [](const json &v) { return v.is_number_integer(); })) {
-        error("graphjson.type",
-              what + " must be [node, output] or [node, output, version], not " + entry.dump(),
-              node);
+        report(Severity::Error, "graphjson.type",
+               what + " must be [node, output] or [node, output, version], not " + entry.dump(),
+               node, pointer);
         return std::nullopt;
     }
     const auto nid = entry[0].get<std::int64_t>();
     const auto index = entry[1].get<std::int64_t>();
     if (nid < 0 || static_cast<std::size_t>(nid) >= m_headers.size()) {
-        error("graphjson.bad_entry",
-              what + " refers to node " + std::to_string(nid) + ", but the graph has "
-                  + std::to_string(m_headers.size()) + " nodes",
-              node);
+        report(Severity::Error, "graphjson.bad_entry",
+               what + " refers to node " + std::to_string(nid) + ", but the graph has "
+                   + std::to_string(m_headers.size()) + " nodes",
+               node, pointer);
         return std::nullopt;
     }
     const std::uint32_t outputs = m_headers[static_cast<std::size_t>(nid)].outputs;
     if (index < 0 || index >= outputs) {
-        error("graphjson.bad_entry",
-              what + " refers to output " + std::to_string(index) + " of node "
-                  + std::to_string(nid) + ", which has " + std::to_string(outputs) + " output"
-                  + (outputs == 1 ? "" : "s"),
-              node);
+        report(Severity::Error, "graphjson.bad_entry",
+               what + " refers to output " + std::to_string(index) + " of node "
+                   + std::to_string(nid) + ", which has " + std::to_string(outputs) + " output"
+                   + (outputs == 1 ? "" : "s"),
+               node, pointer);
         return std::nullopt;
     }
     return TensorRef { NodeId(static_cast<std::size_t>(nid)), static_cast<std::uint32_t>(index) };
@@ -455,7 +465,8 @@ void GraphJsonReader::buildResult(Graph &graph, FunctionId main)
     const json &heads = m_doc["heads"];
     std::vector<TensorRef> refs;
     for (std::size_t k = 0; k < heads.size(); ++k) {
-        if (auto ref = readEntry(heads[k], "head " + std::to_string(k), std::nullopt))
+        if (auto ref = readEntry(heads[k], "head " + std::to_string(k), std::nullopt,
+                                 "/heads/" + std::to_string(k)))
             refs.push_back(*ref);
     }
     if (heads.empty())

@@ -514,10 +514,14 @@ private:
         if (ec || offset < 0 || needed < 0
             || offset > std::numeric_limits<std::int64_t>::max() - needed
             || static_cast<std::uintmax_t>(offset + needed) > size) {
+            const bool representable = offset >= 0 && needed >= 0
+                && offset <= std::numeric_limits<std::int64_t>::max() - needed;
+            const std::string end
+                = representable ? std::to_string(offset + needed) : std::string("beyond 2^63");
             error("onnx.external_data",
                   "initializer " + quoteBounded(t.name()) + " needs bytes " + std::to_string(offset)
-                      + " to " + std::to_string(offset) + "+" + std::to_string(needed) + " of "
-                      + quoteBounded(location) + ", which holds " + std::to_string(size));
+                      + " to " + end + " of " + quoteBounded(location) + ", which holds "
+                      + std::to_string(size));
             return false;
         }
         return true;
