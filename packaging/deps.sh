@@ -22,10 +22,14 @@ packages=(
     # Fuzzing (tests/fuzz/run_fuzzers.sh): clang with libFuzzer, ASan and UBSan.
     clang-14 libfuzzer-14-dev
     # The ONNX Runtime chain test installs onnxruntime-node from npm into the build tree.
-    nodejs npm
+    # (nodejs and npm: added below unless `node` and `npm` are already there, e.g. from
+    # NodeSource, whose nodejs bundles npm and conflicts with Debian's npm package.)
     # Running the editor headless (Xvfb) and legible text in it.
     xvfb xauth fonts-dejavu-core
 )
+
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -5,7 +5,8 @@
 # Cleave's style checks, as CI runs them (STYLE.md: "checked, not hoped"):
 #   1. clang-format --dry-run -Werror on every tracked C++ file (.clang-format);
 #   2. core/ includes no Qt header;
-#   3. clang-tidy with the repo's .clang-tidy on every core/ source, findings are errors.
+#   3. clang-tidy with the repo's .clang-tidy on every core/ source: no finding beyond the
+#      recorded baseline (tests/style/tidy-baseline.txt, which only goes down).
 # Usage: tests/style/check_style.sh [BUILD_DIR]   (BUILD_DIR holds compile_commands.json; without
 # it, step 3 is skipped with a message). Exits non-zero on the first failing step.
 set -euo pipefail
@@ -33,6 +34,9 @@ if [[ ! -f "$build/compile_commands.json" ]]; then
 fi
 mapfile -t sources < <(git ls-files 'core/*.cpp')
 echo "style: clang-tidy on ${#sources[@]} core sources ($jobs at a time)"
+# Findings are compared with tests/style/tidy-baseline.txt (a ratchet): a file may not gain a
+# finding of any check; the baseline lists what is still to fix and only ever goes down.
 printf '%s\n' "${sources[@]}" \
-    | xargs -P "$jobs" -n 4 clang-tidy -p "$build" --quiet --warnings-as-errors='*' 2>/dev/null
+    | xargs -P "$jobs" -n 4 clang-tidy -p "$build" --quiet 2>/dev/null \
+    | python3 tests/style/tidy_ratchet.py
 echo "style: all checks passed"
