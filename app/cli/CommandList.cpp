@@ -19,7 +19,9 @@
     X(validate)                                                                                    \
     X(partition)                                                                                   \
     X(verify)                                                                                      \
-    X(map)
+    X(map)                                                                                         \
+    X(render)                                                                                      \
+    X(diff)
 
 namespace cleave::cli {
 
