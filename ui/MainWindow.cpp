@@ -5,8 +5,9 @@
 #include "core/formats/FormatRegistry.h"
 #include "ui/commands/CutAcrossEdges.h"
 #include "ui/commands/EditActions.h"
-#include "ui/dialogs/ExportDialog.h"
 #include "ui/dialogs/AutoPartitionDialog.h"
+#include "ui/dialogs/ExportDialog.h"
+#include "ui/dialogs/ShortcutsDialog.h"
 #include "ui/docks/BalanceDock.h"
 #include "ui/docks/BoundaryDock.h"
 #include "ui/docks/DiagnosticsDock.h"
@@ -363,6 +364,15 @@ void MainWindow::createMenus()
         view->addAction(dock->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *keys = help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+        auto *dialog = new ShortcutsDialog(menuBar(), actions(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
+    keys->setObjectName(QStringLiteral("keyboardShortcutsAction"));
+    keys->setShortcuts(
+        { QKeySequence(Qt::Key_Question), QKeySequence(QKeySequence::HelpContents) });
+    help->addSeparator();
     QAction *about = help->addAction(tr("&About Cleave"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
     QAction *aboutQt = help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
@@ -384,6 +394,14 @@ void MainWindow::createMenus()
         { m_edits->newPartitionAction(), m_edits->isolateAction(), m_edits->mergeAction() });
     toolbar->addSeparator();
     toolbar->addAction(m_findAction);
+    // Every toolbar button says what it does and its key.
+    for (QAction *action : toolbar->actions()) {
+        const QString key = action->shortcut().toString(QKeySequence::NativeText);
+        QString tip = action->toolTip();
+        if (!key.isEmpty() && !tip.contains(key))
+            tip += QStringLiteral(" (%1)").arg(key);
+        action->setToolTip(tip);
+    }
 }
 
 void MainWindow::connectCanvas()

@@ -65,7 +65,7 @@ int runCommand(const Command &command, std::span<const std::string> rest, std::o
         const std::string &arg = rest[i];
         const auto eq = arg.find('=');
         const std::string optionName = arg.substr(0, eq);
-        const bool isOption = !onlyPositionals && arg.size() > 2 && arg.front() == '-'
+        const bool isOption = !onlyPositionals && arg.size() >= 2 && arg.front() == '-'
             && std::find(command.options.begin(), command.options.end(), optionName)
                 != command.options.end();
         if (isOption) {

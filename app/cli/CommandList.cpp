@@ -20,7 +20,9 @@
     X(partition)                                                                                   \
     X(verify)                                                                                      \
     X(map)                                                                                         \
-    X(auto)
+    X(auto)                                                                                        \
+    X(render)                                                                                      \
+    X(diff)
 
 namespace cleave::cli {
 

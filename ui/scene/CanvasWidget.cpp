@@ -8,13 +8,13 @@
 #include "ui/document/LevelView.h"
 #include "ui/scene/BadgeClusters.h"
 #include "ui/scene/CanvasView.h"
+#include "ui/scene/DrawingWriter.h"
 #include "ui/scene/FarPicture.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LayoutRunner.h"
 #include "ui/scene/Minimap.h"
 #include "ui/scene/OpCategory.h"
-#include "ui/scene/SvgExport.h"
 #include "ui/tools/CutTool.h"
 #include "ui/tools/SelectTool.h"
 
@@ -839,47 +839,14 @@ QGraphicsView *CanvasWidget::view() const
     return d->view;
 }
 
-bool CanvasWidget::exportImage(const QString &path, QString *error) const
+bool CanvasWidget::exportImage(const QString &path, QString *error, int dpi) const
 {
-    auto fail = [&](const QString &message) {
+    if (!d->layout) {
         if (error != nullptr)
-            *error = message;
+            *error = tr("There is no drawing to export yet (the layout has not finished).");
         return false;
-    };
-    if (!d->layout)
-        return fail(tr("There is no drawing to export yet (the layout has not finished)."));
-    const QRectF bounds = d->drawingBounds();
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    QSaveFile file(path);
-    if (suffix == QLatin1String("svg")) {
-        if (!file.open(QIODevice::WriteOnly))
-            return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
-        file.write(sceneToSvg(*d->scene, bounds).toUtf8());
-    } else if (suffix == QLatin1String("png")) {
-        // Twice the drawing's size, capped so that huge graphs still fit in memory.
-        qreal scale = 2.0;
-        const qreal longest = std::max(bounds.width(), bounds.height()) * scale;
-        if (longest > 16000)
-            scale *= 16000 / longest;
-        QImage image((bounds.size() * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
-        if (image.isNull())
-            return fail(tr("The drawing is too large for a PNG image."));
-        image.fill(QColor(0xfb, 0xfb, 0xfc));
-        {
-            QPainter painter(&image);
-            painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-            d->scene->render(&painter, QRectF(QPointF(0, 0), bounds.size() * scale), bounds);
-        }
-        if (!file.open(QIODevice::WriteOnly))
-            return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
-        if (!image.save(&file, "PNG"))
-            return fail(tr("Cannot encode %1 as PNG.").arg(path));
-    } else {
-        return fail(tr("Unsupported image format \"%1\": use .svg or .png.").arg(suffix));
     }
-    if (!file.commit())
-        return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
-    return true;
+    return writeDrawing(*d->scene, d->drawingBounds(), path, dpi, error);
 }
 
 void CanvasWidget::cancelLayout()

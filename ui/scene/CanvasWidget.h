@@ -68,8 +68,11 @@ public:
     [[nodiscard]] QPoint viewportPosOfNode(cleave::NodeId node) const;
     [[nodiscard]] QPoint viewportPosOfEdge(cleave::TensorRef tensor, cleave::NodeId consumer) const;
     [[nodiscard]] QGraphicsView *view() const;
-    /// Writes the whole drawn graph as SVG (".svg") or PNG (".png"); false + message on error.
-    bool exportImage(const QString &path, QString *error = nullptr) const;
+    /// Writes the whole drawn graph as SVG (".svg"), PNG (".png") or PDF (".pdf"); false +
+    /// message on error. `dpi` sets the raster resolution (the scene's unit is a pixel at 96 dpi,
+    /// so a PNG is the drawing's size × dpi / 96); 0 draws a PNG at twice the drawing's size,
+    /// capped at 16000 pixels, and a PDF at 300 dpi.
+    bool exportImage(const QString &path, QString *error = nullptr, int dpi = 0) const;
 
     /// Frames the fused blocks (FuseOps kernels) of the shown function; clicking a frame selects
     /// its block. The names and node ids are copied. setGraph() forgets them: call it after.

@@ -79,7 +79,8 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
     for (const QGraphicsItem *item : items) {
         if (const auto *region = qgraphicsitem_cast<const PartitionRegionItem *>(item)) {
             const QString fill = tinted(region->colour(), 0.16);
-            out += QStringLiteral("<path d=\"%1\" fill=\"%2\" fill-rule=\"nonzero\"/>\n")
+            out += QStringLiteral(
+                       "<path class=\"partition\" d=\"%1\" fill=\"%2\" fill-rule=\"nonzero\"/>\n")
                        .arg(pathData(region->boxes()), fill);
             if (!region->routes().isEmpty())
                 out += QStringLiteral(
@@ -108,8 +109,9 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
             const bool input = node->role() == LayoutNodeRole::Input;
             const bool structural = node->role() == LayoutNodeRole::Structural;
             const qreal radius = (input || structural) ? r.height() / 2 : 5;
-            out += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" rx=\"%5\" "
-                                  "fill=\"%6\" stroke=\"%7\" stroke-width=\"%8\"/>\n")
+            out += QStringLiteral(
+                       "<rect class=\"node\" x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" "
+                       "rx=\"%5\" fill=\"%6\" stroke=\"%7\" stroke-width=\"%8\"/>\n")
                        .arg(num(r.x()), num(r.y()), num(r.width()), num(r.height()), num(radius),
                             colourName(structural ? QColor(0xe9, 0xec, 0xef)
                                                   : categoryFill(node->category())),
@@ -141,8 +143,9 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
             }
         } else if (const auto *badge = qgraphicsitem_cast<const BadgeItem *>(item)) {
             const QRectF r = badge->boundingRect().translated(badge->pos());
-            out += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" rx=\"%5\" "
-                                  "fill=\"#ffffff\" stroke=\"%6\" stroke-width=\"1.5\"/>\n")
+            out += QStringLiteral(
+                       "<rect class=\"badge\" x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" "
+                       "rx=\"%5\" fill=\"#ffffff\" stroke=\"%6\" stroke-width=\"1.5\"/>\n")
                        .arg(num(r.x()), num(r.y()), num(r.width()), num(r.height()),
                             num(r.height() / 2), colourName(badge->colour()));
             out += QStringLiteral("<text x=\"%1\" y=\"%2\" font-size=\"11\" text-anchor=\"middle\" "

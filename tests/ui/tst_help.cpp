@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+//
+// Help and habits: `?` opens Help ▸ Keyboard Shortcuts, which lists the real actions' keys and
+// filters as the user types; every toolbar button has a tooltip naming its key.
+#include "ui/MainWindow.h"
+#include "ui/dialogs/ShortcutsDialog.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QLineEdit>
+#include <QPointer>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTest>
+#include <QToolBar>
+#include <QToolButton>
+#include <QTreeWidget>
+
+using cleave::ui::MainWindow;
+using cleave::ui::ShortcutsDialog;
+
+namespace {
+
+/// The row of the shortcut list whose action is `name`, or null.
+QTreeWidgetItem *rowNamed(const QTreeWidget *list, const QString &name)
+{
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+        if (list->topLevelItem(i)->text(0) == name)
+            return list->topLevelItem(i);
+    }
+    return nullptr;
+}
+
+QString native(const QKeySequence &keys)
+{
+    return keys.toString(QKeySequence::NativeText);
+}
+
+} // namespace
+
+class TestHelp : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void questionMarkOpensTheShortcutList();
+    void searchFiltersTheList();
+    void everyToolbarButtonHasATooltip();
+};
+
+void TestHelp::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName(QStringLiteral("CleaveTests"));
+    QApplication::setApplicationName(QStringLiteral("tst_help"));
+    QSettings().clear();
+}
+
+void TestHelp::questionMarkOpensTheShortcutList()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QVERIFY(window.findChild<ShortcutsDialog *>() == nullptr);
+    QTest::keyClick(&window, Qt::Key_Question);
+    auto *dialog = window.findChild<ShortcutsDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    const QTreeWidget *list = dialog->list();
+    // The standard keys of File, as the platform spells them, and the window's own ones.
+    const struct
+    {
+        const char *action;
+        QKeySequence keys;
+        const char *menu;
+    } expected[] = {
+        { "Open", QKeySequence(QKeySequence::Open), "File" },
+        { "Save Project", QKeySequence(QKeySequence::Save), "File" },
+        { "Export", QKeySequence(Qt::CTRL | Qt::Key_E), "File" },
+        { "Quit", QKeySequence(QKeySequence::Quit), "File" },
+    };
+    for (const auto &e : expected) {
+        const QTreeWidgetItem *row = rowNamed(list, QLatin1String(e.action));
+        QVERIFY2(row, e.action);
+        QVERIFY2(row->text(1).contains(native(e.keys)), qPrintable(row->text(1)));
+        QCOMPARE(row->text(2), QLatin1String(e.menu));
+    }
+    const QTreeWidgetItem *help = rowNamed(list, QStringLiteral("Keyboard Shortcuts"));
+    QVERIFY(help);
+    QVERIFY(help->text(1).startsWith(QStringLiteral("?")));
+    // Every row has keys; no action is listed twice.
+    QStringList names;
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+        QVERIFY(!list->topLevelItem(i)->text(1).isEmpty());
+        names << list->topLevelItem(i)->text(2) + QLatin1Char('/') + list->topLevelItem(i)->text(0);
+    }
+    QCOMPARE(names.removeDuplicates(), 0);
+    // Escape closes it (and, as it deletes itself on close, it goes away).
+    const QPointer<ShortcutsDialog> guard(dialog);
+    QTest::keyClick(dialog, Qt::Key_Escape);
+    QTRY_VERIFY(guard.isNull());
+}
+
+void TestHelp::searchFiltersTheList()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_Question);
+    auto *dialog = window.findChild<ShortcutsDialog *>();
+    QVERIFY(dialog);
+    const int all = dialog->visibleRowCount();
+    QVERIFY(all >= 5);
+    QTest::keyClicks(dialog->searchField(), QStringLiteral("export"));
+    QCOMPARE(dialog->visibleRowCount(), 1);
+    QVERIFY(!rowNamed(dialog->list(), QStringLiteral("Export"))->isHidden());
+    // Searching by key: Ctrl+E is Export's.
+    dialog->searchField()->clear();
+    QCOMPARE(dialog->visibleRowCount(), all);
+    QTest::keyClicks(dialog->searchField(), native(QKeySequence(Qt::CTRL | Qt::Key_E)));
+    QVERIFY(!rowNamed(dialog->list(), QStringLiteral("Export"))->isHidden());
+    QVERIFY(rowNamed(dialog->list(), QStringLiteral("Open"))->isHidden());
+    dialog->close();
+}
+
+void TestHelp::everyToolbarButtonHasATooltip()
+{
+    MainWindow window;
+    window.show();
+    auto *toolbar = window.findChild<QToolBar *>(QStringLiteral("toolsToolBar"));
+    QVERIFY(toolbar);
+    int buttons = 0;
+    for (QAction *action : toolbar->actions()) {
+        if (action->isSeparator())
+            continue;
+        auto *button = qobject_cast<QToolButton *>(toolbar->widgetForAction(action));
+        QVERIFY(button);
+        ++buttons;
+        QVERIFY2(!button->toolTip().trimmed().isEmpty(), qPrintable(action->text()));
+        const QString key = native(action->shortcut());
+        if (!key.isEmpty())
+            QVERIFY2(button->toolTip().contains(key), qPrintable(button->toolTip()));
+    }
+    QVERIFY(buttons >= 10);
+}
+
+QTEST_MAIN(TestHelp)
+#include "tst_help.moc"
