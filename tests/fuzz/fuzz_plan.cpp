@@ -17,6 +17,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const cleave::PlanLoadResult r
         = cleave::planFromJson(cleave::fuzz::smallModel(), text, "fuzz.plan.json", options);
     if (r.plan)
-        (void)cleave::validateAll(*r.plan, {});
+        (void)cleave::validateAll(*r.plan, cleave::ValidationOptions {});
     return 0;
 }
