@@ -325,7 +325,10 @@ void MainWindow::createMenus()
     m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
+    // Ctrl+Q where the platform binds nothing to Quit (its standard key bindings vary).
+    quit->setShortcuts(QKeySequence::keyBindings(QKeySequence::Quit).isEmpty()
+                           ? QList<QKeySequence> { QKeySequence(Qt::CTRL | Qt::Key_Q) }
+                           : QKeySequence::keyBindings(QKeySequence::Quit));
     quit->setMenuRole(QAction::QuitRole);
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
