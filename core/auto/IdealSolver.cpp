@@ -150,11 +150,11 @@ public:
                         = m_p.metric == Metric::Memory ? static_cast<double>(c.memory) : c.time;
                     if (cost > limit)
                         continue;
-                    const std::int64_t bytes = m_bytes[k - 1][static_cast<std::size_t>(a)] + c.bytes;
+                    const std::int64_t bytes
+                        = m_bytes[k - 1][static_cast<std::size_t>(a)] + c.bytes;
                     const double value = minMax ? std::max(before, cost) : before + cost;
-                    const bool better = bytesPass
-                        ? bytes < m_bytes[k][b]
-                        : value < m_value[k][b]
+                    const bool better = bytesPass ? bytes < m_bytes[k][b]
+                                                  : value < m_value[k][b]
                             || (value == m_value[k][b] && !minMax && bytes < m_bytes[k][b]);
                     if (better) {
                         m_value[k][b] = value;

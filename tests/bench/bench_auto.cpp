@@ -5,7 +5,6 @@
 // on generated ResNet-like graphs of 10k and 100k nodes, and the bottleneck of the optimum
 // against each baseline on every sample and corpus Relay model, printed as ratios.
 #include "BenchGraphs.h"
-
 #include "core/auto/CostModel.h"
 #include "core/auto/StageSearch.h"
 #include "core/formats/FormatRegistry.h"
@@ -43,8 +42,8 @@ void timeGenerated(std::size_t nodes)
         const double search = secondsSince(t0);
         std::printf("generated %7zu nodes (%6zu units)  K=%zu  view+cost %.3f s  search %.3f s  "
                     "mode %s  bottleneck %.1f us  lower bound %.1f us (gap %.2f%%)\n",
-                    graph->nodeCount(), cost.unitCount(), k, build, search,
-                    searchModeName(r.mode), r.bottleneckUs, r.lowerBoundUs,
+                    graph->nodeCount(), cost.unitCount(), k, build, search, searchModeName(r.mode),
+                    r.bottleneckUs, r.lowerBoundUs,
                     r.lowerBoundUs > 0 ? 100.0 * (r.bottleneckUs / r.lowerBoundUs - 1) : 0.0);
     }
 }
@@ -83,7 +82,7 @@ void compareBaselines(const std::string &path)
         const auto t0 = std::chrono::steady_clock::now();
         const StageSearchResult r = searchStages(cost, options);
         const double search = secondsSince(t0);
-        std::printf("%-58s K=%zu %-6s %6zu units %7.3f s  opt %9.1f us", 
+        std::printf("%-58s K=%zu %-6s %6zu units %7.3f s  opt %9.1f us",
                     std::filesystem::path(path).filename().c_str(), k, searchModeName(r.mode),
                     cost.unitCount(), search, r.bottleneckUs);
         for (const Baseline &b : r.baselines)

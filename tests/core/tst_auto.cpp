@@ -12,10 +12,10 @@
 #include "core/auto/StageSearch.h"
 #include "core/auto/TargetRegions.h"
 #include "core/formats/Exporter.h"
-#include "core/support/FileIo.h"
 #include "core/formats/FormatRegistry.h"
-#include "core/partition/BoundaryTensors.h"
 #include "core/graph/FunctionView.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/support/FileIo.h"
 #include "core/validation/Validation.h"
 
 #include <QDir>

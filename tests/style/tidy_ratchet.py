@@ -55,7 +55,7 @@ def main() -> int:
         return 0
     base = read_baseline()
     worse = [(k, n, base.get(k, 0)) for k, n in sorted(counts.items()) if n > base.get(k, 0)]
-    better = [(k, n, base[k]) for k in sorted(base) if counts.get(k, 0) < base[k]]
+    better = [(k, counts.get(k, 0), base[k]) for k in sorted(base) if counts.get(k, 0) < base[k]]
     for (f, c), n, b in worse:
         print(f"tidy: NEW {f} [{c}]: {n} findings, the baseline allows {b}")
         for sf, line, col, sc in seen:
