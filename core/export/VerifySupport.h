@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/export/VerifyResult.h"
+#include "core/graph/Graph.h"
 #include "core/support/FileIo.h"
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cleave::verify {
 
@@ -51,6 +54,38 @@ inline VerifyResult guarded(const std::string &dir, const std::function<VerifyRe
         r.firstDifference = std::string("cannot verify ") + dir + ": " + e.what();
         return r;
     }
+}
+
+/// The comparison behind the text formats' ModuleExporter::constantDifference: `payloads` reads
+/// a metadata text into the constant values by index, `index` turns a constant reference into
+/// its index, `section` names the metadata part in messages ("#[metadata] section").
+template <class Payloads, class Index>
+std::optional<std::string>
+compareConstantValues(const Graph &module, const Graph &source,
+                      const std::vector<std::pair<std::string, std::string>> &refs,
+                      Payloads payloads, Index index, const std::string &section)
+{
+    if (source.metadata().empty() || refs.empty())
+        return std::nullopt; // the source carries no values to compare
+    if (module.metadata().empty())
+        return "the module has no " + section + ", the source has constant values";
+    const auto mine = payloads(module.metadata());
+    const auto theirs = payloads(source.metadata());
+    if (!mine)
+        return "the module's " + section + " cannot be read";
+    if (!theirs)
+        return std::nullopt;
+    for (const auto &[moduleRef, sourceRef] : refs) {
+        const auto i = index(moduleRef);
+        const auto j = index(sourceRef);
+        if (!i || !j || *j >= theirs->size())
+            continue;
+        if (*i >= mine->size())
+            return moduleRef + " has no value in the module's " + section;
+        if ((*mine)[*i] != (*theirs)[*j])
+            return "the value of " + moduleRef + " differs from the source's " + sourceRef;
+    }
+    return std::nullopt;
 }
 
 } // namespace cleave::verify

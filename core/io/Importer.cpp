@@ -83,4 +83,13 @@ ImportResult importFileWith(const Importer &importer, const std::string &path)
     return importBytesWith(importer, bytes, path);
 }
 
+std::unique_ptr<Graph> readGraphWith(const Importer &importer, const std::string &path,
+                                     std::vector<Diagnostic> &diagnostics)
+{
+    ImportResult r = importFileWith(importer, path);
+    for (Diagnostic &d : r.diagnostics)
+        diagnostics.push_back(std::move(d));
+    return r.ok() ? std::move(r.graph) : nullptr;
+}
+
 } // namespace cleave

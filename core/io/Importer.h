@@ -59,6 +59,12 @@ ImportResult importBytesWith(const Importer &importer, std::string_view bytes,
 /// files give a diagnostic. Never throws.
 ImportResult importFileWith(const Importer &importer, const std::string &path);
 
+/// importFileWith, keeping only the graph: its diagnostics are appended to `diagnostics`, and
+/// the result is null unless the file imported without error (module writers reading back
+/// what they wrote).
+std::unique_ptr<Graph> readGraphWith(const Importer &importer, const std::string &path,
+                                     std::vector<Diagnostic> &diagnostics);
+
 /// An error diagnostic about the file `path` as a whole (no line or column).
 Diagnostic fileError(const std::string &path, std::string code, std::string message);
 

@@ -322,20 +322,7 @@ GraphJsonModuleExporter::readModule(const std::string &path,
                                     std::vector<Diagnostic> &diagnostics) const
 {
     // Read as graph.json whatever the file looks like in its first bytes.
-    const std::optional<std::string> bytes = readFile(path);
-    if (!bytes) {
-        diagnostics.push_back(Diagnostic::make(Severity::Error, "import.unreadable",
-                                               path + ": cannot read the file"));
-        return nullptr;
-    }
-    ImportResult r = GraphJsonImporter().importBytes(*bytes, path);
-    for (Diagnostic &d : r.diagnostics)
-        diagnostics.push_back(std::move(d));
-    if (!r.ok())
-        return nullptr;
-    r.graph->setFormat("graph.json");
-    r.graph->setSourcePath(path);
-    return std::move(r.graph);
+    return readGraphWith(GraphJsonImporter(), path, diagnostics);
 }
 
 std::optional<std::string> GraphJsonModuleExporter::constantDifference(

@@ -312,10 +312,7 @@ bool OnnxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryTa
 std::unique_ptr<Graph> OnnxModuleExporter::readModule(const std::string &path,
                                                       std::vector<Diagnostic> &diagnostics) const
 {
-    ImportResult r = importFileWith(OnnxImporter(), path);
-    for (Diagnostic &d : r.diagnostics)
-        diagnostics.push_back(std::move(d));
-    return r.ok() ? std::move(r.graph) : nullptr;
+    return readGraphWith(OnnxImporter(), path, diagnostics);
 }
 
 std::optional<VerifyResult> OnnxModuleExporter::verifyFolder(const std::string &dir) const

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/relax/RelaxModuleExporter.h"
 
+#include "core/export/VerifySupport.h"
 #include "core/export/relax/RelaxArtefacts.h"
 #include "core/export/relax/RelaxPrinter.h"
 #include "core/io/Importer.h"
@@ -215,39 +216,16 @@ bool RelaxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
 std::unique_ptr<Graph> RelaxModuleExporter::readModule(const std::string &path,
                                                        std::vector<Diagnostic> &diagnostics) const
 {
-    ImportResult r = importFileWith(RelaxImporter(), path);
-    for (Diagnostic &d : r.diagnostics)
-        diagnostics.push_back(std::move(d));
-    if (!r.ok())
-        return nullptr;
-    return std::move(r.graph);
+    return readGraphWith(RelaxImporter(), path, diagnostics);
 }
 
 std::optional<std::string> RelaxModuleExporter::constantDifference(
     const Graph &module, const Graph &source,
     const std::vector<std::pair<std::string, std::string>> &refs) const
 {
-    if (source.metadata().empty() || refs.empty())
-        return std::nullopt; // the source carries no values to compare
-    if (module.metadata().empty())
-        return std::string("the module has no metadata header, the source has constant values");
-    const auto mine = relaxConstantPayloads(module.metadata());
-    const auto theirs = relaxConstantPayloads(source.metadata());
-    if (!mine)
-        return std::string("the module's metadata header cannot be read");
-    if (!theirs)
-        return std::nullopt;
-    for (const auto &[moduleRef, sourceRef] : refs) {
-        const auto i = relaxConstantIndex(moduleRef);
-        const auto j = relaxConstantIndex(sourceRef);
-        if (!i || !j || *j >= theirs->size())
-            continue;
-        if (*i >= mine->size())
-            return moduleRef + " has no value in the module's metadata header";
-        if ((*mine)[*i] != (*theirs)[*j])
-            return "the value of " + moduleRef + " differs from the source's " + sourceRef;
-    }
-    return std::nullopt;
+    return verify::compareConstantValues(
+        module, source, refs, [](const std::string &m) { return relaxConstantPayloads(m); },
+        [](const std::string &r) { return relaxConstantIndex(r); }, "metadata header");
 }
 
 bool RelaxModuleExporter::writeModelArtefacts(

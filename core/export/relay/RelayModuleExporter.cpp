@@ -3,6 +3,7 @@
 #include "core/export/relay/RelayModuleExporter.h"
 
 #include "core/export/PartitionModule.h"
+#include "core/export/VerifySupport.h"
 #include "core/export/relay/ByocExport.h"
 #include "core/export/relay/RelayMetadataSubset.h"
 #include "core/export/relay/RelayPrinter.h"
@@ -99,39 +100,16 @@ bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
 std::unique_ptr<Graph> RelayModuleExporter::readModule(const std::string &path,
                                                        std::vector<Diagnostic> &diagnostics) const
 {
-    ImportResult r = importFileWith(RelayImporter(), path);
-    for (Diagnostic &d : r.diagnostics)
-        diagnostics.push_back(std::move(d));
-    if (!r.ok())
-        return nullptr;
-    return std::move(r.graph);
+    return readGraphWith(RelayImporter(), path, diagnostics);
 }
 
 std::optional<std::string> RelayModuleExporter::constantDifference(
     const Graph &module, const Graph &source,
     const std::vector<std::pair<std::string, std::string>> &refs) const
 {
-    if (source.metadata().empty() || refs.empty())
-        return std::nullopt; // the source carries no values to compare
-    if (module.metadata().empty())
-        return std::string("the module has no #[metadata] section, the source has constant values");
-    const auto mine = constantPayloads(module.metadata());
-    const auto theirs = constantPayloads(source.metadata());
-    if (!mine)
-        return std::string("the module's #[metadata] section cannot be read");
-    if (!theirs)
-        return std::nullopt;
-    for (const auto &[moduleRef, sourceRef] : refs) {
-        const auto i = constantIndex(moduleRef);
-        const auto j = constantIndex(sourceRef);
-        if (!i || !j || *j >= theirs->size())
-            continue;
-        if (*i >= mine->size())
-            return moduleRef + " has no value in the module's #[metadata] section";
-        if ((*mine)[*i] != (*theirs)[*j])
-            return "the value of " + moduleRef + " differs from the source's " + sourceRef;
-    }
-    return std::nullopt;
+    return verify::compareConstantValues(
+        module, source, refs, [](const std::string &m) { return constantPayloads(m); },
+        [](const std::string &r) { return constantIndex(r); }, "#[metadata] section");
 }
 
 bool RelayModuleExporter::writeModelArtefacts(
