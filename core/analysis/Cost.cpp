@@ -97,11 +97,13 @@ const Type &inputType(const Graph &g, const Node &n, std::size_t k)
     return k < n.inputs.size() && n.inputs[k].isValid() ? g.tensorType(n.inputs[k]) : unknownType;
 }
 
-/// The Relay operator whose FLOP formula an ONNX operator shares (tvm-formats.md §5; the ONNX
-/// frontend lowers Conv to nn.conv<k>d, MatMul to nn.matmul / batch_matmul, Relu to nn.relu, ...).
-const std::string &relayEquivalent(const std::string &op)
+/// The Relay operator whose FLOP formula an ONNX or Relax operator shares. ONNX: the ONNX
+/// frontend lowers Conv to nn.conv<k>d, MatMul to nn.matmul / batch_matmul, Relu to nn.relu, ...
+/// (tvm-formats.md §5). Relax: TVM prints its operators as `relax.<relay name>` (relax.nn.conv2d,
+/// relax.add), except for the few Relax renamed (relax.matmul, relax.astype).
+std::string_view relayEquivalent(const std::string &op)
 {
-    static const std::unordered_map<std::string, std::string> onnx {
+    static const std::unordered_map<std::string, std::string> renamed {
         { "Conv", "nn.conv2d" },
         { "ConvTranspose", "nn.conv2d_transpose" },
         { "MatMul", "nn.matmul" },
@@ -137,9 +139,16 @@ const std::string &relayEquivalent(const std::string &op)
         { "Cast", "cast" },
         { "HardSwish", "nn.hardswish" },
         { "Gelu", "nn.gelu" },
+        { "relax.matmul", "nn.matmul" },
+        { "relax.astype", "cast" },
+        { "relax.nn.silu", "sigmoid" },
     };
-    const auto it = onnx.find(op);
-    return it == onnx.end() ? op : it->second;
+    if (const auto it = renamed.find(op); it != renamed.end())
+        return it->second;
+    constexpr std::string_view relaxPrefix = "relax.";
+    const std::string_view name = op;
+    return name.substr(0, relaxPrefix.size()) == relaxPrefix ? name.substr(relaxPrefix.size())
+                                                             : name;
 }
 
 std::int64_t opFlops(const Graph &g, const Node &n)
@@ -149,7 +158,7 @@ std::int64_t opFlops(const Graph &g, const Node &n)
         const bool transposeA = n.attrs.intOr("transA", 0) != 0;
         return 2 * elements(n.outputType(0)) * dimAt(inputType(g, n, 0), transposeA ? -2 : -1);
     }
-    const std::string &op = relayEquivalent(n.op);
+    const std::string_view op = relayEquivalent(n.op);
     const std::int64_t out = elements(n.outputType(0));
     if (op == "nn.conv1d" || op == "nn.conv2d" || op == "nn.conv3d") {
         const Type &w = inputType(g, n, 1);
