@@ -7,8 +7,8 @@
 # input) or sanitizer report fails the script; the reproducer is left in build-fuzz/artifacts/.
 #
 # Usage: tests/fuzz/run_fuzzers.sh [SECONDS_PER_HARNESS [CORPUS_DIR]]
-#   SECONDS_PER_HARNESS  default 45 (six harnesses: under 5 minutes with the build cached)
-#   CORPUS_DIR           real model dumps (relay/, graph_json/); default ../shared/corpus.
+#   SECONDS_PER_HARNESS  default 45 (seven harnesses: under 6 minutes with the build cached)
+#   CORPUS_DIR           real model dumps (relay/, graph_json/, relax/); default ../shared/corpus.
 #                        Its files seed the corpora in place; nothing is copied.
 set -euo pipefail
 
@@ -43,6 +43,7 @@ seeds_for() {
     local dirs=()
     case "$1" in
     relay) dirs=(samples tests/data/malformed "$corpus/relay") ;;
+    relax) dirs=(tests/fuzz/seeds/relax "$corpus/relax") ;;
     graphjson) dirs=(tests/data/map "$corpus/graph_json") ;;
     onnx) dirs=(samples) ;;
     plan) dirs=(tests/fuzz/seeds/plan tests/data/hostile) ;;
@@ -64,6 +65,7 @@ for harness in relay graphjson onnx plan project tables; do
     dict=()
     case "$harness" in
     relay) dict=(-dict=tests/fuzz/relay.dict) ;;
+    relax) dict=(-dict=tests/fuzz/relax.dict) ;;
     onnx) ;;
     *) dict=(-dict=tests/fuzz/json.dict) ;;
     esac
