@@ -16,13 +16,13 @@ metadata = tvm.ir.load_json("""{
 
 @I.ir_module
 class Module:
-    I.module_global_infos({"vdevice": [I.vdevice({"kind": "llvm"}, 0, "global"), I.vdevice({"kind": "cuda"}, 1, "global")]})
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0), I.vdevice("cuda", 1)]})
     @R.function
-    def main(x: R.Tensor((n, 4), dtype="float32")) -> R.Tensor((n, 4), dtype="float32", vdevice="cuda:1"):
+    def main(x: R.Tensor((n, 4), dtype="float32")) -> R.Tensor((n, 4), "float32", "cuda:1"):
         n = T.int64()
         with R.dataflow():
             lv: R.Tensor((n, 4), dtype="float32") = R.multiply(x, metadata["relax.expr.Constant"][0])
-            lv1: R.Tensor((n, 4), dtype="float32", vdevice="cuda:1") = R.to_vdevice(lv, I.vdevice({"kind": "cuda"}, 1, "global"))
-            gv: R.Tensor((n, 4), dtype="float32", vdevice="cuda:1") = R.nn.softmax(lv1, axis=-1)
+            lv1: R.Tensor((n, 4), "float32", "cuda:1") = R.to_vdevice(lv, "cuda:1")
+            gv: R.Tensor((n, 4), "float32", "cuda:1") = R.nn.softmax(lv1, axis=-1)
             R.output(gv)
         return gv
