@@ -178,6 +178,13 @@ private:
     void splitByMask(const std::vector<NodeId> &dNodes, const std::vector<PartitionId> &candidates,
                      Recorder &rec, std::vector<PartitionId> &split);
     void removeEmptiedPartitions(const PlanEdit &edit, PartitionId keep);
+    /// Positions in the view's order of the split points, ascending and distinct; an error per
+    /// point that names no call.
+    [[nodiscard]] std::vector<std::int32_t>
+    splitPositions(const std::vector<SplitPoint> &points,
+                   std::vector<Diagnostic> &diagnostics) const;
+    /// Cuts after each position (ascending), as successive cutAfterOp calls would, in O(N + P).
+    void cutAfterPositions(const std::vector<std::int32_t> &positions, Recorder &rec);
 
     std::shared_ptr<const FunctionView> m_view;
     std::vector<Partition> m_partitions;

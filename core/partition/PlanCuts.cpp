@@ -6,6 +6,7 @@
 #include "core/partition/Reachability.h"
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 namespace cleave {
@@ -219,66 +220,123 @@ PlanEdit PartitionPlan::cutAfterOp(const std::string &op, std::size_t index)
     return cutAfterOps({ SplitPoint { op, index } });
 }
 
-PlanEdit PartitionPlan::cutAfterOps(const std::vector<SplitPoint> &points)
+std::vector<std::int32_t> PartitionPlan::splitPositions(const std::vector<SplitPoint> &points,
+                                                        std::vector<Diagnostic> &diagnostics) const
 {
-    PlanEdit edit;
-    Recorder rec(*this, edit);
+    // One sweep over the order collects the positions of every requested operator (fused,
+    // composite and BYOC calls can be named by their function or composite name).
     const auto &order = m_view->order();
-
-    std::vector<std::int32_t> positions;
+    std::unordered_map<std::int32_t, std::vector<std::int32_t>> calls;
+    std::vector<std::int32_t> keys;
+    keys.reserve(points.size());
     for (const SplitPoint &sp : points) {
-        // Fused / composite / BYOC calls can be named by their function or composite name.
-        const std::int32_t key = m_view->findOpKey(sp.op);
-        std::size_t seen = 0;
-        std::int32_t found = -1;
-        for (std::size_t i = 0; i < order.size() && found < 0 && key >= 0; ++i) {
-            if (m_view->opKey(order[i]) == key || m_view->compositeKey(order[i]) == key) {
-                if (seen == sp.index)
-                    found = static_cast<std::int32_t>(i);
-                ++seen;
-            }
+        keys.push_back(m_view->findOpKey(sp.op));
+        if (keys.back() >= 0)
+            calls.try_emplace(keys.back());
+    }
+    for (std::size_t i = 0; i < order.size() && !calls.empty(); ++i) {
+        const std::int32_t op = m_view->opKey(order[i]);
+        const std::int32_t composite = m_view->compositeKey(order[i]);
+        if (const auto it = calls.find(op); it != calls.end())
+            it->second.push_back(static_cast<std::int32_t>(i));
+        if (composite != op) {
+            if (const auto it = calls.find(composite); it != calls.end())
+                it->second.push_back(static_cast<std::int32_t>(i));
         }
-        if (found < 0) {
-            edit.diagnostics.push_back(makeDiagnostic(
+    }
+    std::vector<std::int32_t> positions;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        const SplitPoint &sp = points[k];
+        const auto it = calls.find(keys[k]);
+        const std::size_t seen = it == calls.end() ? 0 : it->second.size();
+        if (sp.index >= seen) {
+            diagnostics.push_back(makeDiagnostic(
                 Severity::Error, "cut.split_point_not_found",
                 "no " + sp.op + ":" + std::to_string(sp.index) + " split point: the function has "
                     + std::to_string(seen) + " call(s) of " + sp.op));
             continue;
         }
-        positions.push_back(found);
+        positions.push_back(it->second[sp.index]);
     }
-    if (!edit.diagnostics.empty())
-        return rec.finish();
     std::sort(positions.begin(), positions.end());
     positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    return positions;
+}
 
-    // D is the suffix after the split point. Only partitions with nodes on both sides change,
-    // so only their suffix nodes are collected.
-    std::vector<PartitionId> straddling;
-    std::vector<NodeId> dNodes;
-    std::vector<PartitionId> split;
-    for (std::int32_t s : positions) {
-        std::vector<char> inPrefix(m_nextId, 0);
-        const auto cut = static_cast<std::size_t>(s) + 1;
-        for (std::size_t i = 0; i < cut; ++i) {
-            const PartitionId p = m_assignment[order[i].index()];
-            if (p.isValid())
-                inPrefix[p.index()] = 1;
+void PartitionPlan::cutAfterPositions(const std::vector<std::int32_t> &positions, Recorder &rec)
+{
+    // Applied one after the other, ascending, each cut moves the part of every straddling
+    // partition that lies after it into a new partition placed right after it. Computed in one
+    // sweep, O(N + P): a partition's current last piece is split exactly when at least one cut
+    // falls between two of its consecutive nodes, by the first such cut; the new pieces are made
+    // in the order the sequential cuts would make them (by cut, then by partition order).
+    const auto &order = m_view->order();
+    struct Piece
+    {
+        std::size_t cut;
+        int rank;
+        PartitionId source;
+        PartitionId id;
+    };
+    std::vector<int> rank(m_nextId, -1);
+    for (std::size_t i = 0; i < m_partitions.size(); ++i)
+        rank[m_partitions[i].id.index()] = static_cast<int>(i);
+    std::vector<std::int64_t> cutsBeforeLast(m_nextId, -1); // cuts passed at the last node seen
+    std::vector<std::int64_t> currentPiece(m_nextId, -1);
+    std::vector<Piece> pieces;
+    std::vector<std::pair<NodeId, std::size_t>> moved;
+    std::size_t passed = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        while (passed < positions.size() && static_cast<std::size_t>(positions[passed]) < i)
+            ++passed;
+        const PartitionId p = m_assignment[order[i].index()];
+        if (!p.isValid())
+            continue;
+        const std::int64_t last = cutsBeforeLast[p.index()];
+        if (last >= 0 && static_cast<std::size_t>(last) < passed) {
+            pieces.push_back({ static_cast<std::size_t>(last), rank[p.index()], p, {} });
+            currentPiece[p.index()] = static_cast<std::int64_t>(pieces.size() - 1);
         }
-        straddling.clear();
-        dNodes.clear();
-        for (std::size_t i = cut; i < order.size(); ++i) {
-            const PartitionId p = m_assignment[order[i].index()];
-            if (!p.isValid() || !inPrefix[p.index()])
-                continue;
-            dNodes.push_back(order[i]);
-            if (inPrefix[p.index()] == 1) {
-                inPrefix[p.index()] = 2;
-                straddling.push_back(p);
-            }
-        }
-        splitByMask(dNodes, straddling, rec, split);
+        cutsBeforeLast[p.index()] = static_cast<std::int64_t>(passed);
+        if (currentPiece[p.index()] >= 0)
+            moved.emplace_back(order[i], static_cast<std::size_t>(currentPiece[p.index()]));
     }
+    if (pieces.empty())
+        return;
+    std::vector<std::size_t> creation(pieces.size());
+    for (std::size_t k = 0; k < creation.size(); ++k)
+        creation[k] = k;
+    std::stable_sort(creation.begin(), creation.end(), [&](std::size_t a, std::size_t b) {
+        return std::tie(pieces[a].cut, pieces[a].rank) < std::tie(pieces[b].cut, pieces[b].rank);
+    });
+    std::vector<std::vector<Partition>> after(m_partitions.size());
+    for (std::size_t k : creation) {
+        Partition q = makePartition();
+        q.target = m_partitions[static_cast<std::size_t>(pieces[k].rank)].target;
+        pieces[k].id = q.id;
+        after[static_cast<std::size_t>(pieces[k].rank)].push_back(std::move(q));
+    }
+    // Each partition is followed by its pieces in the order they were cut off (ascending ids).
+    std::vector<Partition> ordered;
+    ordered.reserve(m_partitions.size() + pieces.size());
+    for (std::size_t i = 0; i < m_partitions.size(); ++i) {
+        ordered.push_back(m_partitions[i]);
+        for (Partition &q : after[i])
+            ordered.push_back(std::move(q));
+    }
+    m_partitions = std::move(ordered);
+    rebuildIndex();
+    for (const auto &[node, piece] : moved)
+        rec.set(node, pieces[piece].id);
+}
+
+PlanEdit PartitionPlan::cutAfterOps(const std::vector<SplitPoint> &points)
+{
+    PlanEdit edit;
+    Recorder rec(*this, edit);
+    const std::vector<std::int32_t> positions = splitPositions(points, edit.diagnostics);
+    if (edit.diagnostics.empty())
+        cutAfterPositions(positions, rec);
     return rec.finish();
 }
 

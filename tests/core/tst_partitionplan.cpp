@@ -65,6 +65,7 @@ private slots:
     void everyEditUndoes_data();
     void everyEditUndoes();
     void resnet18SampleCutAfterAdd();
+    void batchCutEqualsSuccessiveCuts();
 };
 
 void TestPartitionPlan::initialPlanHoldsEveryOperator()
@@ -402,6 +403,44 @@ void TestPartitionPlan::resnet18SampleCutAfterAdd()
     QCOMPARE(plan.partitionOf(node(g, "%12")), plan.partitions()[0].id);
     QCOMPARE(plan.partitionOf(node(g, "%13")), plan.partitions()[1].id);
     QCOMPARE(plan.nodeCount(plan.partitions()[0].id), std::size_t(13));
+}
+
+void TestPartitionPlan::batchCutEqualsSuccessiveCuts()
+{
+    // cutAfterOps applies its points in one sweep; the result (members, partition order, ids,
+    // names, targets) must be what the same cuts give one after the other, ascending. Several
+    // partitions straddle each cut: every third node after add:1 is first moved back into the
+    // first partition, which is given a target the new pieces must inherit.
+    ImportResult r = importFile(CLEAVE_SAMPLES_DIR "/resnet18.relay");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    PartitionPlan plan(g);
+    plan.cutAfterOp("add", 1);
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+    const PartitionId first = plan.partitions()[0].id;
+    plan.setTarget(first, "cuda");
+    const std::vector<NodeId> later = plan.nodesOf(plan.partitions()[1].id);
+    std::vector<NodeId> every3;
+    for (std::size_t i = 0; i < later.size(); i += 3)
+        every3.push_back(later[i]);
+    plan.assignToPartition(every3, first);
+
+    PartitionPlan successive = plan;
+    const PartitionPlan original = plan;
+    const PlanEdit edit = plan.cutAfterOps({ { "add", 5 }, { "add", 2 }, { "add", 3 } });
+    QVERIFY(edit.diagnostics.empty());
+    for (const std::size_t k : { 2U, 3U, 5U })
+        successive.cutAfterOp("add", k);
+    QVERIFY(plan == successive);
+    // Both partitions straddle each of the three cuts: 2 + 3 · 2 pieces.
+    QCOMPARE(plan.partitionCount(), std::size_t(8));
+    QCOMPARE(plan.partitions()[1].target, std::string("cuda"));
+    QCOMPARE(plan.partitions()[1].name, std::string("stage2"));
+
+    plan.revert(edit);
+    QVERIFY(plan == original);
+    plan.apply(edit);
+    QVERIFY(plan == successive);
 }
 
 QTEST_APPLESS_MAIN(TestPartitionPlan)

@@ -21,7 +21,10 @@ import sys
 
 TOKENS = [b"1e999", b"-1", b"99999999999999999999", b"\xff", b"\xc3", b"\x00", b"(" * 64,
           b"[" * 64, b"{", b"}", b"fn (", b"%0", b"meta[relay.Constant][0]", b'"', b"\\",
-          b"Tensor[(", b"0", b"null", b"#[metadata]", b"/*", b"*/", b"99999999999"]
+          b"Tensor[(", b"0", b"null", b"#[metadata]", b"/*", b"*/", b"99999999999",
+          # Relax TVMScript
+          b"R.call_tir(cls.", b"R.Tensor((", b'metadata["relax.expr.Constant"][7]', b"    ",
+          b"\n", b"with R.dataflow():", b"R.output(", b'"""', b"@R.function\n", b"lambda"]
 
 
 def mutate(data: bytes, other: bytes, rng: random.Random) -> bytes:
