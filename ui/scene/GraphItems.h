@@ -19,6 +19,8 @@
 
 namespace cleave::ui {
 
+struct CanvasColours;
+
 /// Item types, for qgraphicsitem_cast.
 enum ItemType {
     NodeItemType = QGraphicsItem::UserType + 1,
@@ -53,9 +55,14 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
     void setHighlighted(bool on);
     [[nodiscard]] bool isHighlighted() const { return m_highlighted; }
+    /// A ring in `colour` around the node (a model comparison's added / removed / changed);
+    /// an invalid colour removes it. Far out, the node's box takes the colour.
+    void setMark(const QColor &colour);
+    [[nodiscard]] QColor mark() const;
 
 private:
     NodeId m_node;
+    QRgb m_mark = 0; // 0: no mark (kept as 4 bytes: a canvas holds 100k nodes)
     QRectF m_rect;
     LayoutNodeRole m_role;
     OpCategory m_category;
@@ -64,14 +71,34 @@ private:
     bool m_highlighted = false;
 };
 
+/// Writes the tensor shape beside edges when zoomed in (one per canvas, shared by its edges:
+/// the text is made when painted, never stored per edge).
+class EdgeLabels
+{
+public:
+    virtual ~EdgeLabels() = default;
+    /// The text drawn beside `edge` (its tensor's shape); empty draws nothing.
+    [[nodiscard]] virtual QString text(EdgeRef edge) const = 0;
+    /// Told of each label as it is drawn (the canvas counts them for tests).
+    virtual void drawn(EdgeRef edge, const QString &text) const = 0;
+};
+
+/// The zoom from which edges show their tensor's shape (EdgeLabels).
+constexpr qreal edgeLabelZoom = 1.0;
+
 /// One drawn edge (`tensor` read by `consumer`): the layout's Bézier spline and arrowhead.
-/// Hovering shows the tensor's name, shape, dtype and bytes.
+/// Hovering shows the tensor's name, shape, dtype and bytes (CanvasToolTips); zoomed in, the
+/// tensor's shape is written beside the route's start (`labels`, nullptr for none: an edge
+/// fanning out of the same tensor as a labelled one).
 class EdgeItem : public QGraphicsItem
 {
 public:
     enum { Type = EdgeItemType };
     enum class State { Normal, Boundary, CutHover, Highlighted, Flash };
-    EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub);
+    EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub,
+             const EdgeLabels *labels = nullptr);
+    /// Where the shape label is drawn (scene coordinates; empty for unlabelled edges).
+    [[nodiscard]] QRectF labelRect() const;
 
     [[nodiscard]] int type() const override { return Type; }
     [[nodiscard]] EdgeRef edge() const { return m_edge; }
@@ -100,7 +127,10 @@ protected:
     void hoverLeaveEvent(QGraphicsSceneHoverEvent *event) override;
 
 private:
+    void paintLabel(QPainter *painter, const CanvasColours &colours) const;
+
     EdgeRef m_edge;
+    const EdgeLabels *m_labels = nullptr;
     QPainterPath m_path;
     QPolygonF m_arrow;
     QRectF m_bounds;
