@@ -21,6 +21,7 @@
 #include "ui/scene/CanvasViewState.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/widgets/ThemeMenu.h"
+#include "ui/widgets/ThemedIcon.h"
 #include "ui/widgets/WelcomePage.h"
 
 #include <QAction>
@@ -65,7 +66,7 @@ QString plural(qsizetype n, const QString &singular, const QString &pluralForm)
 
 QIcon icon(const char *name)
 {
-    return QIcon(QStringLiteral(":/cleave/icons/%1.svg").arg(QLatin1String(name)));
+    return themedIcon(name);
 }
 
 } // namespace

@@ -161,13 +161,15 @@ bool CompareDock::compareWith(const QString &path)
     m_diff = diffModels(*m_document->graph(), *m_other);
     m_header->setToolTip(QDir::toNativeSeparators(path));
     fill();
-    m_header->setText(m_diff.isEmpty() ? tr("<b>%1</b> and <b>%2</b> match node for node.")
-                                             .arg(m_document->fileName().toHtmlEscaped(),
-                                                  QFileInfo(path).fileName().toHtmlEscaped())
-                                       : tr("<b>%1</b> → <b>%2</b>: %n node(s) differ.", nullptr,
-                                            static_cast<int>(m_diff.nodes.size()))
-                                             .arg(m_document->fileName().toHtmlEscaped(),
-                                                  QFileInfo(path).fileName().toHtmlEscaped()));
+    const QString from = m_document->fileName().toHtmlEscaped();
+    const QString to = QFileInfo(path).fileName().toHtmlEscaped();
+    const std::size_t count = m_diff.nodes.size();
+    if (count == 0)
+        m_header->setText(tr("<b>%1</b> and <b>%2</b> match node for node.").arg(from, to));
+    else if (count == 1)
+        m_header->setText(tr("<b>%1</b> → <b>%2</b>: 1 node differs.").arg(from, to));
+    else
+        m_header->setText(tr("<b>%1</b> → <b>%2</b>: %3 nodes differ.").arg(from, to).arg(count));
     applyMarks();
     return true;
 }

@@ -85,7 +85,8 @@ QString nodeToolTip(const Graph &graph, NodeId node)
                             ? QCoreApplication::translate("cleave::ui::CanvasToolTips", "Output")
                             : QCoreApplication::translate("cleave::ui::CanvasToolTips", "Outputs"),
                         outputs);
-    return text;
+    // One fact per line: a long weight line must not wrap its bytes onto the next.
+    return QStringLiteral("<p style=\"white-space:nowrap\">%1</p>").arg(text);
 }
 
 QString edgeToolTip(const Graph &graph, TensorRef tensor, NodeId consumer)

@@ -237,11 +237,9 @@ QRectF CanvasWidget::Private::drawingBounds() const
     // Regions with their name labels (left of the region) and badges (right of their edge),
     // at the drawing's own scale: what an export writes must not be cut off.
     for (const QGraphicsItem *item : planItems) {
-        if (item->type() != RegionItemType && item->type() != BadgeItemType)
-            continue;
-        bounds = bounds.united(item->sceneBoundingRect());
-        for (const QGraphicsItem *child : item->childItems())
-            bounds = bounds.united(child->sceneBoundingRect());
+        if (item->type() == RegionItemType || item->type() == RegionLabelItemType
+            || item->type() == BadgeItemType)
+            bounds = bounds.united(item->sceneBoundingRect());
     }
     // Fused-block frames with their name tabs (right of the frame).
     for (const QGraphicsItem *item : blockItems)
@@ -417,6 +415,10 @@ void CanvasWidget::Private::applyPlan()
         region->setHighlighted(highlightedPartition.isValid() && p.id == highlightedPartition);
         scene->addItem(region);
         planItems.push_back(region);
+        auto *label = new RegionLabelItem(p.id, name, partitionColour(p.colour));
+        label->setPos(labelPos);
+        scene->addItem(label);
+        planItems.push_back(label);
     }
 
     if (boundary == nullptr)
@@ -455,6 +457,17 @@ void CanvasWidget::Private::applyPlan()
 void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &partitions)
 {
     for (QGraphicsItem *&item : planItems) {
+        if (auto *label = qgraphicsitem_cast<RegionLabelItem *>(item)) {
+            const Partition *p = plan->partition(label->partitionId());
+            if (p != nullptr
+                && std::find(partitions.begin(), partitions.end(), p->id) != partitions.end()) {
+                QString name = QString::fromStdString(p->name);
+                if (!p->target.empty() && p->target != "llvm")
+                    name += QStringLiteral(" · %1").arg(QString::fromStdString(p->target));
+                label->setText(name);
+            }
+            continue;
+        }
         auto *old = qgraphicsitem_cast<PartitionRegionItem *>(item);
         if (!old
             || std::find(partitions.begin(), partitions.end(), old->partitionId())
@@ -513,8 +526,14 @@ void CanvasWidget::Private::refreshMinimap()
                                    static_cast<float>(0.6 + 0.4 * c.blueF())) });
         }
     }
-    for (const auto &[id, item] : nodeItems)
-        boxes.push_back({ item->rect(), categoryStroke(item->category()) });
+    for (const auto &[id, item] : nodeItems) {
+        const QColor mark = item->mark();
+        // A ringed node (a comparison's difference) shows in its ring's colour, a little larger.
+        if (mark.isValid())
+            boxes.push_back({ item->rect().adjusted(-6, -6, 6, 6), mark });
+        else
+            boxes.push_back({ item->rect(), categoryStroke(item->category()) });
+    }
     minimap->refresh(drawingBounds(), boxes);
     minimap->move(q->width() - minimap->width() - 12, q->height() - minimap->height() - 12);
     minimap->raise();
@@ -922,6 +941,7 @@ void CanvasWidget::setNodeMarks(const std::vector<std::pair<NodeId, QColor>> &ma
             it->second->setMark(colour);
     }
     d->far.invalidate();
+    d->refreshMinimap();
     d->view->viewport()->update();
 }
 

@@ -28,6 +28,7 @@ enum ItemType {
     RegionItemType,
     BadgeItemType,
     BlockFrameItemType,
+    RegionLabelItemType,
 };
 
 /// The on-curve points of a path of lines and cubic segments (its start and each segment's
@@ -145,7 +146,7 @@ private:
 };
 
 /// A partition drawn as a tinted region behind its nodes: the union of its padded node boxes
-/// and the routes of the edges inside it, with the partition's name at its top left.
+/// and the routes of the edges inside it. Its name is a RegionLabelItem at labelPos().
 ///
 /// Large partitions hold tens of thousands of boxes and routes: they are kept as plain
 /// rectangles and polylines in a BandIndex, and a paint draws only those meeting the exposed
@@ -196,6 +197,30 @@ private:
     QRectF m_bounds;
     std::size_t m_lastPainted = 0;
     bool m_highlighted = false;
+};
+
+/// A partition's name, right-aligned at its region's label anchor (left of the region's topmost
+/// node), drawn at a fixed screen size above every region (a region nested in another one's
+/// bay must not hide it).
+class RegionLabelItem : public QGraphicsItem
+{
+public:
+    enum { Type = RegionLabelItemType };
+    RegionLabelItem(PartitionId partition, QString text, QColor colour);
+
+    [[nodiscard]] int type() const override { return Type; }
+    [[nodiscard]] PartitionId partitionId() const { return m_partition; }
+    [[nodiscard]] const QString &text() const { return m_text; }
+    [[nodiscard]] const QColor &colour() const { return m_colour; }
+    void setText(const QString &text);
+    [[nodiscard]] QRectF boundingRect() const override { return m_rect; }
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+private:
+    PartitionId m_partition;
+    QString m_text;
+    QColor m_colour;
+    QRectF m_rect;
 };
 
 /// The tensor badge on a boundary edge (`data_n_0 · 1×256×56×56 · 3.2 MB`), drawn at a fixed

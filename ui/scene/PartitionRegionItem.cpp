@@ -26,36 +26,33 @@ const QFont &labelFont()
     return font;
 }
 
-// The partition's name, right-aligned at its anchor, readable at every zoom.
-class RegionLabelItem : public QGraphicsItem
-{
-public:
-    RegionLabelItem(QString text, QColor colour, QGraphicsItem *parent)
-        : QGraphicsItem(parent)
-        , m_text(std::move(text))
-        , m_colour(std::move(colour))
-    {
-        const QFontMetricsF fm(labelFont());
-        m_rect = QRectF(-fm.horizontalAdvance(m_text) - 4,
-                        -fm.ascent() + fm.height() / 2 - fm.height(),
-                        fm.horizontalAdvance(m_text) + 4, fm.height());
-        setFlag(ItemIgnoresTransformations);
-    }
-    [[nodiscard]] QRectF boundingRect() const override { return m_rect; }
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) override
-    {
-        painter->setFont(labelFont());
-        painter->setPen(canvasColours().partitionText(m_colour));
-        painter->drawText(m_rect, Qt::AlignRight | Qt::AlignVCenter, m_text);
-    }
-
-private:
-    QString m_text;
-    QColor m_colour;
-    QRectF m_rect;
-};
-
 } // namespace
+
+RegionLabelItem::RegionLabelItem(PartitionId partition, QString text, QColor colour)
+    : m_partition(partition)
+    , m_colour(std::move(colour))
+{
+    setFlag(ItemIgnoresTransformations);
+    setZValue(-5); // above every region, below edges and nodes
+    setText(text);
+}
+
+void RegionLabelItem::setText(const QString &text)
+{
+    prepareGeometryChange();
+    m_text = text;
+    const QFontMetricsF fm(labelFont());
+    m_rect = QRectF(-fm.horizontalAdvance(m_text) - 4, -fm.ascent() + fm.height() / 2 - fm.height(),
+                    fm.horizontalAdvance(m_text) + 4, fm.height());
+    update();
+}
+
+void RegionLabelItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    painter->setFont(labelFont());
+    painter->setPen(canvasColours().partitionText(m_colour));
+    painter->drawText(m_rect, Qt::AlignRight | Qt::AlignVCenter, m_text);
+}
 
 PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, QString name,
                                          std::vector<QRectF> boxes, std::vector<QPolygonF> routes,
@@ -79,8 +76,6 @@ PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, Q
     for (const QRectF &r : routeBounds)
         m_bounds = m_bounds.united(r);
     m_bounds.adjust(-2, -2, 2, 2);
-    auto *label = new RegionLabelItem(m_name, m_colour, this);
-    label->setPos(m_labelPos);
     setFlag(ItemUsesExtendedStyleOption);
     setZValue(-10);
 }

@@ -87,12 +87,13 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
                            "<path d=\"%1\" fill=\"none\" stroke=\"%2\" stroke-width=\"40\" "
                            "stroke-linecap=\"round\"/>\n")
                            .arg(pathData(region->routes()), fill);
+        } else if (const auto *label = qgraphicsitem_cast<const RegionLabelItem *>(item)) {
             out += QStringLiteral(
                        "<text x=\"%1\" y=\"%2\" font-size=\"14\" font-weight=\"bold\" "
                        "text-anchor=\"end\" dominant-baseline=\"central\" fill=\"%3\">%4</text>\n")
-                       .arg(num(region->labelPos().x()), num(region->labelPos().y()),
-                            colourName(canvasColours().partitionText(region->colour())),
-                            region->name().toHtmlEscaped());
+                       .arg(num(label->pos().x()), num(label->pos().y()),
+                            colourName(colours.partitionText(label->colour())),
+                            label->text().toHtmlEscaped());
         } else if (const auto *edge = qgraphicsitem_cast<const EdgeItem *>(item)) {
             const bool boundary = edge->boundaryColour().isValid();
             const QString colour

@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFrame>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
@@ -47,7 +48,6 @@ QString keyOf(const QAction *action)
 WelcomePage::WelcomePage(const QStringList &formats, QWidget *parent)
     : QWidget(parent)
     , m_card(new QFrame)
-    , m_gestures(new QLabel)
 {
     auto *hint = new QLabel;
     hint->setObjectName(QStringLiteral("emptyHint"));
@@ -63,7 +63,8 @@ WelcomePage::WelcomePage(const QStringList &formats, QWidget *parent)
     m_card->setFrameShape(QFrame::StyledPanel);
     m_card->setAutoFillBackground(true);
     m_card->setBackgroundRole(QPalette::Base);
-    m_card->setMaximumWidth(560);
+    // A fixed width lets the wrapped lines report their height.
+    m_card->setFixedWidth(620);
     auto *cardLayout = new QVBoxLayout(m_card);
     cardLayout->setContentsMargins(18, 12, 12, 16);
     auto *titleRow = new QHBoxLayout;
@@ -79,30 +80,29 @@ WelcomePage::WelcomePage(const QStringList &formats, QWidget *parent)
     titleRow->addWidget(close, 0, Qt::AlignTop);
     cardLayout->addLayout(titleRow);
 
-    auto *samples = new QHBoxLayout;
-    samples->setSpacing(6);
-    samples->addWidget(new QLabel(tr("Samples:")));
-    auto *sampleGrid = new QVBoxLayout;
-    sampleGrid->setSpacing(2);
+    cardLayout->addWidget(new QLabel(tr("Open a sample model:")));
+    auto *sampleGrid = new QGridLayout;
+    sampleGrid->setHorizontalSpacing(6);
+    sampleGrid->setVerticalSpacing(4);
     const QStringList files = sampleFiles();
-    for (const QString &file : files) {
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        const QString &file = files[i];
         auto *button = new QPushButton(QFileInfo(file).fileName());
         button->setObjectName(QStringLiteral("sample:%1").arg(QFileInfo(file).fileName()));
-        button->setFlat(true);
         button->setCursor(Qt::PointingHandCursor);
-        button->setStyleSheet(QStringLiteral("text-align: left; padding: 2px 6px;"));
         button->setToolTip(QDir::toNativeSeparators(file));
         connect(button, &QPushButton::clicked, this, [this, file] { emit openRequested(file); });
-        sampleGrid->addWidget(button);
+        sampleGrid->addWidget(button, static_cast<int>(i / 3), static_cast<int>(i % 3));
     }
     if (files.isEmpty())
-        sampleGrid->addWidget(new QLabel(tr("(no samples installed)")));
-    samples->addLayout(sampleGrid, 1);
-    cardLayout->addLayout(samples);
-    m_gestures->setObjectName(QStringLiteral("firstRunGestures"));
-    m_gestures->setTextFormat(Qt::RichText);
-    m_gestures->setWordWrap(true);
-    cardLayout->addWidget(m_gestures);
+        sampleGrid->addWidget(new QLabel(tr("(no samples installed)")), 0, 0);
+    cardLayout->addLayout(sampleGrid);
+    cardLayout->addSpacing(6);
+    for (QLabel *&label : m_gestures) {
+        label = new QLabel;
+        label->setTextFormat(Qt::RichText);
+        cardLayout->addWidget(label);
+    }
     m_card->setVisible(!isCardDismissed());
     connect(close, &QToolButton::clicked, this, &WelcomePage::dismiss);
 
@@ -118,31 +118,29 @@ WelcomePage::WelcomePage(const QStringList &formats, QWidget *parent)
 void WelcomePage::setGestureActions(const QAction *cut, const QAction *select,
                                     const QAction *exportAction)
 {
-    const QString cutKey = keyOf(cut);
-    const QString selectKey = keyOf(select);
-    const QString exportKey = keyOf(exportAction);
-    auto line = [](const QString &name, const QString &key, const QString &what) {
-        return QStringLiteral("<p style=\"margin:4px 0\"><b>%1</b>: %2%3</p>")
+    auto line = [](const QString &name, const QAction *action, const QString &what) {
+        const QString key = keyOf(action);
+        return QStringLiteral("<b>%1</b>: %2%3")
             .arg(name, key.isEmpty() ? QString() : QStringLiteral("<b>%1</b>, ").arg(key), what);
     };
-    m_gestures->setText(
-        line(tr("Cut"), cutKey,
-             tr("then drag a stroke across the edges where one stage should end and the next "
-                "begin."))
-        + line(tr("Select"), selectKey,
-               tr("then click nodes (Shift/Ctrl to add) or drag a rubber band; the Edit menu "
-                  "makes a partition of them."))
-        + line(tr("Export"), exportKey,
-               tr("writes each partition as its own module, with the pipeline configuration.")));
+    m_gestures[0]->setText(
+        line(tr("Cut"), cut, tr("then drag a stroke across the edges where one stage ends.")));
+    m_gestures[1]->setText(line(tr("Select"), select,
+                                tr("then click nodes or drag a rubber band; Edit ▸ New "
+                                   "Partition groups them.")));
+    m_gestures[2]->setText(line(tr("Export"), exportAction,
+                                tr("writes each partition as a module, with the pipeline "
+                                   "configuration.")));
 }
 
 QStringList WelcomePage::gestureTexts() const
 {
-    QTextDocument document;
-    document.setHtml(m_gestures->text());
-    QStringList lines = document.toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    for (QString &l : lines)
-        l = l.trimmed();
+    QStringList lines;
+    for (const QLabel *label : m_gestures) {
+        QTextDocument document;
+        document.setHtml(label->text());
+        lines << document.toPlainText();
+    }
     return lines;
 }
 

@@ -5,6 +5,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <array>
+
 class QAction;
 class QFrame;
 class QLabel;
@@ -29,7 +31,7 @@ public:
 
     /// The first-run card (hidden once dismissed).
     [[nodiscard]] QFrame *card() const { return m_card; }
-    /// The gesture lines as shown ("Cut: C, then drag across the edges to cut"), plain text.
+    /// The gesture lines as shown ("Cut: C, then drag a stroke across…"), plain text.
     [[nodiscard]] QStringList gestureTexts() const;
     /// True once the user closed the card (remembered across runs).
     [[nodiscard]] static bool isCardDismissed();
@@ -47,7 +49,7 @@ private:
     void dismiss();
 
     QFrame *m_card;
-    QLabel *m_gestures;
+    std::array<QLabel *, 3> m_gestures {}; // cut, select, export
 };
 
 } // namespace cleave::ui
