@@ -14,6 +14,7 @@
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/widgets/ThemeMenu.h"
+#include "ui/widgets/ThemedIcon.h"
 #include "ui/widgets/WelcomePage.h"
 
 #include <QApplication>
@@ -248,6 +249,24 @@ void TestAppearance::themeSwitchesTheCanvas()
     QTRY_COMPARE(view->backgroundBrush().color(), QColor(0x16, 0x19, 0x1d));
     QCOMPARE(pixelAt(window, inside), QColor(0x1d, 0x3a, 0x5f));
 
+    // The toolbar's line icons are redrawn in the palette's text colour, not the light theme's
+    // slate (#3b4252), which would vanish on the dark toolbar.
+    {
+        const QImage icon = cleave::ui::themedIcon("open").pixmap(QSize(24, 24)).toImage();
+        int light = 0;
+        int slate = 0;
+        for (int y = 0; y < icon.height(); ++y) {
+            for (int x = 0; x < icon.width(); ++x) {
+                const QColor c = icon.pixelColor(x, y);
+                if (c.alpha() == 255 && c == QApplication::palette().color(QPalette::WindowText))
+                    ++light;
+                if (c.alpha() == 255 && c == QColor(0x3b, 0x42, 0x52))
+                    ++slate;
+            }
+        }
+        QVERIFY(light > 0);
+        QCOMPARE(slate, 0);
+    }
     // Saved: the next window starts dark.
     {
         MainWindow next;
