@@ -10,6 +10,7 @@
 #include "ui/dialogs/ShortcutsDialog.h"
 #include "ui/docks/BalanceDock.h"
 #include "ui/docks/BoundaryDock.h"
+#include "ui/docks/CompareDock.h"
 #include "ui/docks/DiagnosticsDock.h"
 #include "ui/docks/PartitionsDock.h"
 #include "ui/docks/PropertiesDock.h"
@@ -19,6 +20,9 @@
 #include "ui/models/ModelOutlineModel.h"
 #include "ui/scene/CanvasViewState.h"
 #include "ui/scene/CanvasWidget.h"
+#include "ui/widgets/ThemeMenu.h"
+#include "ui/widgets/ThemedIcon.h"
+#include "ui/widgets/WelcomePage.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -62,7 +66,7 @@ QString plural(qsizetype n, const QString &singular, const QString &pluralForm)
 
 QIcon icon(const char *name)
 {
-    return QIcon(QStringLiteral(":/cleave/icons/%1.svg").arg(QLatin1String(name)));
+    return themedIcon(name);
 }
 
 } // namespace
@@ -75,7 +79,6 @@ MainWindow::MainWindow(QWidget *parent)
     , m_canvas(new CanvasWidget)
     , m_outlineModel(new ModelOutlineModel(this))
     , m_central(new QStackedWidget)
-    , m_emptyHint(new QLabel)
     , m_outlineView(new QTreeView)
     , m_summaryDock(new SummaryDock(this))
     , m_statusModel(new QLabel)
@@ -92,15 +95,8 @@ MainWindow::MainWindow(QWidget *parent)
     QStringList formats;
     for (const auto &importer : cleave::importers())
         formats.append(QString::fromStdString(importer->formatName()));
-    m_emptyHint->setObjectName(QStringLiteral("emptyHint"));
-    m_emptyHint->setAlignment(Qt::AlignCenter);
-    m_emptyHint->setWordWrap(true);
-    m_emptyHint->setEnabled(false);
-    m_emptyHint->setText(
-        tr("Open a model or a project with File ▸ Open… (%1) or drop its file here.\n\n"
-           "Formats: %2")
-            .arg(QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText),
-                 formats.join(QStringLiteral(", "))));
+    m_emptyHint = new WelcomePage(formats);
+    connect(m_emptyHint, &WelcomePage::openRequested, this, &MainWindow::openFile);
 
     m_canvas->setObjectName(QStringLiteral("canvas"));
     m_canvas->observe(m_levels);
@@ -113,6 +109,7 @@ MainWindow::MainWindow(QWidget *parent)
     createDocks();
     createActions();
     createMenus();
+    m_emptyHint->setGestureActions(m_cutToolAction, m_selectToolAction, m_exportAction);
     connectDocks();
     connectCanvas();
 
@@ -190,6 +187,9 @@ void MainWindow::createDocks()
     m_propertiesDock->raise();
     addDockWidget(Qt::BottomDockWidgetArea, m_boundaryDock);
     splitDockWidget(m_boundaryDock, m_diagnosticsDock, Qt::Horizontal);
+    m_compareDock = new CompareDock(m_document, m_levels, m_canvas, this);
+    tabifyDockWidget(m_diagnosticsDock, m_compareDock);
+    m_compareDock->hide();
     resizeDocks({ m_partitionsDock }, { 480 }, Qt::Horizontal);
     resizeDocks({ m_boundaryDock }, { 210 }, Qt::Vertical);
     resizeDocks({ m_partitionsDock, m_propertiesDock }, { 170, 430 }, Qt::Vertical);
@@ -216,6 +216,7 @@ void MainWindow::connectDocks()
     });
     connect(m_diagnosticsDock, &DiagnosticsDock::focusRequested, this,
             &MainWindow::focusModelNodes);
+    connect(m_compareDock, &CompareDock::focusRequested, this, &MainWindow::focusModelNodes);
     connect(m_searchBar, &SearchBar::hitActivated, this,
             [this](cleave::NodeId node) { focusModelNodes({ node }); });
 }
@@ -323,6 +324,7 @@ void MainWindow::createMenus()
     m_exportAction
         = file->addAction(icon("export"), tr("&Export…"), this, &MainWindow::showExportDialog);
     m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addAction(m_compareDock->compareAction());
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     // Ctrl+Q where the platform binds nothing to Quit (its standard key bindings vary).
@@ -360,10 +362,11 @@ void MainWindow::createMenus()
     view->addActions({ m_opsLevelAction, m_blocksLevelAction, m_collapseBlocksAction });
     view->addSeparator();
     view->addActions({ m_fitAction, m_minimapAction });
+    view->addMenu(new ThemeMenu(this));
     view->addSeparator();
-    for (QDockWidget *dock :
-         std::initializer_list<QDockWidget *> { m_partitionsDock, m_boundaryDock, m_diagnosticsDock,
-                                                m_propertiesDock, m_summaryDock, m_outlineDock })
+    for (QDockWidget *dock : std::initializer_list<QDockWidget *> {
+             m_partitionsDock, m_boundaryDock, m_diagnosticsDock, m_propertiesDock, m_summaryDock,
+             m_outlineDock, m_compareDock })
         view->addAction(dock->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));

@@ -17,6 +17,7 @@ class QTreeView;
 namespace cleave::ui {
 
 class BoundaryDock;
+class CompareDock;
 class CanvasViewState;
 class CanvasWidget;
 class DiagnosticsDock;
@@ -29,6 +30,7 @@ class PropertiesDock;
 class SearchBar;
 class SummaryDock;
 class BalanceDock;
+class WelcomePage;
 
 /// The editor window: menus, docks and their wiring. The canvas in the centre shows the
 /// LevelView of the Document; the Partitions, Properties, Boundary tensors, Diagnostics, Summary
@@ -64,6 +66,8 @@ public:
     [[nodiscard]] DiagnosticsDock *diagnosticsDock() const { return m_diagnosticsDock; }
     [[nodiscard]] PropertiesDock *propertiesDock() const { return m_propertiesDock; }
     [[nodiscard]] SearchBar *searchBar() const { return m_searchBar; }
+    [[nodiscard]] CompareDock *compareDock() const { return m_compareDock; }
+    [[nodiscard]] WelcomePage *welcomePage() const { return m_emptyHint; }
 
     using Level = LevelView::Level;
     [[nodiscard]] Level level() const { return m_levels->level(); }
@@ -96,7 +100,7 @@ private:
     EditActions *m_edits = nullptr;
     ModelOutlineModel *m_outlineModel = nullptr;
     QStackedWidget *m_central = nullptr;
-    QLabel *m_emptyHint = nullptr;
+    WelcomePage *m_emptyHint = nullptr;
     QTreeView *m_outlineView = nullptr;
     QDockWidget *m_outlineDock = nullptr;
     SummaryDock *m_summaryDock = nullptr;
@@ -104,6 +108,7 @@ private:
     PartitionsDock *m_partitionsDock = nullptr;
     BoundaryDock *m_boundaryDock = nullptr;
     DiagnosticsDock *m_diagnosticsDock = nullptr;
+    CompareDock *m_compareDock = nullptr;
     PropertiesDock *m_propertiesDock = nullptr;
     SearchBar *m_searchBar = nullptr;
     QLabel *m_statusModel = nullptr;

@@ -5,6 +5,7 @@
 // edits must report exactly those three nodes, with what changed; a model against itself
 // matches; a model against one with a node removed reports it and its consumer's new inputs.
 #include "CliRunner.h"
+#include "ModelEdits.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -23,21 +24,10 @@ const QString sample = QStringLiteral(CLEAVE_SAMPLES_DIR "/stop_fusion.relay");
 
 QByteArray readSample()
 {
-    QFile file(sample);
-    if (!file.open(QIODevice::ReadOnly))
-        qFatal("cannot read %s", qPrintable(sample));
-    return file.readAll();
+    return cleave::test::readFileOrAbort(sample);
 }
 
-/// Replaces the one occurrence of `from` in `text` (fails the test program when it is missing or
-/// repeated: the edit would not be the one the test means).
-void replaceOnce(QByteArray &text, const QByteArray &from, const QByteArray &to)
-{
-    const qsizetype at = text.indexOf(from);
-    if (at < 0 || text.indexOf(from, at + 1) >= 0)
-        qFatal("edit '%s' does not match exactly once", from.constData());
-    text.replace(at, from.size(), to);
-}
+using cleave::test::replaceOnce;
 
 QString writeFile(const QTemporaryDir &dir, const char *name, const QByteArray &text)
 {
@@ -65,17 +55,8 @@ private slots:
 void TestCliDiff::threeEditsAreExactlyThreeDifferences()
 {
     QTemporaryDir dir;
-    QByteArray text = readSample();
-    // 1. %3's op: relu becomes sigmoid (same shape, so nothing else changes).
-    replaceOnce(text, "%3 = nn.relu(%2)", "%3 = sigmoid(%2)");
-    // 2. %22 gains an attribute.
-    replaceOnce(text, "nn.global_avg_pool2d(%21)", "nn.global_avg_pool2d(%21, layout=\"NCHW\")");
-    // 3. %25's axis changes from -1 to 1.
-    replaceOnce(text,
-                "units=10) /* ty=Tensor[(1, 10), float32] */;\n  %25 = nn.bias_add(%24, "
-                "meta[relay.Constant][13] /* ty=Tensor[(10), float32] */, axis=-1)",
-                "units=10) /* ty=Tensor[(1, 10), float32] */;\n  %25 = nn.bias_add(%24, "
-                "meta[relay.Constant][13] /* ty=Tensor[(10), float32] */, axis=1)");
+    // The three edits of ModelEdits.h: %3's op, an attribute added to %22, %25's axis.
+    const QByteArray text = cleave::test::stopFusionWithThreeEdits(readSample());
     const QString copy = writeFile(dir, "edited.relay", text);
 
     const CliRun run = runCli({ QStringLiteral("diff"), sample, copy, QStringLiteral("--json") });

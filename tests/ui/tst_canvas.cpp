@@ -133,12 +133,6 @@ void TestCanvas::layoutDrawsEveryNodeAndEdge()
         }
         QVERIFY(m_graph->node(n->nodeId()).kind != NodeKind::Constant);
     }
-    // The edge tooltip names the tensor, its shape, dtype and bytes.
-    ui::EdgeItem *edge = edgeItem(scene(), EdgeRef { out("%12"), id("%13") });
-    QVERIFY(edge != nullptr);
-    QCOMPARE(edge->toolTip(),
-             QStringLiteral(
-                 "<b>%12</b> → %13<br>shape 1\u00d764\u00d756\u00d756 · float32 · 784.0 KiB"));
     // ResNet-18 is too tall to fit with readable labels: the view opens on its top (the input)
     // at a readable zoom; F fits the whole drawing.
     QCOMPARE(m_canvas->view()->transform().m11(), 0.8);
@@ -149,6 +143,16 @@ void TestCanvas::layoutDrawsEveryNodeAndEdge()
     visible = m_canvas->view()->mapToScene(viewport()->rect()).boundingRect();
     for (ui::NodeItem *n : itemsOf<ui::NodeItem>(scene()))
         QVERIFY(visible.contains(n->rect()));
+    // The edge tooltip names the tensor, its shape, dtype and bytes; it is made when asked
+    // (nothing is stored on the item).
+    ui::EdgeItem *edge = edgeItem(scene(), EdgeRef { out("%12"), id("%13") });
+    QVERIFY(edge != nullptr);
+    QVERIFY(edge->toolTip().isEmpty());
+    m_canvas->view()->setTransform(QTransform());
+    m_canvas->view()->centerOn(edge->path().pointAtPercent(0.5));
+    QCOMPARE(m_canvas->toolTipAt(m_canvas->viewportPosOfEdge(out("%12"), id("%13"))),
+             QStringLiteral(
+                 "<b>%12</b> → %13<br>shape 1\u00d764\u00d756\u00d756 · float32 · 784.0 KiB"));
 }
 
 void TestCanvas::clickAndShiftClickSelect()

@@ -15,6 +15,7 @@
 #include "ui/models/BoundaryTensorModel.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/OpCategory.h"
+#include "ui/widgets/ThemedIcon.h"
 
 #include <QAction>
 #include <QIcon>
@@ -32,7 +33,7 @@ namespace {
 
 QIcon icon(const char *name)
 {
-    return QIcon(QStringLiteral(":/cleave/icons/%1.svg").arg(QLatin1String(name)));
+    return themedIcon(name);
 }
 
 // A small filled square in a partition's colour, for menus.

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/BadgeClusters.h"
 
+#include "ui/scene/CanvasTheme.h"
 #include "ui/scene/GraphItems.h"
 
 #include <QFontMetricsF>
@@ -91,11 +92,12 @@ void BadgeCountItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, 
     const QColor colour = m_members.empty() ? QColor(Qt::gray) : m_members.front()->colour();
     painter->setRenderHint(QPainter::Antialiasing);
     painter->setPen(QPen(colour, 1.5));
-    painter->setBrush(m_expanded ? colour.lighter(190) : QColor(255, 255, 255, 235));
+    const CanvasColours &colours = canvasColours();
+    painter->setBrush(m_expanded ? colours.tint(colour, 0.25) : colours.badgeFill);
     painter->drawRoundedRect(m_rect.adjusted(0.75, 0.75, -0.75, -0.75), m_rect.height() / 2,
                              m_rect.height() / 2);
     painter->setFont(countFont());
-    painter->setPen(colour.darker(140));
+    painter->setPen(colours.dark ? colour.lighter(160) : colour.darker(140));
     painter->drawText(m_rect, Qt::AlignCenter, text());
 }
 

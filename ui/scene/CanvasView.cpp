@@ -7,12 +7,14 @@
 
 #include <QGestureEvent>
 #include <QGuiApplication>
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QNativeGestureEvent>
 #include <QPainter>
 #include <QPinchGesture>
 #include <QScrollBar>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include <cmath>
@@ -235,7 +237,14 @@ void CanvasView::contextMenuEvent(QContextMenuEvent *event)
 
 bool CanvasView::viewportEvent(QEvent *event)
 {
-    if (event->type() == QEvent::NativeGesture) {
+    if (event->type() == QEvent::ToolTip && m_toolTips) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QString text = m_toolTips(help->pos());
+        if (!text.isEmpty()) {
+            QToolTip::showText(help->globalPos(), text, viewport());
+            return true;
+        }
+    } else if (event->type() == QEvent::NativeGesture) {
         auto *gesture = static_cast<QNativeGestureEvent *>(event);
         if (gesture->gestureType() == Qt::ZoomNativeGesture) {
             zoomBy(1.0 + gesture->value(), gesture->position());

@@ -6,6 +6,7 @@
 
 #include <QGraphicsView>
 
+#include <functional>
 #include <vector>
 
 namespace cleave::ui {
@@ -33,6 +34,12 @@ public:
     [[nodiscard]] qreal zoom() const { return transform().m11(); }
     /// The picture painted instead of the items when zoomed far out (not owned; nullptr: none).
     void setFarPicture(FarPicture *picture) { m_far = picture; }
+    /// Makes the tooltip of the point under the mouse when it rests (viewport coordinates);
+    /// an empty text falls back to the items' own tooltips.
+    void setToolTipProvider(std::function<QString(const QPoint &)> provider)
+    {
+        m_toolTips = std::move(provider);
+    }
     /// True when the last paint showed the far picture instead of the items.
     [[nodiscard]] bool lastPaintWasFar() const { return m_lastFar; }
 
@@ -69,6 +76,7 @@ private:
 
     CanvasTool *m_tool = nullptr;
     FarPicture *m_far = nullptr;
+    std::function<QString(const QPoint &)> m_toolTips;
     bool m_lastFar = false;
     bool m_spaceHeld = false;
     bool m_panning = false;

@@ -7,6 +7,8 @@
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
 #include "ui/scene/BadgeClusters.h"
+#include "ui/scene/CanvasTheme.h"
+#include "ui/scene/CanvasToolTips.h"
 #include "ui/scene/CanvasView.h"
 #include "ui/scene/DrawingWriter.h"
 #include "ui/scene/FarPicture.h"
@@ -32,6 +34,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -73,29 +76,23 @@ QPolygonF arrowHead(const LayoutSpline &s)
     return QPolygonF({ tip, base + normal * half, base - normal * half });
 }
 
-QString edgeTooltip(const Graph &graph, TensorRef tensor, NodeId consumer)
+// The tensor shapes written on edges when zoomed in: made as they are painted.
+class ShapeLabels : public EdgeLabels
 {
-    const Type &type = graph.tensorType(tensor);
-    QString name = QString::fromStdString(graph.key(tensor.node));
-    if (graph.node(tensor.node).outputCount() > 1)
-        name += QStringLiteral(":%1").arg(tensor.output);
-    QString text = QStringLiteral("<b>%1</b> → %2<br>")
-                       .arg(name.toHtmlEscaped(),
-                            QString::fromStdString(graph.key(consumer)).toHtmlEscaped());
-    const QString shape = QString::fromStdString(shapeText(type));
-    if (type.isTensor()) {
-        text += QStringLiteral("shape %1 · %2").arg(shape, QString::fromStdString(type.dtype));
-        if (auto bytes = type.byteSize())
-            text += QStringLiteral(" · %1").arg(badgeBytes(*bytes));
-    } else if (!shape.isEmpty()) {
-        text += shape;
-        if (auto bytes = type.byteSize())
-            text += QStringLiteral(" · %1").arg(badgeBytes(*bytes));
-    } else {
-        text += QStringLiteral("type unknown");
+public:
+    const Graph *graph = nullptr;
+    mutable std::vector<std::pair<EdgeRef, QString>> drawnSincePaint;
+
+    [[nodiscard]] QString text(EdgeRef edge) const override
+    {
+        return graph != nullptr ? QString::fromStdString(shapeText(graph->tensorType(edge.tensor)))
+                                : QString();
     }
-    return text;
-}
+    void drawn(EdgeRef edge, const QString &text) const override
+    {
+        drawnSincePaint.emplace_back(edge, text);
+    }
+};
 
 } // namespace
 
@@ -134,6 +131,8 @@ struct CanvasWidget::Private
     FarPicture far;
     std::vector<std::pair<std::string, std::vector<NodeId>>> blocks;
     std::vector<QGraphicsItem *> blockItems;
+    std::unordered_map<NodeId, QColor> marks; // shown node -> comparison colour
+    ShapeLabels shapeLabels;
     std::vector<EdgeRef> boundaryEdges;
     std::vector<EdgeRef> flashing;
     NodeId highlightedNode;
@@ -161,6 +160,8 @@ struct CanvasWidget::Private
     void showInitialView();
     void applyBlocks();
     [[nodiscard]] QRectF drawingBounds() const;
+    [[nodiscard]] QString toolTipAt(const QPoint &viewportPos) const;
+    void applyTheme();
 };
 
 void CanvasWidget::Private::applyBlocks()
@@ -233,9 +234,16 @@ QRectF CanvasWidget::Private::drawingBounds() const
     if (!layout)
         return {};
     QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
-    for (const QGraphicsItem *item : planItems)
-        if (item->type() == RegionItemType)
-            bounds = bounds.united(item->boundingRect());
+    // Regions with their name labels (left of the region) and badges (right of their edge),
+    // at the drawing's own scale: what an export writes must not be cut off.
+    for (const QGraphicsItem *item : planItems) {
+        if (item->type() == RegionItemType || item->type() == RegionLabelItemType
+            || item->type() == BadgeItemType)
+            bounds = bounds.united(item->sceneBoundingRect());
+    }
+    // Fused-block frames with their name tabs (right of the frame).
+    for (const QGraphicsItem *item : blockItems)
+        bounds = bounds.united(item->sceneBoundingRect());
     return bounds.adjusted(-8, -8, 8, 8);
 }
 
@@ -286,18 +294,21 @@ void CanvasWidget::Private::buildScene()
         auto *item = new NodeItem(n.id, QRectF(r->x, r->y, r->width, r->height), n.role,
                                   opCategory(*graph, n.id), QString::fromStdString(label.title),
                                   QString::fromStdString(label.subtitle));
-        item->setToolTip(QStringLiteral("%1 · %2").arg(QString::fromStdString(graph->key(n.id)),
-                                                       QString::fromStdString(label.title)));
+        if (auto mark = marks.find(n.id); mark != marks.end())
+            item->setMark(mark->second);
         scene->addItem(item);
         nodeItems.emplace(n.id, item);
     }
+    shapeLabels.graph = graph;
+    std::set<TensorRef> labelled; // one shape label per tensor, on its first drawn edge
     for (const LayoutGraph::Edge &e : layoutGraph->edges) {
         const LayoutSpline *s = l.spline(e.tensor, e.consumer);
         if (s == nullptr || s->points.empty())
             continue;
         const EdgeRef key { e.tensor, e.consumer };
-        auto *item = new EdgeItem(key, splinePath(*s), arrowHead(*s), s->stub);
-        item->setToolTip(edgeTooltip(*graph, e.tensor, e.consumer));
+        const bool label = labelled.insert(e.tensor).second;
+        auto *item = new EdgeItem(key, splinePath(*s), arrowHead(*s), s->stub,
+                                  label ? &shapeLabels : nullptr);
         scene->addItem(item);
         edgeItems.emplace(key, item);
     }
@@ -319,7 +330,8 @@ void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
     for (const QGraphicsItem *item : planItems)
         if (const auto *region = qgraphicsitem_cast<const PartitionRegionItem *>(item))
             region->paintFar(painter, scale);
-    QPen normal(QColor(0xb4, 0xbb, 0xc4), 0);
+    const CanvasColours &colours = canvasColours();
+    QPen normal(colours.dark ? colours.edge : QColor(0xb4, 0xbb, 0xc4), 0);
     QPolygonF line;
     painter.setBrush(Qt::NoBrush);
     for (const auto &[edge, item] : edgeItems) {
@@ -331,9 +343,11 @@ void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
     const qreal pixel = 1 / scale;
     for (const auto &[id, item] : nodeItems) {
         const QRectF r = item->rect();
+        const QColor mark = item->mark();
         const QColor colour = item->isSelected() ? QColor(0x1e, 0x6f, 0xd9)
             : item->isHighlighted()              ? QColor(0xff, 0x8f, 0x00)
-                                                 : categoryStroke(item->category());
+            : mark.isValid()                     ? mark
+                                                 : colours.stroke(item->category());
         painter.fillRect(
             QRectF(r.x(), r.y(), std::max(pixel, r.width()), std::max(pixel, r.height())), colour);
     }
@@ -401,6 +415,10 @@ void CanvasWidget::Private::applyPlan()
         region->setHighlighted(highlightedPartition.isValid() && p.id == highlightedPartition);
         scene->addItem(region);
         planItems.push_back(region);
+        auto *label = new RegionLabelItem(p.id, name, partitionColour(p.colour));
+        label->setPos(labelPos);
+        scene->addItem(label);
+        planItems.push_back(label);
     }
 
     if (boundary == nullptr)
@@ -439,6 +457,17 @@ void CanvasWidget::Private::applyPlan()
 void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &partitions)
 {
     for (QGraphicsItem *&item : planItems) {
+        if (auto *label = qgraphicsitem_cast<RegionLabelItem *>(item)) {
+            const Partition *p = plan->partition(label->partitionId());
+            if (p != nullptr
+                && std::find(partitions.begin(), partitions.end(), p->id) != partitions.end()) {
+                QString name = QString::fromStdString(p->name);
+                if (!p->target.empty() && p->target != "llvm")
+                    name += QStringLiteral(" · %1").arg(QString::fromStdString(p->target));
+                label->setText(name);
+            }
+            continue;
+        }
         auto *old = qgraphicsitem_cast<PartitionRegionItem *>(item);
         if (!old
             || std::find(partitions.begin(), partitions.end(), old->partitionId())
@@ -497,8 +526,14 @@ void CanvasWidget::Private::refreshMinimap()
                                    static_cast<float>(0.6 + 0.4 * c.blueF())) });
         }
     }
-    for (const auto &[id, item] : nodeItems)
-        boxes.push_back({ item->rect(), categoryStroke(item->category()) });
+    for (const auto &[id, item] : nodeItems) {
+        const QColor mark = item->mark();
+        // A ringed node (a comparison's difference) shows in its ring's colour, a little larger.
+        if (mark.isValid())
+            boxes.push_back({ item->rect().adjusted(-6, -6, 6, 6), mark });
+        else
+            boxes.push_back({ item->rect(), categoryStroke(item->category()) });
+    }
     minimap->refresh(drawingBounds(), boxes);
     minimap->move(q->width() - minimap->width() - 12, q->height() - minimap->height() - 12);
     minimap->raise();
@@ -514,6 +549,8 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     d->scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     d->view->setScene(d->scene);
     d->view->setFarPicture(&d->far);
+    d->view->setToolTipProvider([this](const QPoint &pos) { return d->toolTipAt(pos); });
+    d->view->viewport()->installEventFilter(this);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(d->view);
@@ -530,6 +567,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     d->flash->setStartValue(0.0);
     d->flash->setEndValue(1.0);
     d->flash->setDuration(1800);
+    d->applyTheme();
     d->selectTool = std::make_unique<SelectTool>(*d->view);
     d->cutTool = std::make_unique<CutTool>(*d->view);
     d->view->setTool(d->selectTool.get());
@@ -868,6 +906,78 @@ void CanvasWidget::restartLayout()
     if (!d->layoutGraph || d->layout || d->runner->isRunning())
         return;
     d->startLayout();
+}
+
+QString CanvasWidget::Private::toolTipAt(const QPoint &viewportPos) const
+{
+    if (graph == nullptr || !layout)
+        return {};
+    for (QGraphicsItem *item : view->items(viewportPos)) {
+        if (const auto *node = qgraphicsitem_cast<const NodeItem *>(item))
+            return nodeToolTip(*graph, node->nodeId());
+        if (const auto *edge = qgraphicsitem_cast<const EdgeItem *>(item))
+            return edgeToolTip(*graph, edge->edge().tensor, edge->edge().consumer);
+        if (item->type() == BadgeItemType || item->type() == BlockFrameItemType
+            || !item->toolTip().isEmpty())
+            return {}; // the item's own tooltip
+    }
+    return {};
+}
+
+QString CanvasWidget::toolTipAt(const QPoint &viewportPos) const
+{
+    return d->toolTipAt(viewportPos);
+}
+
+void CanvasWidget::setNodeMarks(const std::vector<std::pair<NodeId, QColor>> &marks)
+{
+    for (const auto &[id, colour] : d->marks)
+        if (auto it = d->nodeItems.find(id); it != d->nodeItems.end())
+            it->second->setMark({});
+    d->marks.clear();
+    for (const auto &[id, colour] : marks) {
+        d->marks[id] = colour;
+        if (auto it = d->nodeItems.find(id); it != d->nodeItems.end())
+            it->second->setMark(colour);
+    }
+    d->far.invalidate();
+    d->refreshMinimap();
+    d->view->viewport()->update();
+}
+
+QColor CanvasWidget::nodeMark(NodeId node) const
+{
+    auto it = d->nodeItems.find(node);
+    return it != d->nodeItems.end() ? it->second->mark() : QColor();
+}
+
+std::vector<std::pair<EdgeRef, QString>> CanvasWidget::edgeLabelsDrawn() const
+{
+    return d->shapeLabels.drawnSincePaint;
+}
+
+void CanvasWidget::Private::applyTheme()
+{
+    setCanvasDark(isDarkPalette(q->palette()));
+    view->setBackgroundBrush(canvasColours().background);
+    far.invalidate();
+    refreshMinimap();
+    view->viewport()->update();
+}
+
+bool CanvasWidget::eventFilter(QObject *watched, QEvent *event)
+{
+    // Each paint of the items starts a new list of the edge labels drawn.
+    if (watched == d->view->viewport() && event->type() == QEvent::Paint)
+        d->shapeLabels.drawnSincePaint.clear();
+    return QWidget::eventFilter(watched, event);
+}
+
+void CanvasWidget::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        d->applyTheme();
 }
 
 void CanvasWidget::setCacheDirectory(const QString &dir)

@@ -8,12 +8,14 @@
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 
+#include <QColor>
 #include <QPoint>
 #include <QString>
 #include <QWidget>
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 class QGraphicsView;
@@ -78,6 +80,17 @@ public:
     /// its block. The names and node ids are copied. setGraph() forgets them: call it after.
     void setBlocks(const std::vector<cleave::FusedBlock> &blocks);
 
+    /// Rings these shown nodes in their colours (a model comparison: added, removed, changed),
+    /// replacing the previous marks; kept across layouts of the same nodes. Empty clears.
+    void setNodeMarks(const std::vector<std::pair<cleave::NodeId, QColor>> &marks);
+    /// The mark of a drawn node (invalid when unmarked or not drawn).
+    [[nodiscard]] QColor nodeMark(cleave::NodeId node) const;
+    /// The tooltip for viewport position `pos`, made on demand (nothing is stored per item):
+    /// a node's inputs, weights and output types, an edge's tensor. Empty over other items.
+    [[nodiscard]] QString toolTipAt(const QPoint &pos) const;
+    /// The tensor shapes written on edges by the last paint (zoomed in, visible edges only).
+    [[nodiscard]] std::vector<std::pair<cleave::EdgeRef, QString>> edgeLabelsDrawn() const;
+
     /// Cancels a running layout (the Cancel button of the overlay does the same); the overlay
     /// then offers to lay the graph out again.
     void cancelLayout();
@@ -101,6 +114,9 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    /// A palette change (View ▸ Theme, or the system's) switches the canvas colours.
+    void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     struct Private;

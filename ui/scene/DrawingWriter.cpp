@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/DrawingWriter.h"
 
+#include "ui/scene/CanvasTheme.h"
 #include "ui/scene/SvgExport.h"
 
 #include <QBuffer>
@@ -21,9 +22,6 @@
 namespace cleave::ui {
 
 namespace {
-
-/// The canvas' background colour (the SVG's first rectangle has the same).
-const QColor backgroundColour(0xfb, 0xfb, 0xfc);
 
 constexpr qreal screenDpi = 96.0;
 constexpr qreal largestSide = 16000.0;
@@ -57,7 +55,7 @@ bool rasterise(QGraphicsScene &scene, const QRectF &bounds, int dpi, QByteArray 
             *error = tr("The drawing is too large for a PNG image.");
         return false;
     }
-    image.fill(backgroundColour);
+    image.fill(canvasColours().background);
     {
         QPainter painter(&image);
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
@@ -88,7 +86,7 @@ void writePdf(QGraphicsScene &scene, const QRectF &bounds, int dpi, QByteArray &
     QPainter painter(&writer);
     painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     const QRectF page(QPointF(0, 0), QSizeF(writer.width(), writer.height()));
-    painter.fillRect(page, backgroundColour);
+    painter.fillRect(page, canvasColours().background);
     scene.render(&painter, page, bounds);
 }
 
@@ -98,6 +96,8 @@ bool writeDrawing(QGraphicsScene &scene, const QRectF &bounds, const QString &pa
                   QString *error)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
+    // Images are for documents and paper: always the light colours, whatever the editor shows.
+    const LightCanvasScope light;
     QByteArray bytes;
     if (suffix == QLatin1String("svg")) {
         bytes = sceneToSvg(scene, bounds).toUtf8();

@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/GraphItems.h"
 
+#include "ui/scene/CanvasTheme.h"
+
 #include <QFontMetricsF>
 #include <QGraphicsSceneMouseEvent>
 #include <QPainter>
@@ -35,6 +37,19 @@ const QFont &subtitleFont()
     return font;
 }
 
+const QFont &edgeLabelFont()
+{
+    static const QFont font = [] {
+        QFont f;
+        f.setPixelSize(8);
+        return f;
+    }();
+    return font;
+}
+
+constexpr qreal edgeLabelWidth = 130;
+constexpr qreal edgeLabelHeight = 11;
+
 const QFont &badgeFont()
 {
     static const QFont font = [] {
@@ -48,7 +63,6 @@ const QFont &badgeFont()
 const QColor selectionColour(0x1e, 0x6f, 0xd9);
 const QColor highlightColour(0xff, 0x8f, 0x00);
 const QColor cutColour(0xe5, 0x39, 0x35);
-const QColor edgeColour(0x8e, 0x97, 0xa3);
 constexpr qreal farEdgeZoom = 0.12;
 
 bool segmentsCross(const QPointF &p1, const QPointF &p2, const QPointF &q1, const QPointF &q2)
@@ -102,7 +116,22 @@ NodeItem::NodeItem(NodeId node, const QRectF &rect, LayoutNodeRole role, OpCateg
 
 QRectF NodeItem::boundingRect() const
 {
-    return m_rect.adjusted(-3, -3, 3, 3);
+    return m_mark != 0 ? m_rect.adjusted(-7, -7, 7, 7) : m_rect.adjusted(-3, -3, 3, 3);
+}
+
+void NodeItem::setMark(const QColor &colour)
+{
+    const QRgb mark = colour.isValid() ? colour.rgba() : 0;
+    if (mark == m_mark)
+        return;
+    prepareGeometryChange();
+    m_mark = mark;
+    update();
+}
+
+QColor NodeItem::mark() const
+{
+    return m_mark != 0 ? QColor::fromRgba(m_mark) : QColor();
 }
 
 QPainterPath NodeItem::shape() const
@@ -125,15 +154,23 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const bool input = m_role == LayoutNodeRole::Input;
     const bool structural = m_role == LayoutNodeRole::Structural;
-    QColor fill = structural ? QColor(0xe9, 0xec, 0xef) : categoryFill(m_category);
-    QColor stroke = structural ? QColor(0xa4, 0xac, 0xb6) : categoryStroke(m_category);
+    const CanvasColours &colours = canvasColours();
+    QColor fill = structural ? colours.structuralFill : colours.fill(m_category);
+    QColor stroke = structural ? colours.structuralStroke : colours.stroke(m_category);
     if (lod < 0.12) {
         // Far out: a flat box is all that is visible, and the cheapest to draw (no
         // antialiasing: a box of a few pixels gains nothing from it).
         painter->setRenderHint(QPainter::Antialiasing, false);
-        painter->fillRect(
-            m_rect, isSelected() ? selectionColour : (m_highlighted ? highlightColour : stroke));
+        const QColor far = m_mark != 0 ? QColor::fromRgba(m_mark) : stroke;
+        painter->fillRect(m_rect,
+                          isSelected() ? selectionColour : (m_highlighted ? highlightColour : far));
         return;
+    }
+    if (m_mark != 0) {
+        QPen ring(QColor::fromRgba(m_mark), 3.5);
+        painter->setPen(ring);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(m_rect.adjusted(-4.5, -4.5, 4.5, 4.5), 8, 8);
     }
     qreal width = 1.0;
     if (m_role == LayoutNodeRole::Output)
@@ -159,8 +196,7 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     }
     if (lod < 0.45)
         return;
-    const QColor text = input ? QColor(Qt::white) : QColor(0x1f, 0x29, 0x33);
-    painter->setPen(text);
+    painter->setPen(input ? colours.inputText : colours.nodeText);
     if (m_subtitle.isEmpty()) {
         painter->setFont(titleFont());
         painter->drawText(m_rect, Qt::AlignCenter, m_title);
@@ -172,21 +208,34 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     painter->setFont(titleFont());
     painter->drawText(top, Qt::AlignHCenter | Qt::AlignVCenter, m_title);
     painter->setFont(subtitleFont());
-    painter->setPen(input ? QColor(0xd5, 0xdc, 0xe4) : QColor(0x5b, 0x66, 0x73));
+    painter->setPen(input ? colours.inputSubtitle : colours.nodeSubtitle);
     painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignVCenter, m_subtitle);
 }
 
 // --- EdgeItem -----------------------------------------------------------------------------------
 
-EdgeItem::EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub)
+EdgeItem::EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub,
+                   const EdgeLabels *labels)
     : m_edge(edge)
+    , m_labels(labels)
     , m_path(std::move(path))
     , m_arrow(std::move(arrow))
     , m_stub(stub)
 {
     m_bounds = m_path.controlPointRect().united(m_arrow.boundingRect()).adjusted(-4, -4, 4, 4);
+    if (m_labels != nullptr)
+        m_bounds = m_bounds.united(labelRect());
     setAcceptHoverEvents(true);
     setZValue(1);
+}
+
+QRectF EdgeItem::labelRect() const
+{
+    if (m_labels == nullptr || m_path.isEmpty())
+        return {};
+    // Just below the producer, right of the route's start.
+    const QPointF start = m_path.elementAt(0);
+    return { start.x() + 4, start.y() + 1, edgeLabelWidth, edgeLabelHeight };
 }
 
 const QPolygonF &EdgeItem::polyline() const
@@ -268,14 +317,15 @@ void EdgeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent *event)
 void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    QColor colour = edgeColour;
+    const CanvasColours &colours = canvasColours();
+    QColor colour = colours.edge;
     qreal width = 1.2;
     if (m_boundary.isValid()) {
         colour = m_boundary;
         width = 3.0;
     }
     if (m_hovered) {
-        colour = m_boundary.isValid() ? m_boundary.darker(130) : QColor(0x37, 0x47, 0x5a);
+        colour = m_boundary.isValid() ? m_boundary.darker(130) : colours.edgeHover;
         width += 0.8;
     }
     if (m_flash > 0) {
@@ -321,6 +371,21 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     if (m_stub && !m_path.isEmpty()) {
         painter->drawEllipse(m_path.elementAt(0), 2.5, 2.5);
     }
+    if (m_labels != nullptr && lod >= edgeLabelZoom)
+        paintLabel(painter, colours);
+}
+
+void EdgeItem::paintLabel(QPainter *painter, const CanvasColours &colours) const
+{
+    const QString text = m_labels->text(m_edge);
+    if (text.isEmpty())
+        return;
+    const QFontMetricsF fm(edgeLabelFont());
+    const QString shown = fm.elidedText(text, Qt::ElideRight, edgeLabelWidth - 2);
+    painter->setFont(edgeLabelFont());
+    painter->setPen(colours.edgeLabel);
+    painter->drawText(labelRect(), Qt::AlignLeft | Qt::AlignVCenter, shown);
+    m_labels->drawn(m_edge, shown);
 }
 
 // --- BadgeItem ----------------------------------------------------------------------------------
@@ -343,12 +408,13 @@ BadgeItem::BadgeItem(EdgeRef edge, QString text, QColor colour)
 void BadgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
 {
     painter->setRenderHint(QPainter::Antialiasing);
+    const CanvasColours &colours = canvasColours();
     painter->setPen(QPen(m_colour, 1.5));
-    painter->setBrush(QColor(255, 255, 255, 235));
+    painter->setBrush(colours.badgeFill);
     painter->drawRoundedRect(m_rect.adjusted(0.75, 0.75, -0.75, -0.75), m_rect.height() / 2,
                              m_rect.height() / 2);
     painter->setFont(badgeFont());
-    painter->setPen(m_colour.darker(140));
+    painter->setPen(colours.dark ? m_colour.lighter(160) : m_colour.darker(140));
     painter->drawText(m_rect, Qt::AlignCenter, m_text);
 }
 
@@ -388,7 +454,8 @@ void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *op
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     if (lod < 0.2)
         return;
-    QPen pen(QColor(0x7d, 0x87, 0x94), 1.0, Qt::DashLine);
+    const CanvasColours &colours = canvasColours();
+    QPen pen(colours.blockFrame, 1.0, Qt::DashLine);
     pen.setCosmetic(true);
     painter->setPen(pen);
     painter->setBrush(Qt::NoBrush);
@@ -396,10 +463,10 @@ void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *op
     if (lod < 0.45)
         return;
     painter->setPen(Qt::NoPen);
-    painter->setBrush(QColor(0xee, 0xf0, 0xf3));
+    painter->setBrush(colours.blockTabFill);
     painter->drawRoundedRect(m_tab, 3, 3);
     painter->setFont(subtitleFont());
-    painter->setPen(QColor(0x4a, 0x55, 0x62));
+    painter->setPen(colours.blockTabText);
     const QFontMetricsF fm(subtitleFont());
     painter->drawText(m_tab, Qt::AlignCenter, fm.elidedText(m_name, Qt::ElideMiddle, 220));
 }

@@ -19,6 +19,8 @@
 
 namespace cleave::ui {
 
+struct CanvasColours;
+
 /// Item types, for qgraphicsitem_cast.
 enum ItemType {
     NodeItemType = QGraphicsItem::UserType + 1,
@@ -26,6 +28,7 @@ enum ItemType {
     RegionItemType,
     BadgeItemType,
     BlockFrameItemType,
+    RegionLabelItemType,
 };
 
 /// The on-curve points of a path of lines and cubic segments (its start and each segment's
@@ -53,9 +56,14 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
     void setHighlighted(bool on);
     [[nodiscard]] bool isHighlighted() const { return m_highlighted; }
+    /// A ring in `colour` around the node (a model comparison's added / removed / changed);
+    /// an invalid colour removes it. Far out, the node's box takes the colour.
+    void setMark(const QColor &colour);
+    [[nodiscard]] QColor mark() const;
 
 private:
     NodeId m_node;
+    QRgb m_mark = 0; // 0: no mark (kept as 4 bytes: a canvas holds 100k nodes)
     QRectF m_rect;
     LayoutNodeRole m_role;
     OpCategory m_category;
@@ -64,14 +72,34 @@ private:
     bool m_highlighted = false;
 };
 
+/// Writes the tensor shape beside edges when zoomed in (one per canvas, shared by its edges:
+/// the text is made when painted, never stored per edge).
+class EdgeLabels
+{
+public:
+    virtual ~EdgeLabels() = default;
+    /// The text drawn beside `edge` (its tensor's shape); empty draws nothing.
+    [[nodiscard]] virtual QString text(EdgeRef edge) const = 0;
+    /// Told of each label as it is drawn (the canvas counts them for tests).
+    virtual void drawn(EdgeRef edge, const QString &text) const = 0;
+};
+
+/// The zoom from which edges show their tensor's shape (EdgeLabels).
+constexpr qreal edgeLabelZoom = 1.0;
+
 /// One drawn edge (`tensor` read by `consumer`): the layout's Bézier spline and arrowhead.
-/// Hovering shows the tensor's name, shape, dtype and bytes.
+/// Hovering shows the tensor's name, shape, dtype and bytes (CanvasToolTips); zoomed in, the
+/// tensor's shape is written beside the route's start (`labels`, nullptr for none: an edge
+/// fanning out of the same tensor as a labelled one).
 class EdgeItem : public QGraphicsItem
 {
 public:
     enum { Type = EdgeItemType };
     enum class State { Normal, Boundary, CutHover, Highlighted, Flash };
-    EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub);
+    EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub,
+             const EdgeLabels *labels = nullptr);
+    /// Where the shape label is drawn (scene coordinates; empty for unlabelled edges).
+    [[nodiscard]] QRectF labelRect() const;
 
     [[nodiscard]] int type() const override { return Type; }
     [[nodiscard]] EdgeRef edge() const { return m_edge; }
@@ -100,7 +128,10 @@ protected:
     void hoverLeaveEvent(QGraphicsSceneHoverEvent *event) override;
 
 private:
+    void paintLabel(QPainter *painter, const CanvasColours &colours) const;
+
     EdgeRef m_edge;
+    const EdgeLabels *m_labels = nullptr;
     QPainterPath m_path;
     QPolygonF m_arrow;
     QRectF m_bounds;
@@ -115,7 +146,7 @@ private:
 };
 
 /// A partition drawn as a tinted region behind its nodes: the union of its padded node boxes
-/// and the routes of the edges inside it, with the partition's name at its top left.
+/// and the routes of the edges inside it. Its name is a RegionLabelItem at labelPos().
 ///
 /// Large partitions hold tens of thousands of boxes and routes: they are kept as plain
 /// rectangles and polylines in a BandIndex, and a paint draws only those meeting the exposed
@@ -166,6 +197,30 @@ private:
     QRectF m_bounds;
     std::size_t m_lastPainted = 0;
     bool m_highlighted = false;
+};
+
+/// A partition's name, right-aligned at its region's label anchor (left of the region's topmost
+/// node), drawn at a fixed screen size above every region (a region nested in another one's
+/// bay must not hide it).
+class RegionLabelItem : public QGraphicsItem
+{
+public:
+    enum { Type = RegionLabelItemType };
+    RegionLabelItem(PartitionId partition, QString text, QColor colour);
+
+    [[nodiscard]] int type() const override { return Type; }
+    [[nodiscard]] PartitionId partitionId() const { return m_partition; }
+    [[nodiscard]] const QString &text() const { return m_text; }
+    [[nodiscard]] const QColor &colour() const { return m_colour; }
+    void setText(const QString &text);
+    [[nodiscard]] QRectF boundingRect() const override { return m_rect; }
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+private:
+    PartitionId m_partition;
+    QString m_text;
+    QColor m_colour;
+    QRectF m_rect;
 };
 
 /// The tensor badge on a boundary edge (`data_n_0 · 1×256×56×56 · 3.2 MB`), drawn at a fixed

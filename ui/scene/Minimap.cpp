@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/Minimap.h"
 
+#include "ui/scene/CanvasTheme.h"
 #include "ui/scene/CanvasView.h"
 
 #include <QMouseEvent>
@@ -84,8 +85,8 @@ void Minimap::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
-    p.setPen(QColor(0xc9, 0xcf, 0xd6));
-    p.setBrush(QColor(255, 255, 255, 230));
+    p.setPen(canvasColours().minimapFrame);
+    p.setBrush(canvasColours().minimapFill);
     p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
     if (m_bounds.isEmpty())
         return;

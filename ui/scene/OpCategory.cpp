@@ -4,6 +4,7 @@
 
 #include "core/analysis/Cost.h"
 #include "core/analysis/OpPattern.h"
+#include "ui/scene/CanvasTheme.h"
 
 #include <algorithm>
 #include <array>
@@ -90,60 +91,12 @@ OpCategory opCategory(const Graph &graph, NodeId id)
 
 QColor categoryFill(OpCategory category)
 {
-    switch (category) {
-    case OpCategory::Convolution:
-        return QColor(0xdb, 0xe9, 0xfb);
-    case OpCategory::MatMul:
-        return QColor(0xe3, 0xdf, 0xfa);
-    case OpCategory::Normalisation:
-        return QColor(0xd9, 0xf2, 0xec);
-    case OpCategory::Activation:
-        return QColor(0xfd, 0xe7, 0xd2);
-    case OpCategory::Pooling:
-        return QColor(0xe2, 0xf1, 0xd6);
-    case OpCategory::Elementwise:
-        return QColor(0xfb, 0xf1, 0xc9);
-    case OpCategory::Shape:
-        return QColor(0xee, 0xe9, 0xe4);
-    case OpCategory::Control:
-        return QColor(0xec, 0xee, 0xf1);
-    case OpCategory::FunctionCall:
-        return QColor(0xf8, 0xdd, 0xec);
-    case OpCategory::Input:
-        return QColor(0x37, 0x47, 0x5a);
-    case OpCategory::Other:
-        return QColor(0xf2, 0xf3, 0xf5);
-    }
-    return Qt::white;
+    return canvasColours().fill(category);
 }
 
 QColor categoryStroke(OpCategory category)
 {
-    switch (category) {
-    case OpCategory::Convolution:
-        return QColor(0x3b, 0x7d, 0xd8);
-    case OpCategory::MatMul:
-        return QColor(0x6f, 0x5c, 0xd6);
-    case OpCategory::Normalisation:
-        return QColor(0x22, 0x9a, 0x83);
-    case OpCategory::Activation:
-        return QColor(0xe0, 0x7b, 0x22);
-    case OpCategory::Pooling:
-        return QColor(0x5a, 0xa0, 0x3c);
-    case OpCategory::Elementwise:
-        return QColor(0xc8, 0x9b, 0x14);
-    case OpCategory::Shape:
-        return QColor(0x8d, 0x7b, 0x6a);
-    case OpCategory::Control:
-        return QColor(0x8a, 0x93, 0xa0);
-    case OpCategory::FunctionCall:
-        return QColor(0xc2, 0x41, 0x8a);
-    case OpCategory::Input:
-        return QColor(0x1f, 0x2a, 0x37);
-    case OpCategory::Other:
-        return QColor(0x9a, 0xa1, 0xab);
-    }
-    return Qt::black;
+    return canvasColours().stroke(category);
 }
 
 QString categoryName(OpCategory category)

@@ -28,9 +28,9 @@ enum class OpCategory {
 OpCategory opCategory(const Graph &graph, NodeId node);
 /// The category of an operator name (for OpCall nodes).
 OpCategory opCategoryOfOp(const std::string &op);
-/// Fill colour of a category's nodes.
+/// Fill colour of a category's nodes in the active canvas theme (CanvasColours).
 QColor categoryFill(OpCategory category);
-/// Border and accent colour of a category's nodes.
+/// Border and accent colour of a category's nodes in the active canvas theme.
 QColor categoryStroke(OpCategory category);
 /// Name shown in legends ("convolution").
 QString categoryName(OpCategory category);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/scene/CanvasTheme.h"
 #include "ui/scene/GraphItems.h"
 
 #include <QFontMetricsF>
@@ -25,43 +26,33 @@ const QFont &labelFont()
     return font;
 }
 
-QColor tint(const QColor &c, qreal amount)
+} // namespace
+
+RegionLabelItem::RegionLabelItem(PartitionId partition, QString text, QColor colour)
+    : m_partition(partition)
+    , m_colour(std::move(colour))
 {
-    return QColor::fromRgbF(static_cast<float>(1 - amount + c.redF() * amount),
-                            static_cast<float>(1 - amount + c.greenF() * amount),
-                            static_cast<float>(1 - amount + c.blueF() * amount));
+    setFlag(ItemIgnoresTransformations);
+    setZValue(-5); // above every region, below edges and nodes
+    setText(text);
 }
 
-// The partition's name, right-aligned at its anchor, readable at every zoom.
-class RegionLabelItem : public QGraphicsItem
+void RegionLabelItem::setText(const QString &text)
 {
-public:
-    RegionLabelItem(QString text, QColor colour, QGraphicsItem *parent)
-        : QGraphicsItem(parent)
-        , m_text(std::move(text))
-        , m_colour(std::move(colour))
-    {
-        const QFontMetricsF fm(labelFont());
-        m_rect = QRectF(-fm.horizontalAdvance(m_text) - 4,
-                        -fm.ascent() + fm.height() / 2 - fm.height(),
-                        fm.horizontalAdvance(m_text) + 4, fm.height());
-        setFlag(ItemIgnoresTransformations);
-    }
-    [[nodiscard]] QRectF boundingRect() const override { return m_rect; }
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) override
-    {
-        painter->setFont(labelFont());
-        painter->setPen(m_colour);
-        painter->drawText(m_rect, Qt::AlignRight | Qt::AlignVCenter, m_text);
-    }
+    prepareGeometryChange();
+    m_text = text;
+    const QFontMetricsF fm(labelFont());
+    m_rect = QRectF(-fm.horizontalAdvance(m_text) - 4, -fm.ascent() + fm.height() / 2 - fm.height(),
+                    fm.horizontalAdvance(m_text) + 4, fm.height());
+    update();
+}
 
-private:
-    QString m_text;
-    QColor m_colour;
-    QRectF m_rect;
-};
-
-} // namespace
+void RegionLabelItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+{
+    painter->setFont(labelFont());
+    painter->setPen(canvasColours().partitionText(m_colour));
+    painter->drawText(m_rect, Qt::AlignRight | Qt::AlignVCenter, m_text);
+}
 
 PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, QString name,
                                          std::vector<QRectF> boxes, std::vector<QPolygonF> routes,
@@ -85,8 +76,6 @@ PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, Q
     for (const QRectF &r : routeBounds)
         m_bounds = m_bounds.united(r);
     m_bounds.adjust(-2, -2, 2, 2);
-    auto *label = new RegionLabelItem(m_name, m_colour.darker(125), this);
-    label->setPos(m_labelPos);
     setFlag(ItemUsesExtendedStyleOption);
     setZValue(-10);
 }
@@ -115,7 +104,7 @@ QPainterPath PartitionRegionItem::routes() const
 
 void PartitionRegionItem::paintFar(QPainter &painter, qreal scale) const
 {
-    const QColor fill = tint(m_colour, (m_highlighted ? 0.14 : 0) + 0.32);
+    const QColor fill = canvasColours().tint(m_colour, (m_highlighted ? 0.14 : 0) + 0.32);
     painter.setPen(QPen(fill, routeWidth, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
     painter.setBrush(Qt::NoBrush);
     for (const QPolygonF &route : m_routes)
@@ -142,7 +131,7 @@ void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsIte
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const bool far = lod < farZoom;
     const qreal amount = (m_highlighted ? 0.14 : 0) + (lod < 0.5 ? 0.32 : 0.16);
-    const QColor fill = tint(m_colour, amount);
+    const QColor fill = canvasColours().tint(m_colour, amount);
     const QRectF exposed = option->exposedRect.isValid() ? option->exposedRect : m_bounds;
     m_lastPainted = 0;
     if (far)

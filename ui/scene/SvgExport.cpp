@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/SvgExport.h"
 
+#include "ui/scene/CanvasTheme.h"
 #include "ui/scene/GraphItems.h"
 
 #include <QGraphicsScene>
@@ -55,10 +56,7 @@ QString colourName(const QColor &c)
 
 QString tinted(const QColor &c, qreal amount)
 {
-    return QColor::fromRgbF(static_cast<float>(1 - amount + c.redF() * amount),
-                            static_cast<float>(1 - amount + c.greenF() * amount),
-                            static_cast<float>(1 - amount + c.blueF() * amount))
-        .name();
+    return canvasColours().tint(c, amount).name();
 }
 
 } // namespace
@@ -70,12 +68,14 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
     std::stable_sort(
         items.begin(), items.end(),
         [](const QGraphicsItem *a, const QGraphicsItem *b) { return a->zValue() < b->zValue(); });
+    const CanvasColours &colours = canvasColours();
     QString out;
     out += QStringLiteral("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%1\" height=\"%2\" "
                           "viewBox=\"%3 %4 %1 %2\" font-family=\"sans-serif\">\n"
-                          "<rect x=\"%3\" y=\"%4\" width=\"%1\" height=\"%2\" fill=\"#fbfbfc\"/>\n")
-               .arg(num(bounds.width()), num(bounds.height()), num(bounds.x()), num(bounds.y()));
+                          "<rect x=\"%3\" y=\"%4\" width=\"%1\" height=\"%2\" fill=\"%5\"/>\n")
+               .arg(num(bounds.width()), num(bounds.height()), num(bounds.x()), num(bounds.y()),
+                    colourName(colours.background));
     for (const QGraphicsItem *item : items) {
         if (const auto *region = qgraphicsitem_cast<const PartitionRegionItem *>(item)) {
             const QString fill = tinted(region->colour(), 0.16);
@@ -87,16 +87,17 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
                            "<path d=\"%1\" fill=\"none\" stroke=\"%2\" stroke-width=\"40\" "
                            "stroke-linecap=\"round\"/>\n")
                            .arg(pathData(region->routes()), fill);
+        } else if (const auto *label = qgraphicsitem_cast<const RegionLabelItem *>(item)) {
             out += QStringLiteral(
                        "<text x=\"%1\" y=\"%2\" font-size=\"14\" font-weight=\"bold\" "
                        "text-anchor=\"end\" dominant-baseline=\"central\" fill=\"%3\">%4</text>\n")
-                       .arg(num(region->labelPos().x()), num(region->labelPos().y()),
-                            colourName(region->colour().darker(125)),
-                            region->name().toHtmlEscaped());
+                       .arg(num(label->pos().x()), num(label->pos().y()),
+                            colourName(colours.partitionText(label->colour())),
+                            label->text().toHtmlEscaped());
         } else if (const auto *edge = qgraphicsitem_cast<const EdgeItem *>(item)) {
             const bool boundary = edge->boundaryColour().isValid();
             const QString colour
-                = boundary ? colourName(edge->boundaryColour()) : QStringLiteral("#8e97a3");
+                = boundary ? colourName(edge->boundaryColour()) : colourName(colours.edge);
             out += QStringLiteral(
                        "<path d=\"%1\" fill=\"none\" stroke=\"%2\" stroke-width=\"%3\"/>\n")
                        .arg(pathData(edge->path()), colour,
@@ -113,14 +114,13 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
                        "<rect class=\"node\" x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" "
                        "rx=\"%5\" fill=\"%6\" stroke=\"%7\" stroke-width=\"%8\"/>\n")
                        .arg(num(r.x()), num(r.y()), num(r.width()), num(r.height()), num(radius),
-                            colourName(structural ? QColor(0xe9, 0xec, 0xef)
-                                                  : categoryFill(node->category())),
-                            colourName(structural ? QColor(0xa4, 0xac, 0xb6)
-                                                  : categoryStroke(node->category())),
+                            colourName(structural ? colours.structuralFill
+                                                  : colours.fill(node->category())),
+                            colourName(structural ? colours.structuralStroke
+                                                  : colours.stroke(node->category())),
                             node->role() == LayoutNodeRole::Output ? QStringLiteral("2")
                                                                    : QStringLiteral("1"));
-            const QString textColour
-                = input ? QStringLiteral("#ffffff") : QStringLiteral("#1f2933");
+            const QString textColour = colourName(input ? colours.inputText : colours.nodeText);
             if (node->subtitle().isEmpty()) {
                 out += QStringLiteral(
                            "<text x=\"%1\" y=\"%2\" font-size=\"10\" font-weight=\"600\" "
@@ -138,20 +138,23 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
                            "<text x=\"%1\" y=\"%2\" font-size=\"9\" text-anchor=\"middle\" "
                            "fill=\"%3\">%4</text>\n")
                            .arg(num(r.center().x()), num(r.center().y() + 10),
-                                input ? QStringLiteral("#d5dce4") : QStringLiteral("#5b6673"),
+                                colourName(input ? colours.inputSubtitle : colours.nodeSubtitle),
                                 node->subtitle().toHtmlEscaped());
             }
         } else if (const auto *badge = qgraphicsitem_cast<const BadgeItem *>(item)) {
             const QRectF r = badge->boundingRect().translated(badge->pos());
             out += QStringLiteral(
                        "<rect class=\"badge\" x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" "
-                       "rx=\"%5\" fill=\"#ffffff\" stroke=\"%6\" stroke-width=\"1.5\"/>\n")
+                       "rx=\"%5\" fill=\"%7\" stroke=\"%6\" stroke-width=\"1.5\"/>\n")
                        .arg(num(r.x()), num(r.y()), num(r.width()), num(r.height()),
-                            num(r.height() / 2), colourName(badge->colour()));
+                            num(r.height() / 2), colourName(badge->colour()),
+                            colourName(colours.badgeFill));
             out += QStringLiteral("<text x=\"%1\" y=\"%2\" font-size=\"11\" text-anchor=\"middle\" "
                                   "dominant-baseline=\"central\" fill=\"%3\">%4</text>\n")
                        .arg(num(r.center().x()), num(r.center().y()),
-                            colourName(badge->colour().darker(140)), badge->text().toHtmlEscaped());
+                            colourName(colours.dark ? badge->colour().lighter(160)
+                                                    : badge->colour().darker(140)),
+                            badge->text().toHtmlEscaped());
         }
     }
     out += QStringLiteral("</svg>\n");
