@@ -12,6 +12,7 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QStackedWidget;
+class QTimer;
 class QTreeView;
 
 namespace cleave::ui {
@@ -22,6 +23,8 @@ class CanvasWidget;
 class DiagnosticsDock;
 class Document;
 class EditActions;
+class LayoutOverlay;
+class LevelPlace;
 class ExportDialog;
 class ModelOutlineModel;
 class PartitionsDock;
@@ -64,6 +67,8 @@ public:
     [[nodiscard]] DiagnosticsDock *diagnosticsDock() const { return m_diagnosticsDock; }
     [[nodiscard]] PropertiesDock *propertiesDock() const { return m_propertiesDock; }
     [[nodiscard]] SearchBar *searchBar() const { return m_searchBar; }
+    /// The card shown over the window while a model is imported (phase, progress, Cancel).
+    [[nodiscard]] LayoutOverlay *loadCard() const { return m_loadCard; }
 
     using Level = LevelView::Level;
     [[nodiscard]] Level level() const { return m_levels->level(); }
@@ -87,6 +92,7 @@ private:
     void updateTitle();
     void updateStatus();
     void focusModelNodes(const std::vector<cleave::NodeId> &nodes);
+    void connectLoadCard();
 
     Document *m_document = nullptr;
     LevelView *m_levels = nullptr;
@@ -97,6 +103,9 @@ private:
     ModelOutlineModel *m_outlineModel = nullptr;
     QStackedWidget *m_central = nullptr;
     QLabel *m_emptyHint = nullptr;
+    LevelPlace *m_levelPlace = nullptr; ///< Keeps the user's place across level switches.
+    LayoutOverlay *m_loadCard = nullptr; ///< Progress and Cancel while a model is imported.
+    QTimer *m_loadCardDelay = nullptr;
     QTreeView *m_outlineView = nullptr;
     QDockWidget *m_outlineDock = nullptr;
     SummaryDock *m_summaryDock = nullptr;

@@ -25,6 +25,7 @@
 #include <QPainter>
 #include <QResizeEvent>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QStandardPaths>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -837,6 +838,42 @@ QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
 QGraphicsView *CanvasWidget::view() const
 {
     return d->view;
+}
+
+NodeId CanvasWidget::nodeNearViewportCentre() const
+{
+    const QPointF centre = d->view->mapToScene(d->view->viewport()->rect().center());
+    NodeId best;
+    qreal bestDistance = 0;
+    for (QGraphicsItem *item : d->view->items(d->view->viewport()->rect())) {
+        const auto *node = qgraphicsitem_cast<NodeItem *>(item);
+        if (node == nullptr)
+            continue;
+        const QPointF delta = node->rect().center() - centre;
+        const qreal distance = QPointF::dotProduct(delta, delta);
+        if (!best.isValid() || distance < bestDistance) {
+            best = node->nodeId();
+            bestDistance = distance;
+        }
+    }
+    return best;
+}
+
+void CanvasWidget::placeNode(NodeId node, const QPoint &viewportPos, qreal zoom)
+{
+    auto it = d->nodeItems.find(node);
+    if (it == d->nodeItems.end() || zoom <= 0)
+        return;
+    d->view->setTransform(QTransform::fromScale(zoom, zoom));
+    // The viewport's centre goes where the node must be seen from it.
+    const QPointF centre = it->second->rect().center();
+    const QPointF offset = QPointF(d->view->viewport()->rect().center() - viewportPos) / zoom;
+    d->view->centerOn(centre + offset);
+    // centerOn() rounds, and scroll bars appearing change the viewport: scroll the rest.
+    const QPoint miss = d->view->mapFromScene(centre) - viewportPos;
+    d->view->horizontalScrollBar()->setValue(d->view->horizontalScrollBar()->value() + miss.x());
+    d->view->verticalScrollBar()->setValue(d->view->verticalScrollBar()->value() + miss.y());
+    emit d->view->visibleAreaChanged();
 }
 
 bool CanvasWidget::exportImage(const QString &path, QString *error, int dpi) const
