@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QGraphicsScene>
+#include <QGraphicsSceneHelpEvent>
 #include <QImage>
 #include <QPainter>
 #include <QResizeEvent>
@@ -28,6 +29,7 @@
 #include <QScrollBar>
 #include <QStandardPaths>
 #include <QTimer>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QVariantAnimation>
 
@@ -98,6 +100,22 @@ QString edgeTooltip(const Graph &graph, TensorRef tensor, NodeId consumer)
     return text;
 }
 
+// One QString per distinct text: identical op names and shapes share their characters.
+class SharedTexts
+{
+public:
+    QString shared(const std::string &text)
+    {
+        auto [it, added] = m_texts.try_emplace(text);
+        if (added)
+            it->second = QString::fromStdString(text);
+        return it->second;
+    }
+
+private:
+    std::unordered_map<std::string, QString> m_texts;
+};
+
 } // namespace
 
 struct CanvasWidget::Private
@@ -149,6 +167,8 @@ struct CanvasWidget::Private
     void clearScene();
     void clearItems();
     void buildScene();
+    /// The tooltip of the node or edge at `scenePos` (made now, not stored per item), or empty.
+    [[nodiscard]] QString toolTipAt(const QPointF &scenePos) const;
     void applyPlan();
     /// Starts laying out layoutGraph (the card shows after a short delay).
     void startLayout();
@@ -276,19 +296,36 @@ void CanvasWidget::Private::clearScene()
         cutTool->activate();
 }
 
+QString CanvasWidget::Private::toolTipAt(const QPointF &scenePos) const
+{
+    if (graph == nullptr)
+        return {};
+    for (QGraphicsItem *item : scene->items(scenePos)) {
+        if (const auto *node = qgraphicsitem_cast<const NodeItem *>(item))
+            return QStringLiteral("%1 · %2").arg(QString::fromStdString(graph->key(node->nodeId())),
+                                                 node->title());
+        if (const auto *edge = qgraphicsitem_cast<const EdgeItem *>(item))
+            return edgeTooltip(*graph, edge->edge().tensor, edge->edge().consumer);
+        if (!item->toolTip().isEmpty())
+            return {}; // a badge or a block frame above: its own tooltip
+    }
+    return {};
+}
+
 void CanvasWidget::Private::buildScene()
 {
     const Layout &l = *layout;
+    SharedTexts texts;
     for (const LayoutGraph::Node &n : layoutGraph->nodes) {
         const LayoutRect *r = l.rect(n.id);
         if (r == nullptr)
             continue;
         const NodeLabel label = nodeLabel(*graph, n.id);
+        // Op names and shapes repeat across thousands of nodes: each distinct text is held once
+        // (QString shares it). Tooltips are made when asked for (toolTipAt()).
         auto *item = new NodeItem(n.id, QRectF(r->x, r->y, r->width, r->height), n.role,
-                                  opCategory(*graph, n.id), QString::fromStdString(label.title),
-                                  QString::fromStdString(label.subtitle));
-        item->setToolTip(QStringLiteral("%1 · %2").arg(QString::fromStdString(graph->key(n.id)),
-                                                       QString::fromStdString(label.title)));
+                                  opCategory(*graph, n.id), texts.shared(label.title),
+                                  texts.shared(label.subtitle));
         scene->addItem(item);
         nodeItems.emplace(n.id, item);
     }
@@ -298,7 +335,6 @@ void CanvasWidget::Private::buildScene()
             continue;
         const EdgeRef key { e.tensor, e.consumer };
         auto *item = new EdgeItem(key, splinePath(*s), arrowHead(*s), s->stub);
-        item->setToolTip(edgeTooltip(*graph, e.tensor, e.consumer));
         scene->addItem(item);
         edgeItems.emplace(key, item);
     }
@@ -513,6 +549,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     d->view = new CanvasView(this);
     d->scene = new QGraphicsScene(this);
     d->scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    d->scene->installEventFilter(this);
     d->view->setScene(d->scene);
     d->view->setFarPicture(&d->far);
     auto *layout = new QVBoxLayout(this);
@@ -910,6 +947,20 @@ void CanvasWidget::restartLayout()
 void CanvasWidget::setCacheDirectory(const QString &dir)
 {
     d->runner->setCacheDirectory(dir);
+}
+
+bool CanvasWidget::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == d->scene && event->type() == QEvent::GraphicsSceneHelp) {
+        auto *help = static_cast<QGraphicsSceneHelpEvent *>(event);
+        const QString text = d->toolTipAt(help->scenePos());
+        if (!text.isEmpty()) {
+            QToolTip::showText(help->screenPos(), text, d->view->viewport());
+            help->accept();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void CanvasWidget::resizeEvent(QResizeEvent *event)

@@ -107,6 +107,9 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    /// Node and edge tooltips are made when the scene asks for them (QGraphicsSceneHelpEvent),
+    /// not stored in each item.
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     struct Private;
