@@ -48,34 +48,6 @@ constexpr qreal regionPadY = 15;
 constexpr qreal readableZoom = 0.45;
 constexpr qreal initialZoom = 0.8;
 
-QPainterPath splinePath(const LayoutSpline &s)
-{
-    QPainterPath path;
-    if (s.points.empty())
-        return path;
-    path.moveTo(s.points[0].x, s.points[0].y);
-    for (std::size_t i = 1; i + 2 < s.points.size(); i += 3)
-        path.cubicTo(s.points[i].x, s.points[i].y, s.points[i + 1].x, s.points[i + 1].y,
-                     s.points[i + 2].x, s.points[i + 2].y);
-    return path;
-}
-
-QPolygonF arrowHead(const LayoutSpline &s)
-{
-    if (!s.hasArrow || s.points.empty())
-        return {};
-    const QPointF tip(s.arrowTip.x, s.arrowTip.y);
-    const QPointF base(s.points.back().x, s.points.back().y);
-    QPointF dir = tip - base;
-    const qreal length = std::hypot(dir.x(), dir.y());
-    if (length < 0.01)
-        return {};
-    dir /= length;
-    const QPointF normal(-dir.y(), dir.x());
-    const qreal half = 3.6;
-    return QPolygonF({ tip, base + normal * half, base - normal * half });
-}
-
 QString edgeTooltip(const Graph &graph, TensorRef tensor, NodeId consumer)
 {
     const Type &type = graph.tensorType(tensor);
@@ -334,7 +306,8 @@ void CanvasWidget::Private::buildScene()
         if (s == nullptr || s->points.empty())
             continue;
         const EdgeRef key { e.tensor, e.consumer };
-        auto *item = new EdgeItem(key, splinePath(*s), arrowHead(*s), s->stub);
+        // The item points into the layout, which outlives the scene's items.
+        auto *item = new EdgeItem(key, s);
         scene->addItem(item);
         edgeItems.emplace(key, item);
     }
@@ -362,7 +335,7 @@ void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
     for (const auto &[edge, item] : edgeItems) {
         const QColor boundary = item->boundaryColour();
         painter.setPen(boundary.isValid() ? QPen(boundary, 2.0 / scale) : normal);
-        onCurvePoints(item->path(), line);
+        item->onCurve(line);
         painter.drawPolyline(line);
     }
     const qreal pixel = 1 / scale;
@@ -421,7 +394,7 @@ void CanvasWidget::Private::applyPlan()
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
         if (from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer))) {
             QPolygonF line;
-            onCurvePoints(item->path(), line);
+            item->onCurve(line);
             routes[static_cast<std::size_t>(from)].push_back(std::move(line));
         }
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/graph/Ids.h"
+#include "core/layout/Layout.h"
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/PartitionPlan.h"
 #include "ui/scene/BandIndex.h"
@@ -31,6 +32,12 @@ enum ItemType {
 /// The on-curve points of a path of lines and cubic segments (its start and each segment's
 /// end), replacing `out`: a route's centre line, cheap to draw far out.
 void onCurvePoints(const QPainterPath &path, QPolygonF &out);
+/// The same from a layout's spline (its first point and every third after it).
+void onCurvePoints(const LayoutSpline &spline, QPolygonF &out);
+/// A layout spline (start point, then three points per cubic segment) as a path.
+[[nodiscard]] QPainterPath splinePath(const LayoutSpline &spline);
+/// The arrowhead at the spline's end (empty without one).
+[[nodiscard]] QPolygonF arrowHead(const LayoutSpline &spline);
 
 /// One drawn node: a rounded box coloured by its op category with the op name and output
 /// shape (text hidden when zoomed far out). Holds the node's id, never a pointer into the model.
@@ -66,17 +73,25 @@ private:
 
 /// One drawn edge (`tensor` read by `consumer`): the layout's Bézier spline and arrowhead.
 /// Hovering shows the tensor's name, shape, dtype and bytes.
+///
+/// The route stays in the layout: the item points at its LayoutSpline (the canvas keeps the
+/// layout alive while its items exist) and makes the path the first time it is drawn near
+/// enough to need it, so that graphs whose routes have millions of points do not hold them
+/// twice.
 class EdgeItem : public QGraphicsItem
 {
 public:
     enum { Type = EdgeItemType };
     enum class State { Normal, Boundary, CutHover, Highlighted, Flash };
-    EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub);
+    EdgeItem(EdgeRef edge, const LayoutSpline *spline);
 
     [[nodiscard]] int type() const override { return Type; }
     [[nodiscard]] EdgeRef edge() const { return m_edge; }
-    [[nodiscard]] const QPainterPath &path() const { return m_path; }
-    [[nodiscard]] const QPolygonF &arrow() const { return m_arrow; }
+    /// The route as a path (made on first use, then kept).
+    [[nodiscard]] const QPainterPath &path() const;
+    [[nodiscard]] QPolygonF arrow() const;
+    /// The route's on-curve points, replacing `out` (without making the path).
+    void onCurve(QPolygonF &out) const;
     [[nodiscard]] QColor boundaryColour() const { return m_boundary; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     [[nodiscard]] QPainterPath shape() const override;
@@ -101,8 +116,8 @@ protected:
 
 private:
     EdgeRef m_edge;
-    QPainterPath m_path;
-    QPolygonF m_arrow;
+    const LayoutSpline *m_spline;
+    mutable QPainterPath m_path;
     QRectF m_bounds;
     mutable QPolygonF m_polyline;
     mutable QPainterPath m_shape;
