@@ -20,6 +20,8 @@
 #include "ui/models/ModelOutlineModel.h"
 #include "ui/scene/CanvasViewState.h"
 #include "ui/scene/CanvasWidget.h"
+#include "ui/scene/LayoutOverlay.h"
+#include "ui/scene/LevelPlace.h"
 #include "ui/widgets/ThemeMenu.h"
 #include "ui/widgets/ThemedIcon.h"
 #include "ui/widgets/WelcomePage.h"
@@ -40,6 +42,7 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
 
@@ -101,6 +104,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_canvas->setObjectName(QStringLiteral("canvas"));
     m_canvas->observe(m_levels);
     m_viewState = new CanvasViewState(m_canvas, m_levels, this);
+    m_levelPlace = new LevelPlace(m_canvas, m_levels, this);
     m_session->setViewStateProvider([this] { return m_viewState->capture(); });
     m_central->addWidget(m_emptyHint);
     m_central->addWidget(m_canvas);
@@ -112,6 +116,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_emptyHint->setGestureActions(m_cutToolAction, m_selectToolAction, m_exportAction);
     connectDocks();
     connectCanvas();
+    connectLoadCard();
 
     for (QLabel *label : { m_statusModel, m_statusNodes, m_statusPartitions, m_statusValidation })
         label->setContentsMargins(6, 0, 6, 0);
@@ -292,9 +297,9 @@ void MainWindow::createActions()
     m_collapseBlocksAction->setObjectName(QStringLiteral("collapseBlocksAction"));
     m_collapseBlocksAction->setEnabled(false);
     connect(m_opsLevelAction, &QAction::triggered, this,
-            [this] { m_levels->setLevel(Level::Ops); });
+            [this] { m_levelPlace->switchTo(Level::Ops); });
     connect(m_blocksLevelAction, &QAction::triggered, this,
-            [this] { m_levels->setLevel(Level::Blocks); });
+            [this] { m_levelPlace->switchTo(Level::Blocks); });
     connect(m_collapseBlocksAction, &QAction::triggered, m_levels, &LevelView::collapseAllBlocks);
     connect(m_levels, &LevelView::levelChanged, this, [this](Level level) {
         (level == Level::Ops ? m_opsLevelAction : m_blocksLevelAction)->setChecked(true);
@@ -445,6 +450,38 @@ void MainWindow::connectCanvas()
             [this](const std::vector<cleave::EdgeRef> &edges) {
                 m_canvas->flashEdges(m_levels->shownEdges(edges));
             });
+}
+
+void MainWindow::connectLoadCard()
+{
+    m_loadCard = new LayoutOverlay(m_central);
+    m_loadCard->setObjectName(QStringLiteral("loadCard"));
+    // Shown only when an import takes a moment: small models open without a flash.
+    m_loadCardDelay = new QTimer(this);
+    m_loadCardDelay->setSingleShot(true);
+    m_loadCardDelay->setInterval(150);
+    connect(m_loadCardDelay, &QTimer::timeout, this, [this] {
+        if (!m_session->isLoading())
+            return;
+        m_loadCard->reposition();
+        m_loadCard->show();
+        m_loadCard->raise();
+    });
+    connect(m_session, &ProjectSession::loadStarted, this, [this](const QString &path) {
+        m_loadCard->begin(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+        m_loadCardDelay->start();
+    });
+    connect(m_session, &ProjectSession::loadPhase, this, [this](const QString &text, int percent) {
+        m_loadCard->setText(text);
+        m_loadCard->setProgress(percent);
+        if (m_loadCard->isVisible())
+            m_loadCard->reposition();
+    });
+    connect(m_session, &ProjectSession::loadEnded, this, [this] {
+        m_loadCardDelay->stop();
+        m_loadCard->hide();
+    });
+    connect(m_loadCard, &LayoutOverlay::cancelClicked, m_session, &ProjectSession::cancelLoad);
 }
 
 void MainWindow::focusModelNodes(const std::vector<cleave::NodeId> &nodes)

@@ -12,6 +12,7 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QStackedWidget;
+class QTimer;
 class QTreeView;
 
 namespace cleave::ui {
@@ -23,6 +24,8 @@ class CanvasWidget;
 class DiagnosticsDock;
 class Document;
 class EditActions;
+class LayoutOverlay;
+class LevelPlace;
 class ExportDialog;
 class ModelOutlineModel;
 class PartitionsDock;
@@ -68,6 +71,8 @@ public:
     [[nodiscard]] SearchBar *searchBar() const { return m_searchBar; }
     [[nodiscard]] CompareDock *compareDock() const { return m_compareDock; }
     [[nodiscard]] WelcomePage *welcomePage() const { return m_emptyHint; }
+    /// The card shown over the window while a model is imported (phase, progress, Cancel).
+    [[nodiscard]] LayoutOverlay *loadCard() const { return m_loadCard; }
 
     using Level = LevelView::Level;
     [[nodiscard]] Level level() const { return m_levels->level(); }
@@ -91,6 +96,7 @@ private:
     void updateTitle();
     void updateStatus();
     void focusModelNodes(const std::vector<cleave::NodeId> &nodes);
+    void connectLoadCard();
 
     Document *m_document = nullptr;
     LevelView *m_levels = nullptr;
@@ -101,6 +107,9 @@ private:
     ModelOutlineModel *m_outlineModel = nullptr;
     QStackedWidget *m_central = nullptr;
     WelcomePage *m_emptyHint = nullptr;
+    LevelPlace *m_levelPlace = nullptr; ///< Keeps the user's place across level switches.
+    LayoutOverlay *m_loadCard = nullptr; ///< Progress and Cancel while a model is imported.
+    QTimer *m_loadCardDelay = nullptr;
     QTreeView *m_outlineView = nullptr;
     QDockWidget *m_outlineDock = nullptr;
     SummaryDock *m_summaryDock = nullptr;

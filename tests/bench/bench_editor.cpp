@@ -12,10 +12,13 @@
 //   cut_engine  PartitionPlan::cutAcrossEdges + apply + computeBoundary of a mid-graph edge;
 //   cut_paint   CanvasWidget::setPlan + the next frame;
 //   level_ms    switch to fused blocks: collapseBlocks + layout + scene + converted plan + frame;
-//   rss_kb / node  max RSS (getrusage) per drawn node.
+//   rss_MB, KB/node  max RSS (getrusage) of the whole run, and per drawn node;
+//   heap_MB, heapKB/nd  live heap (mallinfo2) with the model open and drawn after the cold
+//               open, and per drawn node: what the open model holds, without what malloc
+//               keeps from earlier stages.
 // Times are milliseconds of process CPU time (all threads), see Clock.
 // Usage: bench_editor [--cases rnnt,samples,resnet50,gen10000,gen30000,gen100000,chain100000]
-//                     [--timeout SECONDS] [--frames-only]
+//                     [--timeout SECONDS] [--frames-only] [--in-process]
 #include "BenchGraphs.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/formats/FormatRegistry.h"
@@ -34,6 +37,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,6 +68,12 @@ struct Clock
         return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
     }
 };
+
+// Live heap bytes (malloc's own count: what is allocated now, not what the process keeps).
+double heapMb()
+{
+    return static_cast<double>(mallinfo2().uordblks) / (1024.0 * 1024.0);
+}
 
 double msSince(double start)
 {
@@ -175,6 +185,7 @@ void runCase(const Case &c, const std::string &cacheDir)
         return;
     }
     const double coldMs = cold.ms;
+    const double openHeapMb = heapMb();
     const std::size_t nodes
         = buildLayoutGraph(*cold.graph, cold.graph->mainFunction()).nodes.size();
 
@@ -242,10 +253,10 @@ void runCase(const Case &c, const std::string &cacheDir)
     rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     const double rssKb = static_cast<double>(usage.ru_maxrss);
-    std::printf("%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %9.0f %8.0f %9.2f\n",
+    const double perNode = 1.0 / static_cast<double>(std::max<std::size_t>(1, nodes));
+    std::printf("%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %9.0f %8.0f %9.2f %8.0f %9.2f\n",
                 c.name.c_str(), nodes, coldMs, cachedMs, frameMed, frameMax, cutEngine, cutPaint,
-                levelMs, rssKb / 1024,
-                rssKb / static_cast<double>(std::max<std::size_t>(1, nodes)));
+                levelMs, rssKb / 1024, rssKb * perNode, openHeapMb, openHeapMb * 1024 * perNode);
     std::fflush(stdout);
 }
 
@@ -256,6 +267,7 @@ int main(int argc, char **argv)
     std::vector<std::string> wanted { "rnnt",     "samples",   "resnet50",   "gen10000",
                                       "gen30000", "gen100000", "chain100000" };
     int timeout = 600;
+    bool inProcess = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--cases" && i + 1 < argc) {
@@ -266,6 +278,8 @@ int main(int argc, char **argv)
                 wanted.push_back(list.substr(pos, comma - pos));
                 pos = comma == std::string::npos ? list.size() : comma + 1;
             }
+        } else if (arg == "--in-process") {
+            inProcess = true; // no child per case (for heaptrack, perf, a debugger)
         } else if (arg == "--timeout" && i + 1 < argc) {
             timeout = std::atoi(argv[++i]);
         }
@@ -304,9 +318,9 @@ int main(int argc, char **argv)
         }
     }
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %9s %8s %9s\n", "graph", "nodes", "open_cold",
-                "open_cached", "frame_med", "frame_max", "cut_engine", "cut_paint", "level_ms",
-                "rss_MB", "KB/node");
+    std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %9s %8s %9s %8s %9s\n", "graph", "nodes",
+                "open_cold", "open_cached", "frame_med", "frame_max", "cut_engine", "cut_paint",
+                "level_ms", "rss_MB", "KB/node", "heap_MB", "heapKB/nd");
     std::fflush(stdout);
     for (const Case &c : cases) {
         const std::string cacheDir
@@ -314,6 +328,11 @@ int main(int argc, char **argv)
                / ("cleave-bench-editor-" + std::to_string(getpid()) + "-" + c.name))
                   .string();
         std::filesystem::remove_all(cacheDir);
+        if (inProcess) {
+            runCase(c, cacheDir);
+            std::filesystem::remove_all(cacheDir);
+            continue;
+        }
         const pid_t child = fork();
         if (child == 0) {
             alarm(static_cast<unsigned>(timeout));

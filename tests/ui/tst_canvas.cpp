@@ -9,10 +9,13 @@
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/OpCategory.h"
 
+#include <QApplication>
 #include <QGraphicsScene>
 #include <QGraphicsView>
+#include <QHelpEvent>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QToolTip>
 #include <QtTest/QtTest>
 
 using namespace cleave;

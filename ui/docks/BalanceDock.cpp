@@ -92,8 +92,8 @@ BalanceDock::BalanceDock(Document *document, QWidget *parent)
     layout->addWidget(m_summary);
     layout->addWidget(m_chart, 1);
     setWidget(body);
+    // A new graph comes with a new plan (planChanged follows graphChanged): once is enough.
     connect(document, &Document::planChanged, this, &BalanceDock::recompute);
-    connect(document, &Document::graphChanged, this, &BalanceDock::recompute);
     recompute();
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/formats/FormatRegistry.h"
 #include "core/validation/Validation.h"
+#include "ui/document/ModelLoader.h"
 
 #include <QFileInfo>
 #include <QStringList>
@@ -61,19 +62,67 @@ void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &pat
 void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path,
                         std::optional<cleave::PartitionPlan> plan)
 {
-    // Commands hold edits of the old plan: they go first. The old graph stays alive until every
-    // listener has moved to the new one.
+    // The old graph stays alive until every listener has moved to the new one.
+    std::unique_ptr<cleave::Graph> previous = replaceGraph(std::move(graph), path, std::move(plan));
+    m_summary = m_graph ? cleave::ModelSummary::compute(*m_graph) : cleave::ModelSummary {};
+    refresh();
+    announceNewGraph();
+}
+
+void Document::setPrepared(PreparedModel &&model, const QString &path,
+                           std::optional<cleave::PartitionPlan> plan)
+{
+    const bool ownPlan = !plan && model.plan;
+    std::optional<cleave::PartitionPlan> chosen
+        = ownPlan ? std::exchange(model.plan, std::nullopt) : std::move(plan);
+    model.plan.reset();
+    std::unique_ptr<cleave::Graph> previous
+        = replaceGraph(std::move(model.graph), path, std::move(chosen));
+    m_summary = std::move(model.summary);
+    if (m_graph) {
+        m_blocks.emplace(std::move(model.blocks));
+        indexBlocks();
+    }
+    if (ownPlan) {
+        // Computed by the loader for this very plan.
+        m_boundary = std::move(model.boundary);
+        m_diagnostics = std::move(model.planDiagnostics);
+        m_errors = 0;
+        m_warnings = 0;
+        for (const cleave::Diagnostic &d : m_diagnostics) {
+            if (d.severity == cleave::Severity::Error)
+                ++m_errors;
+            else if (d.severity == cleave::Severity::Warning)
+                ++m_warnings;
+        }
+    } else {
+        refresh();
+    }
+    model = PreparedModel {};
+    announceNewGraph();
+}
+
+std::unique_ptr<cleave::Graph> Document::replaceGraph(std::unique_ptr<cleave::Graph> graph,
+                                                      const QString &path,
+                                                      std::optional<cleave::PartitionPlan> plan)
+{
+    // Commands hold edits of the old plan: they go first, then the plan (it refers to the old
+    // graph), then the graph, which the caller keeps alive until listeners have moved on.
     m_undoStack.clear();
+    m_plan.reset();
     std::unique_ptr<cleave::Graph> previous = std::exchange(m_graph, std::move(graph));
     m_plan = std::move(plan);
     if (m_graph && !m_plan)
         m_plan.emplace(*m_graph);
     m_filePath = path;
-    m_summary = m_graph ? cleave::ModelSummary::compute(*m_graph) : cleave::ModelSummary {};
     m_blocks.reset();
     m_blockOfNode.clear();
     setProjectPath({});
-    refresh();
+    return previous;
+}
+
+void Document::announceNewGraph()
+{
     emit graphChanged();
     emit planReset();
     emit planChanged();
@@ -90,14 +139,21 @@ const std::vector<cleave::FusedBlock> &Document::blocks() const
         m_blocks.emplace();
         if (m_graph) {
             *m_blocks = cleave::fuseOps(*m_graph, m_graph->mainFunction());
-            m_blockOfNode.assign(m_graph->nodeCount(), -1);
-            for (std::size_t b = 0; b < m_blocks->size(); ++b) {
-                for (cleave::NodeId n : (*m_blocks)[b].nodes)
-                    m_blockOfNode[n.index()] = static_cast<int>(b);
-            }
+            indexBlocks();
         }
     }
     return *m_blocks;
+}
+
+void Document::indexBlocks() const
+{
+    m_blockOfNode.assign(m_graph ? m_graph->nodeCount() : 0, -1);
+    if (!m_blocks)
+        return;
+    for (std::size_t b = 0; b < m_blocks->size(); ++b) {
+        for (cleave::NodeId n : (*m_blocks)[b].nodes)
+            m_blockOfNode[n.index()] = static_cast<int>(b);
+    }
 }
 
 int Document::blockOf(cleave::NodeId node) const

@@ -20,6 +20,8 @@
 
 namespace cleave::ui {
 
+struct PreparedModel;
+
 /// The model open in the editor: the imported graph, where it came from, its summary, the
 /// partition plan over its main function, the plan's boundary and diagnostics, and the undo stack
 /// every plan edit is pushed on. A failed load leaves the document unchanged.
@@ -46,6 +48,13 @@ public:
     /// Same with a given plan (which must refer to `graph`).
     void setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path,
                   std::optional<cleave::PartitionPlan> plan);
+
+    /// Makes a model prepared off the UI thread (ModelLoader) the document's graph, taking its
+    /// blocks and summary as they are, and its one-partition plan with that plan's boundary and
+    /// findings unless `plan` (which must refer to the model's graph) is given. Clears the undo
+    /// stack. `model` is left empty.
+    void setPrepared(PreparedModel &&model, const QString &path,
+                     std::optional<cleave::PartitionPlan> plan = std::nullopt);
 
     /// The open graph, or nullptr before the first successful open().
     [[nodiscard]] const cleave::Graph *graph() const { return m_graph.get(); }
@@ -113,6 +122,12 @@ signals:
 
 private:
     void refresh();
+    /// Replaces the graph and the plan and resets what depends on them (blocks, summary, undo).
+    std::unique_ptr<cleave::Graph> replaceGraph(std::unique_ptr<cleave::Graph> graph,
+                                                const QString &path,
+                                                std::optional<cleave::PartitionPlan> plan);
+    void announceNewGraph();
+    void indexBlocks() const;
 
     std::unique_ptr<cleave::Graph> m_graph;
     QString m_filePath;

@@ -4,10 +4,12 @@
 
 #include "core/formats/FormatRegistry.h"
 #include "ui/document/Document.h"
+#include "ui/document/ModelLoader.h"
 
 #include <QApplication>
 #include <QDateTime>
 #include <QDir>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -94,7 +96,7 @@ struct ProjectSession::Loaded
     std::string projectPath;
     QString modelPath;
     cleave::ProjectViewState view;
-    std::unique_ptr<cleave::Graph> graph;
+    std::shared_ptr<PreparedModel> model;
     std::optional<cleave::PartitionPlan> plan;
     QString warnings;
 };
@@ -103,6 +105,7 @@ ProjectSession::ProjectSession(Document *document, QWidget *dialogParent, QObjec
     : QObject(parent)
     , m_document(document)
     , m_dialogParent(dialogParent)
+    , m_loader(new ModelLoader(this))
     , m_autosaveTimer(new QTimer(this))
     , m_recoveryPath(newRecoveryPath())
     , m_recoveryLock(lockPathOf(m_recoveryPath))
@@ -113,6 +116,10 @@ ProjectSession::ProjectSession(Document *document, QWidget *dialogParent, QObjec
     m_autosaveTimer->setInterval(autosaveIntervalMs);
     connect(m_autosaveTimer, &QTimer::timeout, this, &ProjectSession::autosave);
     m_autosaveTimer->start();
+    connect(m_loader, &ModelLoader::phaseChanged, this,
+            [this](quint64, ModelLoader::Phase, const QString &text, int percent) {
+                emit loadPhase(text, percent);
+            });
 }
 
 ProjectSession::~ProjectSession() = default;
@@ -132,15 +139,54 @@ bool ProjectSession::openFile(const QString &path)
     return isProjectFile(path) ? openProject(path) : openModel(path);
 }
 
+bool ProjectSession::isLoading() const
+{
+    return m_loader->isRunning();
+}
+
+void ProjectSession::cancelLoad()
+{
+    m_loader->cancel();
+}
+
+std::shared_ptr<PreparedModel> ProjectSession::importInBackground(const QString &path)
+{
+    std::shared_ptr<PreparedModel> result;
+    bool answered = false;
+    QEventLoop loop;
+    const quint64 generation = m_loader->start(path);
+    connect(m_loader, &ModelLoader::finished, &loop,
+            [&](quint64 finished, const std::shared_ptr<PreparedModel> &model) {
+                if (finished != generation)
+                    return;
+                result = model;
+                answered = true;
+                loop.quit();
+            });
+    emit loadStarted(path);
+    QApplication::setOverrideCursor(Qt::BusyCursor);
+    // The window paints and answers meanwhile; only the user's other input reaches it, as with
+    // a dialog's exec(). The loop also ends when the application quits.
+    if (!answered)
+        loop.exec();
+    QApplication::restoreOverrideCursor();
+    if (!answered && m_loader->generation() == generation)
+        m_loader->cancel();
+    emit loadEnded();
+    return result;
+}
+
 bool ProjectSession::openModel(const QString &path)
 {
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    cleave::ImportResult imported = cleave::importFile(path.toStdString());
-    QApplication::restoreOverrideCursor();
-    if (!imported.ok()) {
+    const std::shared_ptr<PreparedModel> prepared = importInBackground(path);
+    if (!prepared) {
+        emit statusMessage(tr("Opening %1 was cancelled").arg(native(path)), 10000);
+        return false;
+    }
+    if (!prepared->ok()) {
         if (!QFileInfo::exists(path))
             forgetRecentFile(path);
-        QString error = diagnosticsText(imported.diagnostics, cleave::Severity::Error);
+        QString error = diagnosticsText(prepared->importDiagnostics, cleave::Severity::Error);
         if (error.isEmpty())
             error = tr("%1: error: the model could not be read").arg(path);
         showError(tr("Cannot open model"),
@@ -149,7 +195,7 @@ bool ProjectSession::openModel(const QString &path)
     }
     if (!maybeSave())
         return false;
-    m_document->setGraph(std::move(imported.graph), path);
+    m_document->setPrepared(std::move(*prepared), path);
     rememberRecentFile(path);
     return true;
 }
@@ -173,19 +219,23 @@ std::unique_ptr<ProjectSession::Loaded> ProjectSession::loadProject(const QStrin
     loaded->modelPath
         = QString::fromStdString(cleave::resolveModelPath(*project.project, loaded->projectPath));
 
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    cleave::ImportResult imported = cleave::importFile(loaded->modelPath.toStdString());
-    QApplication::restoreOverrideCursor();
-    if (!imported.ok()) {
+    loaded->model = importInBackground(loaded->modelPath);
+    if (!loaded->model) {
+        emit statusMessage(tr("Opening %1 was cancelled").arg(native(path)), 10000);
+        return nullptr;
+    }
+    if (!loaded->model->ok()) {
         showError(
             title,
             tr("The model of the project %1 could not be read.\n\n%2")
-                .arg(native(path), diagnosticsText(imported.diagnostics, cleave::Severity::Error)));
+                .arg(native(path),
+                     diagnosticsText(loaded->model->importDiagnostics, cleave::Severity::Error)));
         return nullptr;
     }
+    const cleave::Graph &graph = *loaded->model->graph;
 
     bool force = false;
-    if (cleave::modelChanged(*project.project, *imported.graph)) {
+    if (cleave::modelChanged(*project.project, graph)) {
         QMessageBox box(QMessageBox::Warning, tr("Model changed"),
                         tr("The model %1 changed since the project was saved (its checksum "
                            "differs).\n\nApply the saved plan to the changed model anyway? Nodes "
@@ -203,7 +253,7 @@ std::unique_ptr<ProjectSession::Loaded> ProjectSession::loadProject(const QStrin
     }
 
     cleave::PlanLoadResult plan
-        = cleave::projectPlan(*project.project, *imported.graph, loaded->projectPath, force);
+        = cleave::projectPlan(*project.project, graph, loaded->projectPath, force);
     if (!plan.ok()) {
         showError(
             title,
@@ -211,7 +261,6 @@ std::unique_ptr<ProjectSession::Loaded> ProjectSession::loadProject(const QStrin
                 .arg(native(path), diagnosticsText(plan.diagnostics, cleave::Severity::Error)));
         return nullptr;
     }
-    loaded->graph = std::move(imported.graph);
     loaded->plan = std::move(plan.plan);
     loaded->warnings = diagnosticsText(plan.diagnostics, cleave::Severity::Warning);
     return loaded;
@@ -219,7 +268,7 @@ std::unique_ptr<ProjectSession::Loaded> ProjectSession::loadProject(const QStrin
 
 void ProjectSession::applyProject(Loaded &loaded)
 {
-    m_document->setGraph(std::move(loaded.graph), loaded.modelPath, std::move(loaded.plan));
+    m_document->setPrepared(std::move(*loaded.model), loaded.modelPath, std::move(loaded.plan));
     m_document->setProjectPath(QString::fromStdString(loaded.projectPath));
     emit viewStateLoaded(loaded.view);
     if (!loaded.warnings.isEmpty())

@@ -20,10 +20,17 @@ class QWidget;
 namespace cleave::ui {
 
 class Document;
+class ModelLoader;
+struct PreparedModel;
 
 /// Everything between the document and files (Tiled's DocumentManager): opening models and
 /// projects, saving (atomically), the unsaved-changes question, recent files, autosave and
 /// crash recovery. The window only wires menus to it.
+///
+/// Opening imports the model off the UI thread (ModelLoader: reading, importing with shape
+/// inference, fusion, checking), announced phase by phase (loadPhase()) while the window keeps
+/// painting and answering; the open waits in a local event loop, like a dialog. cancelLoad()
+/// (the progress card's Cancel) ends the wait at once and leaves the document as it was.
 ///
 /// Opening parses first: a file that cannot be read is reported (file:line:col) without asking
 /// about unsaved changes, because there is nothing to switch to; only a readable model or
@@ -56,6 +63,14 @@ public:
     /// Opens a project: its model, its plan (after asking when the model's checksum changed) and
     /// its view (viewStateLoaded()). False (with an error dialog) when anything fails.
     bool openProject(const QString &path);
+    /// True while a model is being imported (an open waits for it).
+    [[nodiscard]] bool isLoading() const;
+    /// Cancels the import of the model being opened: that open returns false and the document
+    /// stays as it was.
+    void cancelLoad();
+    /// The loader (tests wait on its idle() signal before checking that nothing arrived late).
+    [[nodiscard]] ModelLoader *loader() const { return m_loader; }
+
     /// Saves the document as a project at `path` (atomically). False with an error dialog.
     bool saveProject(const QString &path);
     /// Saves to the current project, asking for a path when there is none.
@@ -91,9 +106,16 @@ signals:
     /// A message for the status bar.
     void statusMessage(const QString &text, int timeoutMs);
     void recentFilesChanged();
+    /// A model import started, entered a new phase (`text` says which), or ended.
+    void loadStarted(const QString &path);
+    void loadPhase(const QString &text, int percent);
+    void loadEnded();
 
 private:
     struct Loaded;
+    /// Imports `path` in the background and waits for it (the event loop runs meanwhile); null
+    /// when cancelled or superseded, else the prepared model, which may have failed.
+    std::shared_ptr<PreparedModel> importInBackground(const QString &path);
     /// Reads a project and its model and fits the plan; nullptr (after an error dialog) on
     /// failure. `asRecovery` words the errors for a recovery file.
     std::unique_ptr<Loaded> loadProject(const QString &path, bool asRecovery);
@@ -109,6 +131,7 @@ private:
 
     Document *m_document;
     QWidget *m_dialogParent;
+    ModelLoader *m_loader;
     QTimer *m_autosaveTimer;
     QString m_recoveryPath;
     QLockFile m_recoveryLock;

@@ -23,10 +23,12 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QGraphicsScene>
+#include <QGraphicsSceneHelpEvent>
 #include <QImage>
 #include <QPainter>
 #include <QResizeEvent>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QStandardPaths>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -48,34 +50,6 @@ constexpr qreal regionPadY = 15;
 constexpr qreal readableZoom = 0.45;
 constexpr qreal initialZoom = 0.8;
 
-QPainterPath splinePath(const LayoutSpline &s)
-{
-    QPainterPath path;
-    if (s.points.empty())
-        return path;
-    path.moveTo(s.points[0].x, s.points[0].y);
-    for (std::size_t i = 1; i + 2 < s.points.size(); i += 3)
-        path.cubicTo(s.points[i].x, s.points[i].y, s.points[i + 1].x, s.points[i + 1].y,
-                     s.points[i + 2].x, s.points[i + 2].y);
-    return path;
-}
-
-QPolygonF arrowHead(const LayoutSpline &s)
-{
-    if (!s.hasArrow || s.points.empty())
-        return {};
-    const QPointF tip(s.arrowTip.x, s.arrowTip.y);
-    const QPointF base(s.points.back().x, s.points.back().y);
-    QPointF dir = tip - base;
-    const qreal length = std::hypot(dir.x(), dir.y());
-    if (length < 0.01)
-        return {};
-    dir /= length;
-    const QPointF normal(-dir.y(), dir.x());
-    const qreal half = 3.6;
-    return QPolygonF({ tip, base + normal * half, base - normal * half });
-}
-
 // The tensor shapes written on edges when zoomed in: made as they are painted.
 class ShapeLabels : public EdgeLabels
 {
@@ -92,6 +66,22 @@ public:
     {
         drawnSincePaint.emplace_back(edge, text);
     }
+};
+
+// One QString per distinct text: identical op names and shapes share their characters.
+class SharedTexts
+{
+public:
+    QString shared(const std::string &text)
+    {
+        auto [it, added] = m_texts.try_emplace(text);
+        if (added)
+            it->second = QString::fromStdString(text);
+        return it->second;
+    }
+
+private:
+    std::unordered_map<std::string, QString> m_texts;
 };
 
 } // namespace
@@ -286,14 +276,17 @@ void CanvasWidget::Private::clearScene()
 void CanvasWidget::Private::buildScene()
 {
     const Layout &l = *layout;
+    SharedTexts texts;
     for (const LayoutGraph::Node &n : layoutGraph->nodes) {
         const LayoutRect *r = l.rect(n.id);
         if (r == nullptr)
             continue;
         const NodeLabel label = nodeLabel(*graph, n.id);
+        // Op names and shapes repeat across thousands of nodes: each distinct text is held once
+        // (QString shares it). Tooltips are made when asked for (CanvasToolTips).
         auto *item = new NodeItem(n.id, QRectF(r->x, r->y, r->width, r->height), n.role,
-                                  opCategory(*graph, n.id), QString::fromStdString(label.title),
-                                  QString::fromStdString(label.subtitle));
+                                  opCategory(*graph, n.id), texts.shared(label.title),
+                                  texts.shared(label.subtitle));
         if (auto mark = marks.find(n.id); mark != marks.end())
             item->setMark(mark->second);
         scene->addItem(item);
@@ -307,8 +300,8 @@ void CanvasWidget::Private::buildScene()
             continue;
         const EdgeRef key { e.tensor, e.consumer };
         const bool label = labelled.insert(e.tensor).second;
-        auto *item = new EdgeItem(key, splinePath(*s), arrowHead(*s), s->stub,
-                                  label ? &shapeLabels : nullptr);
+        // The item points into the layout, which outlives the scene's items.
+        auto *item = new EdgeItem(key, s, label ? &shapeLabels : nullptr);
         scene->addItem(item);
         edgeItems.emplace(key, item);
     }
@@ -337,7 +330,7 @@ void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
     for (const auto &[edge, item] : edgeItems) {
         const QColor boundary = item->boundaryColour();
         painter.setPen(boundary.isValid() ? QPen(boundary, 2.0 / scale) : normal);
-        onCurvePoints(item->path(), line);
+        item->onCurve(line);
         painter.drawPolyline(line);
     }
     const qreal pixel = 1 / scale;
@@ -398,7 +391,7 @@ void CanvasWidget::Private::applyPlan()
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
         if (from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer))) {
             QPolygonF line;
-            onCurvePoints(item->path(), line);
+            item->onCurve(line);
             routes[static_cast<std::size_t>(from)].push_back(std::move(line));
         }
     }
@@ -875,6 +868,42 @@ QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
 QGraphicsView *CanvasWidget::view() const
 {
     return d->view;
+}
+
+NodeId CanvasWidget::nodeNearViewportCentre() const
+{
+    const QPointF centre = d->view->mapToScene(d->view->viewport()->rect().center());
+    NodeId best;
+    qreal bestDistance = 0;
+    for (QGraphicsItem *item : d->view->items(d->view->viewport()->rect())) {
+        const auto *node = qgraphicsitem_cast<NodeItem *>(item);
+        if (node == nullptr)
+            continue;
+        const QPointF delta = node->rect().center() - centre;
+        const qreal distance = QPointF::dotProduct(delta, delta);
+        if (!best.isValid() || distance < bestDistance) {
+            best = node->nodeId();
+            bestDistance = distance;
+        }
+    }
+    return best;
+}
+
+void CanvasWidget::placeNode(NodeId node, const QPoint &viewportPos, qreal zoom)
+{
+    auto it = d->nodeItems.find(node);
+    if (it == d->nodeItems.end() || zoom <= 0)
+        return;
+    d->view->setTransform(QTransform::fromScale(zoom, zoom));
+    // The viewport's centre goes where the node must be seen from it.
+    const QPointF centre = it->second->rect().center();
+    const QPointF offset = QPointF(d->view->viewport()->rect().center() - viewportPos) / zoom;
+    d->view->centerOn(centre + offset);
+    // centerOn() rounds, and scroll bars appearing change the viewport: scroll the rest.
+    const QPoint miss = d->view->mapFromScene(centre) - viewportPos;
+    d->view->horizontalScrollBar()->setValue(d->view->horizontalScrollBar()->value() + miss.x());
+    d->view->verticalScrollBar()->setValue(d->view->verticalScrollBar()->value() + miss.y());
+    emit d->view->visibleAreaChanged();
 }
 
 bool CanvasWidget::exportImage(const QString &path, QString *error, int dpi) const

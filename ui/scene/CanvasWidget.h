@@ -70,6 +70,12 @@ public:
     [[nodiscard]] QPoint viewportPosOfNode(cleave::NodeId node) const;
     [[nodiscard]] QPoint viewportPosOfEdge(cleave::TensorRef tensor, cleave::NodeId consumer) const;
     [[nodiscard]] QGraphicsView *view() const;
+    /// The drawn node whose centre is nearest the middle of the viewport (searched within the
+    /// visible area), or an invalid id.
+    [[nodiscard]] cleave::NodeId nodeNearViewportCentre() const;
+    /// Zooms to `zoom` and scrolls so that the centre of `node` is at `viewportPos` (as far as
+    /// the scene reaches); does nothing when the node is not drawn.
+    void placeNode(cleave::NodeId node, const QPoint &viewportPos, qreal zoom);
     /// Writes the whole drawn graph as SVG (".svg"), PNG (".png") or PDF (".pdf"); false +
     /// message on error. `dpi` sets the raster resolution (the scene's unit is a pixel at 96 dpi,
     /// so a PNG is the drawing's size × dpi / 96); 0 draws a PNG at twice the drawing's size,

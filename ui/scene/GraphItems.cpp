@@ -214,15 +214,68 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
 
 // --- EdgeItem -----------------------------------------------------------------------------------
 
-EdgeItem::EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub,
-                   const EdgeLabels *labels)
+QPainterPath splinePath(const LayoutSpline &spline)
+{
+    QPainterPath path;
+    const std::vector<LayoutPoint> &p = spline.points;
+    if (p.empty())
+        return path;
+    path.moveTo(p[0].x, p[0].y);
+    for (std::size_t i = 1; i + 2 < p.size(); i += 3)
+        path.cubicTo(p[i].x, p[i].y, p[i + 1].x, p[i + 1].y, p[i + 2].x, p[i + 2].y);
+    return path;
+}
+
+QPolygonF arrowHead(const LayoutSpline &spline)
+{
+    if (!spline.hasArrow || spline.points.empty())
+        return {};
+    const QPointF tip(spline.arrowTip.x, spline.arrowTip.y);
+    const QPointF base(spline.points.back().x, spline.points.back().y);
+    QPointF dir = tip - base;
+    const qreal length = std::hypot(dir.x(), dir.y());
+    if (length < 0.01)
+        return {};
+    dir /= length;
+    const QPointF normal(-dir.y(), dir.x());
+    const qreal half = 3.6;
+    return QPolygonF({ tip, base + normal * half, base - normal * half });
+}
+
+void onCurvePoints(const LayoutSpline &spline, QPolygonF &out)
+{
+    out.clear();
+    const std::vector<LayoutPoint> &p = spline.points;
+    for (std::size_t i = 0; i < p.size(); i += 3)
+        out.append(QPointF(p[i].x, p[i].y));
+}
+
+EdgeItem::EdgeItem(EdgeRef edge, const LayoutSpline *spline, const EdgeLabels *labels)
     : m_edge(edge)
     , m_labels(labels)
-    , m_path(std::move(path))
-    , m_arrow(std::move(arrow))
-    , m_stub(stub)
+    , m_spline(spline)
+    , m_stub(spline->stub)
 {
-    m_bounds = m_path.controlPointRect().united(m_arrow.boundingRect()).adjusted(-4, -4, 4, 4);
+    // The route's control points bound it; the arrowhead stays within the margin of its tip.
+    QRectF bounds;
+    if (!spline->points.empty()) {
+        qreal left = spline->points.front().x;
+        qreal right = left;
+        qreal top = spline->points.front().y;
+        qreal bottom = top;
+        auto extend = [&](const LayoutPoint &p) {
+            left = std::min(left, p.x);
+            right = std::max(right, p.x);
+            top = std::min(top, p.y);
+            bottom = std::max(bottom, p.y);
+        };
+        for (const LayoutPoint &p : spline->points)
+            extend(p);
+        if (spline->hasArrow)
+            extend(spline->arrowTip);
+        bounds = QRectF(QPointF(left, top), QPointF(right, bottom));
+    }
+    m_bounds = bounds.adjusted(-4, -4, 4, 4);
     if (m_labels != nullptr)
         m_bounds = m_bounds.united(labelRect());
     setAcceptHoverEvents(true);
@@ -231,20 +284,37 @@ EdgeItem::EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub,
 
 QRectF EdgeItem::labelRect() const
 {
-    if (m_labels == nullptr || m_path.isEmpty())
+    if (m_labels == nullptr || m_spline->points.empty())
         return {};
     // Just below the producer, right of the route's start.
-    const QPointF start = m_path.elementAt(0);
-    return { start.x() + 4, start.y() + 1, edgeLabelWidth, edgeLabelHeight };
+    const LayoutPoint &start = m_spline->points.front();
+    return { start.x + 4, start.y + 1, edgeLabelWidth, edgeLabelHeight };
+}
+
+const QPainterPath &EdgeItem::path() const
+{
+    if (m_path.isEmpty())
+        m_path = splinePath(*m_spline);
+    return m_path;
+}
+
+QPolygonF EdgeItem::arrow() const
+{
+    return arrowHead(*m_spline);
+}
+
+void EdgeItem::onCurve(QPolygonF &out) const
+{
+    onCurvePoints(*m_spline, out);
 }
 
 const QPolygonF &EdgeItem::polyline() const
 {
     if (m_polyline.isEmpty()) {
-        for (const QPolygonF &p : m_path.toSubpathPolygons())
+        for (const QPolygonF &p : path().toSubpathPolygons())
             m_polyline += p;
-        if (!m_arrow.isEmpty())
-            m_polyline.append(m_arrow.first());
+        if (m_spline->hasArrow)
+            m_polyline.append(QPointF(m_spline->arrowTip.x, m_spline->arrowTip.y));
     }
     return m_polyline;
 }
@@ -265,8 +335,8 @@ QPainterPath EdgeItem::shape() const
     if (m_shape.isEmpty()) {
         QPainterPathStroker stroker;
         stroker.setWidth(7);
-        m_shape = stroker.createStroke(m_path);
-        m_shape.addPolygon(m_arrow);
+        m_shape = stroker.createStroke(path());
+        m_shape.addPolygon(arrow());
     }
     return m_shape;
 }
@@ -352,9 +422,9 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
         pen.setCosmetic(true);
         painter->setPen(pen);
         static QPolygonF line; // painting is single-threaded: reuse one buffer
-        onCurvePoints(m_path, line);
-        if (!m_arrow.isEmpty())
-            line.append(m_arrow.first());
+        onCurvePoints(*m_spline, line);
+        if (m_spline->hasArrow)
+            line.append(QPointF(m_spline->arrowTip.x, m_spline->arrowTip.y));
         painter->drawPolyline(line);
         return;
     }
@@ -362,14 +432,14 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     pen.setCosmetic(true);
     painter->setPen(pen);
     painter->setBrush(Qt::NoBrush);
-    painter->drawPath(m_path);
-    if (lod < 0.2 || m_arrow.isEmpty())
+    painter->drawPath(path());
+    if (lod < 0.2 || !m_spline->hasArrow)
         return;
     painter->setPen(Qt::NoPen);
     painter->setBrush(colour);
-    painter->drawPolygon(m_arrow);
-    if (m_stub && !m_path.isEmpty()) {
-        painter->drawEllipse(m_path.elementAt(0), 2.5, 2.5);
+    painter->drawPolygon(arrow());
+    if (m_stub && !m_spline->points.empty()) {
+        painter->drawEllipse(QPointF(m_spline->points[0].x, m_spline->points[0].y), 2.5, 2.5);
     }
     if (m_labels != nullptr && lod >= edgeLabelZoom)
         paintLabel(painter, colours);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/graph/Ids.h"
+#include "core/layout/Layout.h"
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/PartitionPlan.h"
 #include "ui/scene/BandIndex.h"
@@ -34,6 +35,12 @@ enum ItemType {
 /// The on-curve points of a path of lines and cubic segments (its start and each segment's
 /// end), replacing `out`: a route's centre line, cheap to draw far out.
 void onCurvePoints(const QPainterPath &path, QPolygonF &out);
+/// The same from a layout's spline (its first point and every third after it).
+void onCurvePoints(const LayoutSpline &spline, QPolygonF &out);
+/// A layout spline (start point, then three points per cubic segment) as a path.
+[[nodiscard]] QPainterPath splinePath(const LayoutSpline &spline);
+/// The arrowhead at the spline's end (empty without one).
+[[nodiscard]] QPolygonF arrowHead(const LayoutSpline &spline);
 
 /// One drawn node: a rounded box coloured by its op category with the op name and output
 /// shape (text hidden when zoomed far out). Holds the node's id, never a pointer into the model.
@@ -91,20 +98,27 @@ constexpr qreal edgeLabelZoom = 1.0;
 /// Hovering shows the tensor's name, shape, dtype and bytes (CanvasToolTips); zoomed in, the
 /// tensor's shape is written beside the route's start (`labels`, nullptr for none: an edge
 /// fanning out of the same tensor as a labelled one).
+///
+/// The route stays in the layout: the item points at its LayoutSpline (the canvas keeps the
+/// layout alive while its items exist) and makes the path the first time it is drawn near
+/// enough to need it, so that graphs whose routes have millions of points do not hold them
+/// twice.
 class EdgeItem : public QGraphicsItem
 {
 public:
     enum { Type = EdgeItemType };
     enum class State { Normal, Boundary, CutHover, Highlighted, Flash };
-    EdgeItem(EdgeRef edge, QPainterPath path, QPolygonF arrow, bool stub,
-             const EdgeLabels *labels = nullptr);
+    EdgeItem(EdgeRef edge, const LayoutSpline *spline, const EdgeLabels *labels = nullptr);
     /// Where the shape label is drawn (scene coordinates; empty for unlabelled edges).
     [[nodiscard]] QRectF labelRect() const;
 
     [[nodiscard]] int type() const override { return Type; }
     [[nodiscard]] EdgeRef edge() const { return m_edge; }
-    [[nodiscard]] const QPainterPath &path() const { return m_path; }
-    [[nodiscard]] const QPolygonF &arrow() const { return m_arrow; }
+    /// The route as a path (made on first use, then kept).
+    [[nodiscard]] const QPainterPath &path() const;
+    [[nodiscard]] QPolygonF arrow() const;
+    /// The route's on-curve points, replacing `out` (without making the path).
+    void onCurve(QPolygonF &out) const;
     [[nodiscard]] QColor boundaryColour() const { return m_boundary; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     [[nodiscard]] QPainterPath shape() const override;
@@ -132,8 +146,8 @@ private:
 
     EdgeRef m_edge;
     const EdgeLabels *m_labels = nullptr;
-    QPainterPath m_path;
-    QPolygonF m_arrow;
+    const LayoutSpline *m_spline;
+    mutable QPainterPath m_path;
     QRectF m_bounds;
     mutable QPolygonF m_polyline;
     mutable QPainterPath m_shape;

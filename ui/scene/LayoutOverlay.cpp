@@ -66,6 +66,11 @@ void LayoutOverlay::setProgress(int percent)
     m_bar->setValue(percent);
 }
 
+void LayoutOverlay::setText(const QString &text)
+{
+    m_label->setText(text);
+}
+
 void LayoutOverlay::reposition()
 {
     adjustSize();

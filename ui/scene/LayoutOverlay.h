@@ -23,6 +23,8 @@ public:
     /// Stopped (cancelled): the text and Retry.
     void showStopped(const QString &text);
     void setProgress(int percent);
+    /// Replaces the text (a new phase of the same work).
+    void setText(const QString &text);
     /// Keeps the card centred in its parent.
     void reposition();
 
