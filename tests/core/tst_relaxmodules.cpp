@@ -56,6 +56,24 @@ class Module:
         return gv
 )";
 
+/// A split whose tuple crosses a cut whole (concat reads it) and by projection (lv[1]).
+const char *const tupleCrossing = R"(# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4, 6), dtype="float32")) -> R.Tuple(R.Tensor((4, 6), dtype="float32"), R.Tensor((2, 6), dtype="float32")):
+        with R.dataflow():
+            lv: R.Tuple(R.Tensor((2, 6), dtype="float32"), R.Tensor((2, 6), dtype="float32")) = R.split(x, indices_or_sections=2, axis=0)
+            lv1: R.Tensor((4, 6), dtype="float32") = R.concat(lv, axis=0)
+            lv2: R.Tensor((2, 6), dtype="float32") = lv[1]
+            lv3: R.Tensor((2, 6), dtype="float32") = R.nn.relu(lv2)
+            gv: R.Tuple(R.Tensor((4, 6), dtype="float32"), R.Tensor((2, 6), dtype="float32")) = (lv1, lv3)
+            R.output(gv)
+        return gv
+)";
+
 /// Three constants in the metadata header (TVM's node graph, laid out as tvm.ir.save_json
 /// writes it), used on both sides of a cut after the add: c0 (3,) by stage0; c1 (2, 3) and
 /// c2 (3,) by stage1. c0 and c2 share the IntImm 3 (node 7) of their shapes. 27 nodes:
@@ -159,6 +177,7 @@ private slots:
     void sharedTupleInputIsForwarded();
     void relayWriterKeepsTensorRule();
     void metadataSubsetPerModule();
+    void tupleMovedFieldByField();
 };
 
 void TestRelaxModules::sharedTupleInputIsForwarded()
@@ -274,6 +293,53 @@ void TestRelaxModules::metadataSubsetPerModule()
         }
         QCOMPARE(refs, e.refs);
     }
+    const VerifyResult v = verifyExport(dir.toStdString());
+    QVERIFY2(v.ok, v.firstDifference.c_str());
+}
+
+void TestRelaxModules::tupleMovedFieldByField()
+{
+    QTemporaryDir tmp;
+    const auto g = importText(tmp, tupleCrossing, "tuple_crossing.relax.py");
+    PartitionPlan plan(*g);
+    QVERIFY(!hasErrors(plan.cutAfterOps({ { "relax.split", 0 } }).diagnostics));
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+    ExportOptions options;
+    options.targets = { "cuda", "cuda" };
+    const QString dir = tmp.path() + "/out";
+    const ExportResult r
+        = exportPartitions(plan, computeBoundary(plan), options, dir.toStdString());
+    QVERIFY2(r.ok, r.diagnostics.empty() ? "" : r.diagnostics.front().toString().c_str());
+    // R.to_vdevice takes one tensor: each field moves to cuda:1 once, the tuple concat reads
+    // is rebuilt there from the moved fields, the projection lv[1] reads its moved field, and
+    // every binding (tuples field by field) carries its partition's vdevice.
+    const QString t26_0 = QStringLiteral(R"(R.Tensor((2, 6), dtype="float32", vdevice="cuda:0"))");
+    const QString t26_1 = QStringLiteral(R"(R.Tensor((2, 6), dtype="float32", vdevice="cuda:1"))");
+    const QString t46_1 = QStringLiteral(R"(R.Tensor((4, 6), dtype="float32", vdevice="cuda:1"))");
+    const QStringList expected {
+        "lv: R.Tuple(" + t26_0 + ", " + t26_0 + ") = R.split(x, indices_or_sections=2, axis=0)",
+        "lv_0_cuda_1: " + t26_1 + R"( = R.to_vdevice(lv[0], dst_vdevice="cuda:1"))",
+        "lv_1_cuda_1: " + t26_1 + R"( = R.to_vdevice(lv[1], dst_vdevice="cuda:1"))",
+        "lv_cuda_1: R.Tuple(" + t26_1 + ", " + t26_1 + ") = (lv_0_cuda_1, lv_1_cuda_1)",
+        "lv1: " + t46_1 + " = R.concat(lv_cuda_1, axis=0)",
+        "lv3: " + t26_1 + " = R.nn.relu(lv_1_cuda_1)",
+        "gv: R.Tuple(" + t46_1 + ", " + t26_1 + ") = (lv1, lv3)",
+    };
+    QFile placed(dir + "/placed.relax.py");
+    QVERIFY(placed.open(QIODevice::ReadOnly));
+    QStringList bindings;
+    for (const QString &line : QString::fromUtf8(placed.readAll()).split('\n')) {
+        const QString text = line.trimmed();
+        if (text.contains(" = ") && !text.startsWith(QLatin1String("metadata")))
+            bindings << text;
+    }
+    QCOMPARE(bindings, expected);
+    // The placed module reads back: two tensor moves, one rebuilt tuple.
+    const auto module = test::loadOrAbort((dir + "/placed.relax.py").toStdString());
+    int moves = 0;
+    for (const Node &n : module->nodes())
+        moves += n.op == "relax.to_vdevice" ? 1 : 0;
+    QCOMPARE(moves, 2);
     const VerifyResult v = verifyExport(dir.toStdString());
     QVERIFY2(v.ok, v.firstDifference.c_str());
 }
