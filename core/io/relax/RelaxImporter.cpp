@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relax/RelaxImporter.h"
 
+#include "core/analysis/ShapeInference.h"
 #include "core/io/relax/RelaxParser.h"
 
 namespace cleave {
@@ -69,6 +70,7 @@ ImportResult RelaxImporter::importBytes(std::string_view bytes, const std::strin
             relax::RelaxParser parser(bytes);
             std::unique_ptr<Graph> graph = parser.parse();
             nameNodes(*graph);
+            inferTypes(*graph); // bindings printed without annotations
             graph->finalize();
             result.graph = std::move(graph);
         } catch (const relax::ParseError &e) {
