@@ -5,6 +5,8 @@
 #include "core/analysis/ShapeInference.h"
 #include "core/io/relax/RelaxParser.h"
 
+#include <algorithm>
+
 namespace cleave {
 
 namespace {
@@ -52,6 +54,13 @@ void nameNodes(Graph &g)
     }
 }
 
+/// True when some node has no type yet (a binding printed without its annotation): only then
+/// is shape inference worth its walk over the module.
+bool hasUntypedNode(const Graph &g)
+{
+    return std::ranges::any_of(g.nodes(), [](const Node &n) { return n.outputType().isUnknown(); });
+}
+
 } // namespace
 
 bool RelaxImporter::canRead(std::string_view path, std::string_view head) const
@@ -70,7 +79,8 @@ ImportResult RelaxImporter::importBytes(std::string_view bytes, const std::strin
             relax::RelaxParser parser(bytes);
             std::unique_ptr<Graph> graph = parser.parse();
             nameNodes(*graph);
-            inferTypes(*graph); // bindings printed without annotations
+            if (hasUntypedNode(*graph))
+                inferTypes(*graph); // bindings printed without annotations
             graph->finalize();
             result.graph = std::move(graph);
         } catch (const relax::ParseError &e) {
