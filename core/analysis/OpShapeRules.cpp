@@ -227,7 +227,9 @@ OpShapeRule findOpShapeRule(std::string_view op)
 {
     const auto &index = ruleIndex();
     const auto it = index.find(op);
-    return it == index.end() ? nullptr : it->second;
+    if (it == index.end())
+        return op.starts_with("relax.") ? findRelaxShapeRule(op) : nullptr;
+    return it->second;
 }
 
 Type inferOpCallType(const OpShapeQuery &query)

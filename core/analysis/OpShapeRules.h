@@ -104,6 +104,22 @@ Type initialiser(const OpShapeQuery &q); ///< zeros / ones / full (shape + dtype
 Type arange(const OpShapeQuery &q); ///< arange with scalar constant start/stop/step.
 Type shapeOf(const OpShapeQuery &q); ///< shape_of: rank-1 of the data rank.
 
+// Relax operators whose spelling differs from Relay's: RelaxShapeRules.cpp
+Type relaxMatmul(const OpShapeQuery &q); ///< relax.matmul: NumPy matmul (batch broadcast).
+Type relaxReshape(const OpShapeQuery &q); ///< relax.reshape: the `R.shape` argument, one -1.
+Type relaxShapeFill(const OpShapeQuery &q); ///< relax.zeros / ones / full: `R.shape` argument.
+Type relaxBroadcastTo(const OpShapeQuery &q); ///< relax.broadcast_to: `R.shape` argument.
+Type relaxExpandDims(const OpShapeQuery &q); ///< relax.expand_dims: a list of new axes.
+Type relaxPad(const OpShapeQuery &q); ///< relax.nn.pad: flat (before, after) pad_width.
+Type relaxTile(const OpShapeQuery &q); ///< relax.tile: NumPy tile of `repeats`.
+Type relaxEinsum(const OpShapeQuery &q); ///< relax.einsum with an explicit `->` output.
+Type relaxCumulative(const OpShapeQuery &q); ///< relax.cumsum / cumprod (axis, or flattened).
+Type relaxLike(const OpShapeQuery &q); ///< relax.*_like: the data shape, `dtype` when set.
+
 } // namespace shaperules
+
+/// The rule for a Relax operator (`relax.nn.conv2d`, `relax.matmul`, ...): the Relay rule where
+/// the attributes mean the same, a Relax rule above where they differ; nullptr when none.
+OpShapeRule findRelaxShapeRule(std::string_view op);
 
 } // namespace cleave

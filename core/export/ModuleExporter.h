@@ -116,6 +116,10 @@ public:
     /// the export then writes pipeline_config.json and a build or run script. Relax (TVM >=
     /// 0.20, which has no pipeline executor) is wired by partitions.json instead.
     [[nodiscard]] virtual bool usesPipelineExecutor() const { return true; }
+    /// True when a module can return a value of any type (a tuple, a shape, an object) and
+    /// the next module take it as a parameter, so a global input of any type read by several
+    /// partitions can be forwarded (Relax). The pipeline executor carries tensors only.
+    [[nodiscard]] virtual bool forwardsAnyValue() const { return false; }
     /// The recomposition check of an export folder of this format when it cannot be done by
     /// wiring `@main` signatures through pipeline_config.json (ONNX modules connect by tensor
     /// names); nullopt means the generic check applies.

@@ -87,4 +87,19 @@ const ModuleExporter *moduleExporterFor(const std::string &formatName)
     return nullptr;
 }
 
+const ModuleExporter *moduleExporterForSource(const Graph &graph)
+{
+    for (const auto &e : moduleExporters()) {
+        if (e->acceptsSource(graph))
+            return e.get();
+    }
+    return nullptr;
+}
+
+void applyWriterCapabilities(const Graph &graph, ValidationOptions &options)
+{
+    const ModuleExporter *writer = moduleExporterForSource(graph);
+    options.forwardsAnyValue = writer && writer->forwardsAnyValue();
+}
+
 } // namespace cleave

@@ -6,6 +6,7 @@
 
 #include "core/export/ModuleExporter.h"
 #include "core/io/Importer.h"
+#include "core/validation/Validation.h"
 
 #include <memory>
 #include <string>
@@ -32,5 +33,13 @@ const std::vector<std::unique_ptr<ModuleExporter>> &moduleExporters();
 
 /// The module writer for a format name, or nullptr.
 const ModuleExporter *moduleExporterFor(const std::string &formatName);
+
+/// The module writer an export of `graph` uses by default (the first that accepts its source
+/// format), or nullptr.
+const ModuleExporter *moduleExporterForSource(const Graph &graph);
+
+/// Sets what validation must know about the writer that exports `graph` (whether it forwards
+/// values of any type between modules), so a rule fires only when that writer cannot route.
+void applyWriterCapabilities(const Graph &graph, ValidationOptions &options);
 
 } // namespace cleave

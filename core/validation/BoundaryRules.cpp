@@ -62,7 +62,8 @@ std::string nameList(const PartitionPlan &plan, const std::vector<int> &indices)
 } // namespace
 
 std::vector<Diagnostic> checkSharedGlobalInputs(const PartitionPlan &plan,
-                                                const std::vector<std::string> &params)
+                                                const std::vector<std::string> &params,
+                                                bool forwardsAnyValue)
 {
     std::vector<Diagnostic> out;
     const Graph &g = plan.graph();
@@ -81,14 +82,18 @@ std::vector<Diagnostic> checkSharedGlobalInputs(const PartitionPlan &plan,
         const std::string read = "global input " + inputName + " is read by "
             + std::to_string(parts.size()) + " partitions (" + nameList(plan, parts) + ")";
         // The export forwards a tensor through its first reader (an extra output); only a value
-        // the pipeline executor cannot carry as an output (a tuple, an ADT) has no route.
-        if (g.node(in).outputType().isTensor() || g.node(in).outputType().isUnknown()) {
-            out.push_back(
-                make(Severity::Info, "pipeline.routed_input",
-                     read + "; the export forwards it: " + first
-                         + " returns it as an extra output feeding " + nameList(plan, rest)
-                         + " (treat it as a parameter if it is a weight)",
-                     users, plan.partitions()[static_cast<std::size_t>(parts.front())].id));
+        // the pipeline executor cannot carry as an output (a tuple, an ADT) has no route, unless
+        // the writer's modules return and take any value (Relax).
+        if (forwardsAnyValue || g.node(in).outputType().isTensor()
+            || g.node(in).outputType().isUnknown()) {
+            std::string message = read;
+            message += "; the export forwards it: ";
+            message += first;
+            message += " returns it as an extra output feeding ";
+            message += nameList(plan, rest);
+            message += " (treat it as a parameter if it is a weight)";
+            out.push_back(make(Severity::Info, "pipeline.routed_input", message, users,
+                               plan.partitions()[static_cast<std::size_t>(parts.front())].id));
             continue;
         }
         out.push_back(make(Severity::Error, "pipeline.shared_global_input",
@@ -143,13 +148,18 @@ std::vector<Diagnostic> checkTupleCrossings(const PartitionPlan &plan,
             fieldText += (fieldText.empty() ? "" : ", ") + f;
         const Node &producer = g.node(b.tensor.node);
         const std::string what = producer.kind == NodeKind::OpCall ? " (" + producer.op + ")" : "";
-        out.push_back(make(Severity::Warning, "partition.tuple_crossing",
-                           "the tuple " + g.key(b.tensor.node) + what + " crosses from "
-                               + name(plan, b.producerPartition) + " to " + nameList(plan, to)
-                               + "; the boundary carries its "
-                               + (fields.size() == 1 ? "field " : "fields ") + fieldText
-                               + " instead",
-                           nodes, b.producerPartition));
+        std::string message = "the tuple " + g.key(b.tensor.node);
+        message += what;
+        message += " crosses from ";
+        message += name(plan, b.producerPartition);
+        message += " to ";
+        message += nameList(plan, to);
+        message += "; the boundary carries its ";
+        message += fields.size() == 1 ? "field " : "fields ";
+        message += fieldText;
+        message += " instead";
+        out.push_back(make(Severity::Warning, "partition.tuple_crossing", message, nodes,
+                           b.producerPartition));
     }
     return out;
 }
@@ -161,6 +171,7 @@ std::vector<Diagnostic> checkImpliedEdges(const PartitionPlan &plan, const Bound
     if (crossed.empty())
         return out;
     std::vector<std::pair<PartitionId, PartitionId>> cutPairs;
+    cutPairs.reserve(crossed.size());
     for (const EdgeRef &e : crossed)
         cutPairs.emplace_back(plan.partitionOf(e.tensor.node), plan.partitionOf(e.consumer));
     const Graph &g = plan.graph();

@@ -42,6 +42,11 @@ struct ValidationOptions
     const LatencyTable *latency = nullptr;
     /// Global inputs the user marks as parameters (weights), by name.
     std::vector<std::string> params;
+    /// True when the module writer chosen for the model can forward a value of any type
+    /// (tuples, shapes, objects) from one module to another: Relax modules return and take
+    /// any value, while the pipeline executor's config carries only tensors. Set it from the
+    /// writer (`applyWriterCapabilities` in core/formats); false is the pipeline executor's rule.
+    bool forwardsAnyValue = false;
 };
 
 /// `partition.unassigned` (error): operator nodes with no partition, or one that does not exist.
@@ -62,11 +67,14 @@ std::vector<Diagnostic> checkConvexity(const PartitionPlan &plan, const Boundary
 std::vector<Diagnostic> checkConnectivity(const PartitionPlan &plan);
 /// Global inputs read by several partitions. Weights (weightInputs, plus the inputs named in
 /// `params`) are parameters fed to each module through param_connection: no finding.
-/// `pipeline.routed_input` (info): a tensor the export forwards through its first reader (an
-/// extra output of that module). `pipeline.shared_global_input` (error): a value that cannot be
-/// forwarded (a tuple or ADT input). Both offer the `mark_params` fix.
+/// `pipeline.routed_input` (info): a value the export forwards through its first reader (an
+/// extra output of that module): any tensor, and any value at all when `forwardsAnyValue` (the
+/// writer can route tuples and objects). `pipeline.shared_global_input` (error): a value that
+/// nothing can forward (a tuple or ADT input under the pipeline executor). Both offer the
+/// `mark_params` fix.
 std::vector<Diagnostic> checkSharedGlobalInputs(const PartitionPlan &plan,
-                                                const std::vector<std::string> &params = {});
+                                                const std::vector<std::string> &params = {},
+                                                bool forwardsAnyValue = false);
 /// `partition.tuple_crossing` (warning): a tuple value crosses a cut; its fields cross instead.
 std::vector<Diagnostic> checkTupleCrossings(const PartitionPlan &plan,
                                             const BoundaryTable &boundary);

@@ -202,7 +202,9 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
             setup.devices.devices[std::min(k, setup.devices.devices.size() - 1)].target);
     const PartitionPlan plan = planFromStages(view, *cost, result.stageOf, *stages, targets);
     const BoundaryTable boundary = computeBoundary(plan);
-    std::vector<Diagnostic> diagnostics = validateAll(plan, boundary);
+    ValidationOptions checks;
+    applyWriterCapabilities(graph, checks);
+    std::vector<Diagnostic> diagnostics = validateAll(plan, boundary, checks);
     const LatencyTable *latency = setup.latency ? &*setup.latency : nullptr;
     if (args.has("--json")) {
         nlohmann::json out = planReportJson(plan, boundary, diagnostics, latency);
@@ -344,7 +346,9 @@ int runRegions(const Arguments &args, const CommandContext &context, const Graph
     const RegionResult regions = findTargetRegions(*view, options);
     const PartitionPlan plan = planFromRegions(view, regions);
     const BoundaryTable boundary = computeBoundary(plan);
-    std::vector<Diagnostic> diagnostics = validateAll(plan, boundary);
+    ValidationOptions checks;
+    applyWriterCapabilities(graph, checks);
+    std::vector<Diagnostic> diagnostics = validateAll(plan, boundary, checks);
     if (args.has("--json")) {
         nlohmann::json out = planReportJson(plan, boundary, diagnostics);
         out["mode"] = "regions";

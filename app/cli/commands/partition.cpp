@@ -8,6 +8,7 @@
 #include "app/cli/CliModel.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/formats/Exporter.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BlockCuts.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanFile.h"
@@ -143,6 +144,7 @@ int runPartition(const Arguments &args, const CommandContext &context)
     std::optional<LatencyTable> latency;
     if (!plan || !loadCheckOptions(args, options, latency, context.err))
         return exitBadInput;
+    applyWriterCapabilities(*graph, options);
     if (!points.empty() && !reportEdit(plan->cutAfterOps(points), model, context.err))
         return exitBadInput;
     if (!blockPoints.empty()) {
@@ -184,14 +186,20 @@ Command partitionCommand()
         "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}}):\n"
         "                        a latency column and the pipeline's bottleneck\n"
         "  --save-plan FILE      write the resulting plan (not with --dry-run)\n"
-        "  --out DIR             export into DIR (replaced atomically): pipeline_config.json,\n"
-        "                        partitions.json and, by source format:\n"
+        "  --out DIR             export into DIR (replaced atomically): partitions.json,\n"
+        "                        pipeline_config.json (not for Relax) and, by source format:\n"
         "                          Relay      mod<k>.relay, build_pipeline.py (+ byoc.relay,\n"
         "                                     byoc_annotated.relay for BYOC targets)\n"
         "                          ONNX       mod<k>.onnx, build_pipeline.py; the manifest\n"
         "                                     names each partition's ONNX Runtime provider\n"
         "                          graph.json mod<k>.json over the same compiled library,\n"
         "                                     run_pipeline.py (no recompilation)\n"
+        "                          Relax      mod<k>.relax.py (each with only its metadata\n"
+        "                                     constants), placed.relax.py (vdevices),\n"
+        "                                     build_relax.py (+ byoc.relax.py for BYOC)\n"
+        "                        a global input read by several partitions enters the first\n"
+        "                        and is forwarded as an extra output (tensors; any value for\n"
+        "                        Relax, so a tuple input is an error only for the others)\n"
         "  --params NAMES|FILE   global inputs that are weights, besides those every consumer\n"
         "                        reads as a weight operand (comma-separated, or a file: one\n"
         "                        name per line or a JSON list): each module reading one gets\n"

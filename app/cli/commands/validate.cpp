@@ -5,6 +5,7 @@
 // plan; exit 1 when the plan is invalid.
 #include "app/cli/CliArguments.h"
 #include "app/cli/CliModel.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/PlanReport.h"
 #include "core/validation/Validation.h"
 
@@ -24,6 +25,7 @@ int runValidate(const Arguments &args, const CommandContext &context)
     std::optional<LatencyTable> latency;
     if (!plan || !loadCheckOptions(args, options, latency, context.err))
         return exitBadInput;
+    applyWriterCapabilities(*graph, options);
     for (Diagnostic &d : validateAll(*plan, options))
         diagnostics.push_back(std::move(d));
     const bool valid = !hasErrors(diagnostics);

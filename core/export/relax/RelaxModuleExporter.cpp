@@ -9,15 +9,10 @@
 #include "core/io/relax/RelaxImporter.h"
 #include "core/io/relax/RelaxValues.h"
 
-#include <nlohmann/json.hpp>
-
 namespace cleave {
 
 namespace {
 
-using ojson = nlohmann::ordered_json;
-
-const std::string relaxPrefix = "metadata[\"relax.expr.Constant\"][";
 const std::string relayPrefix = "meta[relay.Constant][";
 
 std::optional<std::size_t> indexAfter(const std::string &ref, const std::string &prefix)
@@ -33,7 +28,7 @@ std::optional<std::size_t> indexAfter(const std::string &ref, const std::string 
 
 std::string relaxRef(std::size_t i)
 {
-    return relaxPrefix + std::to_string(i) + "]";
+    return "metadata[\"relax.expr.Constant\"][" + std::to_string(i) + "]";
 }
 
 bool callsPrimFunc(const Node &n)
@@ -45,82 +40,7 @@ bool callsPrimFunc(const Node &n)
         || form == "call_dps_packed";
 }
 
-/// The `relax.expr.Constant` array node of a metadata document, or nullptr.
-ojson *constantArray(ojson &doc)
-{
-    if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
-        return nullptr;
-    ojson &nodes = doc["nodes"];
-    const std::size_t root = doc.value("root", std::size_t(0));
-    if (root >= nodes.size() || !nodes[root].is_object() || !nodes[root].contains("keys"))
-        return nullptr;
-    const ojson &keys = nodes[root]["keys"];
-    const ojson &data = nodes[root].value("data", ojson::array());
-    for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
-        if (keys[i] == "relax.expr.Constant" && data[i].is_number_unsigned()) {
-            const std::size_t arr = data[i].get<std::size_t>();
-            if (arr < nodes.size() && nodes[arr].is_object() && nodes[arr].contains("data")
-                && nodes[arr]["data"].is_array())
-                return &nodes[arr];
-        }
-    }
-    return nullptr;
-}
-
 } // namespace
-
-std::optional<std::size_t> relaxConstantIndex(const std::string &metaRef)
-{
-    return indexAfter(metaRef, relaxPrefix);
-}
-
-std::optional<std::string> relaxMetadataSubset(const std::string &source,
-                                               const std::vector<std::size_t> &constants)
-{
-    ojson doc = ojson::parse(source, nullptr, false);
-    if (doc.is_discarded())
-        return std::nullopt;
-    ojson *array = constantArray(doc);
-    if (!array)
-        return std::nullopt;
-    const ojson all = (*array)["data"];
-    ojson kept = ojson::array();
-    for (std::size_t i : constants) {
-        if (i >= all.size())
-            return std::nullopt;
-        kept.push_back(all[i]);
-    }
-    (*array)["data"] = std::move(kept);
-    return doc.dump(2);
-}
-
-std::optional<std::vector<std::string>> relaxConstantPayloads(const std::string &metadata)
-{
-    ojson doc = ojson::parse(metadata, nullptr, false);
-    if (doc.is_discarded())
-        return std::nullopt;
-    const ojson *array = constantArray(doc);
-    if (!array)
-        return std::nullopt;
-    const ojson &nodes = doc["nodes"];
-    const ojson b64 = doc.value("b64ndarrays", ojson::array());
-    std::vector<std::string> payloads;
-    for (const ojson &ref : (*array)["data"]) {
-        std::string payload;
-        if (ref.is_number_unsigned() && ref.get<std::size_t>() < nodes.size()) {
-            const ojson &node = nodes[ref.get<std::size_t>()];
-            const ojson attrs = node.value("attrs", ojson::object());
-            const std::string d = attrs.value("data", std::string());
-            if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos) {
-                const std::size_t k = std::stoull(d);
-                if (k < b64.size() && b64[k].is_string())
-                    payload = b64[k].get<std::string>();
-            }
-        }
-        payloads.push_back(std::move(payload));
-    }
-    return payloads;
-}
 
 void addCalledPrimFuncs(const Graph &source, Graph &module)
 {

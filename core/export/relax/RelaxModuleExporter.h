@@ -4,6 +4,7 @@
 
 #include "core/export/ModuleExporter.h"
 #include "core/export/PartitionModule.h"
+#include "core/export/relax/RelaxMetadata.h"
 
 #include <optional>
 #include <string>
@@ -37,6 +38,8 @@ public:
                              std::vector<std::pair<std::string, std::string>> &files,
                              std::vector<Diagnostic> &diagnostics) const override;
     [[nodiscard]] bool usesPipelineExecutor() const override { return false; }
+    /// A Relax `main` returns and takes tuples, shapes and objects like tensors.
+    [[nodiscard]] bool forwardsAnyValue() const override { return true; }
 };
 
 /// Partition `k` of a Relax plan as a Relax module graph (extractPartition, then the Relax
@@ -48,16 +51,5 @@ PartitionModule extractRelaxPartition(const PartitionPlan &plan, const BoundaryT
 /// Copies into `module` every PrimFunc of `source` that a `call_tir`-style kernel of `module`
 /// calls and that `module` lacks.
 void addCalledPrimFuncs(const Graph &source, Graph &module);
-
-/// `metadata["relax.expr.Constant"][3]` → 3; nullopt for other references.
-std::optional<std::size_t> relaxConstantIndex(const std::string &metaRef);
-
-/// The metadata JSON of a module that keeps `constants` (source indices, in module order) of
-/// the source's `relax.expr.Constant` table; nullopt when the source JSON cannot be read.
-std::optional<std::string> relaxMetadataSubset(const std::string &source,
-                                               const std::vector<std::size_t> &constants);
-
-/// The base64 payload of each `relax.expr.Constant` entry, by index; nullopt when unreadable.
-std::optional<std::vector<std::string>> relaxConstantPayloads(const std::string &metadata);
 
 } // namespace cleave

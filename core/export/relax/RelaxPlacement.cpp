@@ -5,6 +5,7 @@
 #include "core/export/relax/RelaxPrinter.h"
 #include "core/io/relax/RelaxValues.h"
 
+#include <algorithm>
 #include <map>
 
 namespace cleave {
@@ -53,120 +54,219 @@ std::vector<std::string> relaxPartitionDevices(const ExportModel &model)
     return devices;
 }
 
-std::string relaxPlacedModule(const ExportModel &model)
+namespace {
+
+/// Builds placed.relax.py's graph: the whole module, the partitioned function's bindings
+/// annotated with their partition's vdevice, and every boundary value moved to each consuming
+/// partition's vdevice once.
+class PlacedModuleBuilder
 {
-    const PartitionPlan &plan = *model.plan;
-    const BoundaryTable &boundary = *model.boundary;
-    const Graph &src = plan.graph();
-    const FunctionView &view = plan.view();
-    const std::vector<std::string> devices = relaxPartitionDevices(model);
-
-    Graph out;
-    out.setFormat("relax");
-    out.setMetadata(src.metadata());
-    for (const auto &[key, value] : src.moduleAttrs().items()) {
-        if (key != "decorator") // exports use @I.ir_module
-            out.moduleAttrs().set(key, value);
+public:
+    PlacedModuleBuilder(const ExportModel &model, Graph &out)
+        : m_plan(*model.plan)
+        , m_boundary(*model.boundary)
+        , m_src(m_plan.graph())
+        , m_out(out)
+        , m_devices(relaxPartitionDevices(model))
+        , m_copier(m_src, out)
+    {
+        m_out.setFormat("relax");
+        m_out.setMetadata(m_src.metadata());
+        for (const auto &[key, value] : m_src.moduleAttrs().items()) {
+            if (key != "decorator") // exports use @I.ir_module
+                m_out.moduleAttrs().set(key, value);
+        }
+        m_out.moduleAttrs().set("global_infos", globalInfos(model, m_devices));
+        for (std::size_t b = 0; b < m_boundary.tensors.size(); ++b) {
+            const BoundaryTensor &t = m_boundary.tensors[b];
+            if (t.field)
+                m_fieldBoundary[{ t.tensor.node.value, *t.field }] = b;
+            else
+                m_wholeBoundary[t.tensor.node.value] = b;
+        }
     }
-    out.moduleAttrs().set("global_infos", globalInfos(model, devices));
 
-    GraphCopier copier(src, out);
-    for (std::size_t f = 0; f < src.functionCount(); ++f) {
-        if (src.function(FunctionId(f)).kind == Function::Kind::Global
-            && FunctionId(f) != plan.function())
-            copier.global(FunctionId(f));
+    void build();
+    std::unordered_map<std::uint32_t, std::string> takeDevices() { return std::move(m_deviceOf); }
+
+private:
+    using Key = std::pair<std::uint32_t, std::int32_t>;
+
+    void copyMainSignature();
+    void copyNode(NodeId n);
+    std::optional<TensorRef> hookedInput(TensorRef in);
+    std::optional<TensorRef> rebuiltTuple(NodeId tuple);
+    void moveTensor(std::size_t b, TensorRef value, std::int32_t from);
+    [[nodiscard]] std::string deviceName(std::int32_t k) const
+    {
+        return m_devices[static_cast<std::size_t>(k)];
     }
-    const Function &srcMain = src.function(plan.function());
+    /// `lv_0_cuda_1`: a binding name for `base` on partition k's device.
+    [[nodiscard]] std::string placedName(std::string base, std::int32_t k) const
+    {
+        base += "_" + deviceName(k);
+        std::replace(base.begin(), base.end(), ':', '_');
+        return base;
+    }
+
+    const PartitionPlan &m_plan;
+    const BoundaryTable &m_boundary;
+    const Graph &m_src;
+    Graph &m_out;
+    std::vector<std::string> m_devices;
+    GraphCopier m_copier;
+    FunctionId m_main;
+    std::int32_t m_current = -1; ///< The partition of the node being copied.
+    std::unordered_map<std::uint32_t, std::string> m_deviceOf; ///< Output node → vdevice.
+    /// (boundary tensor, consuming partition) → the moved copy.
+    std::map<std::pair<std::size_t, std::int32_t>, TensorRef> m_moved;
+    /// (tuple node, consuming partition) → the tuple rebuilt from its moved fields.
+    std::map<Key, TensorRef> m_rebuilt;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> m_fieldBoundary;
+    std::unordered_map<std::uint32_t, std::size_t> m_wholeBoundary; ///< Node → boundary.
+};
+
+void PlacedModuleBuilder::copyMainSignature()
+{
+    for (std::size_t f = 0; f < m_src.functionCount(); ++f) {
+        if (m_src.function(FunctionId(f)).kind == Function::Kind::Global
+            && FunctionId(f) != m_plan.function())
+            m_copier.global(FunctionId(f));
+    }
+    const Function &srcMain = m_src.function(m_plan.function());
     Function main;
     main.kind = Function::Kind::Global;
     main.name = srcMain.name;
     main.attrs = srcMain.attrs;
     main.returnType = srcMain.returnType;
     main.hasReturnType = srcMain.hasReturnType;
-    const FunctionId mainId = out.addFunction(std::move(main));
+    m_main = m_out.addFunction(std::move(main));
     for (NodeId p : srcMain.params)
-        out.function(mainId).params.push_back(copier.copyNode(p, mainId));
+        m_out.function(m_main).params.push_back(m_copier.copyNode(p, m_main));
+}
 
-    std::unordered_map<std::uint32_t, std::string> deviceOf; // output node → vdevice
-    // (boundary tensor, consuming partition) → the moved copy.
-    std::map<std::pair<std::size_t, std::int32_t>, TensorRef> moved;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t>
-        fieldBoundary; // (node, field) → b
-    std::unordered_map<std::uint32_t, std::size_t> wholeBoundary; // node → b
-    for (std::size_t b = 0; b < boundary.tensors.size(); ++b) {
-        const BoundaryTensor &t = boundary.tensors[b];
-        if (t.field)
-            fieldBoundary[{ t.tensor.node.value, *t.field }] = b;
-        else
-            wholeBoundary[t.tensor.node.value] = b;
-    }
-    std::int32_t current = -1;
-    copier.inputHook = [&](NodeId, TensorRef in) -> std::optional<TensorRef> {
-        auto it = wholeBoundary.find(in.node.value);
-        if (it == wholeBoundary.end())
+// A tuple read whole by another partition: R.to_vdevice takes tensors only, so its fields were
+// moved one by one; the consumer reads a tuple of the moved fields, on its own device.
+std::optional<TensorRef> PlacedModuleBuilder::rebuiltTuple(NodeId tuple)
+{
+    if (auto r = m_rebuilt.find({ tuple.value, m_current }); r != m_rebuilt.end())
+        return r->second;
+    const Type &type = m_src.node(tuple).outputType();
+    if (!type.isTuple() || type.fields.empty())
+        return std::nullopt;
+    Node n;
+    n.kind = NodeKind::Tuple;
+    n.function = m_main;
+    for (std::uint32_t i = 0; i < type.fields.size(); ++i) {
+        auto fb = m_fieldBoundary.find({ tuple.value, i });
+        if (fb == m_fieldBoundary.end())
             return std::nullopt;
-        auto m = moved.find({ it->second, current });
-        return m == moved.end() ? std::nullopt : std::optional<TensorRef>(m->second);
-    };
-    auto moveTensor = [&](std::size_t b, TensorRef value, std::int32_t from) {
-        const BoundaryTensor &t = boundary.tensors[b];
-        for (const BoundaryConsumer &c : t.consumers) {
-            const std::int32_t q = plan.indexOf(c.partition);
-            if (q < 0 || q == from || moved.count({ b, q }))
-                continue;
-            Node n;
-            n.kind = NodeKind::OpCall;
-            n.op = "relax.to_vdevice";
-            n.function = mainId;
-            n.inputs = { value };
-            n.name = src.node(t.tensor.node).name + (t.field ? "_" + std::to_string(*t.field) : "")
-                + "_" + devices[static_cast<std::size_t>(q)];
-            for (char &ch : n.name)
-                ch = ch == ':' ? '_' : ch;
-            n.attrs.set("dst_vdevice", AttrValue::string(devices[static_cast<std::size_t>(q)]));
-            n.outputTypes = { t.type };
-            n.typeAnnotated = true;
-            const NodeId id = out.addNode(std::move(n));
-            deviceOf[id.value] = devices[static_cast<std::size_t>(q)];
-            moved[{ b, q }] = TensorRef { id, 0 };
-        }
-    };
-    for (NodeId n : view.order()) {
-        const std::int32_t k = plan.indexOf(plan.partitionOf(n));
-        const Node &node = src.node(n);
-        if (node.kind == NodeKind::Input)
+        auto m = m_moved.find({ fb->second, m_current });
+        if (m == m_moved.end())
+            return std::nullopt;
+        n.inputs.push_back(m->second);
+    }
+    n.name = placedName(m_src.node(tuple).name, m_current);
+    n.outputTypes = { type };
+    n.typeAnnotated = true;
+    const NodeId id = m_out.addNode(std::move(n));
+    m_deviceOf[id.value] = deviceName(m_current);
+    m_rebuilt[{ tuple.value, m_current }] = TensorRef { id, 0 };
+    return TensorRef { id, 0 };
+}
+
+std::optional<TensorRef> PlacedModuleBuilder::hookedInput(TensorRef in)
+{
+    auto it = m_wholeBoundary.find(in.node.value);
+    if (it == m_wholeBoundary.end()) {
+        const std::int32_t from = m_plan.indexOf(m_plan.partitionOf(in.node));
+        if (m_current < 0 || from < 0 || from == m_current)
+            return std::nullopt;
+        return rebuiltTuple(in.node);
+    }
+    auto m = m_moved.find({ it->second, m_current });
+    return m == m_moved.end() ? std::nullopt : std::optional<TensorRef>(m->second);
+}
+
+void PlacedModuleBuilder::moveTensor(std::size_t b, TensorRef value, std::int32_t from)
+{
+    const BoundaryTensor &t = m_boundary.tensors[b];
+    for (const BoundaryConsumer &c : t.consumers) {
+        const std::int32_t q = m_plan.indexOf(c.partition);
+        if (q < 0 || q == from || m_moved.contains({ b, q }))
             continue;
-        current = k;
-        // A projection of a moved tuple field reads the moved copy.
-        if (node.kind == NodeKind::TupleGetItem && !node.inputs.empty()) {
-            auto fb = fieldBoundary.find({ node.inputs[0].node.value, node.index });
-            if (fb != fieldBoundary.end() && moved.count({ fb->second, k })) {
-                copier.map(n, moved[{ fb->second, k }]);
-                continue;
+        Node n;
+        n.kind = NodeKind::OpCall;
+        n.op = "relax.to_vdevice";
+        n.function = m_main;
+        n.inputs = { value };
+        n.name = placedName(
+            m_src.node(t.tensor.node).name + (t.field ? "_" + std::to_string(*t.field) : ""), q);
+        n.attrs.set("dst_vdevice", AttrValue::string(deviceName(q)));
+        n.outputTypes = { t.type };
+        n.typeAnnotated = true;
+        const NodeId id = m_out.addNode(std::move(n));
+        m_deviceOf[id.value] = deviceName(q);
+        m_moved[{ b, q }] = TensorRef { id, 0 };
+    }
+}
+
+void PlacedModuleBuilder::copyNode(NodeId n)
+{
+    const std::int32_t k = m_plan.indexOf(m_plan.partitionOf(n));
+    const Node &node = m_src.node(n);
+    m_current = k;
+    // A projection of a moved tuple field reads the moved copy.
+    if (node.kind == NodeKind::TupleGetItem && !node.inputs.empty()) {
+        auto fb = m_fieldBoundary.find({ node.inputs[0].node.value, node.index });
+        if (fb != m_fieldBoundary.end()) {
+            if (auto m = m_moved.find({ fb->second, k }); m != m_moved.end()) {
+                m_copier.map(n, m->second);
+                return;
             }
         }
-        const NodeId copy = copier.copyNode(n, mainId);
-        if (k >= 0)
-            deviceOf[copy.value] = devices[static_cast<std::size_t>(k)];
-        if (auto it = wholeBoundary.find(n.value); it != wholeBoundary.end())
-            moveTensor(it->second, TensorRef { copy, 0 }, k);
-        for (const auto &[key, b] : fieldBoundary) {
-            if (key.first != n.value)
-                continue;
-            Node item;
-            item.kind = NodeKind::TupleGetItem;
-            item.function = mainId;
-            item.index = key.second;
-            item.inputs = { TensorRef { copy, 0 } };
-            item.outputTypes = { boundary.tensors[b].type };
-            moveTensor(b, TensorRef { out.addNode(std::move(item)), 0 }, k);
-        }
     }
+    const NodeId copy = m_copier.copyNode(n, m_main);
+    if (k >= 0)
+        m_deviceOf[copy.value] = deviceName(k);
+    if (auto it = m_wholeBoundary.find(n.value); it != m_wholeBoundary.end())
+        moveTensor(it->second, TensorRef { copy, 0 }, k);
+    for (const auto &[key, b] : m_fieldBoundary) {
+        if (key.first != n.value)
+            continue;
+        Node item;
+        item.kind = NodeKind::TupleGetItem;
+        item.function = m_main;
+        item.index = key.second;
+        item.inputs = { TensorRef { copy, 0 } };
+        item.outputTypes = { m_boundary.tensors[b].type };
+        moveTensor(b, TensorRef { m_out.addNode(std::move(item)), 0 }, k);
+    }
+}
+
+void PlacedModuleBuilder::build()
+{
+    copyMainSignature();
+    m_copier.inputHook = [this](NodeId, TensorRef in) { return hookedInput(in); };
+    for (NodeId n : m_plan.view().order()) {
+        if (m_src.node(n).kind != NodeKind::Input)
+            copyNode(n);
+    }
+    const Function &srcMain = m_src.function(m_plan.function());
     if (srcMain.result.isValid())
-        out.function(mainId).result = copier.resolve(TensorRef { srcMain.result, 0 }).node;
-    out.finalize();
+        m_out.function(m_main).result = m_copier.resolve(TensorRef { srcMain.result, 0 }).node;
+    m_out.finalize();
+}
+
+} // namespace
+
+std::string relaxPlacedModule(const ExportModel &model)
+{
+    Graph out;
+    PlacedModuleBuilder builder(model, out);
+    builder.build();
     RelaxPrinter printer(out);
-    printer.setNodeDevice(std::move(deviceOf));
+    printer.setNodeDevice(builder.takeDevices());
     return printer.printModule();
 }
 

@@ -16,7 +16,9 @@ namespace {
 
 std::string pad(int indent)
 {
-    return std::string(static_cast<std::size_t>(indent), ' ');
+    std::string spaces;
+    spaces.append(static_cast<std::size_t>(indent), ' '); // not {n, ' '}: that is two chars
+    return spaces;
 }
 
 bool isInlineName(const std::string &name)
@@ -45,7 +47,7 @@ void symbolsOf(const Type &t, std::vector<std::string> &out)
 
 std::string relaxMetadataHeader(const std::string &json)
 {
-    std::string s = "metadata = tvm.ir.load_json(\"\"\"";
+    std::string s = R"(metadata = tvm.ir.load_json(""")";
     for (const char c : json) {
         if (c == '\\' || c == '"')
             s += '\\';
@@ -277,13 +279,26 @@ void RelaxPrinter::printIf(NodeId id, int indent, std::string &out)
     }
 }
 
+namespace {
+
+/// Puts every tensor of `t` (a tensor, or a tuple's tensors at any depth) on `device`.
+void placeOn(Type &t, const std::string &device)
+{
+    if (t.isTensor())
+        t.name = device;
+    for (Type &field : t.fields)
+        placeOn(field, device);
+}
+
+} // namespace
+
 std::string RelaxPrinter::annotation(NodeId id)
 {
     const Node &n = m_graph.node(id);
     auto device = m_devices.find(id.value);
-    if (device != m_devices.end() && n.outputType().isTensor()) {
+    if (device != m_devices.end() && (n.outputType().isTensor() || n.outputType().isTuple())) {
         Type t = n.outputType();
-        t.name = device->second;
+        placeOn(t, device->second);
         return ": " + typeText(t, false);
     }
     if (!n.typeAnnotated || n.outputType().isUnknown())

@@ -2,7 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relax/RelaxImporter.h"
 
+#include "core/analysis/ShapeInference.h"
 #include "core/io/relax/RelaxParser.h"
+
+#include <algorithm>
 
 namespace cleave {
 
@@ -51,6 +54,13 @@ void nameNodes(Graph &g)
     }
 }
 
+/// True when some node has no type yet (a binding printed without its annotation): only then
+/// is shape inference worth its walk over the module.
+bool hasUntypedNode(const Graph &g)
+{
+    return std::ranges::any_of(g.nodes(), [](const Node &n) { return n.outputType().isUnknown(); });
+}
+
 } // namespace
 
 bool RelaxImporter::canRead(std::string_view path, std::string_view head) const
@@ -69,6 +79,8 @@ ImportResult RelaxImporter::importBytes(std::string_view bytes, const std::strin
             relax::RelaxParser parser(bytes);
             std::unique_ptr<Graph> graph = parser.parse();
             nameNodes(*graph);
+            if (hasUntypedNode(*graph))
+                inferTypes(*graph); // bindings printed without annotations
             graph->finalize();
             result.graph = std::move(graph);
         } catch (const relax::ParseError &e) {

@@ -6,6 +6,7 @@
 #include "core/io/relax/RelaxParser.h"
 #include "core/io/relax/RelaxValues.h"
 
+#include <algorithm>
 #include <array>
 #include <span>
 
@@ -21,11 +22,7 @@ constexpr std::array<std::string_view, 5> constantForms
 
 bool isOneOf(std::string_view s, std::span<const std::string_view> list)
 {
-    for (std::string_view item : list) {
-        if (s == item)
-            return true;
-    }
-    return false;
+    return std::ranges::any_of(list, [s](std::string_view item) { return s == item; });
 }
 
 Type scalarType(const AttrValue &v, const std::string &dtype)
@@ -365,10 +362,16 @@ void RelaxParser::finish()
         } else if (n.kind == NodeKind::TupleGetItem && !n.inputs.empty()) {
             n.outputTypes = { g.tensorType(n.inputs[0]).field(n.index) };
         } else if (n.kind == NodeKind::Tuple) {
+            // Only a complete tuple type: a field still unknown here is left to inferTypes,
+            // which skips nodes whose type is already (partly) known.
             std::vector<Type> fields;
-            for (const TensorRef &in : n.inputs)
+            bool complete = true;
+            for (const TensorRef &in : n.inputs) {
                 fields.push_back(g.tensorType(in));
-            n.outputTypes = { Type::tuple(std::move(fields)) };
+                complete = complete && !fields.back().isUnknown();
+            }
+            if (complete)
+                n.outputTypes = { Type::tuple(std::move(fields)) };
         }
     }
 }

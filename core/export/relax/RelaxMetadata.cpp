@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/export/relax/RelaxMetadata.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <functional>
+#include <map>
+
+namespace cleave {
+
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+const std::string relaxPrefix = "metadata[\"relax.expr.Constant\"][";
+
+/// How TVM's node graph stores one attribute: a node reference (the node's index as a decimal
+/// string), a plain value (dtype, ndim, an immediate's value), or an index into `b64ndarrays`.
+enum class Field {
+    Ref,
+    Value,
+    Payload,
+};
+
+/// The attribute fields of the node types a Relax constant's metadata reaches (TVM ≤ 0.20's
+/// reflection: `relax.expr.Constant` and its struct info, shapes, types and spans). A type or
+/// field missing here makes the pruning step back (references cannot be told from values).
+const std::map<std::string, std::map<std::string, Field>> &knownTypes()
+{
+    static const std::map<std::string, std::map<std::string, Field>> types = [] {
+        std::map<std::string, std::map<std::string, Field>> t;
+        const Field r = Field::Ref;
+        const Field v = Field::Value;
+        t["relax.expr.Constant"] = { { "_checked_type_", r },
+                                     { "span", r },
+                                     { "struct_info_", r },
+                                     { "virtual_device_", r },
+                                     { "data", Field::Payload } };
+        t["relax.expr.ShapeExpr"] = { { "_checked_type_", r },
+                                      { "span", r },
+                                      { "struct_info_", r },
+                                      { "virtual_device_", r },
+                                      { "values", r } };
+        t["relax.TensorStructInfo"]
+            = { { "shape", r }, { "span", r }, { "vdevice", r }, { "dtype", v }, { "ndim", v } };
+        t["relax.ShapeStructInfo"] = { { "values", r }, { "span", r }, { "ndim", v } };
+        t["relax.ShapeType"] = { { "span", r }, { "ndim", v } };
+        t["relax.DynTensorType"] = { { "span", r }, { "dtype", v }, { "ndim", v } };
+        t["relax.TensorType"] = t["relax.DynTensorType"];
+        t["relax.ObjectType"] = { { "span", r } };
+        t["relax.ObjectStructInfo"] = { { "span", r } };
+        t["relax.TupleStructInfo"] = { { "fields", r }, { "span", r } };
+        t["relax.TupleType"] = { { "fields", r }, { "span", r } };
+        t["TupleType"] = t["relax.TupleType"];
+        t["relax.PrimStructInfo"] = { { "value", r }, { "span", r }, { "dtype", v } };
+        t["PrimType"] = { { "span", r }, { "dtype", v } };
+        t["IntImm"] = { { "span", r }, { "dtype", v }, { "value", v } };
+        t["FloatImm"] = t["IntImm"];
+        t["Span"] = { { "source_name", r },
+                      { "line", v },
+                      { "column", v },
+                      { "end_line", v },
+                      { "end_column", v } };
+        t["SourceName"] = { { "name", r } };
+        return t;
+    }();
+    return types;
+}
+
+std::optional<std::size_t> parseIndex(const OrderedJson &v)
+{
+    if (v.is_number_unsigned())
+        return v.get<std::size_t>();
+    if (!v.is_string())
+        return std::nullopt;
+    const auto &s = v.get_ref<const std::string &>();
+    std::size_t idx = 0;
+    const char *end = s.data() + s.size();
+    if (s.empty() || std::from_chars(s.data(), end, idx).ptr != end)
+        return std::nullopt;
+    return idx;
+}
+
+/// Calls `visit` on every node reference `node` holds (values that can be rewritten in place).
+/// False when the node has a field of unknown kind.
+bool forEachRef(OrderedJson &node, const std::function<void(OrderedJson &)> &visit)
+{
+    if (!node.is_object())
+        return false;
+    const std::string type = node.value("type_key", "");
+    if (type == "Array" || type == "Map") {
+        if (node.contains("data") && node["data"].is_array()) {
+            for (OrderedJson &ref : node["data"])
+                visit(ref);
+        }
+        if (node.contains("keys") && node["keys"].is_array()) {
+            for (OrderedJson &key : node["keys"]) {
+                if (!key.is_string())
+                    visit(key);
+            }
+        }
+        return true;
+    }
+    if (!node.contains("attrs"))
+        return !node.contains("data") && !node.contains("keys"); // the null node, a String
+    const auto known = knownTypes().find(type);
+    if (known == knownTypes().end() || !node["attrs"].is_object())
+        return false;
+    for (auto it = node["attrs"].begin(); it != node["attrs"].end(); ++it) {
+        const auto field = known->second.find(it.key());
+        if (field == known->second.end())
+            return false;
+        if (field->second == Field::Ref)
+            visit(it.value());
+    }
+    return true;
+}
+
+/// The `relax.expr.Constant` array node of a metadata document, or nullptr.
+OrderedJson *constantArray(OrderedJson &doc)
+{
+    if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
+        return nullptr;
+    OrderedJson &nodes = doc["nodes"];
+    const auto root = parseIndex(doc.value("root", OrderedJson(0)));
+    if (!root || *root >= nodes.size() || !nodes[*root].is_object()
+        || !nodes[*root].contains("keys"))
+        return nullptr;
+    const OrderedJson &keys = nodes[*root]["keys"];
+    const OrderedJson &data = nodes[*root].value("data", OrderedJson::array());
+    for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
+        if (keys[i] != "relax.expr.Constant")
+            continue;
+        const auto arr = parseIndex(data[i]);
+        if (arr && *arr < nodes.size() && nodes[*arr].is_object() && nodes[*arr].contains("data")
+            && nodes[*arr]["data"].is_array())
+            return &nodes[*arr];
+    }
+    return nullptr;
+}
+
+/// The nodes reachable from the root (node 0, the null node, always); nullopt when a reached
+/// node has fields of unknown kind or a reference out of range.
+std::optional<std::vector<bool>> reachable(OrderedJson &nodes, std::size_t root)
+{
+    std::vector<bool> reached(nodes.size(), false);
+    reached[0] = true;
+    reached[root] = true;
+    std::vector<std::size_t> stack { root };
+    bool bad = false;
+    while (!stack.empty() && !bad) {
+        const std::size_t n = stack.back();
+        stack.pop_back();
+        const bool known = forEachRef(nodes[n], [&](OrderedJson &ref) {
+            const auto idx = parseIndex(ref);
+            if (!idx || *idx >= nodes.size()) {
+                bad = true;
+                return;
+            }
+            if (!reached[*idx]) {
+                reached[*idx] = true;
+                stack.push_back(*idx);
+            }
+        });
+        bad = bad || !known;
+    }
+    if (bad)
+        return std::nullopt;
+    return reached;
+}
+
+/// Drops the nodes and payloads the root no longer reaches and renumbers the rest, keeping
+/// their order; nullopt when the graph cannot be pruned safely.
+std::optional<OrderedJson> pruned(OrderedJson doc)
+{
+    OrderedJson &nodes = doc["nodes"];
+    const auto root = parseIndex(doc.value("root", OrderedJson(0)));
+    if (!root || *root == 0 || *root >= nodes.size())
+        return std::nullopt;
+    const auto reached = reachable(nodes, *root);
+    if (!reached)
+        return std::nullopt;
+    std::vector<std::size_t> remap(nodes.size(), 0);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if ((*reached)[i])
+            remap[i] = count++;
+    }
+    const OrderedJson payloads = doc.value("b64ndarrays", OrderedJson::array());
+    OrderedJson outPayloads = OrderedJson::array();
+    OrderedJson outNodes = OrderedJson::array();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (!(*reached)[i])
+            continue;
+        OrderedJson node = nodes[i];
+        forEachRef(node, [&](OrderedJson &ref) {
+            const std::size_t to = remap[*parseIndex(ref)];
+            ref = ref.is_string() ? OrderedJson(std::to_string(to)) : OrderedJson(to);
+        });
+        if (node.value("type_key", "") == "relax.expr.Constant" && node["attrs"].contains("data")) {
+            const auto payload = parseIndex(node["attrs"]["data"]);
+            if (!payload || *payload >= payloads.size())
+                return std::nullopt;
+            node["attrs"]["data"] = std::to_string(outPayloads.size());
+            outPayloads.push_back(payloads[*payload]);
+        }
+        outNodes.push_back(std::move(node));
+    }
+    OrderedJson out = OrderedJson::object();
+    out["root"] = remap[*root];
+    out["nodes"] = std::move(outNodes);
+    out["b64ndarrays"] = std::move(outPayloads);
+    if (doc.contains("attrs"))
+        out["attrs"] = doc["attrs"];
+    return out;
+}
+
+std::optional<std::string> uncheckedSubset(const std::string &source,
+                                           const std::vector<std::size_t> &constants)
+{
+    OrderedJson doc = OrderedJson::parse(source, nullptr, false);
+    if (doc.is_discarded())
+        return std::nullopt;
+    OrderedJson *array = constantArray(doc);
+    if (!array)
+        return std::nullopt;
+    const OrderedJson all = (*array)["data"];
+    OrderedJson kept = OrderedJson::array();
+    for (std::size_t i : constants) {
+        if (i >= all.size())
+            return std::nullopt;
+        kept.push_back(all[i]);
+    }
+    (*array)["data"] = std::move(kept);
+    if (std::optional<OrderedJson> small = pruned(doc))
+        return small->dump(2);
+    return doc.dump(2);
+}
+
+std::optional<std::vector<std::string>> uncheckedPayloads(const std::string &metadata)
+{
+    OrderedJson doc = OrderedJson::parse(metadata, nullptr, false);
+    if (doc.is_discarded())
+        return std::nullopt;
+    const OrderedJson *array = constantArray(doc);
+    if (!array)
+        return std::nullopt;
+    const OrderedJson &nodes = doc["nodes"];
+    const OrderedJson b64 = doc.value("b64ndarrays", OrderedJson::array());
+    std::vector<std::string> payloads;
+    for (const OrderedJson &ref : (*array)["data"]) {
+        std::string payload;
+        const auto c = parseIndex(ref);
+        if (c && *c < nodes.size() && nodes[*c].is_object()) {
+            const OrderedJson attrs = nodes[*c].value("attrs", OrderedJson::object());
+            const auto k = parseIndex(attrs.value("data", OrderedJson("")));
+            if (k && *k < b64.size() && b64[*k].is_string())
+                payload = b64[*k].get<std::string>();
+        }
+        payloads.push_back(std::move(payload));
+    }
+    return payloads;
+}
+
+} // namespace
+
+std::optional<std::size_t> relaxConstantIndex(const std::string &metaRef)
+{
+    if (metaRef.rfind(relaxPrefix, 0) != 0 || metaRef.size() <= relaxPrefix.size() + 1
+        || metaRef.back() != ']')
+        return std::nullopt;
+    const std::string digits
+        = metaRef.substr(relaxPrefix.size(), metaRef.size() - relaxPrefix.size() - 1);
+    if (digits.size() > 12)
+        return std::nullopt;
+    return parseIndex(OrderedJson(digits));
+}
+
+// The header comes from the model file: any structure nlohmann rejects (a type_error from
+// value() on a non-object) means "cannot subset", never a crash.
+std::optional<std::string> relaxMetadataSubset(const std::string &source,
+                                               const std::vector<std::size_t> &constants)
+{
+    try {
+        return uncheckedSubset(source, constants);
+    } catch (const nlohmann::json::exception &) {
+        return std::nullopt;
+    }
+}
+
+std::optional<std::vector<std::string>> relaxConstantPayloads(const std::string &metadata)
+{
+    try {
+        return uncheckedPayloads(metadata);
+    } catch (const nlohmann::json::exception &) {
+        return std::nullopt;
+    }
+}
+
+} // namespace cleave
