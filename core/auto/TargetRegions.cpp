@@ -52,7 +52,7 @@ std::vector<std::size_t> offerTargets(const FunctionView &view, const RegionOpti
         } else if (!demoted[id.index()]) {
             const std::string name = supportName(g, n);
             for (std::size_t k = 0; k < options.targets.size() && !name.empty(); ++k) {
-                if (options.targets[k].ops.count(name)) {
+                if (options.targets[k].ops.contains(name)) {
                     t = k;
                     break;
                 }

@@ -223,9 +223,9 @@ private:
         std::error_code ec;
         for (const auto &entry : fs::directory_iterator(m_target, ec)) {
             const std::string name = entry.path().filename().string();
-            if (name == exportOwnedList || m_owned.count(name))
+            if (name == exportOwnedList || m_owned.contains(name))
                 continue;
-            if (m_newFiles.count(name)) {
+            if (m_newFiles.contains(name)) {
                 if (!m_options.force)
                     return discard("the export would overwrite '" + name
                                    + "', which Cleave did not write; move it away or force "
