@@ -122,7 +122,8 @@ public:
     /// Runs the DP; `bytesPass` minimises bytes with every stage within `bound`.
     bool run(double bound, bool bytesPass)
     {
-        const std::size_t K = m_p.stages, I = m_ideals.count();
+        const std::size_t K = m_p.stages;
+        const std::size_t I = m_ideals.count();
         const bool minMax
             = m_p.objective == StageObjective::Throughput || m_p.metric == Metric::Memory;
         const double slack = bound == infinity ? infinity : bound * (1 + 1e-9) + 1e-9;
@@ -226,7 +227,9 @@ private:
             if (in)
                 members.push_back(u);
         }
-        std::int64_t params = 0, held = 0, peak = 0;
+        std::int64_t params = 0;
+        std::int64_t held = 0;
+        std::int64_t peak = 0;
         for (std::size_t u : members) {
             c.time += m_g.timeUs(device, u);
             params += m_g.units()[u].paramBytes;

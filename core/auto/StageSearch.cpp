@@ -34,7 +34,9 @@ bool fitsMemory(const std::vector<StageCost> &stages, const SplitProblem &p)
 
 std::vector<Baseline> baselines(const CostGraph &g, std::size_t K)
 {
-    std::vector<double> ops, params, flops;
+    std::vector<double> ops;
+    std::vector<double> params;
+    std::vector<double> flops;
     for (const CostUnit &u : g.units()) {
         ops.push_back(static_cast<double>(u.ops));
         params.push_back(static_cast<double>(u.paramBytes));
@@ -57,7 +59,8 @@ std::vector<Baseline> baselines(const CostGraph &g, std::size_t K)
 
 double lowerBound(const CostGraph &g, std::size_t K, StageObjective objective)
 {
-    double total = 0, heaviest = 0;
+    double total = 0;
+    double heaviest = 0;
     for (std::size_t u = 0; u < g.unitCount(); ++u) {
         double fastest = std::numeric_limits<double>::infinity();
         for (std::size_t d = 0; d < g.deviceCount(); ++d)
@@ -150,7 +153,8 @@ std::vector<std::int32_t> splitByWeight(const std::vector<double> &weights, std:
     double total = 0;
     for (double w : weights)
         total += w;
-    std::size_t stage = 0, inStage = 0;
+    std::size_t stage = 0;
+    std::size_t inStage = 0;
     double running = 0;
     for (std::size_t u = 0; u < n; ++u) {
         // Move to the next stage when this one reached its share and has a unit, or when the
