@@ -3,6 +3,7 @@
 #include "core/auto/SplitSolvers.h"
 
 #include <algorithm>
+#include <ranges>
 
 namespace cleave::autosplit {
 
@@ -58,9 +59,9 @@ std::vector<std::int32_t> branchOrder(const CostGraph &graph)
         // Push in reverse so that the first successor made ready runs next: a branch is
         // followed to its join before the next branch starts.
         const auto &s = dag.succ[static_cast<std::size_t>(u)];
-        for (auto it = s.rbegin(); it != s.rend(); ++it) {
-            if (--dag.indegree[static_cast<std::size_t>(*it)] == 0)
-                stack.push_back(*it);
+        for (const std::int32_t v : std::ranges::reverse_view(s)) {
+            if (--dag.indegree[static_cast<std::size_t>(v)] == 0)
+                stack.push_back(v);
         }
     }
     return order;
