@@ -203,7 +203,7 @@ private:
     }
 
     void update(const Layer &prev, Layer &cur, std::size_t i, std::size_t j, double cost,
-                bool minMax, bool bytesPass)
+                bool minMax, bool bytesPass) const
     {
         const std::int64_t bytes = prev.bytes[i] + m_sweep.inBytes;
         if (bytesPass) {
