@@ -241,7 +241,7 @@ std::optional<std::vector<std::string>> parseParamNames(const std::string &text,
                                                         std::string &error)
 {
     std::vector<std::string> names;
-    auto addItem = [&](std::string item) {
+    auto addItem = [&](const std::string &item) {
         const auto b = item.find_first_not_of(" \t\r");
         const auto e = item.find_last_not_of(" \t\r");
         if (b != std::string::npos)
