@@ -14,6 +14,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #if defined(__linux__)
 #include <fcntl.h> // AT_FDCWD
@@ -104,9 +105,9 @@ bool exchange(const fs::path &a, const fs::path &b)
 class FolderWriter
 {
 public:
-    FolderWriter(const fs::path &target, const ExportOptions &options,
+    FolderWriter(fs::path target, const ExportOptions &options,
                  std::vector<Diagnostic> &diagnostics)
-        : m_target(target)
+        : m_target(std::move(target))
         , m_options(options)
         , m_diagnostics(diagnostics)
     {
