@@ -15,7 +15,7 @@ namespace cleave {
 
 namespace {
 
-using ojson = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 const std::string relaxPrefix = "metadata[\"relax.expr.Constant\"][";
 const std::string relayPrefix = "meta[relay.Constant][";
@@ -46,16 +46,16 @@ bool callsPrimFunc(const Node &n)
 }
 
 /// The `relax.expr.Constant` array node of a metadata document, or nullptr.
-ojson *constantArray(ojson &doc)
+OrderedJson *constantArray(OrderedJson &doc)
 {
     if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
         return nullptr;
-    ojson &nodes = doc["nodes"];
+    OrderedJson &nodes = doc["nodes"];
     const std::size_t root = doc.value("root", std::size_t(0));
     if (root >= nodes.size() || !nodes[root].is_object() || !nodes[root].contains("keys"))
         return nullptr;
-    const ojson &keys = nodes[root]["keys"];
-    const ojson &data = nodes[root].value("data", ojson::array());
+    const OrderedJson &keys = nodes[root]["keys"];
+    const OrderedJson &data = nodes[root].value("data", OrderedJson::array());
     for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
         if (keys[i] == "relax.expr.Constant" && data[i].is_number_unsigned()) {
             const std::size_t arr = data[i].get<std::size_t>();
@@ -77,14 +77,14 @@ std::optional<std::size_t> relaxConstantIndex(const std::string &metaRef)
 std::optional<std::string> relaxMetadataSubset(const std::string &source,
                                                const std::vector<std::size_t> &constants)
 {
-    ojson doc = ojson::parse(source, nullptr, false);
+    OrderedJson doc = OrderedJson::parse(source, nullptr, false);
     if (doc.is_discarded())
         return std::nullopt;
-    ojson *array = constantArray(doc);
+    OrderedJson *array = constantArray(doc);
     if (!array)
         return std::nullopt;
-    const ojson all = (*array)["data"];
-    ojson kept = ojson::array();
+    const OrderedJson all = (*array)["data"];
+    OrderedJson kept = OrderedJson::array();
     for (std::size_t i : constants) {
         if (i >= all.size())
             return std::nullopt;
@@ -96,20 +96,20 @@ std::optional<std::string> relaxMetadataSubset(const std::string &source,
 
 std::optional<std::vector<std::string>> relaxConstantPayloads(const std::string &metadata)
 {
-    ojson doc = ojson::parse(metadata, nullptr, false);
+    OrderedJson doc = OrderedJson::parse(metadata, nullptr, false);
     if (doc.is_discarded())
         return std::nullopt;
-    const ojson *array = constantArray(doc);
+    const OrderedJson *array = constantArray(doc);
     if (!array)
         return std::nullopt;
-    const ojson &nodes = doc["nodes"];
-    const ojson b64 = doc.value("b64ndarrays", ojson::array());
+    const OrderedJson &nodes = doc["nodes"];
+    const OrderedJson b64 = doc.value("b64ndarrays", OrderedJson::array());
     std::vector<std::string> payloads;
-    for (const ojson &ref : (*array)["data"]) {
+    for (const OrderedJson &ref : (*array)["data"]) {
         std::string payload;
         if (ref.is_number_unsigned() && ref.get<std::size_t>() < nodes.size()) {
-            const ojson &node = nodes[ref.get<std::size_t>()];
-            const ojson attrs = node.value("attrs", ojson::object());
+            const OrderedJson &node = nodes[ref.get<std::size_t>()];
+            const OrderedJson attrs = node.value("attrs", OrderedJson::object());
             const std::string d = attrs.value("data", std::string());
             if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos) {
                 const std::size_t k = std::stoull(d);
