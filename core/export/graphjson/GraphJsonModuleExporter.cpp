@@ -154,7 +154,8 @@ std::optional<Json> headsOf(const GraphJsonBuilder &b, const PartitionPlan &plan
 Json entryAttrs(const GraphJsonBuilder &b, const Json &heads)
 {
     const std::size_t entries = b.rowPtr.back();
-    std::vector<std::size_t> produced(entries), lastUse(entries);
+    std::vector<std::size_t> produced(entries);
+    std::vector<std::size_t> lastUse(entries);
     std::vector<std::int64_t> bytes(entries, -1);
     std::vector<bool> pinned(entries, false);
     for (std::size_t nid = 0; nid < b.nodes.size(); ++nid) {
