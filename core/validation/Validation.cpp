@@ -45,7 +45,7 @@ std::vector<OpSupportList> parseOpSupport(const std::string &jsonText, const std
         const std::string here = doc.is_array() ? "/" + std::to_string(i) : "";
         if (!e.is_object() || !e.contains("target") || !e["target"].is_string()
             || !e.contains("ops") || !e["ops"].is_array()) {
-            error(here, where + "expected {\"target\": \"<name>\", \"ops\": [\"<op>\", ...]}");
+            error(here, where + R"(expected {"target": "<name>", "ops": ["<op>", ...]})");
             continue;
         }
         OpSupportList list;
