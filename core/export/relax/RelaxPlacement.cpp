@@ -112,7 +112,7 @@ std::string relaxPlacedModule(const ExportModel &model)
         const BoundaryTensor &t = boundary.tensors[b];
         for (const BoundaryConsumer &c : t.consumers) {
             const std::int32_t q = plan.indexOf(c.partition);
-            if (q < 0 || q == from || moved.count({ b, q }))
+            if (q < 0 || q == from || moved.contains({ b, q }))
                 continue;
             Node n;
             n.kind = NodeKind::OpCall;
@@ -140,7 +140,7 @@ std::string relaxPlacedModule(const ExportModel &model)
         // A projection of a moved tuple field reads the moved copy.
         if (node.kind == NodeKind::TupleGetItem && !node.inputs.empty()) {
             auto fb = fieldBoundary.find({ node.inputs[0].node.value, node.index });
-            if (fb != fieldBoundary.end() && moved.count({ fb->second, k })) {
+            if (fb != fieldBoundary.end() && moved.contains({ fb->second, k })) {
                 copier.map(n, moved[{ fb->second, k }]);
                 continue;
             }
