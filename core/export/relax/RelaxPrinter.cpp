@@ -16,6 +16,7 @@ namespace {
 
 std::string pad(int indent)
 {
+    // NOLINTNEXTLINE(modernize-return-braced-init-list): braces would pick the char list ctor
     return std::string(static_cast<std::size_t>(indent), ' ');
 }
 
@@ -45,7 +46,7 @@ void symbolsOf(const Type &t, std::vector<std::string> &out)
 
 std::string relaxMetadataHeader(const std::string &json)
 {
-    std::string s = "metadata = tvm.ir.load_json(\"\"\"";
+    std::string s = R"(metadata = tvm.ir.load_json(""")";
     for (const char c : json) {
         if (c == '\\' || c == '"')
             s += '\\';
