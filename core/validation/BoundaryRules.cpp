@@ -83,12 +83,15 @@ std::vector<Diagnostic> checkSharedGlobalInputs(const PartitionPlan &plan,
         // The export forwards a tensor through its first reader (an extra output); only a value
         // the pipeline executor cannot carry as an output (a tuple, an ADT) has no route.
         if (g.node(in).outputType().isTensor() || g.node(in).outputType().isUnknown()) {
-            out.push_back(
-                make(Severity::Info, "pipeline.routed_input",
-                     read + "; the export forwards it: " + first
-                         + " returns it as an extra output feeding " + nameList(plan, rest)
-                         + " (treat it as a parameter if it is a weight)",
-                     users, plan.partitions()[static_cast<std::size_t>(parts.front())].id));
+            out.push_back(make(Severity::Info, "pipeline.routed_input",
+                               std::string(read)
+                                   .append("; the export forwards it: ")
+                                   .append(first)
+                                   .append(" returns it as an extra output feeding ")
+                                   .append(nameList(plan, rest))
+                                   .append(" (treat it as a parameter if it is a weight)"),
+                               users,
+                               plan.partitions()[static_cast<std::size_t>(parts.front())].id));
             continue;
         }
         out.push_back(make(Severity::Error, "pipeline.shared_global_input",
@@ -147,8 +150,8 @@ std::vector<Diagnostic> checkTupleCrossings(const PartitionPlan &plan,
                            "the tuple " + g.key(b.tensor.node) + what + " crosses from "
                                + name(plan, b.producerPartition) + " to " + nameList(plan, to)
                                + "; the boundary carries its "
-                               + (fields.size() == 1 ? "field " : "fields ") + fieldText
-                               + " instead",
+                               + (fields.size() == 1 ? "field " : "fields ")
+                               + fieldText.append(" instead"),
                            nodes, b.producerPartition));
     }
     return out;
@@ -161,6 +164,7 @@ std::vector<Diagnostic> checkImpliedEdges(const PartitionPlan &plan, const Bound
     if (crossed.empty())
         return out;
     std::vector<std::pair<PartitionId, PartitionId>> cutPairs;
+    cutPairs.reserve(crossed.size());
     for (const EdgeRef &e : crossed)
         cutPairs.emplace_back(plan.partitionOf(e.tensor.node), plan.partitionOf(e.consumer));
     const Graph &g = plan.graph();
