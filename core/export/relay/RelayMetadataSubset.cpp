@@ -19,7 +19,7 @@ std::optional<std::size_t> parseIndex(const Json &v)
         return v.get<std::size_t>();
     if (!v.is_string())
         return std::nullopt;
-    const std::string &s = v.get_ref<const std::string &>();
+    const auto &s = v.get_ref<const std::string &>();
     std::size_t idx = 0;
     const char *end = s.data() + s.size();
     if (s.empty() || std::from_chars(s.data(), end, idx).ptr != end)
