@@ -6,6 +6,7 @@
 #include "core/io/relax/RelaxParser.h"
 #include "core/io/relax/RelaxValues.h"
 
+#include <algorithm>
 #include <array>
 #include <span>
 
@@ -21,11 +22,7 @@ constexpr std::array<std::string_view, 5> constantForms
 
 bool isOneOf(std::string_view s, std::span<const std::string_view> list)
 {
-    for (std::string_view item : list) {
-        if (s == item)
-            return true;
-    }
-    return false;
+    return std::ranges::find(list, s) != list.end();
 }
 
 Type scalarType(const AttrValue &v, const std::string &dtype)
