@@ -5,6 +5,7 @@
 #include "core/partition/PlanRecorder.h"
 
 #include <algorithm>
+#include <ranges>
 
 namespace cleave {
 
@@ -132,7 +133,7 @@ std::string PartitionPlan::uniqueName(const std::string &base) const
     }
 }
 
-Partition PartitionPlan::makePartition(std::string name)
+Partition PartitionPlan::makePartition(const std::string &name)
 {
     Partition p;
     p.id = newPartitionId();
@@ -186,8 +187,8 @@ void PartitionPlan::apply(const PlanEdit &edit)
 
 void PartitionPlan::revert(const PlanEdit &edit)
 {
-    for (auto it = edit.changes.rbegin(); it != edit.changes.rend(); ++it)
-        setAssignment(it->node, it->before);
+    for (const auto &change : std::ranges::reverse_view(edit.changes))
+        setAssignment(change.node, change.before);
     m_partitions = edit.partitionsBefore;
     if (edit.crossedChanged)
         m_crossed = edit.crossedBefore;

@@ -170,7 +170,7 @@ private:
     void setAssignment(NodeId node, PartitionId p);
     void rebuildIndex();
     PartitionId newPartitionId();
-    Partition makePartition(std::string name = {});
+    Partition makePartition(const std::string &name = {});
     std::string uniqueName(const std::string &base) const;
     std::vector<NodeId> assignableSubset(const std::vector<NodeId> &nodes) const;
     /// Splits every candidate partition P holding nodes in and out of D into P∖D followed by
