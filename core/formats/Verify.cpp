@@ -240,8 +240,11 @@ std::optional<std::string> ExportCheck::bindWeights()
                 = text(field(grp, "global_param_name", m_manifestPath), m_manifestPath);
             auto it = groups.find(group);
             if (it == groups.end())
-                return "param group " + group + " of weight " + name
-                    + " is missing from pipeline_config.json's param_connection";
+                return std::string("param group ")
+                    .append(group)
+                    .append(" of weight ")
+                    .append(name)
+                    .append(" is missing from pipeline_config.json's param_connection");
             ModuleBinding b;
             b.kind = ModuleBinding::Kind::GlobalInput;
             b.name = name;
