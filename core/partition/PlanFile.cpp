@@ -266,7 +266,7 @@ void PlanReader::readPartition(const nlohmann::json &p, std::size_t i, Partition
     if (!p.is_object() || !p.contains("name") || !p["name"].is_string() || !p.contains("nodes")
         || !p["nodes"].is_array()) {
         error("plan.schema",
-              "partition " + std::to_string(i) + " needs a \"name\" string and a \"nodes\" array",
+              "partition " + std::to_string(i) + R"( needs a "name" string and a "nodes" array)",
               here);
         return;
     }
