@@ -159,8 +159,8 @@ std::optional<std::string> unsafeForInference(const onnx::GraphProto &g, int dep
                         values += (k ? ", " : "") + std::to_string(a.ints(k));
                     if (a.type() != onnx::AttributeProto::INT)
                         values += a.ints_size() > 8 ? ", …]" : "]";
-                    return what + ": attribute " + a.name() + " = " + values
-                        + "; every value must be at least 1";
+                    return what + ": attribute " + a.name() + " = "
+                        + values.append("; every value must be at least 1");
                 }
             }
             if (a.has_g()) {
