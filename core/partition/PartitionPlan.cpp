@@ -351,11 +351,11 @@ PlanEdit PartitionPlan::markCrossedEdges(const std::vector<EdgeRef> &edges)
     return rec.finish(); // drops the edges that do not cross
 }
 
-PlanEdit PartitionPlan::appendPartition(std::string name, std::string target, int colour)
+PlanEdit PartitionPlan::appendPartition(const std::string &name, std::string target, int colour)
 {
     PlanEdit edit;
     Recorder rec(*this, edit);
-    Partition p = makePartition(std::move(name));
+    Partition p = makePartition(name);
     if (!target.empty())
         p.target = std::move(target);
     if (colour >= 0)
