@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <ranges>
 
 namespace cleave {
 
@@ -138,9 +137,9 @@ void rankAndOrder(const LayoutGraph &graph, std::vector<int> &rank, std::vector<
                 continue;
             placed[e] = true;
             layers[static_cast<std::size_t>(elementRank[e])].push_back(e);
-            for (const std::uint32_t next : std::ranges::reverse_view(down[e]))
-                if (!placed[next])
-                    stack.push_back(next);
+            for (std::size_t i = down[e].size(); i-- > 0;)
+                if (!placed[down[e][i]])
+                    stack.push_back(down[e][i]);
         }
     };
     for (std::size_t v = 0; v < n; ++v)

@@ -5,7 +5,6 @@
 #include "core/partition/PlanRecorder.h"
 
 #include <algorithm>
-#include <ranges>
 
 namespace cleave {
 
@@ -187,8 +186,8 @@ void PartitionPlan::apply(const PlanEdit &edit)
 
 void PartitionPlan::revert(const PlanEdit &edit)
 {
-    for (const auto &change : std::ranges::reverse_view(edit.changes))
-        setAssignment(change.node, change.before);
+    for (std::size_t i = edit.changes.size(); i-- > 0;)
+        setAssignment(edit.changes[i].node, edit.changes[i].before);
     m_partitions = edit.partitionsBefore;
     if (edit.crossedChanged)
         m_crossed = edit.crossedBefore;
