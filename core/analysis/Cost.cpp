@@ -70,7 +70,7 @@ bool isElementwise(std::string_view op)
                                                             "qnn.mul",
                                                             "nn.hardswish",
                                                             "nn.gelu" };
-    return ops.count(op) != 0;
+    return ops.contains(op);
 }
 
 std::int64_t elements(const Type &t)

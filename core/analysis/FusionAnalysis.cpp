@@ -57,7 +57,7 @@ std::vector<NodeId> postOrderFrom(const Graph &graph, NodeId root,
     order.reserve(members.size());
     std::vector<std::pair<NodeId, std::size_t>> stack;
     std::unordered_set<NodeId> seen;
-    auto isSeen = [&](NodeId n) { return seen.count(n) != 0; };
+    auto isSeen = [&](NodeId n) { return seen.contains(n); };
     auto walk = [&](NodeId start) {
         if (isSeen(start))
             return;

@@ -364,6 +364,7 @@ std::string ModelSummary::toText(bool listBlocks) const
     const auto appendTensors = [&out](const char *title, const std::vector<TensorSummary> &list) {
         out << '\n' << title << " (" << list.size() << ")\n";
         std::vector<std::vector<std::string>> rows;
+        rows.reserve(list.size());
         for (const TensorSummary &t : list)
             rows.push_back({ t.name, t.type.toRelay(), t.node });
         appendTable(out, rows);

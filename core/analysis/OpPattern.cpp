@@ -74,10 +74,12 @@ void addOnnxPatterns(OpPatternTable &t)
           "LayerNormalization" });
 }
 
-OpPatternTable makeBuiltin()
+// Relay registrations as of TVM v0.14 (src/relay/op/**, TOpPattern), one function per group of
+// pattern kinds.
+
+/// Ops computed element by element, with or without broadcasting.
+void addRelayElementwise(OpPatternTable &t)
 {
-    OpPatternTable t;
-    // Registrations as of TVM v0.14 (src/relay/op/**, TOpPattern).
     add(t, OpPatternKind::ElemWise,
         { "log",
           "log2",
@@ -139,6 +141,11 @@ OpPatternTable makeBuiltin()
           "greater",      "greater_equal", "atan2",        "nn.bias_add",
           "nn.prelu",     "expand_dims",   "broadcast_to", "broadcast_to_like",
           "where",        "tile",          "repeat" });
+}
+
+/// Ops that move data (one output element from one input element) and reductions.
+void addRelayInjectiveAndReductions(OpPatternTable &t)
+{
     add(t, OpPatternKind::Injective,
         { "reshape",
           "reshape_like",
@@ -179,6 +186,11 @@ OpPatternTable makeBuiltin()
     add(t, OpPatternKind::CommReduce,
         { "sum", "mean", "max", "min", "prod", "argmax", "argmin", "all", "any", "variance", "std",
           "collapse_sum_like", "collapse_sum_to" });
+}
+
+/// Compute-heavy ops whose output can take an elementwise epilogue.
+void addRelayOutEWiseFusable(OpPatternTable &t)
+{
     add(t, OpPatternKind::OutEWiseFusable,
         { "nn.conv1d",
           "nn.conv2d",
@@ -216,6 +228,11 @@ OpPatternTable makeBuiltin()
           "nn.fast_softmax",
           "nn.l2_normalize",
           "one_hot" });
+}
+
+/// Ops FuseOps never fuses.
+void addRelayOpaque(OpPatternTable &t)
+{
     add(t, OpPatternKind::Opaque,
         { "nn.dropout",
           "nn.lrn",
@@ -237,6 +254,15 @@ OpPatternTable makeBuiltin()
           "vision.roi_pool",
           "vision.yolo_reorg",
           "vision.proposal" });
+}
+
+OpPatternTable makeBuiltin()
+{
+    OpPatternTable t;
+    addRelayElementwise(t);
+    addRelayInjectiveAndReductions(t);
+    addRelayOutEWiseFusable(t);
+    addRelayOpaque(t);
     addOnnxPatterns(t);
     return t;
 }
@@ -320,7 +346,7 @@ std::vector<std::string> OpPatternTable::opNames() const
 
 bool OpPatternTable::contains(std::string_view op) const
 {
-    return m_patterns.count(std::string(op)) != 0;
+    return m_patterns.contains(std::string(op));
 }
 
 void OpPatternTable::set(std::string op, OpPatternKind kind)
@@ -346,7 +372,7 @@ bool OpPatternTable::loadJson(std::string_view text, const std::string &path,
         return false;
     const nlohmann::json &doc = *parsed;
     if (!doc.is_object()) {
-        report("patterns.type", "an op pattern file must be a JSON object {\"op\": \"pattern\"}",
+        report("patterns.type", R"(an op pattern file must be a JSON object {"op": "pattern"})",
                {});
         return false;
     }

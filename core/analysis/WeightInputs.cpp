@@ -75,7 +75,7 @@ bool isLayoutOp(std::string_view op)
         "Reshape",       "Unsqueeze", "Squeeze",          "Concat",           "Split",
         "Cast",          "Flatten",   "Identity",
     };
-    return ops.count(op) != 0;
+    return ops.contains(op);
 }
 
 /// Binary ops whose smaller, broadcast operand is a bias or a scale.
@@ -85,7 +85,7 @@ bool isBroadcastBinary(std::string_view op)
         "add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
         "Add", "Sub",      "Mul",      "Div",    "Max",     "Min",     "Pow",
     };
-    return ops.count(op) != 0;
+    return ops.contains(op);
 }
 
 bool isFloating(const std::string &dtype)
@@ -137,7 +137,7 @@ private:
             const TensorRef &in = n.inputs[i];
             ok = in.isValid()
                 && (m_graph.node(in.node).kind == NodeKind::Constant
-                    || m_candidates.count(in.node.value) || isWeightOnly(in.node, depth + 1));
+                    || m_candidates.contains(in.node.value) || isWeightOnly(in.node, depth + 1));
         }
         m_weightOnly[id.value] = ok;
         return ok;
@@ -221,7 +221,7 @@ std::vector<WeightInput> weightInputs(const Graph &graph, FunctionId function,
         changed = false;
         WeightUseChecker checker(graph, candidates);
         for (NodeId p : params) {
-            if (candidates.count(p.value) && !names.count(nameOf(p))
+            if (candidates.contains(p.value) && !names.contains(nameOf(p))
                 && !checker.onlyWeightUses(p)) {
                 candidates.erase(p.value);
                 changed = true;
@@ -229,9 +229,9 @@ std::vector<WeightInput> weightInputs(const Graph &graph, FunctionId function,
         }
     }
     for (NodeId p : params) {
-        if (names.count(nameOf(p)))
+        if (names.contains(nameOf(p)))
             out.push_back({ p, nameOf(p), WeightReason::Marked });
-        else if (candidates.count(p.value))
+        else if (candidates.contains(p.value))
             out.push_back({ p, nameOf(p), WeightReason::Operand });
     }
     return out;
@@ -241,7 +241,7 @@ std::optional<std::vector<std::string>> parseParamNames(const std::string &text,
                                                         std::string &error)
 {
     std::vector<std::string> names;
-    auto addItem = [&](std::string item) {
+    auto addItem = [&](const std::string &item) {
         const auto b = item.find_first_not_of(" \t\r");
         const auto e = item.find_last_not_of(" \t\r");
         if (b != std::string::npos)

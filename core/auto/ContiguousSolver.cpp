@@ -158,27 +158,27 @@ public:
 private:
     void run(double bound, bool bytesPass)
     {
-        const std::size_t K = m_p.stages;
+        const std::size_t stageCount = m_p.stages;
         const bool minMax
             = m_p.objective == StageObjective::Throughput || m_p.metric == Metric::Memory;
         // Pruning compares with a little slack so that rounding never cuts the optimum.
         const double slack = bound == infinity ? infinity : bound * (1 + 1e-9) + 1e-9;
         const double limit = bytesPass ? bound : slack;
-        m_layers.assign(K + 1, Layer(m_n));
+        m_layers.assign(stageCount + 1, Layer(m_n));
         m_layers[0].value[0] = 0;
         m_layers[0].bytes[0] = 0;
-        for (std::size_t k = 1; k <= K; ++k) {
+        for (std::size_t k = 1; k <= stageCount; ++k) {
             const std::size_t device = m_p.deviceOf(k - 1);
             const std::vector<double> &prefix = m_prefix[device];
             const std::int64_t memLimit = m_p.memoryLimit[device];
             const Layer &prev = m_layers[k - 1];
             Layer &cur = m_layers[k];
-            const std::size_t lastEnd = m_n - (K - k);
+            const std::size_t lastEnd = m_n - (stageCount - k);
             for (std::size_t i = k - 1; i + 1 <= lastEnd; ++i) {
                 if (prev.value[i] == infinity || prev.value[i] > limit)
                     continue;
                 if (minMax && m_p.metric == Metric::Time
-                    && m_suffixMin[i] > static_cast<double>(K - k + 1) * slack)
+                    && m_suffixMin[i] > static_cast<double>(stageCount - k + 1) * slack)
                     continue;
                 m_sweep.begin(static_cast<std::int32_t>(i));
                 for (std::size_t j = i + 1; j <= lastEnd; ++j) {
@@ -191,10 +191,10 @@ private:
                         = m_p.metric == Metric::Memory ? static_cast<double>(mem) : time;
                     if (cost > limit)
                         break;
-                    if (k == K && j != m_n)
+                    if (k == stageCount && j != m_n)
                         continue;
-                    if (minMax && m_p.metric == Metric::Time && k < K
-                        && m_suffixMin[j] > static_cast<double>(K - k) * slack)
+                    if (minMax && m_p.metric == Metric::Time && k < stageCount
+                        && m_suffixMin[j] > static_cast<double>(stageCount - k) * slack)
                         continue;
                     update(prev, cur, i, j, cost, minMax, bytesPass);
                 }
@@ -203,7 +203,7 @@ private:
     }
 
     void update(const Layer &prev, Layer &cur, std::size_t i, std::size_t j, double cost,
-                bool minMax, bool bytesPass)
+                bool minMax, bool bytesPass) const
     {
         const std::int64_t bytes = prev.bytes[i] + m_sweep.inBytes;
         if (bytesPass) {

@@ -200,7 +200,8 @@ CostGraph CostGraph::fromParts(std::vector<CostUnit> units, std::vector<CostTens
 void CostGraph::index()
 {
     const std::size_t n = m_units.size();
-    std::vector<std::vector<std::int32_t>> in(n), out(n);
+    std::vector<std::vector<std::int32_t>> in(n);
+    std::vector<std::vector<std::int32_t>> out(n);
     for (std::size_t t = 0; t < m_tensors.size(); ++t) {
         const CostTensor &ct = m_tensors[t];
         out[static_cast<std::size_t>(ct.producer)].push_back(static_cast<std::int32_t>(t));

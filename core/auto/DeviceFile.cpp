@@ -104,7 +104,7 @@ bool parseDevice(const nlohmann::json &e, std::size_t index, const std::string &
         d.memoryBytes = text ? parseByteSize(*text) : std::nullopt;
         if (!d.memoryBytes) {
             diagnostics.push_back(problem(
-                "devices.memory", where + ": \"memory\" must be a size such as \"16GiB\"", path));
+                "devices.memory", where + R"(: "memory" must be a size such as "16GiB")", path));
             return false;
         }
     }
@@ -212,7 +212,7 @@ std::optional<DeviceSet> parseDeviceFile(std::string_view text, const std::strin
             const auto bw = t ? parseBandwidth(*t) : std::nullopt;
             if (!bw) {
                 diagnostics.push_back(problem(
-                    "devices.links", "\"bandwidth\" must be a rate such as \"12GB/s\"", path));
+                    "devices.links", R"("bandwidth" must be a rate such as "12GB/s")", path));
                 return std::nullopt;
             }
             set.link.bytesPerSecond = *bw;
@@ -222,7 +222,7 @@ std::optional<DeviceSet> parseDeviceFile(std::string_view text, const std::strin
             const auto us = t ? parseDurationUs(*t) : std::nullopt;
             if (!us) {
                 diagnostics.push_back(problem(
-                    "devices.links", "\"latency\" must be a duration such as \"20us\"", path));
+                    "devices.links", R"("latency" must be a duration such as "20us")", path));
                 return std::nullopt;
             }
             set.link.latencyUs = *us;

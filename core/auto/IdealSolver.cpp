@@ -122,25 +122,27 @@ public:
     /// Runs the DP; `bytesPass` minimises bytes with every stage within `bound`.
     bool run(double bound, bool bytesPass)
     {
-        const std::size_t K = m_p.stages, I = m_ideals.count();
+        const std::size_t stageCount = m_p.stages;
+        const std::size_t idealCount = m_ideals.count();
         const bool minMax
             = m_p.objective == StageObjective::Throughput || m_p.metric == Metric::Memory;
         const double slack = bound == infinity ? infinity : bound * (1 + 1e-9) + 1e-9;
         const double limit = bytesPass ? bound : slack;
-        m_value.assign(K + 1, std::vector<double>(I, infinity));
-        m_bytes.assign(K + 1,
-                       std::vector<std::int64_t>(I, std::numeric_limits<std::int64_t>::max()));
-        m_from.assign(K + 1, std::vector<std::int32_t>(I, -1));
+        m_value.assign(stageCount + 1, std::vector<double>(idealCount, infinity));
+        m_bytes.assign(
+            stageCount + 1,
+            std::vector<std::int64_t>(idealCount, std::numeric_limits<std::int64_t>::max()));
+        m_from.assign(stageCount + 1, std::vector<std::int32_t>(idealCount, -1));
         m_value[0][0] = 0;
         m_bytes[0][0] = 0;
-        const std::size_t full = I - 1; // the largest downset is everything
-        for (std::size_t k = 1; k <= K; ++k) {
+        const std::size_t full = idealCount - 1; // the largest downset is everything
+        for (std::size_t k = 1; k <= stageCount; ++k) {
             const std::size_t device = m_p.deviceOf(k - 1);
             const auto &pairs = pairsOf(device, limit);
-            for (std::size_t b = 1; b < I; ++b) {
-                if (k == K && b != full)
+            for (std::size_t b = 1; b < idealCount; ++b) {
+                if (k == stageCount && b != full)
                     continue;
-                if (m_ideals.size(b) < k || m_g.unitCount() - m_ideals.size(b) < K - k)
+                if (m_ideals.size(b) < k || m_g.unitCount() - m_ideals.size(b) < stageCount - k)
                     continue;
                 for (const auto &[a, c] : pairs[b]) {
                     const double before = m_value[k - 1][static_cast<std::size_t>(a)];
@@ -164,7 +166,7 @@ public:
                 }
             }
         }
-        return m_value[K][full] != infinity;
+        return m_value[stageCount][full] != infinity;
     }
 
     [[nodiscard]] SplitAnswer answer() const
@@ -226,7 +228,9 @@ private:
             if (in)
                 members.push_back(u);
         }
-        std::int64_t params = 0, held = 0, peak = 0;
+        std::int64_t params = 0;
+        std::int64_t held = 0;
+        std::int64_t peak = 0;
         for (std::size_t u : members) {
             c.time += m_g.timeUs(device, u);
             params += m_g.units()[u].paramBytes;

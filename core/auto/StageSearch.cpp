@@ -32,9 +32,11 @@ bool fitsMemory(const std::vector<StageCost> &stages, const SplitProblem &p)
     return true;
 }
 
-std::vector<Baseline> baselines(const CostGraph &g, std::size_t K)
+std::vector<Baseline> baselines(const CostGraph &g, std::size_t stageCount)
 {
-    std::vector<double> ops, params, flops;
+    std::vector<double> ops;
+    std::vector<double> params;
+    std::vector<double> flops;
     for (const CostUnit &u : g.units()) {
         ops.push_back(static_cast<double>(u.ops));
         params.push_back(static_cast<double>(u.paramBytes));
@@ -47,17 +49,18 @@ std::vector<Baseline> baselines(const CostGraph &g, std::size_t K)
            { "flops", &flops } }) {
         Baseline b;
         b.name = name;
-        b.stageOf = splitByWeight(*weights, K);
-        b.stages = g.evaluate(b.stageOf, K);
+        b.stageOf = splitByWeight(*weights, stageCount);
+        b.stages = g.evaluate(b.stageOf, stageCount);
         b.bottleneckUs = bottleneckUs(b.stages);
         out.push_back(std::move(b));
     }
     return out;
 }
 
-double lowerBound(const CostGraph &g, std::size_t K, StageObjective objective)
+double lowerBound(const CostGraph &g, std::size_t stageCount, StageObjective objective)
 {
-    double total = 0, heaviest = 0;
+    double total = 0;
+    double heaviest = 0;
     for (std::size_t u = 0; u < g.unitCount(); ++u) {
         double fastest = std::numeric_limits<double>::infinity();
         for (std::size_t d = 0; d < g.deviceCount(); ++d)
@@ -67,7 +70,7 @@ double lowerBound(const CostGraph &g, std::size_t K, StageObjective objective)
     }
     if (objective == StageObjective::Latency)
         return total;
-    return std::max(total / static_cast<double>(K), heaviest);
+    return std::max(total / static_cast<double>(stageCount), heaviest);
 }
 
 /// The best answer over the exact solver (when the downsets are few) or the three orders.
@@ -150,7 +153,8 @@ std::vector<std::int32_t> splitByWeight(const std::vector<double> &weights, std:
     double total = 0;
     for (double w : weights)
         total += w;
-    std::size_t stage = 0, inStage = 0;
+    std::size_t stage = 0;
+    std::size_t inStage = 0;
     double running = 0;
     for (std::size_t u = 0; u < n; ++u) {
         // Move to the next stage when this one reached its share and has a unit, or when the
@@ -172,28 +176,29 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
                                const std::vector<std::optional<std::int64_t>> &memoryLimits)
 {
     StageSearchResult result;
-    const std::size_t K = options.stages;
+    const std::size_t stageCount = options.stages;
     const std::size_t n = graph.unitCount();
-    if (K == 0) {
+    if (stageCount == 0) {
         result.error = "the number of stages must be at least 1";
         return result;
     }
-    if (K > n) {
-        result.error = "cannot split " + std::to_string(n) + " unit(s) into " + std::to_string(K)
-            + " non-empty stages: at most " + std::to_string(n) + " stage(s) are possible";
+    if (stageCount > n) {
+        result.error = "cannot split " + std::to_string(n) + " unit(s) into "
+            + std::to_string(stageCount) + " non-empty stages: at most " + std::to_string(n)
+            + " stage(s) are possible";
         return result;
     }
     SplitProblem p;
     p.graph = &graph;
-    p.stages = K;
+    p.stages = stageCount;
     p.objective = options.objective;
     p.memoryLimit.assign(graph.deviceCount(), unlimited);
     for (std::size_t d = 0; d < graph.deviceCount() && d < memoryLimits.size(); ++d) {
         if (memoryLimits[d])
             p.memoryLimit[d] = *memoryLimits[d];
     }
-    result.baselines = baselines(graph, K);
-    result.lowerBoundUs = lowerBound(graph, K, options.objective);
+    result.baselines = baselines(graph, stageCount);
+    result.lowerBoundUs = lowerBound(graph, stageCount, options.objective);
     if (options.objective == StageObjective::Throughput)
         p.lowerBound = result.lowerBoundUs;
     for (const Baseline &b : result.baselines) {
@@ -208,7 +213,8 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
         return result;
     }
     if (!best || best->stageOf.empty()) {
-        // Only memory can make a split into K <= n stages impossible: find the smallest limit.
+        // Only memory can make a split into stageCount <= n stages impossible: find the smallest
+        // limit.
         SplitProblem m = p;
         m.metric = Metric::Memory;
         m.memoryLimit.assign(graph.deviceCount(), unlimited);
@@ -216,16 +222,17 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
         m.lowerBound = 0;
         StageSearchResult scratch;
         bool ignored = false;
-        std::optional<SplitAnswer> smallest = solve(
-            m, StageSearchOptions { K, options.objective, options.idealCap, {} }, scratch, ignored);
+        std::optional<SplitAnswer> smallest
+            = solve(m, StageSearchOptions { stageCount, options.objective, options.idealCap, {} },
+                    scratch, ignored);
         std::int64_t limit = unlimited;
         for (std::int64_t l : p.memoryLimit)
             limit = std::min(limit, l);
-        result.error = "no split into " + std::to_string(K) + " stages fits the memory limit of "
-            + bytesText(limit);
+        result.error = "no split into " + std::to_string(stageCount)
+            + " stages fits the memory limit of " + bytesText(limit);
         if (smallest && !smallest->stageOf.empty()) {
             std::int64_t worst = 0;
-            for (const StageCost &s : graph.evaluate(smallest->stageOf, K))
+            for (const StageCost &s : graph.evaluate(smallest->stageOf, stageCount))
                 worst = std::max(worst, s.memoryBytes());
             result.smallestFeasibleMemory = worst;
             result.error += ": the smallest feasible limit is "
@@ -236,7 +243,7 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
     }
     result.ok = true;
     result.stageOf = std::move(best->stageOf);
-    result.stages = graph.evaluate(result.stageOf, K);
+    result.stages = graph.evaluate(result.stageOf, stageCount);
     result.bottleneckUs = bottleneckUs(result.stages);
     result.totalUs = totalTimeUs(result.stages);
     result.transferBytes = totalTransferBytes(result.stages);

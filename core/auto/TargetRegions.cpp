@@ -52,7 +52,7 @@ std::vector<std::size_t> offerTargets(const FunctionView &view, const RegionOpti
         } else if (!demoted[id.index()]) {
             const std::string name = supportName(g, n);
             for (std::size_t k = 0; k < options.targets.size() && !name.empty(); ++k) {
-                if (options.targets[k].ops.count(name)) {
+                if (options.targets[k].ops.contains(name)) {
                     t = k;
                     break;
                 }
@@ -175,9 +175,9 @@ std::vector<Region> formRegions(const FunctionView &view, const std::vector<std:
         }
         regionOf[n.index()] = regionOf[r];
     }
-    const std::size_t R = roots.size();
-    std::vector<std::vector<std::size_t>> succ(R);
-    std::vector<std::size_t> indegree(R, 0);
+    const std::size_t regionCount = roots.size();
+    std::vector<std::vector<std::size_t>> succ(regionCount);
+    std::vector<std::size_t> indegree(regionCount, 0);
     for (NodeId n : view.assignableNodes()) {
         for (const FlowEdge &e : view.outEdges(n)) {
             if (!view.isAssignable(e.consumer))
@@ -191,7 +191,7 @@ std::vector<Region> formRegions(const FunctionView &view, const std::vector<std:
         }
     }
     std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
-    for (std::size_t r = 0; r < R; ++r) {
+    for (std::size_t r = 0; r < regionCount; ++r) {
         if (indegree[r] == 0)
             ready.push(r); // region indices follow first program position
     }

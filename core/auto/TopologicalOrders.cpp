@@ -58,9 +58,9 @@ std::vector<std::int32_t> branchOrder(const CostGraph &graph)
         // Push in reverse so that the first successor made ready runs next: a branch is
         // followed to its join before the next branch starts.
         const auto &s = dag.succ[static_cast<std::size_t>(u)];
-        for (auto it = s.rbegin(); it != s.rend(); ++it) {
-            if (--dag.indegree[static_cast<std::size_t>(*it)] == 0)
-                stack.push_back(*it);
+        for (std::size_t i = s.size(); i-- > 0;) {
+            if (--dag.indegree[static_cast<std::size_t>(s[i])] == 0)
+                stack.push_back(s[i]);
         }
     }
     return order;

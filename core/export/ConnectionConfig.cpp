@@ -4,28 +4,28 @@
 
 namespace cleave {
 
-using json = nlohmann::json;
+using Json = nlohmann::json;
 
-json connectionConfigFromManifest(const json &manifest)
+Json connectionConfigFromManifest(const Json &manifest)
 {
-    json config;
-    json inputs = json::array();
-    json modules = json::array();
-    const json parts = manifest.value("partitions", json::array());
+    Json config;
+    Json inputs = Json::array();
+    Json modules = Json::array();
+    const Json parts = manifest.value("partitions", Json::array());
     for (std::size_t k = 0; k < parts.size(); ++k) {
-        const json &part = parts[k];
-        for (const json &in : part.value("inputs", json::array())) {
-            const json from = in.value("from", json::object());
+        const Json &part = parts[k];
+        for (const Json &in : part.value("inputs", Json::array())) {
+            const Json from = in.value("from", Json::object());
             if (!from.is_object() || !from.contains("global_input") || from.contains("mod_idx"))
                 continue;
             inputs.push_back({ { "global_interface_name", from["global_input"] },
                                { "mod_idx", part.value("mod_idx", k) },
                                { "module_interface_name", in.value("name", std::string()) } });
         }
-        json outputs = json::array();
-        for (const json &out : part.value("outputs", json::array())) {
-            json deps = json::array();
-            for (const json &to : out.value("to", json::array()))
+        Json outputs = Json::array();
+        for (const Json &out : part.value("outputs", Json::array())) {
+            Json deps = Json::array();
+            for (const Json &to : out.value("to", Json::array()))
                 deps.push_back(to);
             outputs.push_back(
                 { { "output_idx", out.value("output_idx", 0) }, { "dependencies", deps } });

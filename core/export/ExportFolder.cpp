@@ -14,6 +14,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #if defined(__linux__)
 #include <fcntl.h> // AT_FDCWD
@@ -104,9 +105,9 @@ bool exchange(const fs::path &a, const fs::path &b)
 class FolderWriter
 {
 public:
-    FolderWriter(const fs::path &target, const ExportOptions &options,
+    FolderWriter(fs::path target, const ExportOptions &options,
                  std::vector<Diagnostic> &diagnostics)
-        : m_target(target)
+        : m_target(std::move(target))
         , m_options(options)
         , m_diagnostics(diagnostics)
     {
@@ -223,9 +224,9 @@ private:
         std::error_code ec;
         for (const auto &entry : fs::directory_iterator(m_target, ec)) {
             const std::string name = entry.path().filename().string();
-            if (name == exportOwnedList || m_owned.count(name))
+            if (name == exportOwnedList || m_owned.contains(name))
                 continue;
-            if (m_newFiles.count(name)) {
+            if (m_newFiles.contains(name)) {
                 if (!m_options.force)
                     return discard("the export would overwrite '" + name
                                    + "', which Cleave did not write; move it away or force "

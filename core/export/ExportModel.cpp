@@ -113,53 +113,55 @@ std::string deviceOf(const std::string &target)
     return "1,0";
 }
 
-ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &boundary,
-                             const ExportOptions &options)
+namespace {
+
+void addError(ExportModel &m, std::string code, std::string message, std::vector<NodeId> nodes = {})
 {
-    ExportModel m;
-    m.plan = &plan;
-    m.boundary = &boundary;
-    m.options = &options;
-    const Graph &g = plan.graph();
+    m.diagnostics.push_back(
+        Diagnostic::make(Severity::Error, std::move(code), std::move(message), std::move(nodes)));
+}
+
+/// The module target of each partition (options.targets overrides the plan's) and errors for
+/// empty partitions, surplus targets and unassigned nodes.
+void resolveTargets(const PartitionPlan &plan, const ExportOptions &options, ExportModel &m)
+{
     const std::size_t n = plan.partitionCount();
-    auto error = [&](std::string code, std::string message, std::vector<NodeId> nodes = {}) {
-        m.diagnostics.push_back(Diagnostic::make(Severity::Error, std::move(code),
-                                                 std::move(message), std::move(nodes)));
-    };
-    if (n == 0) {
-        error("export.empty", "the plan has no partitions");
-        return m;
-    }
-    if (boundary.interfaces.size() != n) {
-        error("export.boundary", "the boundary table does not belong to this plan");
-        return m;
-    }
     for (std::size_t k = 0; k < n; ++k) {
         const std::string over = k < options.targets.size() ? options.targets[k] : std::string();
         m.targets.push_back(over.empty() ? plan.partitions()[k].target : over);
         if (plan.nodeCount(plan.partitions()[k].id) == 0)
-            error("export.empty_partition",
-                  "partition '" + plan.partitions()[k].name + "' is empty");
+            addError(m, "export.empty_partition",
+                     "partition '" + plan.partitions()[k].name + "' is empty");
     }
     if (options.targets.size() > n)
-        error("export.targets",
-              "--targets lists " + std::to_string(options.targets.size()) + " targets for "
-                  + std::to_string(n) + " partitions");
+        addError(m, "export.targets",
+                 "--targets lists " + std::to_string(options.targets.size()) + " targets for "
+                     + std::to_string(n) + " partitions");
     std::vector<NodeId> unassigned;
     for (NodeId id : plan.view().assignableNodes()) {
         if (plan.indexOf(plan.partitionOf(id)) < 0)
             unassigned.push_back(id);
     }
     if (!unassigned.empty())
-        error("export.unassigned",
-              std::to_string(unassigned.size()) + " node(s) belong to no partition, e.g. "
-                  + g.key(unassigned.front()),
-              unassigned);
+        addError(m, "export.unassigned",
+                 std::to_string(unassigned.size()) + " node(s) belong to no partition, e.g. "
+                     + plan.graph().key(unassigned.front()),
+                 unassigned);
+}
 
-    // Global inputs: the first partition reading one receives it; later readers get it
-    // forwarded by that partition (the config binds a global input to one module only).
+/// Per receiver module, the (module, global input name) pairs it forwards.
+using Forwards = std::vector<std::vector<std::pair<int, std::string>>>;
+
+/// Global inputs: the first partition reading one receives it; later readers get it
+/// forwarded by that partition (the config binds a global input to one module only). Weights
+/// go to every reading module through its own param group instead.
+Forwards routeGlobalInputs(const PartitionPlan &plan, const BoundaryTable &boundary,
+                           const ExportOptions &options, ExportModel &m)
+{
+    const Graph &g = plan.graph();
+    const std::size_t n = plan.partitionCount();
     m.passThrough.resize(n);
-    std::vector<std::vector<std::pair<int, std::string>>> forwards(n); // per receiver module
+    Forwards forwards(n);
     const std::vector<WeightInput> weights = weightInputs(g, plan.function(), options.params);
     for (NodeId in : plan.view().inputs()) {
         std::vector<int> readers;
@@ -173,7 +175,6 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
         const auto weight = std::find_if(weights.begin(), weights.end(),
                                          [&](const WeightInput &w) { return w.input == in; });
         if (weight != weights.end()) {
-            // A weight: each reading module gets it through its own param group.
             m.globalInputs.emplace_back(name, -1);
             ExportParam param {
                 name, in, weight->reason == WeightReason::Marked ? "marked" : "weight_operand", {}
@@ -197,7 +198,6 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
                 forwards[static_cast<std::size_t>(readers.front())].emplace_back(readers[r], name);
         }
     }
-
     if (!m.params.empty()) {
         std::size_t groups = 0;
         for (const ExportParam &p : m.params)
@@ -209,66 +209,117 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
                   "modules through param_connection ("
                 + std::to_string(groups) + " param group(s)), not through the data path"));
     }
+    return forwards;
+}
 
+/// Output `o` of module `k` as computed by the partition: its type and who reads it.
+ModuleOutputInfo computedOutput(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                std::size_t k, const PartitionOutput &o, ExportModel &m)
+{
+    ModuleOutputInfo info;
+    if (o.boundary < 0) {
+        info.type = plan.graph().tensorType(o.tensor);
+    } else {
+        const BoundaryTensor &b = boundary.tensors[static_cast<std::size_t>(o.boundary)];
+        info.type = b.type;
+        for (const BoundaryConsumer &c : b.consumers) {
+            const int to = plan.indexOf(c.partition);
+            if (to <= static_cast<int>(k))
+                addError(m, "export.cycle",
+                         "partition '" + plan.partitions()[k].name + "' feeds '"
+                             + plan.partitions()[static_cast<std::size_t>(to)].name
+                             + "', which comes before it: the partitions form a cycle",
+                         { b.tensor.node });
+            info.dependencies.push_back({ to, c.inputName, -1 });
+        }
+    }
+    if (o.globalOutput >= 0)
+        info.dependencies.push_back({ -1, {}, o.globalOutput });
+    return info;
+}
+
+/// The extra output of module `k` that passes the input or constant `name` through, to the
+/// modules it forwards it to and the global outputs that return it directly.
+ModuleOutputInfo passThroughOutput(const PartitionPlan &plan, std::size_t k,
+                                   const std::string &name, const Forwards &forwards,
+                                   const std::vector<int> *directGlobals)
+{
+    const Graph &g = plan.graph();
+    ModuleOutputInfo info;
+    info.passThrough = name;
+    for (const auto &[to, input] : forwards[k]) {
+        if (input == name)
+            info.dependencies.push_back({ to, name, -1 });
+    }
+    for (NodeId in : plan.view().inputs()) {
+        if (globalInputName(g, in) == name)
+            info.type = g.node(in).outputType();
+    }
+    if (const NodeId c = g.findByKey(name); c.isValid() && g.node(c).kind == NodeKind::Constant)
+        info.type = g.node(c).outputType();
+    if (directGlobals) {
+        for (int global : *directGlobals)
+            info.dependencies.push_back({ -1, {}, global });
+    }
+    return info;
+}
+
+/// Every module's outputs: computed ones, then pass-throughs; an error for each global output
+/// that no module provides.
+void describeOutputs(const PartitionPlan &plan, const BoundaryTable &boundary,
+                     const Forwards &forwards, ExportModel &m)
+{
+    const std::size_t n = plan.partitionCount();
     const auto directRoutes = routeDirectOutputs(plan, boundary, m);
     m.outputs.resize(n);
-    std::vector<bool> globalSeen(g.outputs(plan.function()).size(), false);
+    std::vector<bool> globalSeen(plan.graph().outputs(plan.function()).size(), false);
+    auto markSeen = [&](const ModuleOutputInfo &info) {
+        for (const OutputDependency &d : info.dependencies) {
+            if (d.globalOutput >= 0)
+                globalSeen[static_cast<std::size_t>(d.globalOutput)] = true;
+        }
+    };
     for (std::size_t k = 0; k < n; ++k) {
         for (const PartitionOutput &o : boundary.interfaces[k].outputs) {
-            ModuleOutputInfo info;
-            if (o.boundary >= 0) {
-                const BoundaryTensor &b = boundary.tensors[static_cast<std::size_t>(o.boundary)];
-                info.type = b.type;
-                for (const BoundaryConsumer &c : b.consumers) {
-                    const int to = plan.indexOf(c.partition);
-                    if (to <= static_cast<int>(k))
-                        error("export.cycle",
-                              "partition '" + plan.partitions()[k].name + "' feeds '"
-                                  + plan.partitions()[static_cast<std::size_t>(to)].name
-                                  + "', which comes before it: the partitions form a cycle",
-                              { b.tensor.node });
-                    info.dependencies.push_back({ to, c.inputName, -1 });
-                }
-            } else {
-                info.type = g.tensorType(o.tensor);
-            }
-            if (o.globalOutput >= 0) {
-                info.dependencies.push_back({ -1, {}, o.globalOutput });
-                globalSeen[static_cast<std::size_t>(o.globalOutput)] = true;
-            }
-            m.outputs[k].push_back(std::move(info));
+            m.outputs[k].push_back(computedOutput(plan, boundary, k, o, m));
+            markSeen(m.outputs[k].back());
         }
         for (const std::string &name : m.passThrough[k]) {
-            ModuleOutputInfo info;
-            info.passThrough = name;
-            for (const auto &[to, input] : forwards[k]) {
-                if (input == name)
-                    info.dependencies.push_back({ to, name, -1 });
-            }
-            for (NodeId in : plan.view().inputs()) {
-                if (globalInputName(g, in) == name)
-                    info.type = g.node(in).outputType();
-            }
-            if (const NodeId c = g.findByKey(name);
-                c.isValid() && g.node(c).kind == NodeKind::Constant)
-                info.type = g.node(c).outputType();
-            if (auto it = directRoutes.find({ static_cast<int>(k), name });
-                it != directRoutes.end()) {
-                for (int global : it->second) {
-                    info.dependencies.push_back({ -1, {}, global });
-                    globalSeen[static_cast<std::size_t>(global)] = true;
-                }
-            }
-            m.outputs[k].push_back(std::move(info));
+            const auto it = directRoutes.find({ static_cast<int>(k), name });
+            m.outputs[k].push_back(passThroughOutput(
+                plan, k, name, forwards, it == directRoutes.end() ? nullptr : &it->second));
+            markSeen(m.outputs[k].back());
         }
     }
     for (std::size_t i = 0; i < globalSeen.size(); ++i) {
         if (!globalSeen[i])
-            error("export.global_output",
-                  "global output " + std::to_string(i)
-                      + " is neither computed by a partition nor an input or a constant the "
-                        "export can forward; the pipeline config cannot express it");
+            addError(m, "export.global_output",
+                     "global output " + std::to_string(i)
+                         + " is neither computed by a partition nor an input or a constant the "
+                           "export can forward; the pipeline config cannot express it");
     }
+}
+
+} // namespace
+
+ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &boundary,
+                             const ExportOptions &options)
+{
+    ExportModel m;
+    m.plan = &plan;
+    m.boundary = &boundary;
+    m.options = &options;
+    if (plan.partitionCount() == 0) {
+        addError(m, "export.empty", "the plan has no partitions");
+        return m;
+    }
+    if (boundary.interfaces.size() != plan.partitionCount()) {
+        addError(m, "export.boundary", "the boundary table does not belong to this plan");
+        return m;
+    }
+    resolveTargets(plan, options, m);
+    const Forwards forwards = routeGlobalInputs(plan, boundary, options, m);
+    describeOutputs(plan, boundary, forwards, m);
     return m;
 }
 

@@ -67,6 +67,7 @@ public:
             tuple.function = m_main;
             tuple.inputs = results;
             std::vector<Type> fields;
+            fields.reserve(results.size());
             for (TensorRef r : results)
                 fields.push_back(m_out.tensorType(r));
             tuple.outputTypes = { Type::tuple(fields) };
@@ -169,7 +170,7 @@ private:
             const NodeId result = f.result;
             const bool tupleOut = cm.outputCount > 1 || cm.tupleOutputs;
             for (NodeId n : g.topologicalOrder(gmain)) {
-                if (st.nodes.count(n.value) || (tupleOut && n == result))
+                if (st.nodes.contains(n.value) || (tupleOut && n == result))
                     continue;
                 copyNode(cm, st, n, m_main);
             }
@@ -206,7 +207,7 @@ private:
                 st.nodes.emplace(f.params[i].value, TensorRef { id, 0 });
             }
             for (NodeId n : g.topologicalOrder(gmain)) {
-                if (!st.nodes.count(n.value))
+                if (!st.nodes.contains(n.value))
                     copyNode(cm, st, n, callee);
             }
             if (f.result.isValid())
@@ -273,7 +274,7 @@ private:
         if (src.kind == Function::Kind::Global)
             m_globals.emplace(src.name, id);
         for (NodeId n : src.nodes) {
-            if (!st.nodes.count(n.value))
+            if (!st.nodes.contains(n.value))
                 copyNode(cm, st, n, id);
         }
         for (NodeId p : src.params)

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/PartitionModule.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -14,22 +15,30 @@ namespace {
 class ModuleBuilder
 {
 public:
-    ModuleBuilder(const PartitionPlan &plan, PartitionModule &out, bool lift)
-        : m_src(plan.graph())
+    ModuleBuilder(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k,
+                  bool lift, PartitionModule &out)
+        : m_plan(plan)
+        , m_src(plan.graph())
+        , m_partition(plan.partitions().at(k))
+        , m_iface(boundary.interfaces.at(k))
+        , m_boundary(boundary)
         , m_out(out)
         , m_lift(lift)
     {
     }
 
-    FunctionId m_main;
-    std::unordered_map<TensorRef, TensorRef> m_override; // crossing tensors → parameters
-    std::map<std::pair<std::uint32_t, std::uint32_t>, NodeId> m_fieldParams; // (node, field)
-    std::unordered_map<std::uint32_t, NodeId> m_nodeMap;
-    std::unordered_map<std::uint32_t, FunctionId> m_functionMap;
-    std::unordered_map<std::uint32_t, NodeId> m_tupleOfFields; // crossing tuple → rebuilt tuple
-    std::unordered_set<std::string> m_paramNames;
-    int m_metaCounter = 0;
+    /// Builds the module; `passThrough` as for extractPartition.
+    void build(const std::vector<std::string> &passThrough)
+    {
+        addMain();
+        addInterfaceParams();
+        addPassThroughParams(passThrough);
+        copyPartitionNodes();
+        setResult(passThrough);
+        m_out.graph.finalize();
+    }
 
+private:
     NodeId addParam(const std::string &name, const Type &type)
     {
         Node n;
@@ -54,7 +63,8 @@ public:
         if (auto it = m_nodeMap.find(t.node.value); it != m_nodeMap.end())
             return TensorRef { it->second, t.output };
         const Node &p = m_src.node(t.node);
-        if (m_fieldParams.count({ t.node.value, 0 }) || m_fieldParams.count({ t.node.value, 1 }))
+        if (m_fieldParams.contains({ t.node.value, 0 })
+            || m_fieldParams.contains({ t.node.value, 1 }))
             return TensorRef { tupleOfFields(t.node), 0 };
         if (p.kind == NodeKind::Constant || p.kind == NodeKind::FunctionValue
             || p.kind == NodeKind::ConstructorCall) {
@@ -99,7 +109,7 @@ public:
         const FunctionId id = m_out.graph.addFunction(std::move(nf));
         m_functionMap.emplace(f.value, id);
         for (NodeId n : src.nodes) {
-            if (!m_nodeMap.count(n.value))
+            if (!m_nodeMap.contains(n.value))
                 copyNode(n, id);
         }
         Function &dst = m_out.graph.function(id);
@@ -130,7 +140,7 @@ public:
             ModuleConstant c { id, src.metaRef, {}, {}, src.outputType() };
             if (m_lift) {
                 std::string name = "const_" + std::to_string(slot);
-                while (m_paramNames.count(name))
+                while (m_paramNames.contains(name))
                     name += "_";
                 c.parameter = name;
                 m_out.constants.push_back(c);
@@ -157,9 +167,158 @@ public:
         return nid;
     }
 
+    void addMain()
+    {
+        Graph &g = m_out.graph;
+        g.setFormat("relay");
+        g.setVersionHeader("0.0.5");
+        for (const TypeDefinition &def : m_src.typeDefinitions())
+            g.addTypeDefinition(def);
+        const Function &srcMain = m_src.function(m_plan.function());
+        Function main;
+        main.kind = Function::Kind::Global;
+        main.name = "main";
+        main.where = srcMain.where;
+        main.typeParams = srcMain.typeParams;
+        m_main = g.addFunction(std::move(main));
+        m_functionMap.emplace(m_plan.function().value, m_main);
+    }
+
+    // Parameters: the interface inputs.
+    void addInterfaceParams()
+    {
+        for (const PartitionInput &in : m_iface.inputs) {
+            if (in.boundary < 0) {
+                const NodeId p = addParam(in.name, m_src.node(in.globalInput).outputType());
+                m_override[TensorRef { in.globalInput, 0 }] = TensorRef { p, 0 };
+                continue;
+            }
+            const BoundaryTensor &t = m_boundary.tensors[static_cast<std::size_t>(in.boundary)];
+            const NodeId p = addParam(in.name, t.type);
+            if (t.field)
+                m_fieldParams[{ t.tensor.node.value, *t.field }] = p;
+            else
+                m_override[t.tensor] = TensorRef { p, 0 };
+        }
+    }
+
+    // A global input this module forwards although none of its nodes reads it (the model
+    // returns the input directly): it becomes a parameter too.
+    void addPassThroughParams(const std::vector<std::string> &passThrough)
+    {
+        for (const std::string &name : passThrough) {
+            if (m_paramNames.contains(name))
+                continue;
+            for (NodeId in : m_plan.view().inputs()) {
+                if (globalInputName(m_src, in) == name) {
+                    const NodeId p = addParam(name, m_src.node(in).outputType());
+                    m_override[TensorRef { in, 0 }] = TensorRef { p, 0 };
+                }
+            }
+        }
+    }
+
+    void copyPartitionNodes()
+    {
+        const FunctionView &view = m_plan.view();
+        const NodeId srcResult = m_src.function(m_plan.function()).result;
+        for (NodeId n : view.order()) {
+            if (!view.isAssignable(n) || m_plan.partitionOf(n) != m_partition.id)
+                continue;
+            const Node &node = m_src.node(n);
+            // A projection of a crossing tuple field is the field's parameter itself.
+            if (node.kind == NodeKind::TupleGetItem && !node.inputs.empty()) {
+                auto it = m_fieldParams.find({ node.inputs[0].node.value, node.index });
+                if (it != m_fieldParams.end() && !m_nodeMap.contains(node.inputs[0].node.value)) {
+                    m_nodeMap.emplace(n.value, it->second);
+                    continue;
+                }
+            }
+            // The source's result tuple is rebuilt from the outputs; skip it when nothing reads
+            // it.
+            if (n == srcResult && node.kind == NodeKind::Tuple && m_src.uses(n).empty())
+                continue;
+            copyNode(n, m_main);
+        }
+    }
+
+    /// The module tensor of one interface output (a field of a tuple reads it with a
+    /// TupleGetItem).
+    TensorRef outputTensor(const PartitionOutput &o)
+    {
+        Graph &g = m_out.graph;
+        TensorRef t = resolve(o.tensor);
+        if (!o.field)
+            return t;
+        Node item;
+        item.kind = NodeKind::TupleGetItem;
+        item.function = m_main;
+        item.index = *o.field;
+        item.inputs = { t };
+        item.outputTypes = { g.node(t.node).outputType(t.output).field(*o.field) };
+        return TensorRef { g.addNode(std::move(item)), 0 };
+    }
+
+    // Outputs in output_idx order, then the pass-throughs; several become a tuple.
+    void setResult(const std::vector<std::string> &passThrough)
+    {
+        Graph &g = m_out.graph;
+        std::vector<TensorRef> results;
+        auto addResult = [&](TensorRef t, const Type &type) {
+            results.push_back(t);
+            m_out.outputTypes.push_back(type);
+        };
+        for (const PartitionOutput &o : m_iface.outputs) {
+            const TensorRef t = outputTensor(o);
+            addResult(t, g.node(t.node).outputType(t.output));
+        }
+        for (const std::string &name : passThrough) {
+            const auto param = std::find(m_out.parameters.begin(), m_out.parameters.end(), name);
+            if (param != m_out.parameters.end()) {
+                const auto i = static_cast<std::size_t>(param - m_out.parameters.begin());
+                addResult(TensorRef { g.function(m_main).params[i], 0 }, m_out.parameterTypes[i]);
+                continue;
+            }
+            // Otherwise the name is the key of a constant the model returns directly.
+            const NodeId c = m_src.findByKey(name);
+            if (c.isValid() && m_src.node(c).kind == NodeKind::Constant) {
+                const TensorRef t = resolve(TensorRef { c, 0 });
+                addResult(t, g.node(t.node).outputType(t.output));
+            }
+        }
+        if (results.size() == 1) {
+            g.function(m_main).result = results.front().node;
+        } else if (!results.empty()) {
+            Node tuple;
+            tuple.kind = NodeKind::Tuple;
+            tuple.function = m_main;
+            tuple.inputs = results;
+            tuple.outputTypes = { Type::tuple(m_out.outputTypes) };
+            const NodeId id = g.addNode(std::move(tuple));
+            g.function(m_main).result = id;
+        }
+        Function &mf = g.function(m_main);
+        if (mf.result.isValid() && !g.node(mf.result).outputType().isUnknown()) {
+            mf.returnType = g.node(mf.result).outputType();
+            mf.hasReturnType = true;
+        }
+    }
+
+    const PartitionPlan &m_plan;
     const Graph &m_src;
+    const Partition &m_partition;
+    const PartitionInterface &m_iface;
+    const BoundaryTable &m_boundary;
     PartitionModule &m_out;
     bool m_lift;
+    FunctionId m_main;
+    std::unordered_map<TensorRef, TensorRef> m_override; // crossing tensors → parameters
+    std::map<std::pair<std::uint32_t, std::uint32_t>, NodeId> m_fieldParams; // (node, field)
+    std::unordered_map<std::uint32_t, NodeId> m_nodeMap;
+    std::unordered_map<std::uint32_t, FunctionId> m_functionMap;
+    std::unordered_map<std::uint32_t, NodeId> m_tupleOfFields; // crossing tuple → rebuilt tuple
+    std::unordered_set<std::string> m_paramNames;
+    int m_metaCounter = 0;
 };
 
 } // namespace
@@ -169,125 +328,7 @@ PartitionModule extractPartition(const PartitionPlan &plan, const BoundaryTable 
                                  const std::vector<std::string> &passThrough)
 {
     PartitionModule module;
-    const Graph &src = plan.graph();
-    const FunctionView &view = plan.view();
-    const Partition &partition = plan.partitions().at(k);
-    const PartitionInterface &iface = boundary.interfaces.at(k);
-    Graph &g = module.graph;
-    g.setFormat("relay");
-    g.setVersionHeader("0.0.5");
-    for (const TypeDefinition &def : src.typeDefinitions())
-        g.addTypeDefinition(def);
-
-    ModuleBuilder b(plan, module, liftConstants);
-    const Function &srcMain = src.function(plan.function());
-    Function main;
-    main.kind = Function::Kind::Global;
-    main.name = "main";
-    main.where = srcMain.where;
-    main.typeParams = srcMain.typeParams;
-    b.m_main = g.addFunction(std::move(main));
-    b.m_functionMap.emplace(plan.function().value, b.m_main);
-
-    // Parameters: the interface inputs.
-    for (const PartitionInput &in : iface.inputs) {
-        if (in.boundary < 0) {
-            const NodeId p = b.addParam(in.name, src.node(in.globalInput).outputType());
-            b.m_override[TensorRef { in.globalInput, 0 }] = TensorRef { p, 0 };
-            continue;
-        }
-        const BoundaryTensor &t = boundary.tensors[static_cast<std::size_t>(in.boundary)];
-        const NodeId p = b.addParam(in.name, t.type);
-        if (t.field)
-            b.m_fieldParams[{ t.tensor.node.value, *t.field }] = p;
-        else
-            b.m_override[t.tensor] = TensorRef { p, 0 };
-    }
-
-    // A global input this module forwards although none of its nodes reads it (the model
-    // returns the input directly): it becomes a parameter too.
-    for (const std::string &name : passThrough) {
-        if (b.m_paramNames.count(name))
-            continue;
-        for (NodeId in : view.inputs()) {
-            if (globalInputName(src, in) == name) {
-                const NodeId p = b.addParam(name, src.node(in).outputType());
-                b.m_override[TensorRef { in, 0 }] = TensorRef { p, 0 };
-            }
-        }
-    }
-
-    // A projection of a crossing tuple field is the field's parameter itself.
-    const NodeId srcResult = srcMain.result;
-    for (NodeId n : view.order()) {
-        if (!view.isAssignable(n) || plan.partitionOf(n) != partition.id)
-            continue;
-        const Node &node = src.node(n);
-        if (node.kind == NodeKind::TupleGetItem && !node.inputs.empty()) {
-            auto it = b.m_fieldParams.find({ node.inputs[0].node.value, node.index });
-            if (it != b.m_fieldParams.end() && !b.m_nodeMap.count(node.inputs[0].node.value)) {
-                b.m_nodeMap.emplace(n.value, it->second);
-                continue;
-            }
-        }
-        // The source's result tuple is rebuilt from the outputs; skip it when nothing reads it.
-        if (n == srcResult && node.kind == NodeKind::Tuple && src.uses(n).empty())
-            continue;
-        b.copyNode(n, b.m_main);
-    }
-
-    // Outputs in output_idx order.
-    std::vector<TensorRef> results;
-    for (const PartitionOutput &o : iface.outputs) {
-        TensorRef t = b.resolve(o.tensor);
-        if (o.field) {
-            Node item;
-            item.kind = NodeKind::TupleGetItem;
-            item.function = b.m_main;
-            item.index = *o.field;
-            item.inputs = { t };
-            item.outputTypes = { g.node(t.node).outputType(t.output).field(*o.field) };
-            t = TensorRef { g.addNode(std::move(item)), 0 };
-        }
-        results.push_back(t);
-        module.outputTypes.push_back(g.node(t.node).outputType(t.output));
-    }
-    for (const std::string &name : passThrough) {
-        const Function &mainFn = g.function(b.m_main);
-        bool found = false;
-        for (std::size_t i = 0; i < module.parameters.size() && !found; ++i) {
-            if (module.parameters[i] == name) {
-                results.push_back(TensorRef { mainFn.params[i], 0 });
-                module.outputTypes.push_back(module.parameterTypes[i]);
-                found = true;
-            }
-        }
-        // Otherwise the name is the key of a constant the model returns directly.
-        const NodeId c = found ? NodeId {} : src.findByKey(name);
-        if (c.isValid() && src.node(c).kind == NodeKind::Constant) {
-            const TensorRef t = b.resolve(TensorRef { c, 0 });
-            results.push_back(t);
-            module.outputTypes.push_back(g.node(t.node).outputType(t.output));
-        }
-    }
-    Function &f = g.function(b.m_main);
-    if (results.size() == 1) {
-        f.result = results.front().node;
-    } else if (!results.empty()) {
-        Node tuple;
-        tuple.kind = NodeKind::Tuple;
-        tuple.function = b.m_main;
-        tuple.inputs = results;
-        tuple.outputTypes = { Type::tuple(module.outputTypes) };
-        const NodeId id = g.addNode(std::move(tuple));
-        g.function(b.m_main).result = id;
-    }
-    Function &mf = g.function(b.m_main);
-    if (mf.result.isValid() && !g.node(mf.result).outputType().isUnknown()) {
-        mf.returnType = g.node(mf.result).outputType();
-        mf.hasReturnType = true;
-    }
-    g.finalize();
+    ModuleBuilder(plan, boundary, k, liftConstants, module).build(passThrough);
     return module;
 }
 

@@ -6,41 +6,41 @@ namespace cleave {
 
 nlohmann::ordered_json pipelineConfigJson(const ExportModel &m)
 {
-    using json = nlohmann::ordered_json;
-    json config;
-    json params = json::array();
+    using Json = nlohmann::ordered_json;
+    Json config;
+    Json params = Json::array();
     for (const ExportParam &p : m.params) {
         for (const auto &[group, module] : p.groups) {
-            json entry;
+            Json entry;
             entry["global_param_name"] = group;
             entry["mod_idx"] = module;
             params.push_back(std::move(entry));
         }
     }
     config["param_connection"] = std::move(params);
-    json inputs = json::array();
+    Json inputs = Json::array();
     for (const auto &[name, module] : m.globalInputs) {
         if (module < 0)
             continue;
-        json in;
+        Json in;
         in["global_interface_name"] = name;
         in["mod_idx"] = module;
         in["module_interface_name"] = name;
         inputs.push_back(std::move(in));
     }
     config["input_connection"] = std::move(inputs);
-    json modules = json::array();
+    Json modules = Json::array();
     for (std::size_t k = 0; k < m.outputs.size(); ++k) {
-        json mod;
+        Json mod;
         mod["mod_idx"] = k;
         mod["cpu_affinity"] = "";
-        json outputs = json::array();
+        Json outputs = Json::array();
         for (std::size_t o = 0; o < m.outputs[k].size(); ++o) {
-            json out;
+            Json out;
             out["output_idx"] = o;
-            json deps = json::array();
+            Json deps = Json::array();
             for (const OutputDependency &d : m.outputs[k][o].dependencies) {
-                json dep;
+                Json dep;
                 if (d.module >= 0) {
                     dep["mod_idx"] = d.module;
                     dep["input_name"] = d.inputName;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -75,17 +76,19 @@ compareConstantValues(const Graph &module, const Graph &source,
         return "the module's " + section + " cannot be read";
     if (!theirs)
         return std::nullopt;
-    for (const auto &[moduleRef, sourceRef] : refs) {
-        const auto i = index(moduleRef);
-        const auto j = index(sourceRef);
-        if (!i || !j || *j >= theirs->size())
-            continue;
-        if (*i >= mine->size())
-            return moduleRef + " has no value in the module's " + section;
-        if ((*mine)[*i] != (*theirs)[*j])
-            return "the value of " + moduleRef + " differs from the source's " + sourceRef;
-    }
-    return std::nullopt;
+    // The first reference whose value the module lacks or holds otherwise than the source.
+    const auto mismatch = std::find_if(refs.begin(), refs.end(), [&](const auto &ref) {
+        const auto i = index(ref.first);
+        const auto j = index(ref.second);
+        return i && j && *j < theirs->size()
+            && (*i >= mine->size() || (*mine)[*i] != (*theirs)[*j]);
+    });
+    if (mismatch == refs.end())
+        return std::nullopt;
+    const auto &[moduleRef, sourceRef] = *mismatch;
+    if (*index(moduleRef) >= mine->size())
+        return moduleRef + " has no value in the module's " + section;
+    return "the value of " + moduleRef + " differs from the source's " + sourceRef;
 }
 
 } // namespace cleave::verify

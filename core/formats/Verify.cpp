@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,243 +18,344 @@
 namespace cleave {
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
+using Json = nlohmann::json;
 
 namespace {
 
 using verify::BadInput;
 
 /// Checked access to a manifest / config field.
-const json &field(const json &obj, const char *key, const std::string &where)
+const Json &field(const Json &obj, const char *key, const std::string &where)
 {
     if (!obj.is_object() || !obj.contains(key))
         throw BadInput(where + ": missing \"" + key + "\"");
     return obj[key];
 }
 
-std::size_t index(const json &v, const std::string &where)
+std::size_t index(const Json &v, const std::string &where)
 {
     if (!v.is_number_integer() || v.get<long long>() < 0)
         throw BadInput(where + ": expected a non-negative integer");
     return v.get<std::size_t>();
 }
 
-std::string text(const json &v, const std::string &where)
+std::string text(const Json &v, const std::string &where)
 {
     if (!v.is_string())
         throw BadInput(where + ": expected a string");
     return v.get<std::string>();
 }
 
-VerifyResult runVerify(const std::string &dir)
+/// The (module_ref, source_ref) pairs of a manifest partition's constants that stay in the
+/// module.
+std::vector<std::pair<std::string, std::string>> keptConstantRefs(const Json &part)
 {
-    VerifyResult r;
-    const fs::path root(dir);
-    const std::string manifestPath = (root / "partitions.json").string();
-    const std::string configPath = (root / "pipeline_config.json").string();
-    const json manifest = verify::readJson(manifestPath);
+    std::vector<std::pair<std::string, std::string>> refs;
+    for (const Json &c : part.value("constants", Json::array())) {
+        if (c.contains("module_ref") && c.contains("source_ref") && c["module_ref"].is_string()
+            && c["source_ref"].is_string())
+            refs.emplace_back(c["module_ref"].get<std::string>(),
+                              c["source_ref"].get<std::string>());
+    }
+    return refs;
+}
+
+/// The format-neutral recomposition check of an export folder: re-imports every module with
+/// its writer's reader, binds each module parameter as pipeline_config.json (and
+/// partitions.json) say, composes the modules into one graph and compares it with the source's
+/// function wired the same way. Each step returns the first difference it finds.
+class ExportCheck
+{
+public:
+    explicit ExportCheck(const std::string &dir)
+        : m_dir(dir)
+        , m_root(dir)
+        , m_manifestPath((m_root / "partitions.json").string())
+        , m_configPath((m_root / "pipeline_config.json").string())
+    {
+    }
+
+    VerifyResult run();
+
+private:
+    std::optional<std::string> readSource();
+    std::optional<std::string> readModules();
+    std::optional<std::string> readModule(std::size_t k, const Json &part);
+    std::optional<std::string> compareConstants();
+    std::optional<std::string> bindWeights();
+    void bindGlobalInputs();
+    std::optional<std::string> bindModuleOutputs();
+    std::optional<std::string> bindParameters();
+    std::optional<std::string> composeAndCompare();
+
+    std::string m_dir;
+    fs::path m_root;
+    std::string m_manifestPath;
+    std::string m_configPath;
+    Json m_manifest;
+    Json m_config;
+    const ModuleExporter *m_reader = nullptr;
+    std::string m_sourcePath;
+    ImportResult m_imported;
+    std::size_t m_n = 0; // modules
+    std::vector<std::unique_ptr<Graph>> m_graphs;
+    std::vector<ComposedModule> m_composed;
+    std::vector<std::map<std::string, ModuleBinding>> m_bound; // per module, by parameter
+    std::map<std::size_t, std::pair<std::size_t, std::size_t>> m_globalOuts; // -> (module, output)
+    VerifyResult m_result;
+};
+
+VerifyResult ExportCheck::run()
+{
+    m_manifest = verify::readJson(m_manifestPath);
     // Exports for runtimes without a pipeline executor (Relax) are wired by partitions.json.
-    const json config = fs::exists(configPath) || !fs::exists(manifestPath)
-        ? verify::readJson(configPath)
-        : json(connectionConfigFromManifest(manifest));
-
-    const json &source = field(manifest, "source", manifestPath);
-    const std::string sourcePath = text(field(source, "path", manifestPath), manifestPath);
-    const std::string format = manifest.value("module_format", std::string("relay"));
-    const ModuleExporter *reader = moduleExporterFor(format);
-    if (!reader)
-        throw BadInput(manifestPath + ": unknown module format '" + format + "'");
-    if (std::optional<VerifyResult> own = reader->verifyFolder(dir))
+    m_config = fs::exists(m_configPath) || !fs::exists(m_manifestPath)
+        ? verify::readJson(m_configPath)
+        : Json(connectionConfigFromManifest(m_manifest));
+    const Json &source = field(m_manifest, "source", m_manifestPath);
+    m_sourcePath = text(field(source, "path", m_manifestPath), m_manifestPath);
+    const std::string format = m_manifest.value("module_format", std::string("relay"));
+    m_reader = moduleExporterFor(format);
+    if (!m_reader)
+        throw BadInput(m_manifestPath + ": unknown module format '" + format + "'");
+    if (std::optional<VerifyResult> own = m_reader->verifyFolder(m_dir))
         return *own;
-    ImportResult imported = importFile(sourcePath);
-    if (!imported.ok())
-        throw BadInput("the source model " + sourcePath
-                       + " cannot be read: " + imported.firstError());
-    const Graph &src = *imported.graph;
-    const std::string checksum = source.value("checksum", std::string());
-    if (!checksum.empty() && checksum != src.checksum()) {
-        r.firstDifference
-            = "the source model " + sourcePath + " has changed since the export (checksum differs)";
-        return r;
-    }
 
-    const json &parts = field(manifest, "partitions", manifestPath);
-    const json &modulesCfg = field(config, "module_connection", configPath);
+    std::optional<std::string> difference = readSource();
+    if (!difference)
+        difference = readModules();
+    if (!difference)
+        difference = compareConstants();
+    if (!difference)
+        difference = bindWeights();
+    if (!difference) {
+        bindGlobalInputs();
+        difference = bindModuleOutputs();
+    }
+    if (!difference)
+        difference = bindParameters();
+    if (!difference)
+        difference = composeAndCompare();
+    m_result.ok = !difference;
+    if (difference)
+        m_result.firstDifference = *difference;
+    return std::move(m_result);
+}
+
+std::optional<std::string> ExportCheck::readSource()
+{
+    m_imported = importFile(m_sourcePath);
+    if (!m_imported.ok())
+        throw BadInput("the source model " + m_sourcePath
+                       + " cannot be read: " + m_imported.firstError());
+    const std::string checksum = m_manifest["source"].value("checksum", std::string());
+    if (!checksum.empty() && checksum != m_imported.graph->checksum())
+        return "the source model " + m_sourcePath
+            + " has changed since the export (checksum differs)";
+    return std::nullopt;
+}
+
+std::optional<std::string> ExportCheck::readModules()
+{
+    const Json &parts = field(m_manifest, "partitions", m_manifestPath);
+    const Json &modulesCfg = field(m_config, "module_connection", m_configPath);
     if (!parts.is_array() || !modulesCfg.is_array())
-        throw BadInput(configPath + ": module_connection must be a list");
-    if (parts.size() != modulesCfg.size()) {
-        r.firstDifference = "pipeline_config.json has " + std::to_string(modulesCfg.size())
+        throw BadInput(m_configPath + ": module_connection must be a list");
+    if (parts.size() != modulesCfg.size())
+        return "pipeline_config.json has " + std::to_string(modulesCfg.size())
             + " modules but partitions.json lists " + std::to_string(parts.size());
-        return r;
+    m_n = parts.size();
+    m_graphs.resize(m_n);
+    m_composed.resize(m_n);
+    m_bound.resize(m_n);
+    for (std::size_t k = 0; k < m_n; ++k) {
+        if (auto difference = readModule(k, parts[k]))
+            return difference;
     }
-    const std::size_t n = parts.size();
-    std::vector<std::unique_ptr<Graph>> graphs(n);
-    std::vector<ComposedModule> composed(n);
-    std::vector<std::map<std::string, ModuleBinding>> bound(n);
-    for (std::size_t k = 0; k < n; ++k) {
-        const std::string where = manifestPath + ": partitions[" + std::to_string(k) + "]";
-        const std::string file = text(field(parts[k], "file", where), where);
-        if (file.find_first_of("/\\") != std::string::npos || file == ".." || file.empty())
-            throw BadInput(where + ": module file '" + file + "' is not a plain file name");
-        std::vector<Diagnostic> diags;
-        graphs[k] = reader->readModule((root / file).string(), diags);
-        for (Diagnostic &d : diags)
-            r.diagnostics.push_back(std::move(d));
-        if (!graphs[k]) {
-            r.firstDifference = file + " cannot be re-imported";
-            for (const Diagnostic &d : r.diagnostics) {
-                if (d.severity == Severity::Error) {
-                    r.firstDifference += ": " + d.toString();
-                    break;
-                }
-            }
-            return r;
-        }
-        composed[k].graph = graphs[k].get();
-        for (const json &c : parts[k].value("constants", json::array())) {
-            if (c.contains("module_ref") && c.contains("source_ref") && c["module_ref"].is_string()
-                && c["source_ref"].is_string())
-                composed[k].constantRefs.emplace(c["module_ref"].get<std::string>(),
-                                                 c["source_ref"].get<std::string>());
-            if (c.contains("parameter") && c.contains("source_ref") && c["parameter"].is_string()
-                && c["source_ref"].is_string()) {
-                ModuleBinding b;
-                b.kind = ModuleBinding::Kind::Constant;
-                b.constantRef = c["source_ref"].get<std::string>();
-                bound[k][c["parameter"].get<std::string>()] = b;
-            }
-        }
+    return std::nullopt;
+}
+
+// Module `k` read back with the writer's reader, and the bindings of its lifted constants.
+std::optional<std::string> ExportCheck::readModule(std::size_t k, const Json &part)
+{
+    const std::string where = m_manifestPath + ": partitions[" + std::to_string(k) + "]";
+    const std::string file = text(field(part, "file", where), where);
+    if (file.find_first_of("/\\") != std::string::npos || file == ".." || file.empty())
+        throw BadInput(where + ": module file '" + file + "' is not a plain file name");
+    std::vector<Diagnostic> diags;
+    m_graphs[k] = m_reader->readModule((m_root / file).string(), diags);
+    for (Diagnostic &d : diags)
+        m_result.diagnostics.push_back(std::move(d));
+    if (!m_graphs[k]) {
+        std::string difference = file + " cannot be re-imported";
+        const auto error
+            = std::find_if(m_result.diagnostics.begin(), m_result.diagnostics.end(),
+                           [](const Diagnostic &d) { return d.severity == Severity::Error; });
+        if (error != m_result.diagnostics.end())
+            difference += ": " + error->toString();
+        return difference;
     }
-    // Constant values, where the files carry them.
-    for (std::size_t k = 0; k < n; ++k) {
-        std::vector<std::pair<std::string, std::string>> refs;
-        for (const json &c : parts[k].value("constants", json::array())) {
-            if (c.contains("module_ref") && c.contains("source_ref") && c["module_ref"].is_string()
-                && c["source_ref"].is_string())
-                refs.emplace_back(c["module_ref"].get<std::string>(),
-                                  c["source_ref"].get<std::string>());
-        }
-        if (auto diff = reader->constantDifference(*graphs[k], src, refs)) {
-            r.firstDifference = "mod" + std::to_string(k) + ": " + *diff;
-            return r;
+    m_composed[k].graph = m_graphs[k].get();
+    for (const auto &[moduleRef, sourceRef] : keptConstantRefs(part))
+        m_composed[k].constantRefs.emplace(moduleRef, sourceRef);
+    for (const Json &c : part.value("constants", Json::array())) {
+        if (c.contains("parameter") && c.contains("source_ref") && c["parameter"].is_string()
+            && c["source_ref"].is_string()) {
+            ModuleBinding b;
+            b.kind = ModuleBinding::Kind::Constant;
+            b.constantRef = c["source_ref"].get<std::string>();
+            m_bound[k][c["parameter"].get<std::string>()] = b;
         }
     }
-    // Weights passed as inputs: each param group of pipeline_config.json feeds the module
-    // parameter of the weight's name (partitions.json "params" says which weight a group is).
+    return std::nullopt;
+}
+
+// Constant values, where the files carry them.
+std::optional<std::string> ExportCheck::compareConstants()
+{
+    const Json &parts = m_manifest["partitions"];
+    for (std::size_t k = 0; k < m_n; ++k) {
+        if (auto diff = m_reader->constantDifference(*m_graphs[k], *m_imported.graph,
+                                                     keptConstantRefs(parts[k])))
+            return "mod" + std::to_string(k) + ": " + *diff;
+    }
+    return std::nullopt;
+}
+
+// Weights passed as inputs: each param group of pipeline_config.json feeds the module
+// parameter of the weight's name (partitions.json "params" says which weight a group is).
+std::optional<std::string> ExportCheck::bindWeights()
+{
     std::map<std::string, std::size_t> groups;
-    for (const json &pc : config.value("param_connection", json::array())) {
-        const std::size_t k = index(field(pc, "mod_idx", configPath), configPath);
-        if (k >= n)
-            throw BadInput(configPath + ": param_connection names mod_idx " + std::to_string(k));
-        groups[text(field(pc, "global_param_name", configPath), configPath)] = k;
+    for (const Json &pc : m_config.value("param_connection", Json::array())) {
+        const std::size_t k = index(field(pc, "mod_idx", m_configPath), m_configPath);
+        if (k >= m_n)
+            throw BadInput(m_configPath + ": param_connection names mod_idx " + std::to_string(k));
+        groups[text(field(pc, "global_param_name", m_configPath), m_configPath)] = k;
     }
-    for (const json &p : manifest.value("params", json::array())) {
-        const std::string name = text(field(p, "name", manifestPath), manifestPath);
-        for (const json &grp : p.value("param_connection", json::array())) {
+    for (const Json &p : m_manifest.value("params", Json::array())) {
+        const std::string name = text(field(p, "name", m_manifestPath), m_manifestPath);
+        for (const Json &grp : p.value("param_connection", Json::array())) {
             const std::string group
-                = text(field(grp, "global_param_name", manifestPath), manifestPath);
+                = text(field(grp, "global_param_name", m_manifestPath), m_manifestPath);
             auto it = groups.find(group);
-            if (it == groups.end()) {
-                r.firstDifference = "param group " + group + " of weight " + name
-                    + " is missing from pipeline_config.json's param_connection";
-                return r;
-            }
+            if (it == groups.end())
+                return std::string("param group ")
+                    .append(group)
+                    .append(" of weight ")
+                    .append(name)
+                    .append(" is missing from pipeline_config.json's param_connection");
             ModuleBinding b;
             b.kind = ModuleBinding::Kind::GlobalInput;
             b.name = name;
-            bound[it->second][name] = b;
+            m_bound[it->second][name] = b;
         }
     }
-    // Wiring from pipeline_config.json.
-    for (const json &in : field(config, "input_connection", configPath)) {
-        const std::size_t k = index(field(in, "mod_idx", configPath), configPath);
-        if (k >= n)
-            throw BadInput(configPath + ": input_connection names mod_idx " + std::to_string(k));
+    return std::nullopt;
+}
+
+// Global inputs wired by pipeline_config.json's input_connection.
+void ExportCheck::bindGlobalInputs()
+{
+    for (const Json &in : field(m_config, "input_connection", m_configPath)) {
+        const std::size_t k = index(field(in, "mod_idx", m_configPath), m_configPath);
+        if (k >= m_n)
+            throw BadInput(m_configPath + ": input_connection names mod_idx " + std::to_string(k));
         ModuleBinding b;
         b.kind = ModuleBinding::Kind::GlobalInput;
-        b.name = text(field(in, "global_interface_name", configPath), configPath);
-        bound[k][text(field(in, "module_interface_name", configPath), configPath)] = b;
+        b.name = text(field(in, "global_interface_name", m_configPath), m_configPath);
+        m_bound[k][text(field(in, "module_interface_name", m_configPath), m_configPath)] = b;
     }
-    ComposeSpec spec;
-    std::map<std::size_t, std::pair<std::size_t, std::size_t>> globalOuts;
-    for (std::size_t j = 0; j < n; ++j) {
-        const json &mod = modulesCfg[j];
-        if (index(field(mod, "mod_idx", configPath), configPath) != j)
-            throw BadInput(configPath + ": module_connection[" + std::to_string(j)
+}
+
+// Module outputs wired by pipeline_config.json's module_connection: to module inputs or to
+// global outputs.
+std::optional<std::string> ExportCheck::bindModuleOutputs()
+{
+    const Json &modulesCfg = m_config["module_connection"];
+    for (std::size_t j = 0; j < m_n; ++j) {
+        const Json &mod = modulesCfg[j];
+        if (index(field(mod, "mod_idx", m_configPath), m_configPath) != j)
+            throw BadInput(m_configPath + ": module_connection[" + std::to_string(j)
                            + "] has another mod_idx");
         std::size_t outputs = 0;
-        for (const json &out : field(mod, "output", configPath)) {
-            const std::size_t o = index(field(out, "output_idx", configPath), configPath);
+        for (const Json &out : field(mod, "output", m_configPath)) {
+            const std::size_t o = index(field(out, "output_idx", m_configPath), m_configPath);
             outputs = std::max(outputs, o + 1);
-            for (const json &dep : field(out, "dependencies", configPath)) {
+            for (const Json &dep : field(out, "dependencies", m_configPath)) {
                 if (dep.contains("global_output_index")) {
-                    globalOuts[index(dep["global_output_index"], configPath)] = { j, o };
+                    m_globalOuts[index(dep["global_output_index"], m_configPath)] = { j, o };
                     continue;
                 }
-                const std::size_t k = index(field(dep, "mod_idx", configPath), configPath);
-                if (k >= n)
-                    throw BadInput(configPath + ": a dependency names mod_idx "
+                const std::size_t k = index(field(dep, "mod_idx", m_configPath), m_configPath);
+                if (k >= m_n)
+                    throw BadInput(m_configPath + ": a dependency names mod_idx "
                                    + std::to_string(k));
                 ModuleBinding b;
                 b.kind = ModuleBinding::Kind::ModuleOutput;
                 b.module = j;
                 b.output = o;
-                const std::string input = text(field(dep, "input_name", configPath), configPath);
-                if (bound[k].count(input)) {
-                    r.firstDifference = "mod" + std::to_string(k) + " input " + input
+                const std::string input
+                    = text(field(dep, "input_name", m_configPath), m_configPath);
+                if (m_bound[k].contains(input))
+                    return "mod" + std::to_string(k) + " input " + input
                         + " is bound twice in pipeline_config.json";
-                    return r;
-                }
-                bound[k][input] = b;
+                m_bound[k][input] = b;
             }
         }
-        composed[j].outputCount = std::max<std::size_t>(outputs, 1);
-        composed[j].tupleOutputs = outputs > 1;
+        m_composed[j].outputCount = std::max<std::size_t>(outputs, 1);
+        m_composed[j].tupleOutputs = outputs > 1;
     }
-    for (std::size_t k = 0; k < n; ++k) {
-        const Graph &g = *graphs[k];
+    return std::nullopt;
+}
+
+// Every parameter of every module's @main is bound.
+std::optional<std::string> ExportCheck::bindParameters()
+{
+    for (std::size_t k = 0; k < m_n; ++k) {
+        const Graph &g = *m_graphs[k];
         const FunctionId main = g.findFunction("main");
-        if (!main.isValid()) {
-            r.firstDifference = "mod" + std::to_string(k) + " has no @main";
-            return r;
-        }
+        if (!main.isValid())
+            return "mod" + std::to_string(k) + " has no @main";
         for (NodeId p : g.function(main).params) {
             const std::string name = g.node(p).name.substr(g.node(p).name.front() == '%' ? 1 : 0);
-            auto it = bound[k].find(name);
-            if (it == bound[k].end()) {
-                r.firstDifference = "mod" + std::to_string(k) + " parameter %" + name
+            auto it = m_bound[k].find(name);
+            if (it == m_bound[k].end())
+                return "mod" + std::to_string(k) + " parameter %" + name
                     + " is not connected in pipeline_config.json";
-                return r;
-            }
             if (it->second.kind == ModuleBinding::Kind::Constant)
                 it->second.type = g.node(p).outputType();
-            composed[k].bindings.push_back(it->second);
+            m_composed[k].bindings.push_back(it->second);
         }
     }
+    return std::nullopt;
+}
+
+std::optional<std::string> ExportCheck::composeAndCompare()
+{
+    const Graph &src = *m_imported.graph;
+    const Json &source = m_manifest["source"];
     const FunctionId srcMain
-        = src.findFunction(text(source.value("function", json("main")), manifestPath));
+        = src.findFunction(text(source.value("function", Json("main")), m_manifestPath));
     if (!srcMain.isValid())
-        throw BadInput(manifestPath + ": the source model has no function @"
+        throw BadInput(m_manifestPath + ": the source model has no function @"
                        + source.value("function", std::string("main")));
     const Function &sm = src.function(srcMain);
+    ComposeSpec spec;
     for (NodeId p : sm.params)
         spec.inputs.emplace_back(globalInputName(src, p), src.node(p).outputType());
-    for (std::size_t i = 0; i < globalOuts.size(); ++i) {
-        auto it = globalOuts.find(i);
-        if (it == globalOuts.end()) {
-            r.firstDifference = "no module produces global output " + std::to_string(i);
-            return r;
-        }
+    for (std::size_t i = 0; i < m_globalOuts.size(); ++i) {
+        auto it = m_globalOuts.find(i);
+        if (it == m_globalOuts.end())
+            return "no module produces global output " + std::to_string(i);
         spec.outputs.push_back(it->second);
     }
-    spec.tupleResult = manifest.value("result_is_tuple", false);
+    spec.tupleResult = m_manifest.value("result_is_tuple", false);
     spec.signature = sm;
     std::string error;
-    Graph recomposed = composeModules(composed, spec, error);
-    if (!error.empty()) {
-        r.firstDifference = error;
-        return r;
-    }
+    Graph recomposed = composeModules(m_composed, spec, error);
+    if (!error.empty())
+        return error;
     // The reference: the source's function wired the same way (so that only @main and the
     // globals it uses take part, as in the modules), then compared structurally.
     ComposedModule whole;
@@ -274,19 +376,14 @@ VerifyResult runVerify(const std::string &dir)
     const Graph reference = composeModules({ whole }, refSpec, error);
     if (!error.empty())
         throw BadInput("the source model cannot be read back as one module: " + error);
-    if (auto diff = firstDifference(recomposed, reference)) {
-        r.firstDifference = *diff;
-        return r;
-    }
-    r.ok = true;
-    return r;
+    return firstDifference(recomposed, reference);
 }
 
 } // namespace
 
 VerifyResult verifyExport(const std::string &dir)
 {
-    return verify::guarded(dir, [&] { return runVerify(dir); });
+    return verify::guarded(dir, [&] { return ExportCheck(dir).run(); });
 }
 
 } // namespace cleave

@@ -47,17 +47,23 @@ FunctionView::FunctionView(const Graph &graph, FunctionId function)
     const std::size_t n = graph.nodeCount();
     m_position.assign(n, -1);
     m_assignable.assign(n, 0);
+    m_opKey.assign(n, -1);
+    m_compositeKey.assign(n, -1);
     if (!m_function.isValid() || m_function.index() >= graph.functionCount()) {
-        m_opKey.assign(n, -1);
-        m_compositeKey.assign(n, -1);
         m_outOffsets.assign(n + 1, 0);
         m_inOffsets.assign(n + 1, 0);
         return;
     }
+    indexNodes();
+    findScopeOwners();
+    collectEdges();
+    buildEdgeIndex();
+}
 
+void FunctionView::indexNodes()
+{
+    const Graph &graph = *m_graph;
     m_order = graph.topologicalOrder(m_function);
-    m_opKey.assign(n, -1);
-    m_compositeKey.assign(n, -1);
     auto intern = [this](const std::string &name) {
         return m_opNames.emplace(name, static_cast<std::int32_t>(m_opNames.size())).first->second;
     };
@@ -85,12 +91,16 @@ FunctionView::FunctionView(const Graph &graph, FunctionId function)
         }
     }
     for (NodeId p : graph.function(m_function).params) {
-        if (p.isValid() && p.index() < n)
+        if (p.isValid() && p.index() < graph.nodeCount())
             m_inputs.push_back(p);
     }
+}
 
-    // Nested scopes read values of their enclosing function; such reads count as reads by the
-    // node of this function that owns the scope (the If / Match, or the call of a literal).
+// Nested scopes read values of their enclosing function; such reads count as reads by the
+// node of this function that owns the scope (the If / Match, or the call of a literal).
+void FunctionView::findScopeOwners()
+{
+    const Graph &graph = *m_graph;
     m_functionOwner.assign(graph.functionCount(), NodeId {});
     for (NodeId id : m_order) {
         const Node &node = graph.node(id);
@@ -122,7 +132,12 @@ FunctionView::FunctionView(const Graph &graph, FunctionId function)
         if (p.isValid() && p != m_function)
             m_functionOwner[f] = m_functionOwner[p.index()];
     }
+}
 
+void FunctionView::collectEdges()
+{
+    const Graph &graph = *m_graph;
+    const std::size_t n = graph.nodeCount();
     for (std::size_t c = 0; c < n; ++c) {
         const NodeId user(c);
         const NodeId rep = representative(user);
@@ -139,14 +154,21 @@ FunctionView::FunctionView(const Graph &graph, FunctionId function)
     std::sort(m_edges.begin(), m_edges.end(), [this](const FlowEdge &a, const FlowEdge &b) {
         if (a.tensor.node != b.tensor.node)
             return a.tensor.node < b.tensor.node;
-        const auto pa = m_position[a.consumer.index()], pb = m_position[b.consumer.index()];
+        const auto pa = m_position[a.consumer.index()];
+        const auto pb = m_position[b.consumer.index()];
         if (pa != pb)
             return pa < pb;
         if (a.user != b.user)
             return a.user < b.user;
         return a.input < b.input;
     });
+}
 
+// Compressed rows: out-edges are m_edges grouped by producer; in-edges point into m_edges,
+// grouped by consumer, direct reads before reads from nested scopes.
+void FunctionView::buildEdgeIndex()
+{
+    const std::size_t n = m_graph->nodeCount();
     m_outOffsets.assign(n + 1, 0);
     m_inOffsets.assign(n + 1, 0);
     for (const FlowEdge &e : m_edges) {
@@ -166,7 +188,8 @@ FunctionView::FunctionView(const Graph &graph, FunctionId function)
         auto end = m_inEdges.begin() + m_inOffsets[c + 1];
         if (end - begin > 1) {
             std::sort(begin, end, [](const FlowEdge *a, const FlowEdge *b) {
-                const bool na = a->user != a->consumer, nb = b->user != b->consumer;
+                const bool na = a->user != a->consumer;
+                const bool nb = b->user != b->consumer;
                 if (na != nb)
                     return !na;
                 if (a->user != b->user)

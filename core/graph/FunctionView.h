@@ -77,6 +77,12 @@ public:
     [[nodiscard]] NodeId representative(NodeId n) const;
 
 private:
+    // The constructor's steps, in order.
+    void indexNodes(); ///< order, positions, op keys, assignable nodes, constants, inputs
+    void findScopeOwners(); ///< m_functionOwner
+    void collectEdges(); ///< m_edges, grouped by producer
+    void buildEdgeIndex(); ///< the CSR offsets and m_inEdges
+
     const Graph *m_graph;
     FunctionId m_function;
     std::vector<NodeId> m_order;

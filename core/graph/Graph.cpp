@@ -126,10 +126,10 @@ void Graph::finalize()
         std::string key = node.name.empty() ? "$" + std::to_string(i) : node.name;
         const FunctionId top = topLevelFunction(node.function);
         if (top.isValid() && top != mainFn)
-            key = "@" + m_functions[top.index()].name + ":" + key;
-        if (m_keyIndex.count(key)) {
+            key.insert(0, "@" + m_functions[top.index()].name + ":");
+        if (m_keyIndex.contains(key)) {
             int k = 2;
-            while (m_keyIndex.count(key + "#" + std::to_string(k)))
+            while (m_keyIndex.contains(key + "#" + std::to_string(k)))
                 ++k;
             key += "#" + std::to_string(k);
         }
@@ -177,7 +177,7 @@ std::span<const Use> Graph::uses(NodeId node) const
         return {};
     const std::uint32_t b = m_useOffsets[node.index()];
     const std::uint32_t e = m_useOffsets[node.index() + 1];
-    return std::span<const Use>(m_uses.data() + b, e - b);
+    return { m_uses.data() + b, e - b };
 }
 
 std::vector<Use> Graph::consumers(TensorRef tensor) const

@@ -32,7 +32,8 @@ struct TypedId
     [[nodiscard]] constexpr std::size_t index() const { return value; }
 
     friend constexpr bool operator==(TypedId a, TypedId b) = default;
-    friend constexpr auto operator<=>(TypedId a, TypedId b) = default;
+    friend constexpr auto operator<=>(TypedId a, TypedId b)
+        = default; // NOLINT(modernize-use-nullptr): tidy 14 misreads the defaulted <=>
 };
 
 struct NodeIdTag;
@@ -55,7 +56,8 @@ struct TensorRef
 
     [[nodiscard]] constexpr bool isValid() const { return node.isValid(); }
     friend constexpr bool operator==(TensorRef a, TensorRef b) = default;
-    friend constexpr auto operator<=>(TensorRef a, TensorRef b) = default;
+    friend constexpr auto operator<=>(TensorRef a, TensorRef b)
+        = default; // NOLINT(modernize-use-nullptr): tidy 14 misreads the defaulted <=>
 };
 
 /// One use of a tensor: the consumer node and which of its inputs it is.
@@ -76,7 +78,8 @@ struct EdgeRef
     NodeId consumer;
 
     friend constexpr bool operator==(EdgeRef a, EdgeRef b) = default;
-    friend constexpr auto operator<=>(EdgeRef a, EdgeRef b) = default;
+    friend constexpr auto operator<=>(EdgeRef a, EdgeRef b)
+        = default; // NOLINT(modernize-use-nullptr): tidy 14 misreads the defaulted <=>
 };
 
 } // namespace cleave

@@ -308,7 +308,7 @@ std::string quoteBounded(std::string_view s, std::size_t limit)
 
 std::string boundedJson(const nlohmann::json &value)
 {
-    const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+    std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (text.size() <= 60)
         return text;
     std::size_t cut = 60;

@@ -4,6 +4,7 @@
 
 #include "core/support/Saturating.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -28,13 +29,8 @@ Type Type::tuple(std::vector<Type> fields)
 
 bool Type::hasStaticShape() const
 {
-    if (kind != Kind::Tensor)
-        return false;
-    for (const Dim &d : shape) {
-        if (!d.isKnown())
-            return false;
-    }
-    return true;
+    return kind == Kind::Tensor
+        && std::ranges::all_of(shape, [](const Dim &d) { return d.isKnown(); });
 }
 
 std::optional<std::int64_t> Type::elementCount() const

@@ -111,7 +111,7 @@ void rankAndOrder(const LayoutGraph &graph, std::vector<int> &rank, std::vector<
                 const auto dummy = static_cast<std::uint32_t>(elementRank.size());
                 elementRank.push_back(r);
                 up.push_back({ previous });
-                down.push_back({});
+                down.emplace_back();
                 down[previous].push_back(dummy);
                 previous = dummy;
             }
@@ -137,9 +137,9 @@ void rankAndOrder(const LayoutGraph &graph, std::vector<int> &rank, std::vector<
                 continue;
             placed[e] = true;
             layers[static_cast<std::size_t>(elementRank[e])].push_back(e);
-            for (auto it = down[e].rbegin(); it != down[e].rend(); ++it)
-                if (!placed[*it])
-                    stack.push_back(*it);
+            for (std::size_t i = down[e].size(); i-- > 0;)
+                if (!placed[down[e][i]])
+                    stack.push_back(down[e][i]);
         }
     };
     for (std::size_t v = 0; v < n; ++v)

@@ -80,7 +80,7 @@ std::shared_ptr<const Layout> LayoutCache::find(const std::string &key)
     return result;
 }
 
-void LayoutCache::store(const std::string &key, std::shared_ptr<const Layout> layout)
+void LayoutCache::store(const std::string &key, const std::shared_ptr<const Layout> &layout)
 {
     if (!layout)
         return;

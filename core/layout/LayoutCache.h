@@ -32,7 +32,7 @@ public:
     [[nodiscard]] std::shared_ptr<const Layout> find(const std::string &key);
     /// Stores a layout in memory and (atomically: temporary file + rename) on disk. Disk
     /// errors are ignored: the cache is an optimisation.
-    void store(const std::string &key, std::shared_ptr<const Layout> layout);
+    void store(const std::string &key, const std::shared_ptr<const Layout> &layout);
 
     [[nodiscard]] const std::string &directory() const { return m_directory; }
     /// The file a key is stored in (empty without a directory).

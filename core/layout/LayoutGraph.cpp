@@ -70,9 +70,9 @@ std::string shapeText(const Type &type)
     return out;
 }
 
-NodeLabel nodeLabel(const Graph &graph, NodeId id)
+NodeLabel nodeLabel(const Graph &graph, NodeId node)
 {
-    const Node &n = graph.node(id);
+    const Node &n = graph.node(node);
     NodeLabel label;
     switch (n.kind) {
     case NodeKind::Input:

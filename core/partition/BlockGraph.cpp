@@ -65,139 +65,202 @@ std::vector<EdgeRef> BlockGraph::originalEdges(const Graph &original,
     return out;
 }
 
-BlockGraph collapseBlocks(const Graph &graph, FunctionId f, const std::vector<FusedBlock> &blocks,
-                          const std::vector<std::size_t> &expanded)
+namespace {
+
+/// A node outside every collapsed block, as the block-level graph shows it: calls, `if` and
+/// `match` become op calls named after what they run; a function literal becomes a constant.
+Node shownCopy(const Graph &graph, const Node &node, FunctionId function)
 {
-    BlockGraph out;
+    Node copy;
+    copy.kind = node.kind;
+    copy.function = function;
+    copy.name = node.name;
+    copy.op = node.op;
+    copy.attrs = node.attrs;
+    copy.outputTypes = node.outputTypes;
+    copy.index = node.index;
+    copy.value = node.value;
+    copy.metaRef = node.metaRef;
+    copy.typeAnnotated = node.typeAnnotated;
+    if (node.kind == NodeKind::FunctionCall || node.kind == NodeKind::ClosureCall
+        || node.kind == NodeKind::If || node.kind == NodeKind::Match
+        || node.kind == NodeKind::FunctionValue) {
+        copy.kind = node.kind == NodeKind::FunctionValue ? NodeKind::Constant : NodeKind::OpCall;
+        copy.op = shownOpName(graph, node);
+    }
+    return copy;
+}
+
+/// Builds a BlockGraph: copies the nodes of one function in program order, one op call per
+/// collapsed block, and records how shown and original nodes and tensors correspond.
+class BlockCollapser
+{
+public:
+    BlockCollapser(const Graph &graph, FunctionId f, const std::vector<FusedBlock> &blocks,
+                   const std::vector<std::size_t> &expanded);
+
+    BlockGraph take();
+
+private:
+    [[nodiscard]] std::vector<TensorRef> remap(const std::vector<TensorRef> &inputs) const;
+    void record(NodeId original, NodeId copy, std::size_t outputs);
+    void addBlock(const FusedBlock &block, const Node &root);
+    void addCopy(NodeId n, const Node &node);
+    void addKernel(NodeId kernel, std::string name, std::string funcName,
+                   std::vector<NodeId> relayNodes);
+    void setSignature();
+
+    const Graph &m_graph;
+    FunctionId m_function;
+    const std::vector<FusedBlock> &m_blocks;
+    BlockGraph m_out;
+    FunctionId m_shownFunction;
+    std::vector<NodeId> m_order;
+    std::vector<std::int32_t> m_position; // per original node, its place in m_order
+    std::vector<int> m_blockOf; // per original node, its collapsed block or -1
+};
+
+BlockCollapser::BlockCollapser(const Graph &graph, FunctionId f,
+                               const std::vector<FusedBlock> &blocks,
+                               const std::vector<std::size_t> &expanded)
+    : m_graph(graph)
+    , m_function(f)
+    , m_blocks(blocks)
+    , m_order(graph.topologicalOrder(f))
+    , m_position(graph.nodeCount(), -1)
+    , m_blockOf(graph.nodeCount(), -1)
+{
     Function main;
     main.kind = Function::Kind::Global;
     main.name = "main";
-    const FunctionId nf = out.graph.addFunction(std::move(main));
-    out.graph.setFormat(graph.format());
-    out.graph.setSourcePath(graph.sourcePath());
-    out.graph.setChecksum(graph.checksum());
-
-    const std::vector<NodeId> order = graph.topologicalOrder(f);
-    std::vector<std::int32_t> position(graph.nodeCount(), -1);
-    for (std::size_t i = 0; i < order.size(); ++i)
-        position[order[i].index()] = static_cast<std::int32_t>(i);
-
-    // Which collapsed block each node belongs to, and each block's root.
-    std::vector<int> blockOf(graph.nodeCount(), -1);
+    m_shownFunction = m_out.graph.addFunction(std::move(main));
+    m_out.graph.setFormat(graph.format());
+    m_out.graph.setSourcePath(graph.sourcePath());
+    m_out.graph.setChecksum(graph.checksum());
+    for (std::size_t i = 0; i < m_order.size(); ++i)
+        m_position[m_order[i].index()] = static_cast<std::int32_t>(i);
     for (std::size_t b = 0; b < blocks.size(); ++b) {
         if (std::find(expanded.begin(), expanded.end(), b) != expanded.end())
             continue;
         for (NodeId n : blocks[b].nodes)
-            blockOf[n.index()] = static_cast<int>(b);
+            m_blockOf[n.index()] = static_cast<int>(b);
     }
+}
 
-    std::map<TensorRef, TensorRef> &shown = out.shownTensor;
-    auto remap = [&](const std::vector<TensorRef> &inputs) {
-        std::vector<TensorRef> mapped;
-        for (TensorRef t : inputs) {
-            const auto it = shown.find(t);
-            if (it != shown.end())
-                mapped.push_back(it->second);
-        }
-        return mapped;
-    };
-    auto record = [&](NodeId original, NodeId copy, std::size_t outputs) {
-        for (std::uint32_t i = 0; i < std::max<std::size_t>(outputs, 1); ++i) {
-            shown[{ original, i }] = { copy, i };
-            out.originalTensor[{ copy, i }] = { original, i };
-        }
-        out.shownAs[original] = copy;
-    };
-
-    for (NodeId n : order) {
-        const Node &node = graph.node(n);
-        const int b = blockOf[n.index()];
-        if (b >= 0) {
-            const FusedBlock &block = blocks[static_cast<std::size_t>(b)];
-            out.shownAs[n] = NodeId(); // filled in when the root is reached
-            if (n != block.root)
-                continue;
-            Node collapsed;
-            collapsed.kind = NodeKind::OpCall;
-            collapsed.function = nf;
-            collapsed.op = block.name;
-            collapsed.name = node.name;
-            collapsed.inputs = remap(block.inputs);
-            for (TensorRef t : block.outputs)
-                collapsed.outputTypes.push_back(graph.tensorType(t));
-            if (collapsed.outputTypes.empty())
-                collapsed.outputTypes = node.outputTypes;
-            const NodeId id = out.graph.addNode(std::move(collapsed));
-            std::vector<NodeId> members = block.nodes;
-            std::sort(members.begin(), members.end(), [&](NodeId x, NodeId y) {
-                return position[x.index()] < position[y.index()];
-            });
-            for (NodeId m : members)
-                out.shownAs[m] = id;
-            for (std::uint32_t i = 0; i < block.outputs.size(); ++i) {
-                shown[block.outputs[i]] = { id, i };
-                out.originalTensor[{ id, i }] = block.outputs[i];
-            }
-            if (block.outputs.empty())
-                record(block.root, id, 1);
-            KernelMatch k;
-            k.kernel = id;
-            k.name = block.name;
-            k.funcName = block.name;
-            k.relayNodes = std::move(members);
-            k.matched = true;
-            out.mapping.kernels.push_back(std::move(k));
-            continue;
-        }
-        Node copy;
-        copy.kind = node.kind;
-        copy.function = nf;
-        copy.name = node.name;
-        copy.op = node.op;
-        copy.attrs = node.attrs;
-        copy.outputTypes = node.outputTypes;
-        copy.index = node.index;
-        copy.value = node.value;
-        copy.metaRef = node.metaRef;
-        copy.typeAnnotated = node.typeAnnotated;
-        if (node.kind == NodeKind::FunctionCall || node.kind == NodeKind::ClosureCall
-            || node.kind == NodeKind::If || node.kind == NodeKind::Match
-            || node.kind == NodeKind::FunctionValue) {
-            copy.kind
-                = node.kind == NodeKind::FunctionValue ? NodeKind::Constant : NodeKind::OpCall;
-            copy.op = shownOpName(graph, node);
-        }
-        copy.inputs = remap(node.inputs);
-        const NodeId id = out.graph.addNode(std::move(copy));
-        if (node.kind == NodeKind::Input)
-            out.graph.function(nf).params.push_back(id);
-        record(n, id, node.outputCount());
-        if (out.graph.node(id).isOperator()) {
-            KernelMatch k;
-            k.kernel = id;
-            k.name = graph.key(n);
-            k.funcName = out.graph.node(id).op;
-            k.relayNodes = { n };
-            k.matched = true;
-            out.mapping.kernels.push_back(std::move(k));
-        }
+std::vector<TensorRef> BlockCollapser::remap(const std::vector<TensorRef> &inputs) const
+{
+    std::vector<TensorRef> mapped;
+    for (TensorRef t : inputs) {
+        const auto it = m_out.shownTensor.find(t);
+        if (it != m_out.shownTensor.end())
+            mapped.push_back(it->second);
     }
-    // Parameters keep the function's parameter order.
+    return mapped;
+}
+
+void BlockCollapser::record(NodeId original, NodeId copy, std::size_t outputs)
+{
+    for (std::uint32_t i = 0; i < std::max<std::size_t>(outputs, 1); ++i) {
+        m_out.shownTensor[{ original, i }] = { copy, i };
+        m_out.originalTensor[{ copy, i }] = { original, i };
+    }
+    m_out.shownAs[original] = copy;
+}
+
+void BlockCollapser::addKernel(NodeId kernel, std::string name, std::string funcName,
+                               std::vector<NodeId> relayNodes)
+{
+    KernelMatch k;
+    k.kernel = kernel;
+    k.name = std::move(name);
+    k.funcName = std::move(funcName);
+    k.relayNodes = std::move(relayNodes);
+    k.matched = true;
+    m_out.mapping.kernels.push_back(std::move(k));
+}
+
+void BlockCollapser::addBlock(const FusedBlock &block, const Node &root)
+{
+    Node collapsed;
+    collapsed.kind = NodeKind::OpCall;
+    collapsed.function = m_shownFunction;
+    collapsed.op = block.name;
+    collapsed.name = root.name;
+    collapsed.inputs = remap(block.inputs);
+    for (TensorRef t : block.outputs)
+        collapsed.outputTypes.push_back(m_graph.tensorType(t));
+    if (collapsed.outputTypes.empty())
+        collapsed.outputTypes = root.outputTypes;
+    const NodeId id = m_out.graph.addNode(std::move(collapsed));
+    std::vector<NodeId> members = block.nodes;
+    std::sort(members.begin(), members.end(),
+              [&](NodeId x, NodeId y) { return m_position[x.index()] < m_position[y.index()]; });
+    for (NodeId m : members)
+        m_out.shownAs[m] = id;
+    for (std::uint32_t i = 0; i < block.outputs.size(); ++i) {
+        m_out.shownTensor[block.outputs[i]] = { id, i };
+        m_out.originalTensor[{ id, i }] = block.outputs[i];
+    }
+    if (block.outputs.empty())
+        record(block.root, id, 1);
+    addKernel(id, block.name, block.name, std::move(members));
+}
+
+void BlockCollapser::addCopy(NodeId n, const Node &node)
+{
+    Node copy = shownCopy(m_graph, node, m_shownFunction);
+    copy.inputs = remap(node.inputs);
+    const NodeId id = m_out.graph.addNode(std::move(copy));
+    if (node.kind == NodeKind::Input)
+        m_out.graph.function(m_shownFunction).params.push_back(id);
+    record(n, id, node.outputCount());
+    if (m_out.graph.node(id).isOperator())
+        addKernel(id, m_graph.key(n), m_out.graph.node(id).op, { n });
+}
+
+// Parameters keep the function's parameter order; the result is the shown result tensor's node.
+void BlockCollapser::setSignature()
+{
     std::vector<NodeId> params;
-    for (NodeId p : graph.function(f).params) {
-        const auto it = out.shownAs.find(p);
-        if (it != out.shownAs.end())
+    for (NodeId p : m_graph.function(m_function).params) {
+        const auto it = m_out.shownAs.find(p);
+        if (it != m_out.shownAs.end())
             params.push_back(it->second);
     }
-    out.graph.function(nf).params = std::move(params);
-    const NodeId result = graph.function(f).result;
+    m_out.graph.function(m_shownFunction).params = std::move(params);
+    const NodeId result = m_graph.function(m_function).result;
     if (result.isValid()) {
-        const auto it = shown.find({ result, 0 });
-        if (it != shown.end())
-            out.graph.function(nf).result = it->second.node;
+        const auto it = m_out.shownTensor.find({ result, 0 });
+        if (it != m_out.shownTensor.end())
+            m_out.graph.function(m_shownFunction).result = it->second.node;
     }
-    out.graph.finalize();
-    return out;
+}
+
+BlockGraph BlockCollapser::take()
+{
+    for (NodeId n : m_order) {
+        const Node &node = m_graph.node(n);
+        const int b = m_blockOf[n.index()];
+        if (b < 0) {
+            addCopy(n, node);
+            continue;
+        }
+        const FusedBlock &block = m_blocks[static_cast<std::size_t>(b)];
+        m_out.shownAs[n] = NodeId(); // filled in when the root is reached
+        if (n == block.root)
+            addBlock(block, node);
+    }
+    setSignature();
+    m_out.graph.finalize();
+    return std::move(m_out);
+}
+
+} // namespace
+
+BlockGraph collapseBlocks(const Graph &graph, FunctionId f, const std::vector<FusedBlock> &blocks,
+                          const std::vector<std::size_t> &expanded)
+{
+    return BlockCollapser(graph, f, blocks, expanded).take();
 }
 
 } // namespace cleave

@@ -66,90 +66,135 @@ std::string globalInputName(const Graph &graph, NodeId input)
     return name.empty() ? graph.key(input) : name;
 }
 
-BoundaryTable computeBoundary(const PartitionPlan &plan)
+namespace {
+
+/// Builds a BoundaryTable in the steps `computeBoundary` lists: crossing tensors, global outputs
+/// and inputs, input names, output order, and finally the table in pipeline order.
+class BoundaryBuilder
 {
-    const FunctionView &view = plan.view();
-    const Graph &g = view.graph();
-    BoundaryTable table;
+public:
+    explicit BoundaryBuilder(const PartitionPlan &plan)
+        : m_plan(plan)
+        , m_view(plan.view())
+        , m_graph(m_view.graph())
+        , m_inputs(plan.partitionCount())
+        , m_outputs(plan.partitionCount())
+    {
+    }
 
-    const std::size_t partitionCount = plan.partitionCount();
-    std::vector<std::vector<PendingInput>> inputs(partitionCount);
-    std::vector<std::vector<PartitionOutput>> outputs(partitionCount);
+    void collectCrossings();
+    void addGlobalOutputs();
+    void addGlobalInputs();
+    void nameInputs();
+    void orderOutputs();
+    BoundaryTable takeInPipelineOrder();
 
-    // Crossing tensors, producer by producer in program order (edges are ordered by consumer).
-    for (NodeId p : view.assignableNodes()) {
-        const int from = plan.indexOf(plan.partitionOf(p));
+private:
+    /// The fields of `e.tensor` that cross along `e` (nullopt: the whole tensor).
+    [[nodiscard]] std::vector<std::optional<std::uint32_t>> crossingFields(const FlowEdge &e) const;
+    /// Records that `field` of the tensor of `e` crosses from the producer's partition to
+    /// partition index `to`; entries of this producer start at `firstEntry`.
+    void recordCrossing(NodeId producer, const FlowEdge &e, std::optional<std::uint32_t> field,
+                        int to, std::size_t firstEntry);
+
+    const PartitionPlan &m_plan;
+    const FunctionView &m_view;
+    const Graph &m_graph;
+    BoundaryTable m_table;
+    std::vector<std::vector<PendingInput>> m_inputs;
+    std::vector<std::vector<PartitionOutput>> m_outputs;
+    /// Per boundary tensor, the number of the first data_n_<k> it feeds (-1 before naming).
+    std::vector<int> m_firstName;
+};
+
+std::vector<std::optional<std::uint32_t>> BoundaryBuilder::crossingFields(const FlowEdge &e) const
+{
+    std::vector<std::optional<std::uint32_t>> fields;
+    if (!isTupleLike(m_graph, e.tensor)) {
+        fields.emplace_back(std::nullopt);
+        return fields;
+    }
+    const Node &reader = m_graph.node(e.user);
+    if (e.user == e.consumer && reader.kind == NodeKind::TupleGetItem) {
+        fields.emplace_back(reader.index);
+        return fields;
+    }
+    for (std::uint32_t k = 0; k < fieldCount(m_graph, e.tensor); ++k)
+        fields.emplace_back(k);
+    return fields;
+}
+
+void BoundaryBuilder::recordCrossing(NodeId producer, const FlowEdge &e,
+                                     std::optional<std::uint32_t> field, int to,
+                                     std::size_t firstEntry)
+{
+    std::vector<BoundaryTensor> &tensors = m_table.tensors;
+    const PartitionId toId = m_plan.partitions()[static_cast<std::size_t>(to)].id;
+    auto it = std::find_if(
+        tensors.begin() + static_cast<long>(firstEntry), tensors.end(),
+        [&](const BoundaryTensor &b) { return b.tensor == e.tensor && b.field == field; });
+    if (it == tensors.end()) {
+        BoundaryTensor b;
+        b.tensor = e.tensor;
+        b.field = field;
+        b.producerPartition = m_plan.partitionOf(producer);
+        b.type = field ? fieldType(m_graph, e.tensor, *field) : m_graph.tensorType(e.tensor);
+        b.bytes = b.type.byteSize();
+        tensors.push_back(std::move(b));
+        it = tensors.end() - 1;
+    }
+    auto group = std::find_if(it->consumers.begin(), it->consumers.end(),
+                              [&](const BoundaryConsumer &c) { return c.partition == toId; });
+    const int boundaryIndex = static_cast<int>(it - tensors.begin());
+    if (group == it->consumers.end()) {
+        it->consumers.push_back(BoundaryConsumer { toId, {}, {} });
+        group = it->consumers.end() - 1;
+        m_inputs[static_cast<std::size_t>(to)].push_back(PendingInput {
+            { m_view.position(e.consumer), e.user != e.consumer, e.input }, {}, boundaryIndex });
+    }
+    if (group->nodes.empty() || group->nodes.back() != e.consumer)
+        group->nodes.push_back(e.consumer);
+}
+
+// Crossing tensors, producer by producer in program order (edges are ordered by consumer).
+void BoundaryBuilder::collectCrossings()
+{
+    for (NodeId p : m_view.assignableNodes()) {
+        const int from = m_plan.indexOf(m_plan.partitionOf(p));
         if (from < 0)
             continue;
-        const std::size_t firstEntry = table.tensors.size();
-        for (const FlowEdge &e : view.outEdges(p)) {
-            const int to = plan.indexOf(plan.partitionOf(e.consumer));
+        const std::size_t firstEntry = m_table.tensors.size();
+        for (const FlowEdge &e : m_view.outEdges(p)) {
+            const int to = m_plan.indexOf(m_plan.partitionOf(e.consumer));
             if (to < 0 || to == from)
                 continue;
-            const PartitionId toId = plan.partitions()[static_cast<std::size_t>(to)].id;
-            std::vector<std::optional<std::uint32_t>> fields;
-            if (isTupleLike(g, e.tensor)) {
-                const Node &reader = g.node(e.user);
-                if (e.user == e.consumer && reader.kind == NodeKind::TupleGetItem)
-                    fields.emplace_back(reader.index);
-                else
-                    for (std::uint32_t k = 0; k < fieldCount(g, e.tensor); ++k)
-                        fields.emplace_back(k);
-            } else {
-                fields.emplace_back(std::nullopt);
-            }
-            for (const auto &field : fields) {
-                auto it = std::find_if(table.tensors.begin() + static_cast<long>(firstEntry),
-                                       table.tensors.end(), [&](const BoundaryTensor &b) {
-                                           return b.tensor == e.tensor && b.field == field;
-                                       });
-                if (it == table.tensors.end()) {
-                    BoundaryTensor b;
-                    b.tensor = e.tensor;
-                    b.field = field;
-                    b.producerPartition = plan.partitionOf(p);
-                    b.type = field ? fieldType(g, e.tensor, *field) : g.tensorType(e.tensor);
-                    b.bytes = b.type.byteSize();
-                    table.tensors.push_back(std::move(b));
-                    it = table.tensors.end() - 1;
-                }
-                auto group
-                    = std::find_if(it->consumers.begin(), it->consumers.end(),
-                                   [&](const BoundaryConsumer &c) { return c.partition == toId; });
-                const int boundaryIndex = static_cast<int>(it - table.tensors.begin());
-                if (group == it->consumers.end()) {
-                    it->consumers.push_back(BoundaryConsumer { toId, {}, {} });
-                    group = it->consumers.end() - 1;
-                    inputs[static_cast<std::size_t>(to)].push_back(
-                        PendingInput { { view.position(e.consumer), e.user != e.consumer, e.input },
-                                       {},
-                                       boundaryIndex });
-                }
-                if (group->nodes.empty() || group->nodes.back() != e.consumer)
-                    group->nodes.push_back(e.consumer);
-            }
+            for (const auto &field : crossingFields(e))
+                recordCrossing(p, e, field, to, firstEntry);
         }
-        for (std::size_t i = firstEntry; i < table.tensors.size(); ++i) {
-            BoundaryTensor &b = table.tensors[i];
+        for (std::size_t i = firstEntry; i < m_table.tensors.size(); ++i) {
+            BoundaryTensor &b = m_table.tensors[i];
             std::sort(b.consumers.begin(), b.consumers.end(),
                       [&](const BoundaryConsumer &x, const BoundaryConsumer &y) {
-                          return plan.indexOf(x.partition) < plan.indexOf(y.partition);
+                          return m_plan.indexOf(x.partition) < m_plan.indexOf(y.partition);
                       });
-            outputs[static_cast<std::size_t>(from)].push_back(
+            m_outputs[static_cast<std::size_t>(from)].push_back(
                 PartitionOutput { b.tensor, b.field, static_cast<int>(i), -1 });
         }
     }
+}
 
-    // Global outputs of the function join their producer partition's outputs.
-    const std::vector<TensorRef> globalOutputs = g.outputs(view.function());
+// Global outputs of the function join their producer partition's outputs.
+void BoundaryBuilder::addGlobalOutputs()
+{
+    const std::vector<TensorRef> globalOutputs = m_graph.outputs(m_view.function());
     for (std::size_t k = 0; k < globalOutputs.size(); ++k) {
         const TensorRef t = globalOutputs[k];
-        if (!t.isValid() || !view.isAssignable(t.node))
+        if (!t.isValid() || !m_view.isAssignable(t.node))
             continue;
-        const int at = plan.indexOf(plan.partitionOf(t.node));
+        const int at = m_plan.indexOf(m_plan.partitionOf(t.node));
         if (at < 0)
             continue;
-        auto &list = outputs[static_cast<std::size_t>(at)];
+        auto &list = m_outputs[static_cast<std::size_t>(at)];
         auto it = std::find_if(list.begin(), list.end(), [&](const PartitionOutput &o) {
             return o.tensor == t && !o.field && o.globalOutput < 0;
         });
@@ -158,57 +203,68 @@ BoundaryTable computeBoundary(const PartitionPlan &plan)
         else
             list.push_back(PartitionOutput { t, std::nullopt, -1, static_cast<int>(k) });
     }
+}
 
-    // Global inputs: every partition reading one gets it under its own name.
-    for (NodeId in : view.inputs()) {
+// Global inputs: every partition reading one gets it under its own name.
+void BoundaryBuilder::addGlobalInputs()
+{
+    for (NodeId in : m_view.inputs()) {
         std::vector<int> seen;
-        for (const FlowEdge &e : view.outEdges(in)) {
-            const int to = plan.indexOf(plan.partitionOf(e.consumer));
+        for (const FlowEdge &e : m_view.outEdges(in)) {
+            const int to = m_plan.indexOf(m_plan.partitionOf(e.consumer));
             if (to < 0 || std::find(seen.begin(), seen.end(), to) != seen.end())
                 continue;
             seen.push_back(to);
-            inputs[static_cast<std::size_t>(to)].push_back(PendingInput {
-                { view.position(e.consumer), e.user != e.consumer, e.input }, in, -1 });
+            m_inputs[static_cast<std::size_t>(to)].push_back(PendingInput {
+                { m_view.position(e.consumer), e.user != e.consumer, e.input }, in, -1 });
         }
     }
+}
 
-    // Inputs: partition order, then first use; cut inputs take the next data_n_<k>.
+// Inputs: partition order, then first use; cut inputs take the next data_n_<k>.
+void BoundaryBuilder::nameInputs()
+{
     int counter = 0;
-    std::vector<int> firstName(table.tensors.size(), -1);
-    table.interfaces.resize(partitionCount);
-    for (std::size_t i = 0; i < partitionCount; ++i) {
-        PartitionInterface &iface = table.interfaces[i];
-        iface.partition = plan.partitions()[i].id;
-        auto &pending = inputs[i];
+    m_firstName.assign(m_table.tensors.size(), -1);
+    m_table.interfaces.resize(m_plan.partitionCount());
+    for (std::size_t i = 0; i < m_plan.partitionCount(); ++i) {
+        PartitionInterface &iface = m_table.interfaces[i];
+        iface.partition = m_plan.partitions()[i].id;
+        auto &pending = m_inputs[i];
         std::stable_sort(
             pending.begin(), pending.end(),
             [](const PendingInput &a, const PendingInput &b) { return a.firstUse < b.firstUse; });
         for (const PendingInput &in : pending) {
-            if (in.boundary >= 0) {
-                BoundaryTensor &b = table.tensors[static_cast<std::size_t>(in.boundary)];
-                if (firstName[static_cast<std::size_t>(in.boundary)] < 0)
-                    firstName[static_cast<std::size_t>(in.boundary)] = counter;
-                const std::string name = "data_n_" + std::to_string(counter++);
-                for (BoundaryConsumer &c : b.consumers) {
-                    if (c.partition == iface.partition)
-                        c.inputName = name;
-                }
-                iface.inputs.push_back(PartitionInput { name, {}, in.boundary });
-                iface.bytesIn += b.bytes.value_or(0);
-            } else {
-                iface.inputs.push_back(
-                    PartitionInput { globalInputName(g, in.globalInput), in.globalInput, -1 });
+            if (in.boundary < 0) {
+                iface.inputs.push_back(PartitionInput { globalInputName(m_graph, in.globalInput),
+                                                        in.globalInput, -1 });
+                continue;
             }
+            const auto boundary = static_cast<std::size_t>(in.boundary);
+            BoundaryTensor &b = m_table.tensors[boundary];
+            if (m_firstName[boundary] < 0)
+                m_firstName[boundary] = counter;
+            const std::string name = "data_n_" + std::to_string(counter++);
+            for (BoundaryConsumer &c : b.consumers) {
+                if (c.partition == iface.partition)
+                    c.inputName = name;
+            }
+            iface.inputs.push_back(PartitionInput { name, {}, in.boundary });
+            iface.bytesIn += b.bytes.value_or(0);
         }
     }
-    // Outputs as graph_split orders them: by first reference (the lowest data_n_<k> fed),
-    // then the global outputs that feed no other partition, in global output order.
-    for (std::size_t i = 0; i < partitionCount; ++i) {
-        PartitionInterface &iface = table.interfaces[i];
-        auto &outs = outputs[i];
+}
+
+// Outputs as graph_split orders them: by first reference (the lowest data_n_<k> fed),
+// then the global outputs that feed no other partition, in global output order.
+void BoundaryBuilder::orderOutputs()
+{
+    for (std::size_t i = 0; i < m_plan.partitionCount(); ++i) {
+        PartitionInterface &iface = m_table.interfaces[i];
+        auto &outs = m_outputs[i];
         auto key = [&](const PartitionOutput &o) {
             if (o.boundary >= 0)
-                return std::make_pair(0, firstName[static_cast<std::size_t>(o.boundary)]);
+                return std::make_pair(0, m_firstName[static_cast<std::size_t>(o.boundary)]);
             return std::make_pair(1, o.globalOutput);
         };
         std::stable_sort(
@@ -216,32 +272,36 @@ BoundaryTable computeBoundary(const PartitionPlan &plan)
             [&](const PartitionOutput &a, const PartitionOutput &b) { return key(a) < key(b); });
         for (std::size_t k = 0; k < outs.size(); ++k) {
             if (outs[k].boundary >= 0) {
-                BoundaryTensor &b = table.tensors[static_cast<std::size_t>(outs[k].boundary)];
+                BoundaryTensor &b = m_table.tensors[static_cast<std::size_t>(outs[k].boundary)];
                 b.outputIndex = static_cast<std::uint32_t>(k);
                 iface.bytesOut += b.bytes.value_or(0);
             }
         }
         iface.outputs = std::move(outs);
     }
+}
 
-    // The table reads in pipeline order: producer partition, then output index.
-    std::vector<int> remap(table.tensors.size());
-    std::vector<std::size_t> order(table.tensors.size());
+// The table reads in pipeline order: producer partition, then output index.
+BoundaryTable BoundaryBuilder::takeInPipelineOrder()
+{
+    std::vector<int> remap(m_table.tensors.size());
+    std::vector<std::size_t> order(m_table.tensors.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const BoundaryTensor &x = table.tensors[a], &y = table.tensors[b];
-        return std::make_pair(plan.indexOf(x.producerPartition), x.outputIndex)
-            < std::make_pair(plan.indexOf(y.producerPartition), y.outputIndex);
+        const BoundaryTensor &x = m_table.tensors[a];
+        const BoundaryTensor &y = m_table.tensors[b];
+        return std::make_pair(m_plan.indexOf(x.producerPartition), x.outputIndex)
+            < std::make_pair(m_plan.indexOf(y.producerPartition), y.outputIndex);
     });
     std::vector<BoundaryTensor> sorted;
     sorted.reserve(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
         remap[order[i]] = static_cast<int>(i);
-        sorted.push_back(std::move(table.tensors[order[i]]));
+        sorted.push_back(std::move(m_table.tensors[order[i]]));
     }
-    table.tensors = std::move(sorted);
-    for (PartitionInterface &iface : table.interfaces) {
+    m_table.tensors = std::move(sorted);
+    for (PartitionInterface &iface : m_table.interfaces) {
         for (PartitionInput &in : iface.inputs) {
             if (in.boundary >= 0)
                 in.boundary = remap[static_cast<std::size_t>(in.boundary)];
@@ -251,7 +311,20 @@ BoundaryTable computeBoundary(const PartitionPlan &plan)
                 out.boundary = remap[static_cast<std::size_t>(out.boundary)];
         }
     }
-    return table;
+    return std::move(m_table);
+}
+
+} // namespace
+
+BoundaryTable computeBoundary(const PartitionPlan &plan)
+{
+    BoundaryBuilder builder(plan);
+    builder.collectCrossings();
+    builder.addGlobalOutputs();
+    builder.addGlobalInputs();
+    builder.nameInputs();
+    builder.orderOutputs();
+    return builder.takeInPipelineOrder();
 }
 
 } // namespace cleave

@@ -132,7 +132,7 @@ std::string PartitionPlan::uniqueName(const std::string &base) const
     }
 }
 
-Partition PartitionPlan::makePartition(std::string name)
+Partition PartitionPlan::makePartition(const std::string &name)
 {
     Partition p;
     p.id = newPartitionId();
@@ -186,8 +186,8 @@ void PartitionPlan::apply(const PlanEdit &edit)
 
 void PartitionPlan::revert(const PlanEdit &edit)
 {
-    for (auto it = edit.changes.rbegin(); it != edit.changes.rend(); ++it)
-        setAssignment(it->node, it->before);
+    for (std::size_t i = edit.changes.size(); i-- > 0;)
+        setAssignment(edit.changes[i].node, edit.changes[i].before);
     m_partitions = edit.partitionsBefore;
     if (edit.crossedChanged)
         m_crossed = edit.crossedBefore;
@@ -350,11 +350,11 @@ PlanEdit PartitionPlan::markCrossedEdges(const std::vector<EdgeRef> &edges)
     return rec.finish(); // drops the edges that do not cross
 }
 
-PlanEdit PartitionPlan::appendPartition(std::string name, std::string target, int colour)
+PlanEdit PartitionPlan::appendPartition(const std::string &name, std::string target, int colour)
 {
     PlanEdit edit;
     Recorder rec(*this, edit);
-    Partition p = makePartition(std::move(name));
+    Partition p = makePartition(name);
     if (!target.empty())
         p.target = std::move(target);
     if (colour >= 0)

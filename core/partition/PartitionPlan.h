@@ -146,7 +146,7 @@ public:
     PlanEdit markCrossedEdges(const std::vector<EdgeRef> &edges);
     /// Appends an empty partition (used when loading plan files). A `colour` index >= 0 keeps
     /// the colour the partition had where it came from (a saved project, the other level).
-    PlanEdit appendPartition(std::string name, std::string target = "llvm", int colour = -1);
+    PlanEdit appendPartition(const std::string &name, std::string target = "llvm", int colour = -1);
 
     /// Redoes an edit (the plan must be in the state the edit started from).
     void apply(const PlanEdit &edit);
@@ -170,7 +170,7 @@ private:
     void setAssignment(NodeId node, PartitionId p);
     void rebuildIndex();
     PartitionId newPartitionId();
-    Partition makePartition(std::string name = {});
+    Partition makePartition(const std::string &name = {});
     std::string uniqueName(const std::string &base) const;
     std::vector<NodeId> assignableSubset(const std::vector<NodeId> &nodes) const;
     /// Splits every candidate partition P holding nodes in and out of D into P∖D followed by

@@ -32,7 +32,7 @@ std::size_t followProducers(const FunctionView &view, std::vector<int> &partitio
 
 /// Builds a plan over `view` from a partition index per node, creating only the partitions
 /// that receive nodes, in the order of `partitions`.
-PartitionPlan buildPlan(std::shared_ptr<const FunctionView> view,
+PartitionPlan buildPlan(const std::shared_ptr<const FunctionView> &view,
                         const std::vector<Partition> &partitions,
                         const std::vector<int> &partitionOf)
 {

@@ -384,7 +384,8 @@ PlanEdit PartitionPlan::isolateSelection(const std::vector<NodeId> &nodes)
             queue.push_back(c);
         }
     }
-    std::unordered_map<std::uint32_t, std::size_t> selCount, afterCount;
+    std::unordered_map<std::uint32_t, std::size_t> selCount;
+    std::unordered_map<std::uint32_t, std::size_t> afterCount;
     for (NodeId n : sel) {
         if (m_assignment[n.index()].isValid())
             ++selCount[m_assignment[n.index()].value];

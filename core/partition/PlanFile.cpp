@@ -138,41 +138,83 @@ nlohmann::json planToJson(const PartitionPlan &plan)
     return doc;
 }
 
-PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std::string &path,
-                            const PlanLoadOptions &options)
-{
-    PlanLoadResult result;
-    // Every finding points at the value it is about (RFC 6901 pointer into the file's text).
-    auto at = [&](const std::string &pointer) {
-        return options.enclosingText.empty()
-            ? locateJsonValue(text, path, pointer)
-            : locateJsonValue(options.enclosingText, path, options.embeddedAt + pointer);
-    };
-    auto error = [&](const char *code, std::string message, const std::string &pointer = {},
-                     std::vector<NodeId> nodes = {}) {
-        Diagnostic d
-            = planDiagnostic(Severity::Error, code, std::move(message), path, std::move(nodes));
-        d.where = at(pointer);
-        result.diagnostics.push_back(std::move(d));
-    };
-    auto warning = [&](const char *code, std::string message, const std::string &pointer = {},
-                       std::vector<NodeId> nodes = {}) {
-        Diagnostic d
-            = planDiagnostic(Severity::Warning, code, std::move(message), path, std::move(nodes));
-        d.where = at(pointer);
-        result.diagnostics.push_back(std::move(d));
-    };
+namespace {
 
-    const std::optional<nlohmann::json> parsed = parseJsonLocated(
-        text, path, "plan.syntax", result.diagnostics, "the plan file is not valid JSON");
-    if (!parsed)
-        return result;
-    const nlohmann::json &doc = *parsed;
+/// Reads one plan document into a PartitionPlan, collecting every finding with the position of
+/// the value it is about.
+class PlanReader
+{
+public:
+    PlanReader(const Graph &graph, std::string_view text, const std::string &path,
+               const PlanLoadOptions &options)
+        : m_graph(graph)
+        , m_text(text)
+        , m_path(path)
+        , m_options(options)
+    {
+    }
+
+    PlanLoadResult read();
+
+    void error(const char *code, std::string message, const std::string &pointer = {},
+               std::vector<NodeId> nodes = {})
+    {
+        report(Severity::Error, code, std::move(message), pointer, std::move(nodes));
+    }
+    void warning(const char *code, std::string message, const std::string &pointer = {},
+                 std::vector<NodeId> nodes = {})
+    {
+        report(Severity::Warning, code, std::move(message), pointer, std::move(nodes));
+    }
+
+private:
+    void report(Severity severity, const char *code, std::string message,
+                const std::string &pointer, std::vector<NodeId> nodes);
+    /// The "cleave_plan" version and the "partitions" array; false when unreadable.
+    bool checkHeader(const nlohmann::json &doc);
+    /// The planned function: "function" by name, else the main function; invalid if unknown.
+    FunctionId readFunction(const nlohmann::json &doc);
+    void checkModelChecksum(const nlohmann::json &doc);
+    /// One entry of "partitions": checks its name and target, appends it to `plan` and assigns
+    /// its listed nodes.
+    void readPartition(const nlohmann::json &p, std::size_t i, PartitionPlan &plan);
+    void assignListedNodes(const nlohmann::json &nodes, const std::string &here,
+                           PartitionPlan &plan, PartitionId partition);
+    /// Unknown, doubly listed, ignored and unlisted nodes, each as one finding.
+    void reportNodeLists(const PartitionPlan &plan);
+    [[nodiscard]] std::vector<std::string> keysOf(const std::vector<NodeId> &nodes) const;
+
+    const Graph &m_graph;
+    std::string_view m_text;
+    const std::string &m_path;
+    const PlanLoadOptions &m_options;
+    PlanLoadResult m_result;
+    std::vector<char> m_listed; // per node: listed by some partition
+    std::vector<std::string> m_unknown;
+    std::string m_firstUnknown; // pointer of the first unknown key
+    std::vector<NodeId> m_twice;
+    std::vector<NodeId> m_notAssignable;
+    std::unordered_map<std::string, std::size_t> m_names; // name -> index of its partition
+};
+
+// Every finding points at the value it is about (RFC 6901 pointer into the file's text).
+void PlanReader::report(Severity severity, const char *code, std::string message,
+                        const std::string &pointer, std::vector<NodeId> nodes)
+{
+    Diagnostic d = planDiagnostic(severity, code, std::move(message), m_path, std::move(nodes));
+    d.where = m_options.enclosingText.empty()
+        ? locateJsonValue(m_text, m_path, pointer)
+        : locateJsonValue(m_options.enclosingText, m_path, m_options.embeddedAt + pointer);
+    m_result.diagnostics.push_back(std::move(d));
+}
+
+bool PlanReader::checkHeader(const nlohmann::json &doc)
+{
     if (!doc.is_object() || !doc.contains("cleave_plan")
         || !doc["cleave_plan"].is_number_integer()) {
         error("plan.version", "not a Cleave plan file (no integer \"cleave_plan\" version)",
               doc.is_object() && doc.contains("cleave_plan") ? "/cleave_plan" : "");
-        return result;
+        return false;
     }
     if (doc["cleave_plan"] != planVersion) {
         error("plan.version",
@@ -180,164 +222,199 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
                   + " is not supported (this Cleave reads version " + std::to_string(planVersion)
                   + ")",
               "/cleave_plan");
-        return result;
+        return false;
     }
     if (!doc.contains("partitions") || !doc["partitions"].is_array()) {
         error("plan.schema", "the plan file has no \"partitions\" array",
               doc.contains("partitions") ? "/partitions" : "");
-        return result;
+        return false;
     }
+    return true;
+}
 
-    FunctionId function = graph.mainFunction();
-    if (doc.contains("function") && doc["function"].is_string()) {
-        const std::string name = doc["function"].get<std::string>();
-        function = graph.findFunction(name);
-        if (!function.isValid()) {
-            error("plan.unknown_function", "the model has no function @" + quoteBounded(name),
-                  "/function");
-            return result;
-        }
-    }
+FunctionId PlanReader::readFunction(const nlohmann::json &doc)
+{
+    if (!doc.contains("function") || !doc["function"].is_string())
+        return m_graph.mainFunction();
+    const std::string name = doc["function"].get<std::string>();
+    const FunctionId function = m_graph.findFunction(name);
+    if (!function.isValid())
+        error("plan.unknown_function", "the model has no function @" + quoteBounded(name),
+              "/function");
+    return function;
+}
 
+void PlanReader::checkModelChecksum(const nlohmann::json &doc)
+{
     const std::string expected = doc.contains("model") && doc["model"].is_object()
             && doc["model"].contains("checksum") && doc["model"]["checksum"].is_string()
         ? doc["model"]["checksum"].get<std::string>()
         : std::string();
-    if (!expected.empty() && !graph.checksum().empty() && expected != graph.checksum()) {
-        std::string message = "the plan was made for another model (checksum "
-            + expected.substr(0, 12) + "…, this model " + graph.checksum().substr(0, 12) + "…)";
-        if (options.force)
-            warning("plan.checksum", message + "; loading anyway (forced)", "/model/checksum");
-        else
-            error("plan.checksum", message + "; use --force to load it anyway", "/model/checksum");
-    }
+    if (expected.empty() || m_graph.checksum().empty() || expected == m_graph.checksum())
+        return;
+    const std::string message = "the plan was made for another model (checksum "
+        + expected.substr(0, 12) + "…, this model " + m_graph.checksum().substr(0, 12) + "…)";
+    if (m_options.force)
+        warning("plan.checksum", message + "; loading anyway (forced)", "/model/checksum");
+    else
+        error("plan.checksum", message + "; use --force to load it anyway", "/model/checksum");
+}
 
-    auto view = std::make_shared<const FunctionView>(graph, function);
-    PartitionPlan plan(view, false);
-    std::vector<char> listed(graph.nodeCount(), 0);
-    std::vector<std::string> unknown;
-    std::string firstUnknown; // pointer of the first unknown key
-    std::vector<NodeId> twice, notAssignable;
-    std::unordered_map<std::string, std::size_t> names; // name -> index of its partition
-    const nlohmann::json &parts = doc["partitions"];
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        const nlohmann::json &p = parts[i];
-        const std::string here = "/partitions/" + std::to_string(i);
-        if (!p.is_object() || !p.contains("name") || !p["name"].is_string() || !p.contains("nodes")
-            || !p["nodes"].is_array()) {
-            error("plan.schema",
-                  "partition " + std::to_string(i)
-                      + " needs a \"name\" string and a \"nodes\" array",
-                  here);
-            continue;
-        }
-        const std::string name = p["name"].get<std::string>();
-        if (const auto problem = partitionNameProblem(name)) {
-            error("plan.bad_name",
-                  "partition " + std::to_string(i) + " is named " + quoteBounded(name) + ": "
-                      + *problem,
-                  here + "/name");
-            continue;
-        }
-        if (p.contains("target") && !p["target"].is_string()) {
-            error("plan.schema",
-                  "the target of partition " + quoteBounded(name) + " must be a string",
-                  here + "/target");
-            continue;
-        }
-        const std::string target
-            = p.contains("target") ? p["target"].get<std::string>() : std::string("llvm");
-        if (const auto problem = targetProblem(target)) {
-            error("plan.bad_target",
-                  "partition " + quoteBounded(name) + " has the target " + quoteBounded(target)
-                      + ": " + *problem,
-                  here + "/target");
-            continue;
-        }
-        if (const auto [first, fresh] = names.emplace(name, i); !fresh) {
-            error("plan.duplicate_name",
-                  "partitions " + std::to_string(first->second) + " and " + std::to_string(i)
-                      + " are both named " + quoteBounded(name)
-                      + "; partition names must be unique",
-                  here + "/name");
-            continue;
-        }
-        // A colour index is kept by projects (see makeProject), so colours survive a reopen.
-        const int colour = p.contains("colour") && p["colour"].is_number_integer()
-                && p["colour"].get<std::int64_t>() >= 0 && p["colour"].get<std::int64_t>() < 1024
-            ? p["colour"].get<int>()
-            : -1;
-        const PlanEdit added = plan.appendPartition(name, target, colour);
-        const PartitionId created = added.partitionsAfter.back().id;
-        std::vector<NodeId> members;
-        const nlohmann::json &nodes = p["nodes"];
-        for (std::size_t j = 0; j < nodes.size(); ++j) {
-            const nlohmann::json &k = nodes[j];
-            const std::string key = k.is_string() ? k.get<std::string>() : k.dump();
-            const NodeId n = graph.findByKey(key);
-            if (!n.isValid()) {
-                if (unknown.empty())
-                    firstUnknown = here + "/nodes/" + std::to_string(j);
-                // Plain when short and printable, like the other key lists; bounded otherwise.
-                const std::string shown = quoteBounded(key);
-                unknown.push_back(shown == "'" + key + "'" ? key : shown);
-            } else if (!view->isAssignable(n)) {
-                notAssignable.push_back(n);
-            } else if (listed[n.index()]) {
-                twice.push_back(n);
-            } else {
-                listed[n.index()] = 1;
-                members.push_back(n);
-            }
-        }
-        plan.assignToPartition(members, created);
+void PlanReader::readPartition(const nlohmann::json &p, std::size_t i, PartitionPlan &plan)
+{
+    const std::string here = "/partitions/" + std::to_string(i);
+    if (!p.is_object() || !p.contains("name") || !p["name"].is_string() || !p.contains("nodes")
+        || !p["nodes"].is_array()) {
+        error("plan.schema",
+              "partition " + std::to_string(i) + R"( needs a "name" string and a "nodes" array)",
+              here);
+        return;
     }
-    if (!unknown.empty())
+    const std::string name = p["name"].get<std::string>();
+    if (const auto problem = partitionNameProblem(name)) {
+        error("plan.bad_name",
+              "partition " + std::to_string(i) + " is named " + quoteBounded(name) + ": "
+                  + *problem,
+              here + "/name");
+        return;
+    }
+    if (p.contains("target") && !p["target"].is_string()) {
+        error("plan.schema", "the target of partition " + quoteBounded(name) + " must be a string",
+              here + "/target");
+        return;
+    }
+    const std::string target
+        = p.contains("target") ? p["target"].get<std::string>() : std::string("llvm");
+    if (const auto problem = targetProblem(target)) {
+        error("plan.bad_target",
+              "partition " + quoteBounded(name) + " has the target " + quoteBounded(target) + ": "
+                  + *problem,
+              here + "/target");
+        return;
+    }
+    if (const auto [first, fresh] = m_names.emplace(name, i); !fresh) {
+        error("plan.duplicate_name",
+              "partitions " + std::to_string(first->second) + " and " + std::to_string(i)
+                  + " are both named " + quoteBounded(name) + "; partition names must be unique",
+              here + "/name");
+        return;
+    }
+    // A colour index is kept by projects (see makeProject), so colours survive a reopen.
+    const int colour = p.contains("colour") && p["colour"].is_number_integer()
+            && p["colour"].get<std::int64_t>() >= 0 && p["colour"].get<std::int64_t>() < 1024
+        ? p["colour"].get<int>()
+        : -1;
+    const PlanEdit added = plan.appendPartition(name, target, colour);
+    assignListedNodes(p["nodes"], here, plan, added.partitionsAfter.back().id);
+}
+
+void PlanReader::assignListedNodes(const nlohmann::json &nodes, const std::string &here,
+                                   PartitionPlan &plan, PartitionId partition)
+{
+    std::vector<NodeId> members;
+    for (std::size_t j = 0; j < nodes.size(); ++j) {
+        const nlohmann::json &k = nodes[j];
+        const std::string key = k.is_string() ? k.get<std::string>() : k.dump();
+        const NodeId n = m_graph.findByKey(key);
+        if (!n.isValid()) {
+            if (m_unknown.empty())
+                m_firstUnknown = here + "/nodes/" + std::to_string(j);
+            // Plain when short and printable, like the other key lists; bounded otherwise.
+            const std::string shown = quoteBounded(key);
+            m_unknown.push_back(shown == "'" + key + "'" ? key : shown);
+        } else if (!plan.view().isAssignable(n)) {
+            m_notAssignable.push_back(n);
+        } else if (m_listed[n.index()]) {
+            m_twice.push_back(n);
+        } else {
+            m_listed[n.index()] = 1;
+            members.push_back(n);
+        }
+    }
+    plan.assignToPartition(members, partition);
+}
+
+std::vector<std::string> PlanReader::keysOf(const std::vector<NodeId> &nodes) const
+{
+    std::vector<std::string> keys;
+    keys.reserve(nodes.size());
+    for (NodeId n : nodes)
+        keys.push_back(m_graph.key(n));
+    return keys;
+}
+
+void PlanReader::reportNodeLists(const PartitionPlan &plan)
+{
+    const std::string &function = m_graph.function(plan.view().function()).name;
+    if (!m_unknown.empty())
         error("plan.unknown_node",
-              std::to_string(unknown.size())
-                  + " node key(s) in the plan do not exist in the model: " + keyList(unknown),
-              firstUnknown);
-    auto keysOf = [&](const std::vector<NodeId> &nodes) {
-        std::vector<std::string> keys;
-        for (NodeId n : nodes)
-            keys.push_back(graph.key(n));
-        return keys;
-    };
-    if (!twice.empty())
+              std::to_string(m_unknown.size())
+                  + " node key(s) in the plan do not exist in the model: " + keyList(m_unknown),
+              m_firstUnknown);
+    if (!m_twice.empty())
         error("plan.doubly_assigned",
-              std::to_string(twice.size())
+              std::to_string(m_twice.size())
                   + " node(s) are listed in more than one partition (the first one is kept): "
-                  + keyList(keysOf(twice)),
-              "/partitions", twice);
-    if (!notAssignable.empty())
+                  + keyList(keysOf(m_twice)),
+              "/partitions", m_twice);
+    if (!m_notAssignable.empty())
         warning("plan.not_assignable",
-                std::to_string(notAssignable.size())
-                    + " listed node(s) are inputs, constants or outside @"
-                    + graph.function(function).name
-                    + " and were ignored: " + keyList(keysOf(notAssignable)),
-                "/partitions", notAssignable);
+                std::to_string(m_notAssignable.size())
+                    + " listed node(s) are inputs, constants or outside @" + function
+                    + " and were ignored: " + keyList(keysOf(m_notAssignable)),
+                "/partitions", m_notAssignable);
     std::vector<NodeId> missing;
-    for (NodeId n : view->assignableNodes()) {
-        if (!listed[n.index()])
+    for (NodeId n : plan.view().assignableNodes()) {
+        if (!m_listed[n.index()])
             missing.push_back(n);
     }
     if (!missing.empty())
         warning("plan.missing_nodes",
-                std::to_string(missing.size()) + " operator node(s) of @"
-                    + graph.function(function).name
+                std::to_string(missing.size()) + " operator node(s) of @" + function
                     + " are in no partition: " + keyList(keysOf(missing)),
                 "/partitions", missing);
+}
+
+PlanLoadResult PlanReader::read()
+{
+    const std::optional<nlohmann::json> parsed = parseJsonLocated(
+        m_text, m_path, "plan.syntax", m_result.diagnostics, "the plan file is not valid JSON");
+    if (!parsed || !checkHeader(*parsed))
+        return std::move(m_result);
+    const nlohmann::json &doc = *parsed;
+    const FunctionId function = readFunction(doc);
+    if (!function.isValid())
+        return std::move(m_result);
+    checkModelChecksum(doc);
+
+    PartitionPlan plan(std::make_shared<const FunctionView>(m_graph, function), false);
+    m_listed.assign(m_graph.nodeCount(), 0);
+    const nlohmann::json &parts = doc["partitions"];
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        readPartition(parts[i], i, plan);
+    reportNodeLists(plan);
 
     if (doc.contains("cut_edges")) {
         std::vector<EdgeRef> edges;
-        if (!readCutEdges(doc["cut_edges"], graph, plan, edges, error))
-            return result;
+        auto cutEdgeError = [this](const char *code, std::string message,
+                                   const std::string &pointer, std::vector<NodeId> nodes) {
+            error(code, std::move(message), pointer, std::move(nodes));
+        };
+        if (!readCutEdges(doc["cut_edges"], m_graph, plan, edges, cutEdgeError))
+            return std::move(m_result);
         plan.markCrossedEdges(edges);
     }
-    if (hasErrors(result.diagnostics))
-        return result;
-    result.plan.emplace(std::move(plan));
-    return result;
+    if (!hasErrors(m_result.diagnostics))
+        m_result.plan.emplace(std::move(plan));
+    return std::move(m_result);
+}
+
+} // namespace
+
+PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std::string &path,
+                            const PlanLoadOptions &options)
+{
+    return PlanReader(graph, text, path, options).read();
 }
 
 PlanLoadResult loadPlanFile(const Graph &graph, const std::string &path,

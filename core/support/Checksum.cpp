@@ -14,7 +14,7 @@ std::string sha256Hex(std::string_view bytes)
         return {};
     static const char hex[] = "0123456789abcdef";
     std::string out;
-    out.reserve(length * 2);
+    out.reserve(static_cast<std::size_t>(length) * 2);
     for (unsigned int i = 0; i < length; ++i) {
         out += hex[digest[i] >> 4];
         out += hex[digest[i] & 0x0f];

@@ -79,7 +79,7 @@ std::vector<Diagnostic> checkTargetSupport(const PartitionPlan &plan,
             op = node.op;
         else if (node.kind == NodeKind::FunctionCall && node.callee.isValid())
             op = g.function(node.callee).composite();
-        if (op.empty() || listOf[static_cast<std::size_t>(i)]->ops.count(op))
+        if (op.empty() || listOf[static_cast<std::size_t>(i)]->ops.contains(op))
             continue;
         found[static_cast<std::size_t>(i)][op].push_back(n);
     }

@@ -53,7 +53,8 @@ Quotient buildQuotient(const PartitionPlan &plan, const BoundaryTable &boundary)
     // Tarjan's algorithm, iterative: a hostile plan may hold one partition per node, and a
     // recursion as deep as a chain of 100k partitions would overflow the stack.
     q.component.assign(n, -1);
-    std::vector<int> index(n, -1), low(n, 0);
+    std::vector<int> index(n, -1);
+    std::vector<int> low(n, 0);
     std::vector<int> stack;
     std::vector<char> onStack(n, 0);
     struct Frame
@@ -62,7 +63,8 @@ Quotient buildQuotient(const PartitionPlan &plan, const BoundaryTable &boundary)
         std::size_t next; // the next edge of v to follow
     };
     std::vector<Frame> calls;
-    int counter = 0, components = 0;
+    int counter = 0;
+    int components = 0;
     auto enter = [&](int v) {
         index[static_cast<std::size_t>(v)] = low[static_cast<std::size_t>(v)] = counter++;
         stack.push_back(v);
@@ -160,7 +162,8 @@ std::vector<Diagnostic> checkPartitionCycles(const PartitionPlan &plan,
         }
         std::reverse(edges.begin(), edges.end());
         std::reverse(partitions.begin(), partitions.end());
-        std::string cycle, witnesses;
+        std::string cycle;
+        std::string witnesses;
         std::vector<NodeId> nodes;
         for (std::size_t i = 0; i < partitions.size(); ++i) {
             if (i)
@@ -175,7 +178,11 @@ std::vector<Diagnostic> checkPartitionCycles(const PartitionPlan &plan,
             nodes.push_back(e->into);
         }
         out.push_back(make(Severity::Error, "partition.cycle",
-                           "partitions form a cycle: " + cycle + " (through " + witnesses + ")",
+                           std::string("partitions form a cycle: ")
+                               .append(cycle)
+                               .append(" (through ")
+                               .append(witnesses)
+                               .append(")"),
                            nodes, plan.partitions()[s].id));
     }
     // Without a cycle the plan order must still be a topological order of the partitions.
@@ -240,7 +247,8 @@ std::vector<Diagnostic> checkConnectivity(const PartitionPlan &plan)
         for (const FlowEdge &e : view.outEdges(n)) {
             if (!view.isAssignable(e.consumer) || plan.partitionOf(e.consumer) != p)
                 continue;
-            const std::uint32_t a = find(n.value), b = find(e.consumer.value);
+            const std::uint32_t a = find(n.value);
+            const std::uint32_t b = find(e.consumer.value);
             if (a != b)
                 parent[std::max(a, b)] = std::min(a, b);
         }

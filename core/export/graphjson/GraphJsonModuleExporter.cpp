@@ -13,13 +13,13 @@ namespace cleave {
 
 namespace {
 
-using json = nlohmann::json;
+using Json = nlohmann::json;
 
 /// The JSON being built: nodes, and per entry its type.
 class GraphJsonBuilder
 {
 public:
-    json nodes = json::array();
+    Json nodes = Json::array();
     std::vector<int> argNodes;
     std::vector<std::size_t> rowPtr { 0 };
     std::vector<Type> entryTypes;
@@ -28,7 +28,7 @@ public:
     std::size_t addNull(const std::string &name, const Type &type)
     {
         const std::size_t nid = nodes.size();
-        nodes.push_back({ { "op", "null" }, { "name", name }, { "inputs", json::array() } });
+        nodes.push_back({ { "op", "null" }, { "name", name }, { "inputs", Json::array() } });
         argNodes.push_back(static_cast<int>(nid));
         entryTypes.push_back(type);
         rowPtr.push_back(rowPtr.back() + 1);
@@ -39,14 +39,14 @@ public:
     bool addKernel(const Graph &g, NodeId id)
     {
         const Node &n = g.node(id);
-        json inputs = json::array();
+        Json inputs = Json::array();
         for (const TensorRef &t : n.inputs) {
             auto it = where.find(t);
             if (it == where.end())
                 return false;
             inputs.push_back({ it->second.first, it->second.second, 0 });
         }
-        json attrs = json::object();
+        Json attrs = Json::object();
         for (const auto &[key, value] : n.attrs.items()) {
             // graph.json stores every attribute as a string.
             attrs[key]
@@ -69,9 +69,9 @@ public:
     }
 };
 
-json shapeOf(const Type &t)
+Json shapeOf(const Type &t)
 {
-    json shape = json::array();
+    Json shape = Json::array();
     for (const Dim &d : t.shape)
         shape.push_back(d.isKnown() ? d.value : -1);
     return shape;
@@ -97,7 +97,7 @@ void addSources(GraphJsonBuilder &b, const PartitionPlan &plan, const BoundaryTa
     // Global inputs forwarded without being read (the model returns them directly).
     for (const std::string &name : passThrough) {
         for (NodeId in : plan.view().inputs()) {
-            if (globalInputName(src, in) == name && !b.where.count(TensorRef { in, 0 })) {
+            if (globalInputName(src, in) == name && !b.where.contains(TensorRef { in, 0 })) {
                 b.where[TensorRef { in, 0 }] = { b.addNull(name, src.node(in).outputType()), 0 };
                 summary.parameters.push_back(name);
             }
@@ -105,7 +105,7 @@ void addSources(GraphJsonBuilder &b, const PartitionPlan &plan, const BoundaryTa
     }
     auto addParam = [&](TensorRef t) {
         const Node &c = src.node(t.node);
-        if (c.kind != NodeKind::Constant || b.where.count(t))
+        if (c.kind != NodeKind::Constant || b.where.contains(t))
             return;
         b.where[t] = { b.addNull(c.name, c.outputType()), 0 };
         summary.constants.push_back({ c.name, c.name, {}, c.outputType(), src.key(t.node) });
@@ -121,12 +121,12 @@ void addSources(GraphJsonBuilder &b, const PartitionPlan &plan, const BoundaryTa
 }
 
 /// The heads: interface outputs in output_idx order, then the pass-through values.
-std::optional<json> headsOf(const GraphJsonBuilder &b, const PartitionPlan &plan,
+std::optional<Json> headsOf(const GraphJsonBuilder &b, const PartitionPlan &plan,
                             const BoundaryTable &boundary, std::size_t k,
                             const std::vector<std::string> &passThrough)
 {
     const Graph &src = plan.graph();
-    json heads = json::array();
+    Json heads = Json::array();
     for (const PartitionOutput &o : boundary.interfaces[k].outputs) {
         auto it = b.where.find(o.tensor);
         if (it == b.where.end())
@@ -151,10 +151,11 @@ std::optional<json> headsOf(const GraphJsonBuilder &b, const PartitionPlan &plan
     return heads;
 }
 
-json entryAttrs(const GraphJsonBuilder &b, const json &heads)
+Json entryAttrs(const GraphJsonBuilder &b, const Json &heads)
 {
     const std::size_t entries = b.rowPtr.back();
-    std::vector<std::size_t> produced(entries), lastUse(entries);
+    std::vector<std::size_t> produced(entries);
+    std::vector<std::size_t> lastUse(entries);
     std::vector<std::int64_t> bytes(entries, -1);
     std::vector<bool> pinned(entries, false);
     for (std::size_t nid = 0; nid < b.nodes.size(); ++nid) {
@@ -163,16 +164,16 @@ json entryAttrs(const GraphJsonBuilder &b, const json &heads)
             pinned[e] = b.nodes[nid]["op"] == "null";
             bytes[e] = b.entryTypes[e].byteSize().value_or(-1);
         }
-        for (const json &in : b.nodes[nid]["inputs"]) {
+        for (const Json &in : b.nodes[nid]["inputs"]) {
             const std::size_t e
                 = b.entryOf({ in[0].get<std::size_t>(), in[1].get<std::uint32_t>() });
             lastUse[e] = std::max(lastUse[e], nid);
         }
     }
-    for (const json &h : heads)
+    for (const Json &h : heads)
         pinned[b.entryOf({ h[0].get<std::size_t>(), h[1].get<std::uint32_t>() })] = true;
-    json shapes = json::array();
-    json dtypes = json::array();
+    Json shapes = Json::array();
+    Json dtypes = Json::array();
     for (const Type &t : b.entryTypes) {
         shapes.push_back(shapeOf(t));
         dtypes.push_back(t.isTensor() ? t.dtype : std::string("float32"));
@@ -226,19 +227,19 @@ std::vector<int> graphJsonStoragePlan(const std::vector<std::size_t> &produced,
     return ids;
 }
 
-std::string checkGraphExecutorJson(const json &doc)
+std::string checkGraphExecutorJson(const Json &doc)
 {
     for (const char *key : { "nodes", "arg_nodes", "heads", "node_row_ptr", "attrs" }) {
         if (!doc.is_object() || !doc.contains(key))
             return std::string("missing \"") + key + "\"";
     }
-    const json &nodes = doc["nodes"];
-    const json &rowPtr = doc["node_row_ptr"];
+    const Json &nodes = doc["nodes"];
+    const Json &rowPtr = doc["node_row_ptr"];
     if (!nodes.is_array() || !rowPtr.is_array() || rowPtr.size() != nodes.size() + 1)
         return "node_row_ptr must have one entry per node plus one";
     std::vector<int> nulls;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const json &n = nodes[i];
+        const Json &n = nodes[i];
         const std::size_t outputs
             = n["op"] == "null" ? 1 : std::stoul(n["attrs"].value("num_outputs", std::string("1")));
         if (rowPtr[i + 1].get<std::size_t>() != rowPtr[i].get<std::size_t>() + outputs)
@@ -248,7 +249,7 @@ std::string checkGraphExecutorJson(const json &doc)
         else if (n["attrs"].value("num_inputs", std::string())
                  != std::to_string(n["inputs"].size()))
             return "node " + std::to_string(i) + ": num_inputs does not match its inputs";
-        for (const json &in : n["inputs"]) {
+        for (const Json &in : n["inputs"]) {
             const std::size_t src = in[0].get<std::size_t>();
             if (src >= i
                 || in[1].get<std::size_t>()
@@ -260,13 +261,13 @@ std::string checkGraphExecutorJson(const json &doc)
     if (doc["arg_nodes"].get<std::vector<int>>() != nulls)
         return "arg_nodes are not exactly the null nodes";
     const std::size_t entries = rowPtr.back().get<std::size_t>();
-    for (const json &h : doc["heads"]) {
+    for (const Json &h : doc["heads"]) {
         const std::size_t nid = h[0].get<std::size_t>();
         if (nid >= nodes.size())
             return "a head names node " + std::to_string(nid);
     }
     for (const char *key : { "shape", "dltype", "storage_id" }) {
-        const json &a = doc["attrs"].value(key, json());
+        const Json &a = doc["attrs"].value(key, Json());
         if (!a.is_array() || a.size() != 2 || !a[1].is_array() || a[1].size() != entries)
             return std::string("attrs.") + key + " must list one value per entry";
     }
@@ -303,17 +304,17 @@ bool GraphJsonModuleExporter::writeModule(const PartitionPlan &plan, const Bound
         if (!b.addKernel(src, n))
             return fail("kernel " + src.key(n) + " reads a value the partition does not receive");
     }
-    const std::optional<json> heads = headsOf(b, plan, boundary, k, passThrough);
+    const std::optional<Json> heads = headsOf(b, plan, boundary, k, passThrough);
     if (!heads)
         return fail("an output of the partition is not computed in it");
     // The short keys first and one node per line, so that "arg_nodes", "heads" and "nodes" all
     // fall within the first bytes the importers look at to recognise a graph.json.
-    content = "{\n  \"arg_nodes\": " + json(b.argNodes).dump() + ",\n  \"heads\": " + heads->dump()
+    content = "{\n  \"arg_nodes\": " + Json(b.argNodes).dump() + ",\n  \"heads\": " + heads->dump()
         + ",\n  \"nodes\": [";
     for (std::size_t i = 0; i < b.nodes.size(); ++i)
         content += (i ? ",\n    " : "\n    ") + b.nodes[i].dump();
     content += "\n  ],\n  \"attrs\": " + entryAttrs(b, *heads).dump()
-        + ",\n  \"node_row_ptr\": " + json(b.rowPtr).dump() + "\n}\n";
+        + ",\n  \"node_row_ptr\": " + Json(b.rowPtr).dump() + "\n}\n";
     return true;
 }
 

@@ -96,7 +96,7 @@ void readsOf(const onnx::NodeProto &node, std::vector<std::string> &names)
                 std::vector<std::string> inner;
                 readsOf(n, inner);
                 for (std::string &s : inner) {
-                    if (!local.count(s))
+                    if (!local.contains(s))
                         names.push_back(std::move(s));
                 }
                 for (const std::string &out : n.output())
@@ -168,6 +168,164 @@ bool OnnxModuleExporter::acceptsSource(const Graph &graph) const
     return graph.format() == "onnx";
 }
 
+namespace {
+
+/// Which parts of the source graph one module takes: its nodes (plus the Constant nodes they
+/// read), the initializers they read, and the tensors that must enter as inputs.
+struct ModuleSelection
+{
+    std::vector<char> chosen; ///< Per source node.
+    std::vector<char> usedInitializer; ///< Per source initializer.
+    std::set<std::string> produced; ///< Tensors the partition's own nodes write.
+    std::vector<std::string> external; ///< Other tensors read, in first-read order.
+};
+
+/// Marks the source nodes of partition `k`; false (with an error) when one has no ONNX node.
+bool chooseNodes(const PartitionPlan &plan, std::size_t k, const OnnxSource &src,
+                 ModuleSelection &sel, std::vector<Diagnostic> &diagnostics)
+{
+    const Graph &graph = plan.graph();
+    const Partition &part = plan.partitions()[k];
+    sel.chosen.assign(static_cast<std::size_t>(src.model.graph().node_size()), 0);
+    for (NodeId n : plan.nodesOf(part.id)) {
+        if (graph.node(n).function != plan.function())
+            continue;
+        auto it = src.nodeByKey.find(graph.key(n));
+        if (it == src.nodeByKey.end()) {
+            diagnostics.push_back(onnxError("node " + graph.key(n) + " of partition " + part.name
+                                            + " has no ONNX node in " + graph.sourcePath()));
+            return false;
+        }
+        sel.chosen[static_cast<std::size_t>(it->second)] = 1;
+    }
+    return true;
+}
+
+// What the partition reads from outside: initializers, Constant nodes, or module inputs.
+void selectReads(const OnnxSource &src, ModuleSelection &sel)
+{
+    const onnx::GraphProto &sg = src.model.graph();
+    for (int i = 0; i < sg.node_size(); ++i) {
+        if (sel.chosen[static_cast<std::size_t>(i)]) {
+            for (const std::string &out : sg.node(i).output())
+                sel.produced.insert(out);
+        }
+    }
+    sel.usedInitializer.assign(static_cast<std::size_t>(sg.initializer_size()), 0);
+    std::set<std::string> seen;
+    for (int i = 0; i < sg.node_size(); ++i) {
+        if (!sel.chosen[static_cast<std::size_t>(i)] || sg.node(i).op_type() == "Constant")
+            continue;
+        std::vector<std::string> reads;
+        readsOf(sg.node(i), reads);
+        for (const std::string &name : reads) {
+            if (sel.produced.contains(name) || !seen.insert(name).second)
+                continue;
+            if (auto p = src.producer.find(name); p != src.producer.end()
+                && sg.node(p->second).op_type() == "Constant"
+                && sg.node(p->second).domain().empty()) {
+                sel.chosen[static_cast<std::size_t>(p->second)] = 1;
+                continue;
+            }
+            if (auto t = src.initializer.find(name); t != src.initializer.end()) {
+                sel.usedInitializer[static_cast<std::size_t>(t->second)] = 1;
+                continue;
+            }
+            sel.external.push_back(name);
+        }
+    }
+}
+
+/// A model with the source's IR version, opsets, functions and metadata, whose graph holds the
+/// selected nodes and initializers.
+onnx::ModelProto selectedModel(const onnx::ModelProto &source, const ModuleSelection &sel,
+                               const std::string &partitionName)
+{
+    onnx::ModelProto out;
+    out.set_ir_version(source.ir_version());
+    *out.mutable_opset_import() = source.opset_import();
+    *out.mutable_functions() = source.functions();
+    out.set_producer_name("cleave");
+    out.set_producer_version(CLEAVE_VERSION);
+    out.set_domain(source.domain());
+    out.set_model_version(source.model_version());
+    const onnx::GraphProto &sg = source.graph();
+    onnx::GraphProto &g = *out.mutable_graph();
+    g.set_name(sg.name() + "_" + partitionName);
+    for (int i = 0; i < sg.node_size(); ++i) {
+        if (sel.chosen[static_cast<std::size_t>(i)])
+            *g.add_node() = sg.node(i);
+    }
+    for (int i = 0; i < sg.initializer_size(); ++i) {
+        if (sel.usedInitializer[static_cast<std::size_t>(i)])
+            *g.add_initializer() = sg.initializer(i);
+    }
+    return out;
+}
+
+/// Adds `name` to `list` with the source's type for it, when known.
+void addValue(const OnnxSource &src, google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &list,
+              const std::string &name)
+{
+    onnx::ValueInfoProto &v = *list.Add();
+    if (auto it = src.valueInfo.find(name); it != src.valueInfo.end())
+        v = *it->second;
+    v.set_name(name);
+}
+
+/// The module's inputs in the interface's order (global inputs and cut tensors by first use),
+/// then the other tensors it reads; returns their names.
+std::vector<std::string> writeInputs(const OnnxSource &src, const ModuleSelection &sel,
+                                     const std::vector<std::string> &interfaceInputs,
+                                     onnx::ModelProto &out)
+{
+    onnx::GraphProto &g = *out.mutable_graph();
+    std::set<std::string> inputs;
+    std::vector<std::string> inputOrder;
+    for (const std::string &name : interfaceInputs) {
+        if (inputs.insert(name).second)
+            inputOrder.push_back(name);
+    }
+    for (const std::string &name : sel.external) {
+        if (inputs.insert(name).second)
+            inputOrder.push_back(name);
+    }
+    for (const std::string &name : inputOrder)
+        addValue(src, *g.mutable_input(), name);
+    if (out.ir_version() < 4) {
+        // Before IR version 4 every initializer must also be a graph input.
+        for (const auto &t : g.initializer())
+            addValue(src, *g.mutable_input(), t.name());
+    }
+    return inputOrder;
+}
+
+/// The module's outputs (interface outputs, then forwarded global inputs) and the value_info
+/// of the other tensors it produces.
+void writeOutputs(const Graph &graph, const OnnxSource &src, const ModuleSelection &sel,
+                  const std::vector<std::string> &interfaceOutputs,
+                  const std::vector<std::string> &passThrough, onnx::GraphProto &g)
+{
+    std::set<std::string> outputs;
+    for (const std::string &name : interfaceOutputs) {
+        if (outputs.insert(name).second)
+            addValue(src, *g.mutable_output(), name);
+    }
+    for (const std::string &input : passThrough) {
+        // A global input another module needs, forwarded under its own name.
+        const NodeId id = graph.findByKey(input);
+        const std::string name = id.isValid() ? onnxTensorName(graph, { id, 0 }) : input;
+        if (outputs.insert(name).second)
+            addValue(src, *g.mutable_output(), name);
+    }
+    for (const auto &v : src.model.graph().value_info()) {
+        if (sel.produced.contains(v.name()) && !outputs.contains(v.name()))
+            *g.add_value_info() = v;
+    }
+}
+
+} // namespace
+
 bool OnnxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryTable &boundary,
                                      std::size_t k, const ExportOptions &options,
                                      const std::vector<std::string> &passThrough,
@@ -186,114 +344,16 @@ bool OnnxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryTa
             Severity::Warning, "export.onnx",
             "ONNX modules keep their initializers; --lift-constants applies to Relay modules"));
     }
-    const onnx::GraphProto &sg = src->model.graph();
+    ModuleSelection sel;
+    if (!chooseNodes(plan, k, *src, sel, diagnostics))
+        return false;
+    selectReads(*src, sel);
+
     const Partition &part = plan.partitions()[k];
-    std::vector<char> chosen(static_cast<std::size_t>(sg.node_size()), 0);
-    for (NodeId n : plan.nodesOf(part.id)) {
-        if (graph.node(n).function != plan.function())
-            continue;
-        auto it = src->nodeByKey.find(graph.key(n));
-        if (it == src->nodeByKey.end()) {
-            diagnostics.push_back(onnxError("node " + graph.key(n) + " of partition " + part.name
-                                            + " has no ONNX node in " + graph.sourcePath()));
-            return false;
-        }
-        chosen[static_cast<std::size_t>(it->second)] = 1;
-    }
-    // What the partition reads from outside: initializers, Constant nodes, or module inputs.
-    std::set<std::string> produced;
-    for (int i = 0; i < sg.node_size(); ++i) {
-        if (chosen[static_cast<std::size_t>(i)]) {
-            for (const std::string &out : sg.node(i).output())
-                produced.insert(out);
-        }
-    }
-    std::vector<char> usedInit(static_cast<std::size_t>(sg.initializer_size()), 0);
-    std::vector<std::string> external;
-    std::set<std::string> seen;
-    for (int i = 0; i < sg.node_size(); ++i) {
-        if (!chosen[static_cast<std::size_t>(i)] || sg.node(i).op_type() == "Constant")
-            continue;
-        std::vector<std::string> reads;
-        readsOf(sg.node(i), reads);
-        for (const std::string &name : reads) {
-            if (produced.count(name) || !seen.insert(name).second)
-                continue;
-            if (auto p = src->producer.find(name); p != src->producer.end()
-                && sg.node(p->second).op_type() == "Constant"
-                && sg.node(p->second).domain().empty()) {
-                chosen[static_cast<std::size_t>(p->second)] = 1;
-                continue;
-            }
-            if (auto t = src->initializer.find(name); t != src->initializer.end()) {
-                usedInit[static_cast<std::size_t>(t->second)] = 1;
-                continue;
-            }
-            external.push_back(name);
-        }
-    }
-
-    onnx::ModelProto out;
-    out.set_ir_version(src->model.ir_version());
-    *out.mutable_opset_import() = src->model.opset_import();
-    *out.mutable_functions() = src->model.functions();
-    out.set_producer_name("cleave");
-    out.set_producer_version(CLEAVE_VERSION);
-    out.set_domain(src->model.domain());
-    out.set_model_version(src->model.model_version());
+    onnx::ModelProto out = selectedModel(src->model, sel, part.name);
+    summary.parameters = writeInputs(*src, sel, onnxInputNames(plan, boundary, k), out);
     onnx::GraphProto &g = *out.mutable_graph();
-    g.set_name(sg.name() + "_" + part.name);
-    for (int i = 0; i < sg.node_size(); ++i) {
-        if (chosen[static_cast<std::size_t>(i)])
-            *g.add_node() = sg.node(i);
-    }
-    for (int i = 0; i < sg.initializer_size(); ++i) {
-        if (usedInit[static_cast<std::size_t>(i)])
-            *g.add_initializer() = sg.initializer(i);
-    }
-    auto addValue = [&](google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &list,
-                        const std::string &name) {
-        onnx::ValueInfoProto &v = *list.Add();
-        if (auto it = src->valueInfo.find(name); it != src->valueInfo.end())
-            v = *it->second;
-        v.set_name(name);
-    };
-    // Inputs in the interface's order (global inputs and cut tensors by first use).
-    std::set<std::string> inputs;
-    std::vector<std::string> inputOrder;
-    for (const std::string &name : onnxInputNames(plan, boundary, k)) {
-        if (inputs.insert(name).second)
-            inputOrder.push_back(name);
-    }
-    for (const std::string &name : external) {
-        if (inputs.insert(name).second)
-            inputOrder.push_back(name);
-    }
-    for (const std::string &name : inputOrder)
-        addValue(*g.mutable_input(), name);
-    if (out.ir_version() < 4) {
-        // Before IR version 4 every initializer must also be a graph input.
-        for (const auto &t : g.initializer())
-            addValue(*g.mutable_input(), t.name());
-    }
-    std::set<std::string> outputs;
-    for (const std::string &name : onnxOutputNames(plan, boundary, k)) {
-        if (outputs.insert(name).second)
-            addValue(*g.mutable_output(), name);
-    }
-    for (const std::string &input : passThrough) {
-        // A global input another module needs, forwarded under its own name.
-        const NodeId id = graph.findByKey(input);
-        const std::string name = id.isValid() ? onnxTensorName(graph, { id, 0 }) : input;
-        if (outputs.insert(name).second)
-            addValue(*g.mutable_output(), name);
-    }
-    for (const auto &v : sg.value_info()) {
-        if (produced.count(v.name()) && !outputs.count(v.name()))
-            *g.add_value_info() = v;
-    }
-
-    summary.parameters = inputOrder;
+    writeOutputs(graph, *src, sel, onnxOutputNames(plan, boundary, k), passThrough, g);
     for (int i = 0; i < g.initializer_size(); ++i) {
         ModuleSummary::Constant c;
         c.sourceRef = c.moduleRef = c.sourceKey = g.initializer(i).name();

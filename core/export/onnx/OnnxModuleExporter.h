@@ -6,6 +6,9 @@
 
 namespace cleave {
 
+/// The graph input names of `mod<k>.onnx`, one per BoundaryTable::interfaces[k].inputs entry
+/// (same order): the ONNX tensor names the module reads. pipeline_config.json and
+/// partitions.json must name the module's inputs so for ONNX exports (not `data_n_<i>`).
 std::vector<std::string> onnxInputNames(const PartitionPlan &plan, const BoundaryTable &boundary,
                                         std::size_t k);
 
@@ -51,12 +54,6 @@ std::string onnxExecutionProvider(const std::string &target);
 
 /// The ONNX tensor name of a graph tensor (Node::outputNames; the node's name when it has none).
 std::string onnxTensorName(const Graph &graph, TensorRef tensor);
-
-/// The graph input names of `mod<k>.onnx`, one per BoundaryTable::interfaces[k].inputs entry
-/// (same order): the ONNX tensor names the module reads. pipeline_config.json and
-/// partitions.json must name the module's inputs so for ONNX exports (not `data_n_<i>`).
-std::vector<std::string> onnxInputNames(const PartitionPlan &plan, const BoundaryTable &boundary,
-                                        std::size_t k);
 
 /// The graph output names of `mod<k>.onnx` for BoundaryTable::interfaces[k].outputs (same
 /// order; pass-through global inputs follow under their own names).

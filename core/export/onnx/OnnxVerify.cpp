@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -20,7 +21,7 @@
 namespace cleave {
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
+using Json = nlohmann::json;
 
 namespace {
 
@@ -50,8 +51,11 @@ std::string nodeLabel(const onnx::NodeProto &node)
 std::string join(const google::protobuf::RepeatedPtrField<std::string> &names)
 {
     std::string s;
-    for (const std::string &n : names)
-        s += (s.empty() ? "" : ", ") + n;
+    for (const std::string &n : names) {
+        if (!s.empty())
+            s += ", ";
+        s += n;
+    }
     return "(" + s + ")";
 }
 
@@ -69,7 +73,8 @@ std::string nodeDifference(const onnx::NodeProto &mod, const onnx::NodeProto &sr
                     src.output().end()))
         return "writes " + join(mod.output()) + " in the module but " + join(src.output())
             + " in the source";
-    std::map<std::string, std::string> a, b;
+    std::map<std::string, std::string> a;
+    std::map<std::string, std::string> b;
     for (onnx::AttributeProto attr : mod.attribute()) {
         attr.clear_doc_string();
         a[attr.name()] = attr.SerializeAsString();
@@ -86,231 +91,290 @@ std::string nodeDifference(const onnx::NodeProto &mod, const onnx::NodeProto &sr
             return "has another value of attribute '" + name + "' than the source";
     }
     for (const auto &entry : a) {
-        if (!b.count(entry.first))
+        if (!b.contains(entry.first))
             return "has an attribute '" + entry.first + "' the source does not have";
     }
     return "differs from the source";
 }
 
-VerifyResult runVerify(const std::string &dir)
+/// The names of a graph's inputs that are not initializers (before IR version 4 initializers
+/// are listed as inputs too).
+std::set<std::string> dataInputs(const onnx::GraphProto &g)
 {
-    VerifyResult r;
-    const fs::path root(dir);
-    const std::string manifestPath = (root / "partitions.json").string();
-    const json manifest = verify::readJson(manifestPath);
+    std::set<std::string> inits;
+    for (const auto &t : g.initializer())
+        inits.insert(t.name());
+    std::set<std::string> inputs;
+    for (const auto &v : g.input()) {
+        if (!inits.contains(v.name()))
+            inputs.insert(v.name());
+    }
+    return inputs;
+}
+
+/// The recomposition check of one ONNX export folder: reads the manifest, the source and the
+/// modules, checks that the modules wire up by tensor names, recomposes them into one model and
+/// compares its import with the source's. Each step returns the first difference it finds.
+class OnnxExportCheck
+{
+public:
+    explicit OnnxExportCheck(const std::string &dir)
+        : m_root(dir)
+        , m_manifestPath((m_root / "partitions.json").string())
+    {
+    }
+
+    VerifyResult run()
+    {
+        VerifyResult r;
+        std::optional<std::string> difference = readSourceAndModules();
+        if (!difference)
+            difference = checkWiring();
+        if (!difference)
+            difference = recompose();
+        if (!difference)
+            difference = checkCoverage();
+        if (!difference)
+            difference = compareWithSource();
+        r.ok = !difference;
+        if (difference)
+            r.firstDifference = *difference;
+        return r;
+    }
+
+private:
+    std::optional<std::string> readSourceAndModules();
+    std::optional<std::string> readModule(std::size_t k, const Json &part);
+    std::optional<std::string> checkWiring();
+    std::optional<std::string> checkModuleReads(std::size_t k);
+    std::optional<std::string> recompose();
+    std::optional<std::string> takeModule(std::size_t k);
+    std::optional<std::string> checkCoverage();
+    std::optional<std::string> compareWithSource();
+
+    const fs::path m_root;
+    const std::string m_manifestPath;
+    std::string m_sourcePath;
+    onnx::ModelProto m_source;
+    std::vector<onnx::ModelProto> m_modules;
+    std::vector<std::string> m_files;
+    std::set<std::string> m_globalInputs;
+    std::map<std::string, std::size_t> m_producerModule; // module output -> module
+    std::map<std::string, int> m_sourceByOutput; // first output -> source node
+    std::map<std::string, std::string> m_sourceInit; // name -> canonical initializer
+    onnx::ModelProto m_recomposed;
+    std::map<std::string, std::string> m_takenNode; // first output -> canonical node
+    std::map<std::string, std::string> m_takenInit;
+};
+
+std::optional<std::string> OnnxExportCheck::readSourceAndModules()
+{
+    const Json manifest = verify::readJson(m_manifestPath);
     if (!manifest.contains("source") || !manifest["source"].is_object()
         || !manifest["source"].contains("path") || !manifest["source"]["path"].is_string())
-        throw BadInput(manifestPath + ": missing \"source\".\"path\"");
-    const std::string sourcePath = manifest["source"]["path"].get<std::string>();
+        throw BadInput(m_manifestPath + R"(: missing "source"."path")");
+    m_sourcePath = manifest["source"]["path"].get<std::string>();
     const std::string checksum = manifest["source"].value("checksum", std::string());
     if (!manifest.contains("partitions") || !manifest["partitions"].is_array())
-        throw BadInput(manifestPath + ": missing \"partitions\"");
+        throw BadInput(m_manifestPath + ": missing \"partitions\"");
 
-    onnx::ModelProto source;
     std::string error;
-    if (!onnxio::loadModel(sourcePath, checksum, source, error)) {
-        if (error.find("checksum") != std::string::npos) {
-            r.firstDifference = error;
-            return r;
-        }
+    if (!onnxio::loadModel(m_sourcePath, checksum, m_source, error)) {
+        if (error.find("checksum") != std::string::npos)
+            return error;
         throw BadInput("the source model cannot be read: " + error);
     }
-    const onnx::GraphProto &sg = source.graph();
-
-    // Read the modules.
-    const json &parts = manifest["partitions"];
-    std::vector<onnx::ModelProto> modules(parts.size());
-    std::vector<std::string> files;
+    const Json &parts = manifest["partitions"];
+    m_modules.resize(parts.size());
     for (std::size_t k = 0; k < parts.size(); ++k) {
-        const std::string where = manifestPath + ": partitions[" + std::to_string(k) + "]";
-        if (!parts[k].contains("file") || !parts[k]["file"].is_string())
-            throw BadInput(where + ": missing \"file\"");
-        const std::string file = parts[k]["file"].get<std::string>();
-        if (file.empty() || file.find_first_of("/\\") != std::string::npos || file == "..")
-            throw BadInput(where + ": module file '" + file + "' is not a plain file name");
-        files.push_back(file);
-        if (!onnxio::loadModel((root / file).string(), std::string(), modules[k], error)) {
-            r.firstDifference = file + " cannot be re-imported: " + error;
-            return r;
-        }
+        if (auto difference = readModule(k, parts[k]))
+            return difference;
     }
+    return std::nullopt;
+}
 
-    // Wire by tensor names.
-    std::set<std::string> globalInputs;
-    {
-        std::set<std::string> inits;
-        for (const auto &t : sg.initializer())
-            inits.insert(t.name());
-        for (const auto &v : sg.input()) {
-            if (!inits.count(v.name()))
-                globalInputs.insert(v.name());
+std::optional<std::string> OnnxExportCheck::readModule(std::size_t k, const Json &part)
+{
+    const std::string where = m_manifestPath + ": partitions[" + std::to_string(k) + "]";
+    if (!part.contains("file") || !part["file"].is_string())
+        throw BadInput(where + ": missing \"file\"");
+    const std::string file = part["file"].get<std::string>();
+    if (file.empty() || file.find_first_of("/\\") != std::string::npos || file == "..")
+        throw BadInput(where + ": module file '" + file + "' is not a plain file name");
+    m_files.push_back(file);
+    std::string error;
+    if (!onnxio::loadModel((m_root / file).string(), std::string(), m_modules[k], error))
+        return file + " cannot be re-imported: " + error;
+    return std::nullopt;
+}
+
+// Every node of module `k` reads what is available before it; its outputs are produced in it
+// and by no other module.
+std::optional<std::string> OnnxExportCheck::checkModuleReads(std::size_t k)
+{
+    const onnx::GraphProto &g = m_modules[k].graph();
+    std::set<std::string> available;
+    for (const auto &v : g.input())
+        available.insert(v.name());
+    for (const auto &t : g.initializer())
+        available.insert(t.name());
+    for (const auto &n : g.node()) {
+        for (const std::string &in : n.input()) {
+            if (!in.empty() && !available.contains(in))
+                return m_files[k] + ": " + nodeLabel(n) + " reads '" + in
+                    + "', which is neither a module input, an initializer nor produced before it";
         }
+        for (const std::string &out : n.output())
+            available.insert(out);
     }
-    std::map<std::string, std::size_t> producerModule;
-    for (std::size_t k = 0; k < modules.size(); ++k) {
-        const onnx::GraphProto &g = modules[k].graph();
-        std::set<std::string> available;
-        for (const auto &v : g.input())
-            available.insert(v.name());
-        for (const auto &t : g.initializer())
-            available.insert(t.name());
-        for (const auto &n : g.node()) {
-            for (const std::string &in : n.input()) {
-                if (!in.empty() && !available.count(in)) {
-                    r.firstDifference = files[k] + ": " + nodeLabel(n) + " reads '" + in
-                        + "', which is neither a module input, an initializer nor produced before "
-                          "it";
-                    return r;
-                }
-            }
-            for (const std::string &out : n.output())
-                available.insert(out);
-        }
-        for (const auto &v : g.output()) {
-            if (!available.count(v.name())) {
-                r.firstDifference
-                    = files[k] + ": output '" + v.name() + "' is not produced in the module";
-                return r;
-            }
-            bool isInput = false;
-            for (const auto &in : g.input())
-                isInput = isInput || in.name() == v.name();
-            if (isInput)
-                continue; // a forwarded global input
-            auto [it, fresh] = producerModule.emplace(v.name(), k);
-            if (!fresh) {
-                r.firstDifference = "tensor '" + v.name() + "' is an output of both "
-                    + files[it->second] + " and " + files[k];
-                return r;
-            }
-        }
+    for (const auto &v : g.output()) {
+        if (!available.contains(v.name()))
+            return m_files[k] + ": output '" + v.name() + "' is not produced in the module";
+        const bool isInput = std::any_of(g.input().begin(), g.input().end(),
+                                         [&](const auto &in) { return in.name() == v.name(); });
+        if (isInput)
+            continue; // a forwarded global input
+        auto [it, fresh] = m_producerModule.emplace(v.name(), k);
+        if (!fresh)
+            return "tensor '" + v.name() + "' is an output of both " + m_files[it->second] + " and "
+                + m_files[k];
     }
-    for (std::size_t k = 0; k < modules.size(); ++k) {
+    return std::nullopt;
+}
+
+// Wire by tensor names: every module input is a global input or another module's output, and
+// every global output is some module's output.
+std::optional<std::string> OnnxExportCheck::checkWiring()
+{
+    const onnx::GraphProto &sg = m_source.graph();
+    m_globalInputs = dataInputs(sg);
+    for (std::size_t k = 0; k < m_modules.size(); ++k) {
+        if (auto difference = checkModuleReads(k))
+            return difference;
+    }
+    for (std::size_t k = 0; k < m_modules.size(); ++k) {
         std::set<std::string> initializers; // graph inputs too before IR version 4
-        for (const auto &t : modules[k].graph().initializer())
+        for (const auto &t : m_modules[k].graph().initializer())
             initializers.insert(t.name());
-        for (const auto &v : modules[k].graph().input()) {
-            if (globalInputs.count(v.name()) || initializers.count(v.name()))
+        for (const auto &v : m_modules[k].graph().input()) {
+            if (m_globalInputs.contains(v.name()) || initializers.contains(v.name()))
                 continue;
-            auto it = producerModule.find(v.name());
-            if (it == producerModule.end() || it->second == k) {
-                r.firstDifference = files[k] + ": input '" + v.name()
+            auto it = m_producerModule.find(v.name());
+            if (it == m_producerModule.end() || it->second == k)
+                return m_files[k] + ": input '" + v.name()
                     + "' is neither a global input of the source nor an output of another module";
-                return r;
-            }
         }
     }
     for (const auto &v : sg.output()) {
-        if (!producerModule.count(v.name())) {
-            r.firstDifference = "no module outputs the source's global output '" + v.name() + "'";
-            return r;
-        }
+        if (!m_producerModule.contains(v.name()))
+            return "no module outputs the source's global output '" + v.name() + "'";
     }
+    return std::nullopt;
+}
 
-    // Union of the modules against the source, by the tensors each node writes.
-    std::map<std::string, int> sourceByOutput;
+// Takes the nodes and initializers of module `k` into the recomposed model, each equal to the
+// source's and (except Constant nodes) in no other module.
+std::optional<std::string> OnnxExportCheck::takeModule(std::size_t k)
+{
+    const onnx::GraphProto &sg = m_source.graph();
+    const onnx::GraphProto &g = m_modules[k].graph();
+    onnx::GraphProto &rg = *m_recomposed.mutable_graph();
+    const std::string &file = m_files[k];
+    for (const auto &n : g.node()) {
+        if (n.output_size() == 0)
+            continue;
+        auto s = m_sourceByOutput.find(n.output(0));
+        if (s == m_sourceByOutput.end())
+            return file + ": " + nodeLabel(n) + " is not in the source model";
+        const std::string c = canonical(n);
+        if (c != canonical(sg.node(s->second)))
+            return file + ": " + nodeLabel(n) + " " + nodeDifference(n, sg.node(s->second));
+        auto [it, fresh] = m_takenNode.emplace(n.output(0), c);
+        if (!fresh) {
+            if (n.op_type() == "Constant" && n.domain().empty())
+                continue; // a Constant node each reading module carries
+            return file + ": " + nodeLabel(n) + " is in two modules";
+        }
+        *rg.add_node() = n;
+    }
+    for (const auto &t : g.initializer()) {
+        auto s = m_sourceInit.find(t.name());
+        if (s == m_sourceInit.end())
+            return file + ": initializer '" + t.name() + "' is not in the source model";
+        const std::string c = canonical(t);
+        if (c != s->second)
+            return file + ": initializer '" + t.name()
+                + "' has other dims, type or values than in the source";
+        if (m_takenInit.emplace(t.name(), c).second)
+            *rg.add_initializer() = t;
+    }
+    return std::nullopt;
+}
+
+// Union of the modules against the source, by the tensors each node writes.
+std::optional<std::string> OnnxExportCheck::recompose()
+{
+    const onnx::GraphProto &sg = m_source.graph();
     for (int i = 0; i < sg.node_size(); ++i) {
         if (sg.node(i).output_size())
-            sourceByOutput.emplace(sg.node(i).output(0), i);
+            m_sourceByOutput.emplace(sg.node(i).output(0), i);
     }
-    std::map<std::string, std::string> sourceInit;
     for (const auto &t : sg.initializer())
-        sourceInit.emplace(t.name(), canonical(t));
-    onnx::ModelProto recomposed;
-    recomposed.set_ir_version(source.ir_version());
-    *recomposed.mutable_opset_import() = source.opset_import();
-    *recomposed.mutable_functions() = source.functions();
-    onnx::GraphProto &rg = *recomposed.mutable_graph();
-    rg.set_name(sg.name());
-    std::map<std::string, std::string> takenNode; // first output -> canonical node
-    std::map<std::string, std::string> takenInit;
-    for (std::size_t k = 0; k < modules.size(); ++k) {
-        const onnx::GraphProto &g = modules[k].graph();
-        for (const auto &n : g.node()) {
-            if (n.output_size() == 0)
-                continue;
-            auto s = sourceByOutput.find(n.output(0));
-            if (s == sourceByOutput.end()) {
-                r.firstDifference = files[k] + ": " + nodeLabel(n) + " is not in the source model";
-                return r;
-            }
-            const std::string c = canonical(n);
-            if (c != canonical(sg.node(s->second))) {
-                r.firstDifference
-                    = files[k] + ": " + nodeLabel(n) + " " + nodeDifference(n, sg.node(s->second));
-                return r;
-            }
-            auto [it, fresh] = takenNode.emplace(n.output(0), c);
-            if (!fresh) {
-                if (n.op_type() == "Constant" && n.domain().empty())
-                    continue; // a Constant node each reading module carries
-                r.firstDifference = files[k] + ": " + nodeLabel(n) + " is in two modules";
-                return r;
-            }
-            *rg.add_node() = n;
-        }
-        for (const auto &t : g.initializer()) {
-            auto s = sourceInit.find(t.name());
-            if (s == sourceInit.end()) {
-                r.firstDifference
-                    = files[k] + ": initializer '" + t.name() + "' is not in the source model";
-                return r;
-            }
-            const std::string c = canonical(t);
-            if (c != s->second) {
-                r.firstDifference = files[k] + ": initializer '" + t.name()
-                    + "' has other dims, type or values than in the source";
-                return r;
-            }
-            if (takenInit.emplace(t.name(), c).second)
-                *rg.add_initializer() = t;
-        }
+        m_sourceInit.emplace(t.name(), canonical(t));
+    m_recomposed.set_ir_version(m_source.ir_version());
+    *m_recomposed.mutable_opset_import() = m_source.opset_import();
+    *m_recomposed.mutable_functions() = m_source.functions();
+    m_recomposed.mutable_graph()->set_name(sg.name());
+    for (std::size_t k = 0; k < m_modules.size(); ++k) {
+        if (auto difference = takeModule(k))
+            return difference;
     }
+    return std::nullopt;
+}
+
+// Every source node and every initializer the source reads is in some module.
+std::optional<std::string> OnnxExportCheck::checkCoverage()
+{
+    const onnx::GraphProto &sg = m_source.graph();
     std::set<std::string> readBySource;
     for (const auto &n : sg.node()) {
-        std::string label = nodeLabel(n);
-        if (n.output_size() && !takenNode.count(n.output(0))) {
-            r.firstDifference = "the source's " + label + " is in no module";
-            return r;
-        }
+        if (n.output_size() && !m_takenNode.contains(n.output(0)))
+            return "the source's " + nodeLabel(n) + " is in no module";
         for (const std::string &in : n.input())
             readBySource.insert(in);
     }
     for (const auto &t : sg.initializer()) {
-        if (readBySource.count(t.name()) && !takenInit.count(t.name())) {
-            r.firstDifference = "the source's initializer '" + t.name() + "' is in no module";
-            return r;
-        }
+        if (readBySource.contains(t.name()) && !m_takenInit.contains(t.name()))
+            return "the source's initializer '" + t.name() + "' is in no module";
     }
+    return std::nullopt;
+}
 
-    // The recomposed model imports as a graph equal to the source's.
+// The recomposed model imports as a graph equal to the source's.
+std::optional<std::string> OnnxExportCheck::compareWithSource()
+{
+    const onnx::GraphProto &sg = m_source.graph();
+    onnx::GraphProto &rg = *m_recomposed.mutable_graph();
     for (const auto &v : sg.input()) {
-        if (globalInputs.count(v.name()) || takenInit.count(v.name()))
+        if (m_globalInputs.contains(v.name()) || m_takenInit.contains(v.name()))
             *rg.add_input() = v;
     }
     *rg.mutable_output() = sg.output();
-    const std::string bytes = recomposed.SerializeAsString();
-    ImportResult a = importBytesWith(OnnxImporter(), bytes, (root / "recomposed.onnx").string());
-    if (!a.ok()) {
-        r.firstDifference = "the recomposed model cannot be imported: " + a.firstError();
-        return r;
-    }
-    ImportResult b = importFileWith(OnnxImporter(), sourcePath);
+    const std::string bytes = m_recomposed.SerializeAsString();
+    ImportResult a = importBytesWith(OnnxImporter(), bytes, (m_root / "recomposed.onnx").string());
+    if (!a.ok())
+        return "the recomposed model cannot be imported: " + a.firstError();
+    ImportResult b = importFileWith(OnnxImporter(), m_sourcePath);
     if (!b.ok())
-        throw BadInput("the source model " + sourcePath + " cannot be read: " + b.firstError());
-    if (auto diff = firstDifference(*a.graph, *b.graph)) {
-        r.firstDifference = *diff;
-        return r;
-    }
-    r.ok = true;
-    return r;
+        throw BadInput("the source model " + m_sourcePath + " cannot be read: " + b.firstError());
+    return firstDifference(*a.graph, *b.graph);
 }
 
 } // namespace
 
 VerifyResult verifyOnnxExport(const std::string &dir)
 {
-    return verify::guarded(dir, [&] { return runVerify(dir); });
+    return verify::guarded(dir, [&] { return OnnxExportCheck(dir).run(); });
 }
 
 } // namespace cleave

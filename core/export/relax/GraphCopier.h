@@ -28,12 +28,12 @@ public:
     /// Copies function `f` as a new function of the target (under `name` when not empty).
     FunctionId copyFunction(FunctionId f, FunctionId parent, const std::string &name = {});
     /// Copies one node into target function `into`; returns the new node.
-    NodeId copyNode(NodeId n, FunctionId into);
+    NodeId copyNode(NodeId id, FunctionId into);
     /// Makes `source` stand for `target` (a parameter bound to an existing value).
     void map(NodeId source, TensorRef target) { m_nodes[source.value] = target; }
     /// The target tensor of a source tensor (the source node must have been copied or mapped).
     [[nodiscard]] TensorRef resolve(TensorRef t) const;
-    [[nodiscard]] bool isMapped(NodeId n) const { return m_nodes.count(n.value) != 0; }
+    [[nodiscard]] bool isMapped(NodeId n) const { return m_nodes.contains(n.value); }
 
     /// Called for every input while copying a node: may return another target tensor.
     std::function<std::optional<TensorRef>(NodeId consumer, TensorRef input)> inputHook;

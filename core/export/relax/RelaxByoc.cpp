@@ -89,7 +89,7 @@ std::string ByocBuilder::regionName(std::size_t k, const std::string &target)
     }
     name += "_" + identifier(target);
     std::string unique = name;
-    for (int i = 1; m_names.count(unique) || m_src.findFunction(unique).isValid(); ++i)
+    for (int i = 1; m_names.contains(unique) || m_src.findFunction(unique).isValid(); ++i)
         unique = name + std::to_string(i);
     m_names.insert(unique);
     return unique;

@@ -42,16 +42,16 @@ public:
 private:
     void printRelaxFunction(FunctionId f, int indent, std::string &out);
     void printBody(FunctionId f, int indent, std::string &out);
-    void printBinding(NodeId n, int indent, std::string &out);
-    void printIf(NodeId n, int indent, std::string &out);
-    void printClosuresUsedBy(NodeId n, int indent, std::string &out);
-    std::string value(NodeId n);
+    void printBinding(NodeId id, int indent, std::string &out);
+    void printIf(NodeId id, int indent, std::string &out);
+    void printClosuresUsedBy(NodeId id, int indent, std::string &out);
+    std::string value(NodeId id);
     std::string ref(TensorRef t);
     std::string kernelCall(const Node &n);
     std::string arguments(const Node &n, std::size_t first);
-    std::string annotation(NodeId n);
-    [[nodiscard]] bool isBound(NodeId n) const;
-    std::string bindingName(NodeId n) const;
+    std::string annotation(NodeId id);
+    [[nodiscard]] bool isBound(NodeId id) const;
+    std::string bindingName(NodeId id) const;
     void collectSymbols(FunctionId f, std::vector<std::string> &out) const;
     [[nodiscard]] bool referencesModule(FunctionId f) const;
 

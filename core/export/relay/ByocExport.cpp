@@ -6,15 +6,13 @@
 #include "core/export/PartitionModule.h"
 #include "core/export/relay/RelayPrinter.h"
 
+#include <algorithm>
+
 namespace cleave {
 
 bool hasByocPartition(const ExportModel &model)
 {
-    for (const std::string &t : model.targets) {
-        if (isByocTarget(t))
-            return true;
-    }
-    return false;
+    return std::ranges::any_of(model.targets, [](const std::string &t) { return isByocTarget(t); });
 }
 
 bool byocModules(const ExportModel &m, std::string &byoc, std::string &annotated,

@@ -9,17 +9,17 @@
 
 namespace cleave {
 
-using json = nlohmann::json;
+using Json = nlohmann::json;
 
 namespace {
 
-std::optional<std::size_t> parseIndex(const json &v)
+std::optional<std::size_t> parseIndex(const Json &v)
 {
     if (v.is_number_unsigned() || v.is_number_integer())
         return v.get<std::size_t>();
     if (!v.is_string())
         return std::nullopt;
-    const std::string &s = v.get_ref<const std::string &>();
+    const auto &s = v.get_ref<const std::string &>();
     std::size_t idx = 0;
     const char *end = s.data() + s.size();
     if (s.empty() || std::from_chars(s.data(), end, idx).ptr != end)
@@ -37,14 +37,14 @@ bool isStructuralRefKey(const std::string &key)
 
 /// Calls `visit(value)` for every reference held by `node` (values are json strings/numbers
 /// that can be rewritten in place).
-void forEachRef(json &node, const json &nodes, const std::function<void(json &)> &visit)
+void forEachRef(Json &node, const Json &nodes, const std::function<void(Json &)> &visit)
 {
     const std::string type = node.value("type_key", "");
     if ((type == "Array" || type == "Map") && node.contains("data") && node["data"].is_array()) {
-        for (json &ref : node["data"])
+        for (Json &ref : node["data"])
             visit(ref);
         if (type == "Map" && node.contains("keys") && node["keys"].is_array()) {
-            for (json &k : node["keys"]) {
+            for (Json &k : node["keys"]) {
                 if (!k.is_string())
                     visit(k);
             }
@@ -80,25 +80,25 @@ std::optional<std::size_t> constantIndex(const std::string &metaRef)
     if (metaRef.rfind(prefix, 0) != 0 || metaRef.back() != ']')
         return std::nullopt;
     const std::string digits = metaRef.substr(prefix.size(), metaRef.size() - prefix.size() - 1);
-    return parseIndex(json(digits));
+    return parseIndex(Json(digits));
 }
 
 namespace {
 
 std::optional<std::vector<std::string>> uncheckedConstantPayloads(const std::string &metadata)
 {
-    const json doc = json::parse(metadata, nullptr, false);
+    const Json doc = Json::parse(metadata, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes")
         || !doc["nodes"].is_array())
         return std::nullopt;
-    const json &nodes = doc["nodes"];
-    const json b64 = doc.value("b64ndarrays", json::array());
-    const auto rootIdx = parseIndex(doc.value("root", json(0)));
+    const Json &nodes = doc["nodes"];
+    const Json b64 = doc.value("b64ndarrays", Json::array());
+    const auto rootIdx = parseIndex(doc.value("root", Json(0)));
     if (!rootIdx || *rootIdx >= nodes.size())
         return std::nullopt;
-    const json &root = nodes[*rootIdx];
-    const json &keys = root.value("keys", json::array());
-    const json &data = root.value("data", json::array());
+    const Json &root = nodes[*rootIdx];
+    const Json &keys = root.value("keys", Json::array());
+    const Json &data = root.value("data", Json::array());
     std::vector<std::string> payloads;
     for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
         if (keys[i] != "relay.Constant")
@@ -106,12 +106,12 @@ std::optional<std::vector<std::string>> uncheckedConstantPayloads(const std::str
         const auto arrayIdx = parseIndex(data[i]);
         if (!arrayIdx || *arrayIdx >= nodes.size())
             return std::nullopt;
-        for (const json &ref : nodes[*arrayIdx].value("data", json::array())) {
+        for (const Json &ref : nodes[*arrayIdx].value("data", Json::array())) {
             const auto c = parseIndex(ref);
             std::string payload;
             if (c && *c < nodes.size()) {
                 const auto d
-                    = parseIndex(nodes[*c].value("attrs", json::object()).value("data", json("")));
+                    = parseIndex(nodes[*c].value("attrs", Json::object()).value("data", Json("")));
                 if (d && *d < b64.size() && b64[*d].is_string())
                     payload = b64[*d].get<std::string>();
             }
@@ -124,21 +124,21 @@ std::optional<std::vector<std::string>> uncheckedConstantPayloads(const std::str
 std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
                                                    const std::vector<std::size_t> &constants)
 {
-    json doc = json::parse(source, nullptr, false);
+    Json doc = Json::parse(source, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes")
         || !doc["nodes"].is_array())
         return std::nullopt;
-    json nodes = doc["nodes"];
-    const auto rootIdx = parseIndex(doc.value("root", json(0)));
+    Json nodes = doc["nodes"];
+    const auto rootIdx = parseIndex(doc.value("root", Json(0)));
     if (!rootIdx || *rootIdx >= nodes.size() || nodes[*rootIdx].value("type_key", "") != "Map")
         return std::nullopt;
-    json root = nodes[*rootIdx];
-    const json b64 = doc.value("b64ndarrays", json::array());
+    Json root = nodes[*rootIdx];
+    const Json b64 = doc.value("b64ndarrays", Json::array());
 
     // The new root: the same tables, relay.Constant restricted to the module's constants.
-    json newRoot = { { "type_key", "Map" }, { "keys", json::array() }, { "data", json::array() } };
-    const json &keys = root.value("keys", json::array());
-    const json &data = root.value("data", json::array());
+    Json newRoot = { { "type_key", "Map" }, { "keys", Json::array() }, { "data", Json::array() } };
+    const Json &keys = root.value("keys", Json::array());
+    const Json &data = root.value("data", Json::array());
     for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
         if (!keys[i].is_string())
             continue;
@@ -148,8 +148,8 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
         if (keys[i] == "relay.Constant") {
             if (constants.empty())
                 continue;
-            const json &old = nodes[*arrayIdx].value("data", json::array());
-            json array = { { "type_key", "Array" }, { "data", json::array() } };
+            const Json &old = nodes[*arrayIdx].value("data", Json::array());
+            Json array = { { "type_key", "Array" }, { "data", Json::array() } };
             for (std::size_t c : constants) {
                 if (c >= old.size())
                     return std::nullopt;
@@ -176,7 +176,7 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
     while (!stack.empty()) {
         const std::size_t n = stack.back();
         stack.pop_back();
-        forEachRef(nodes[n], nodes, [&](json &ref) {
+        forEachRef(nodes[n], nodes, [&](Json &ref) {
             const auto idx = parseIndex(ref);
             if (!idx || *idx >= nodes.size() || remap[*idx] >= 0)
                 return;
@@ -185,19 +185,19 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
             stack.push_back(*idx);
         });
     }
-    json outNodes = json::array();
-    json outB64 = json::array();
+    Json outNodes = Json::array();
+    Json outB64 = Json::array();
     for (std::size_t n : order) {
-        json node = nodes[n];
-        forEachRef(node, nodes, [&](json &ref) {
+        Json node = nodes[n];
+        forEachRef(node, nodes, [&](Json &ref) {
             const auto idx = parseIndex(ref);
             if (!idx || *idx >= nodes.size())
                 return;
             const std::string renumbered = std::to_string(remap[*idx]);
-            ref = ref.is_string() ? json(renumbered) : json(remap[*idx]);
+            ref = ref.is_string() ? Json(renumbered) : Json(remap[*idx]);
         });
         if (node.value("type_key", "") == "relay.Constant" && node.contains("attrs")) {
-            const auto dataIdx = parseIndex(node["attrs"].value("data", json("")));
+            const auto dataIdx = parseIndex(node["attrs"].value("data", Json("")));
             if (dataIdx && *dataIdx < b64.size()) {
                 node["attrs"]["data"] = std::to_string(outB64.size());
                 outB64.push_back(b64[*dataIdx]);
@@ -205,7 +205,7 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
         }
         outNodes.push_back(std::move(node));
     }
-    json out = { { "root", 1 }, { "nodes", outNodes }, { "b64ndarrays", outB64 } };
+    Json out = { { "root", 1 }, { "nodes", outNodes }, { "b64ndarrays", outB64 } };
     if (doc.contains("attrs"))
         out["attrs"] = doc["attrs"];
     return out.dump(2);
@@ -219,7 +219,7 @@ std::optional<std::vector<std::string>> constantPayloads(const std::string &meta
 {
     try {
         return uncheckedConstantPayloads(metadata);
-    } catch (const json::exception &) {
+    } catch (const Json::exception &) {
         return std::nullopt;
     }
 }
@@ -229,7 +229,7 @@ std::optional<std::string> subsetMetadata(const std::string &source,
 {
     try {
         return uncheckedSubsetMetadata(source, constants);
-    } catch (const json::exception &) {
+    } catch (const Json::exception &) {
         return std::nullopt;
     }
 }

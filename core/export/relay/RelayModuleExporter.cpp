@@ -119,7 +119,9 @@ bool RelayModuleExporter::writeModelArtefacts(
 {
     if (!options.byoc || !hasByocPartition(model))
         return true;
-    std::string byoc, annotated, error;
+    std::string byoc;
+    std::string annotated;
+    std::string error;
     if (!byocModules(model, byoc, annotated, error)) {
         diagnostics.push_back(Diagnostic::make(Severity::Error, "export.byoc", error));
         return false;

@@ -10,6 +10,7 @@ namespace {
 
 std::string pad(int indent)
 {
+    // NOLINTNEXTLINE(modernize-return-braced-init-list): braces would pick the char list ctor
     return std::string(static_cast<std::size_t>(indent) * 2, ' ');
 }
 
@@ -30,7 +31,7 @@ std::string RelayPrinter::freshName()
     std::string name;
     do {
         name = "%" + std::to_string(m_counter++);
-    } while (m_reserved.count(name));
+    } while (m_reserved.contains(name));
     return name;
 }
 
@@ -179,7 +180,7 @@ void RelayPrinter::printFunctionBody(FunctionId f, int indent, std::string &out)
     const NodeId result = fn.result;
     for (NodeId id : m_graph.topologicalOrder(f)) {
         const Node &n = m_graph.node(id);
-        if (id == result || m_printed.count(id.value))
+        if (id == result || m_printed.contains(id.value))
             continue;
         if (isAtomic(n)) {
             atom(id, indent, out);
@@ -187,13 +188,13 @@ void RelayPrinter::printFunctionBody(FunctionId f, int indent, std::string &out)
         }
         const std::string expr = expression(id, indent, out);
         const std::string name = freshName();
-        out += pad(indent) + name + " = " + expr + ";\n";
+        out.append(pad(indent)).append(name).append(" = ").append(expr).append(";\n");
         m_printed[id.value] = name;
     }
     if (!result.isValid())
         return;
     const Node &r = m_graph.node(result);
-    if (m_printed.count(result.value) || isAtomic(r)) {
+    if (m_printed.contains(result.value) || isAtomic(r)) {
         out += pad(indent) + atom(result, indent, out) + "\n";
         return;
     }

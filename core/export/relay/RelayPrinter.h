@@ -37,8 +37,8 @@ private:
     void printSignature(FunctionId f, std::string &out);
     void printLiteral(FunctionId f, int indent, std::string &out);
     std::string literalName(FunctionId f, int indent, std::string &out);
-    std::string expression(NodeId n, int indent, std::string &out);
-    std::string atom(NodeId n, int indent, std::string &out);
+    std::string expression(NodeId id, int indent, std::string &out);
+    std::string atom(NodeId id, int indent, std::string &out);
     std::string pattern(const Pattern &p);
     std::string freshName();
     std::string typeComment(const Type &t) const;

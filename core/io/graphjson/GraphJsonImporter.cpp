@@ -40,7 +40,7 @@ std::optional<std::int64_t> toInt(const json &v)
     if (v.is_number_integer())
         return v.get<std::int64_t>();
     if (v.is_string()) {
-        const std::string &s = v.get_ref<const std::string &>();
+        const auto &s = v.get_ref<const std::string &>();
         std::int64_t out = 0;
         const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
         if (ec == std::errc() && end == s.data() + s.size())
@@ -77,7 +77,7 @@ private:
                 d.where = m_locator.at(m_nodeOffsets[*node]);
             message = "node " + std::to_string(*node) + nodeLabel(*node) + ": " + message;
             if (m_graphNodesMatchJson)
-                d.nodes.push_back(NodeId(*node));
+                d.nodes.emplace_back(*node);
         }
         d.message = std::move(message);
         m_diagnostics.push_back(std::move(d));
@@ -233,7 +233,7 @@ bool GraphJsonReader::readNodeHeaders()
             continue;
         if (op != "tvm_op") {
             error("graphjson.bad_node",
-                  "unknown op " + quoted(op) + " (expected \"null\" or \"tvm_op\")", i);
+                  "unknown op " + quoted(op) + R"( (expected "null" or "tvm_op"))", i);
             continue;
         }
         h.isKernel = true;
@@ -483,6 +483,7 @@ void GraphJsonReader::buildResult(Graph &graph, FunctionId main)
     tuple.name = "heads";
     tuple.inputs = refs;
     std::vector<Type> fields;
+    fields.reserve(refs.size());
     for (const TensorRef &r : refs)
         fields.push_back(graph.tensorType(r));
     tuple.outputTypes = { Type::tuple(std::move(fields)) };

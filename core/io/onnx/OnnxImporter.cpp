@@ -159,8 +159,8 @@ std::optional<std::string> unsafeForInference(const onnx::GraphProto &g, int dep
                         values += (k ? ", " : "") + std::to_string(a.ints(k));
                     if (a.type() != onnx::AttributeProto::INT)
                         values += a.ints_size() > 8 ? ", …]" : "]";
-                    return what + ": attribute " + a.name() + " = " + values
-                        + "; every value must be at least 1";
+                    return what + ": attribute " + a.name() + " = "
+                        + values.append("; every value must be at least 1");
                 }
             }
             if (a.has_g()) {
@@ -175,6 +175,8 @@ std::optional<std::string> unsafeForInference(const onnx::GraphProto &g, int dep
     }
     return std::nullopt;
 }
+
+using NameMap = std::unordered_map<std::string, TensorRef>;
 
 /// Builds the graph of one ONNX GraphProto (the main graph or a subgraph) into function `f`.
 class GraphBuilder
@@ -202,26 +204,54 @@ public:
 
     /// Adds the nodes of `g` to function `f`; `outer` resolves names of enclosing graphs.
     /// Returns false on an error that makes the graph unusable.
-    bool build(const onnx::GraphProto &g, FunctionId f,
-               const std::unordered_map<std::string, TensorRef> *outer, int depth)
+    bool build(const onnx::GraphProto &g, FunctionId f, const NameMap *outer, int depth)
     {
         if (depth > 32) {
             error("onnx.nesting", "subgraphs nest more than 32 levels deep");
             return false;
         }
-        std::unordered_map<std::string, TensorRef> names;
         std::unordered_map<std::string, Type> types;
         for (const auto &vi : g.value_info())
             types[vi.name()] = typeFrom(vi.type());
         for (const auto &vi : g.output())
             types[vi.name()] = typeFrom(vi.type());
 
+        NameMap names;
+        if (!addInputsAndInitializers(g, f, names))
+            return false;
+        const std::vector<std::size_t> order = topologicalOrder(g, names, outer);
+        if (order.empty() && g.node_size() > 0)
+            return false;
+        const std::vector<std::string> keys = onnxio::nodeKeys(g);
+        for (std::size_t i : order) {
+            const onnx::NodeProto &proto = g.node(static_cast<int>(i));
+            const NodeId id = m_graph.addNode(nodeOf(proto, keys[i], f, names, outer, types));
+            for (const auto &a : proto.attribute()) {
+                if (a.type() == onnx::AttributeProto::GRAPH
+                    && !subgraph(a, id, f, names, outer, depth))
+                    return false;
+            }
+            for (std::size_t o = 0; o < static_cast<std::size_t>(proto.output_size()); ++o) {
+                if (!proto.output(static_cast<int>(o)).empty())
+                    names[proto.output(static_cast<int>(o))]
+                        = { id, static_cast<std::uint32_t>(o) };
+            }
+        }
+        if (m_failed)
+            return false;
+        return setResult(g, f, names, outer);
+    }
+
+private:
+    // Graph inputs minus initializers are the inputs (IR < 4 lists initializers as inputs);
+    // initializers are constants.
+    bool addInputsAndInitializers(const onnx::GraphProto &g, FunctionId f, NameMap &names)
+    {
         std::unordered_map<std::string, const onnx::TensorProto *> initializers;
         for (const auto &t : g.initializer())
             initializers[t.name()] = &t;
-        // Graph inputs minus initializers are the inputs (IR < 4 lists initializers as inputs).
         for (const auto &in : g.input()) {
-            if (initializers.count(in.name()))
+            if (initializers.contains(in.name()))
                 continue;
             Node n;
             n.kind = NodeKind::Input;
@@ -244,63 +274,54 @@ public:
             n.outputNames = { t.name() };
             names[t.name()] = { m_graph.addNode(std::move(n)), 0 };
         }
+        return true;
+    }
 
-        const std::vector<std::size_t> order = topologicalOrder(g, names, outer);
-        if (order.empty() && g.node_size() > 0)
-            return false;
-        const std::vector<std::string> keys = onnxio::nodeKeys(g);
-        for (std::size_t i : order) {
-            const onnx::NodeProto &proto = g.node(static_cast<int>(i));
-            Node n;
-            n.function = f;
-            n.name = keys[i];
-            n.op = onnxio::opName(proto);
-            n.kind = NodeKind::OpCall;
-            for (int k = 0; k < proto.input_size(); ++k) {
-                const std::string &in = proto.input(k);
-                if (in.empty())
-                    continue; // an omitted optional input
-                n.inputs.push_back(resolve(in, names, outer));
-            }
+    /// The node for one NodeProto (without its subgraphs), its inputs resolved by name.
+    Node nodeOf(const onnx::NodeProto &proto, const std::string &key, FunctionId f,
+                const NameMap &names, const NameMap *outer,
+                const std::unordered_map<std::string, Type> &types)
+    {
+        Node n;
+        n.function = f;
+        n.name = key;
+        n.op = onnxio::opName(proto);
+        n.kind = NodeKind::OpCall;
+        for (int k = 0; k < proto.input_size(); ++k) {
+            const std::string &in = proto.input(k);
+            if (in.empty())
+                continue; // an omitted optional input
+            n.inputs.push_back(resolve(in, names, outer));
+        }
+        for (const auto &a : proto.attribute()) {
+            if (a.type() != onnx::AttributeProto::GRAPH)
+                n.attrs.set(a.name(), attrFrom(a));
+        }
+        for (const std::string &out : proto.output()) {
+            const auto t = types.find(out);
+            n.outputTypes.push_back(t == types.end() ? Type::unknown() : t->second);
+            n.outputNames.push_back(out);
+        }
+        if (n.outputTypes.empty()) {
+            n.outputTypes.push_back(Type::unknown());
+            n.outputNames.emplace_back();
+        }
+        if (proto.op_type() == "Constant" && proto.domain().empty() && proto.input_size() == 0) {
+            // A Constant node is a weight like an initializer: it follows its consumers.
+            n.kind = NodeKind::Constant;
+            n.op.clear();
             for (const auto &a : proto.attribute()) {
-                if (a.type() != onnx::AttributeProto::GRAPH)
-                    n.attrs.set(a.name(), attrFrom(a));
-            }
-            for (const std::string &out : proto.output()) {
-                const auto t = types.find(out);
-                n.outputTypes.push_back(t == types.end() ? Type::unknown() : t->second);
-                n.outputNames.push_back(out);
-            }
-            if (n.outputTypes.empty()) {
-                n.outputTypes.push_back(Type::unknown());
-                n.outputNames.push_back({});
-            }
-            if (proto.op_type() == "Constant" && proto.domain().empty()
-                && proto.input_size() == 0) {
-                // A Constant node is a weight like an initializer: it follows its consumers.
-                n.kind = NodeKind::Constant;
-                n.op.clear();
-                for (const auto &a : proto.attribute()) {
-                    if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
-                        n.outputTypes[0] = typeOf(a.t());
-                }
-            }
-            const NodeId id = m_graph.addNode(std::move(n));
-            for (const auto &a : proto.attribute()) {
-                if (a.type() == onnx::AttributeProto::GRAPH
-                    && !subgraph(a, id, f, names, outer, depth))
-                    return false;
-            }
-            for (std::size_t o = 0; o < static_cast<std::size_t>(proto.output_size()); ++o) {
-                if (!proto.output(static_cast<int>(o)).empty())
-                    names[proto.output(static_cast<int>(o))]
-                        = { id, static_cast<std::uint32_t>(o) };
+                if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
+                    n.outputTypes[0] = typeOf(a.t());
             }
         }
-        if (m_failed)
-            return false;
+        return n;
+    }
 
-        // The function's result: its outputs (a tuple when there are several).
+    /// The function's result: its outputs (a tuple when there are several).
+    bool setResult(const onnx::GraphProto &g, FunctionId f, const NameMap &names,
+                   const NameMap *outer)
+    {
         std::vector<TensorRef> results;
         for (const auto &out : g.output()) {
             const auto it = names.find(out.name());
@@ -332,6 +353,7 @@ public:
             tuple.name = g.name().empty() ? "outputs" : g.name() + ".outputs";
             tuple.inputs = results;
             std::vector<Type> fields;
+            fields.reserve(results.size());
             for (TensorRef r : results)
                 fields.push_back(m_graph.node(r.node).outputType(r.output));
             tuple.outputTypes = { Type::tuple(std::move(fields)) };
@@ -340,17 +362,13 @@ public:
         return true;
     }
 
-private:
-    static TensorRef lookup(const std::unordered_map<std::string, TensorRef> &names,
-                            const std::string &name)
+    static TensorRef lookup(const NameMap &names, const std::string &name)
     {
         const auto it = names.find(name);
         return it == names.end() ? TensorRef {} : it->second;
     }
 
-    TensorRef resolve(const std::string &name,
-                      const std::unordered_map<std::string, TensorRef> &names,
-                      const std::unordered_map<std::string, TensorRef> *outer)
+    TensorRef resolve(const std::string &name, const NameMap &names, const NameMap *outer)
     {
         TensorRef t = lookup(names, name);
         if (!t.isValid() && outer)
@@ -361,19 +379,17 @@ private:
     /// Node indices in a topological order that keeps the file order among ready nodes (Kahn's
     /// algorithm over the smallest ready index). Empty, with a diagnostic, on a dangling input
     /// or a cycle.
-    std::vector<std::size_t>
-    topologicalOrder(const onnx::GraphProto &g,
-                     const std::unordered_map<std::string, TensorRef> &names,
-                     const std::unordered_map<std::string, TensorRef> *outer)
+    std::vector<std::size_t> topologicalOrder(const onnx::GraphProto &g, const NameMap &names,
+                                              const NameMap *outer)
     {
-        const std::size_t count = static_cast<std::size_t>(g.node_size());
+        const auto count = static_cast<std::size_t>(g.node_size());
         const std::vector<std::string> keys = onnxio::nodeKeys(g);
         std::unordered_map<std::string, std::size_t> producer;
         for (std::size_t i = 0; i < count; ++i) {
             for (const std::string &out : g.node(static_cast<int>(i)).output()) {
                 if (out.empty())
                     continue;
-                if (producer.count(out) || names.count(out)) {
+                if (producer.contains(out) || names.contains(out)) {
                     error("onnx.duplicate_output",
                           "node '" + keys[i] + "' (" + g.node(static_cast<int>(i)).op_type()
                               + ") writes tensor '" + out + "', which is already defined");
@@ -405,7 +421,7 @@ private:
                     }
                     continue;
                 }
-                const bool known = names.count(in) || (outer && outer->count(in));
+                const bool known = names.contains(in) || (outer && outer->contains(in));
                 if (!known && k < static_cast<std::size_t>(node.input_size())) {
                     error("onnx.dangling_input",
                           "node '" + keys[i] + "' (" + node.op_type() + ") input "
@@ -440,8 +456,11 @@ private:
         if (order.size() != count) {
             std::string cycle;
             for (std::size_t i = 0; i < count && cycle.size() < 200; ++i) {
-                if (pending[i] > 0)
-                    cycle += (cycle.empty() ? "" : ", ") + keys[i];
+                if (pending[i] == 0)
+                    continue;
+                if (!cycle.empty())
+                    cycle += ", ";
+                cycle += keys[i];
             }
             error("onnx.cycle", "the nodes form a cycle (ONNX graphs must be acyclic): " + cycle);
             return {};
@@ -463,7 +482,7 @@ private:
                 local[t.name()] = true;
             for (const auto &n : a.g().node()) {
                 for (const std::string &in : n.input()) {
-                    if (!in.empty() && !local.count(in))
+                    if (!in.empty() && !local.contains(in))
                         reads.push_back(in);
                 }
                 for (const std::string &out : n.output())
@@ -473,10 +492,9 @@ private:
     }
 
     bool subgraph(const onnx::AttributeProto &a, NodeId owner, FunctionId parent,
-                  const std::unordered_map<std::string, TensorRef> &names,
-                  const std::unordered_map<std::string, TensorRef> *outer, int depth)
+                  const NameMap &names, const NameMap *outer, int depth)
     {
-        std::unordered_map<std::string, TensorRef> visible = outer ? *outer : decltype(visible) {};
+        NameMap visible = outer ? *outer : decltype(visible) {};
         for (const auto &[name, ref] : names)
             visible[name] = ref;
         Function fn;

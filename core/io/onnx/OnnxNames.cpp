@@ -24,9 +24,9 @@ std::vector<std::string> nodeKeys(const onnx::GraphProto &graph)
         std::string key = node.name();
         if (key.empty())
             key = node.op_type() + "_" + std::to_string(unnamed[node.op_type()]++);
-        if (taken.count(key)) {
+        if (taken.contains(key)) {
             int k = 2;
-            while (taken.count(key + "#" + std::to_string(k)))
+            while (taken.contains(key + "#" + std::to_string(k)))
                 ++k;
             key += "#" + std::to_string(k);
         }

@@ -94,7 +94,7 @@ void RelaxParser::readMetadata(const Expr &value)
 {
     if (!value.isCallOf("tvm.ir.load_json") || value.items.size() != 2
         || value.items[1].kind != Expr::Kind::String)
-        fail(value, "expected metadata = tvm.ir.load_json(\"\"\"...\"\"\")", "relax.metadata");
+        fail(value, R"(expected metadata = tvm.ir.load_json("""..."""))", "relax.metadata");
     const std::string &text = value.items[1].text;
     const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes")
@@ -257,7 +257,7 @@ void RelaxParser::parsePrimFunc(const Token &atTok, const Expr &decorator)
     // The verbatim text, de-indented by the decorator's column.
     const std::string_view src = m_ts.source();
     const std::string_view text = src.substr(atTok.offset, last.offset - atTok.offset);
-    const std::size_t indent = static_cast<std::size_t>(atTok.column - 1);
+    const auto indent = static_cast<std::size_t>(atTok.column - 1);
     std::string out;
     out.reserve(text.size());
     std::size_t pos = 0;

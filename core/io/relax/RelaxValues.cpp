@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relax/RelaxValues.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 
@@ -106,12 +107,10 @@ bool isPlainIdentifier(const std::string &s)
 {
     if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
         return false;
-    for (const char c : s) {
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-              || c == '_'))
-            return false;
-    }
-    return true;
+    return std::ranges::all_of(s, [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+            || c == '_';
+    });
 }
 
 Type typeFromExpr(const Expr &e)

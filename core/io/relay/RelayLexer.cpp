@@ -125,7 +125,7 @@ std::string_view RelayLexer::keep(const std::string &text)
     return m_kept.back();
 }
 
-Token RelayLexer::makeError(std::string_view message)
+Token RelayLexer::makeError(std::string_view message) const
 {
     Token t;
     t.kind = TokenKind::Error;
@@ -233,39 +233,10 @@ Token RelayLexer::next()
     }
     const char c = m_src[m_pos];
     const char n1 = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : '\0';
-
-    if (c == '%') {
-        std::size_t i = m_pos + 1;
-        if (isDigit(n1)) {
-            while (i < m_src.size() && isDigit(m_src[i]))
-                ++i;
-            tok.kind = TokenKind::GraphVar;
-        } else {
-            while (i < m_src.size() && isLocalChar(m_src[i]))
-                ++i;
-            // A trailing `:` (or `.`) belongs to the syntax around the name: `%x: T`.
-            while (i > m_pos + 1
-                   && (m_src[i - 1] == ':' || m_src[i - 1] == '.' || m_src[i - 1] == '-'))
-                --i;
-            tok.kind = TokenKind::Local;
-        }
-        if (i == m_pos + 1)
-            return makeError("expected a variable name after '%'");
-        tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
-        advance(i - m_pos);
-        return tok;
-    }
-    if (c == '@') {
-        std::size_t i = m_pos + 1;
-        while (i < m_src.size() && (isIdentChar(m_src[i]) || m_src[i] == '.'))
-            ++i;
-        if (i == m_pos + 1)
-            return makeError("expected a global name after '@'");
-        tok.kind = TokenKind::Global;
-        tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
-        advance(i - m_pos);
-        return tok;
-    }
+    if (c == '%')
+        return lexVariable(tok);
+    if (c == '@')
+        return lexGlobal(tok);
     if (isDigit(c)
         || (c == '-'
             && (isDigit(n1) || m_src.substr(m_pos + 1, 3) == "inf"
@@ -273,85 +244,150 @@ Token RelayLexer::next()
         return lexNumber(tok);
     if (c == '"' || c == '\'')
         return lexString(tok, c);
-    if (c == '#') {
-        if (n1 != '[')
-            return makeError("unexpected character '#'");
-        const std::size_t close = m_src.find(']', m_pos);
-        if (close == std::string_view::npos)
-            return makeError("unterminated '#[' directive");
-        const std::string_view body = m_src.substr(m_pos + 2, close - m_pos - 2);
-        if (trim(body) == "metadata") {
-            tok.kind = TokenKind::Metadata;
-        } else {
-            const std::size_t q1 = body.find('"');
-            const std::size_t q2 = q1 == std::string_view::npos ? q1 : body.find('"', q1 + 1);
-            if (body.find("version") == std::string_view::npos || q2 == std::string_view::npos)
-                return makeError("unknown directive");
-            tok.kind = TokenKind::Version;
-            tok.text = body.substr(q1 + 1, q2 - q1 - 1);
-        }
-        advance(close + 1 - m_pos);
-        return tok;
+    if (c == '#')
+        return lexDirective(tok);
+    if (isIdentStart(c))
+        return lexWord(tok);
+    return lexPunct(tok);
+}
+
+// `%12` (a graph variable) or `%name` (a local).
+Token RelayLexer::lexVariable(Token tok)
+{
+    std::size_t i = m_pos + 1;
+    if (i < m_src.size() && isDigit(m_src[i])) {
+        while (i < m_src.size() && isDigit(m_src[i]))
+            ++i;
+        tok.kind = TokenKind::GraphVar;
+    } else {
+        while (i < m_src.size() && isLocalChar(m_src[i]))
+            ++i;
+        // A trailing `:` (or `.`) belongs to the syntax around the name: `%x: T`.
+        while (i > m_pos + 1 && (m_src[i - 1] == ':' || m_src[i - 1] == '.' || m_src[i - 1] == '-'))
+            --i;
+        tok.kind = TokenKind::Local;
     }
-    if (isIdentStart(c)) {
-        std::size_t i = m_pos + 1;
-        // `v0.0.4` on a line of its own is the v0.6 version header.
-        if (c == 'v' && isDigit(n1)) {
-            std::size_t j = i;
-            while (j < m_src.size() && (isDigit(m_src[j]) || m_src[j] == '.'))
-                ++j;
-            if (m_src.substr(m_pos, j - m_pos).find('.') != std::string_view::npos
-                && (j >= m_src.size() || !isIdentChar(m_src[j]))) {
-                tok.kind = TokenKind::Version;
-                tok.text = m_src.substr(m_pos + 1, j - m_pos - 1);
-                advance(j - m_pos);
-                return tok;
-            }
-        }
-        for (;;) {
-            while (i < m_src.size() && isIdentChar(m_src[i]))
-                ++i;
-            // Dotted op names (`nn.conv2d`, `qnn.op.add`) are one identifier.
-            if (i + 1 < m_src.size() && m_src[i] == '.' && isIdentStart(m_src[i + 1])) {
-                i += 2;
-                continue;
-            }
-            break;
-        }
-        tok.text = m_src.substr(m_pos, i - m_pos);
-        if (tok.text == "meta" && i < m_src.size() && m_src[i] == '[') {
-            // meta[type.key][index] is one token.
-            std::size_t j = i + 1;
-            while (j < m_src.size() && (isIdentChar(m_src[j]) || m_src[j] == '.'))
-                ++j;
-            if (j + 1 < m_src.size() && m_src[j] == ']' && m_src[j + 1] == '[') {
-                std::size_t k = j + 2;
-                while (k < m_src.size() && isDigit(m_src[k]))
-                    ++k;
-                if (k > j + 2 && k < m_src.size() && m_src[k] == ']') {
-                    tok.kind = TokenKind::MetaRef;
-                    tok.text = m_src.substr(m_pos, k + 1 - m_pos);
-                    advance(k + 1 - m_pos);
-                    return tok;
-                }
-            }
-            return makeError("malformed meta reference (expected meta[type_key][index])");
-        }
-        if (tok.text == "METADATA" && i < m_src.size() && m_src[i] == ':') {
-            tok.kind = TokenKind::Metadata;
-            advance(i + 1 - m_pos);
+    if (i == m_pos + 1)
+        return makeError("expected a variable name after '%'");
+    tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
+    advance(i - m_pos);
+    return tok;
+}
+
+Token RelayLexer::lexGlobal(Token tok)
+{
+    std::size_t i = m_pos + 1;
+    while (i < m_src.size() && (isIdentChar(m_src[i]) || m_src[i] == '.'))
+        ++i;
+    if (i == m_pos + 1)
+        return makeError("expected a global name after '@'");
+    tok.kind = TokenKind::Global;
+    tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
+    advance(i - m_pos);
+    return tok;
+}
+
+// `#[metadata]` or `#[version = "0.0.5"]`.
+Token RelayLexer::lexDirective(Token tok)
+{
+    if (m_pos + 1 >= m_src.size() || m_src[m_pos + 1] != '[')
+        return makeError("unexpected character '#'");
+    const std::size_t close = m_src.find(']', m_pos);
+    if (close == std::string_view::npos)
+        return makeError("unterminated '#[' directive");
+    const std::string_view body = m_src.substr(m_pos + 2, close - m_pos - 2);
+    if (trim(body) == "metadata") {
+        tok.kind = TokenKind::Metadata;
+    } else {
+        const std::size_t q1 = body.find('"');
+        const std::size_t q2 = q1 == std::string_view::npos ? q1 : body.find('"', q1 + 1);
+        if (body.find("version") == std::string_view::npos || q2 == std::string_view::npos)
+            return makeError("unknown directive");
+        tok.kind = TokenKind::Version;
+        tok.text = body.substr(q1 + 1, q2 - q1 - 1);
+    }
+    advance(close + 1 - m_pos);
+    return tok;
+}
+
+// `v0.0.4` on a line of its own is the v0.6 version header.
+bool RelayLexer::lexBareVersion(Token &tok)
+{
+    if (m_src[m_pos] != 'v' || m_pos + 1 >= m_src.size() || !isDigit(m_src[m_pos + 1]))
+        return false;
+    std::size_t j = m_pos + 1;
+    while (j < m_src.size() && (isDigit(m_src[j]) || m_src[j] == '.'))
+        ++j;
+    if (m_src.substr(m_pos, j - m_pos).find('.') == std::string_view::npos
+        || (j < m_src.size() && isIdentChar(m_src[j])))
+        return false;
+    tok.kind = TokenKind::Version;
+    tok.text = m_src.substr(m_pos + 1, j - m_pos - 1);
+    advance(j - m_pos);
+    return true;
+}
+
+// meta[type.key][index] is one token; `i` is just after `meta`.
+Token RelayLexer::lexMetaRef(Token tok, std::size_t i)
+{
+    std::size_t j = i + 1;
+    while (j < m_src.size() && (isIdentChar(m_src[j]) || m_src[j] == '.'))
+        ++j;
+    if (j + 1 < m_src.size() && m_src[j] == ']' && m_src[j + 1] == '[') {
+        std::size_t k = j + 2;
+        while (k < m_src.size() && isDigit(m_src[k]))
+            ++k;
+        if (k > j + 2 && k < m_src.size() && m_src[k] == ']') {
+            tok.kind = TokenKind::MetaRef;
+            tok.text = m_src.substr(m_pos, k + 1 - m_pos);
+            advance(k + 1 - m_pos);
             return tok;
         }
-        const std::string_view special = specialFloatSuffix(tok.text);
-        if (!special.empty()) {
-            tok.kind = TokenKind::Float;
-            tok.suffix = special;
-        } else {
-            tok.kind = TokenKind::Identifier;
+    }
+    return makeError("malformed meta reference (expected meta[type_key][index])");
+}
+
+// Identifiers (dotted op names joined), keywords, special floats, `meta[...][...]`,
+// `METADATA:` and a bare version header.
+Token RelayLexer::lexWord(Token tok)
+{
+    if (lexBareVersion(tok))
+        return tok;
+    std::size_t i = m_pos + 1;
+    for (;;) {
+        while (i < m_src.size() && isIdentChar(m_src[i]))
+            ++i;
+        // Dotted op names (`nn.conv2d`, `qnn.op.add`) are one identifier.
+        if (i + 1 < m_src.size() && m_src[i] == '.' && isIdentStart(m_src[i + 1])) {
+            i += 2;
+            continue;
         }
-        advance(i - m_pos);
+        break;
+    }
+    tok.text = m_src.substr(m_pos, i - m_pos);
+    if (tok.text == "meta" && i < m_src.size() && m_src[i] == '[')
+        return lexMetaRef(tok, i);
+    if (tok.text == "METADATA" && i < m_src.size() && m_src[i] == ':') {
+        tok.kind = TokenKind::Metadata;
+        advance(i + 1 - m_pos);
         return tok;
     }
+    const std::string_view special = specialFloatSuffix(tok.text);
+    if (!special.empty()) {
+        tok.kind = TokenKind::Float;
+        tok.suffix = special;
+    } else {
+        tok.kind = TokenKind::Identifier;
+    }
+    advance(i - m_pos);
+    return tok;
+}
+
+// Punctuation, or an error naming the unexpected character.
+Token RelayLexer::lexPunct(Token tok)
+{
+    const char c = m_src[m_pos];
+    const char n1 = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : '\0';
     tok.kind = TokenKind::Punct;
     if ((c == '-' && n1 == '>') || (c == '=' && n1 == '>') || (c == '<' && n1 == '=')
         || (c == '>' && n1 == '=') || (c == '=' && n1 == '=') || (c == '!' && n1 == '=')) {

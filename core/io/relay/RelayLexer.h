@@ -81,9 +81,17 @@ public:
 private:
     void advance(std::size_t n);
     bool skipTrivia(Token &tok);
-    Token makeError(std::string_view message);
+    [[nodiscard]] Token makeError(std::string_view message) const;
+    // One per kind of token; each starts at m_pos with `tok` positioned there.
+    Token lexVariable(Token tok);
+    Token lexGlobal(Token tok);
     Token lexNumber(Token tok);
     Token lexString(Token tok, char quote);
+    Token lexDirective(Token tok);
+    Token lexWord(Token tok);
+    bool lexBareVersion(Token &tok);
+    Token lexMetaRef(Token tok, std::size_t i);
+    Token lexPunct(Token tok);
     void noteComment(Token &tok, std::string_view body);
 
     std::string_view m_src;

@@ -55,7 +55,7 @@ const json *refNode(const json &nodes, const json &ref)
 {
     std::size_t idx = 0;
     if (ref.is_string()) {
-        const std::string &s = ref.get_ref<const std::string &>();
+        const auto &s = ref.get_ref<const std::string &>();
         if (std::from_chars(s.data(), s.data() + s.size(), idx).ec != std::errc())
             return nullptr;
     } else if (ref.is_number_unsigned()) {

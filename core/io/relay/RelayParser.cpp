@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relay/RelayParser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -29,13 +30,9 @@ SourceLocation location(const Token &t)
 
 bool allDigits(std::string_view s)
 {
-    if (s.empty())
-        return false;
-    for (char c : s) {
-        if (!std::isdigit(static_cast<unsigned char>(c)))
-            return false;
-    }
-    return true;
+    return !s.empty() && std::ranges::all_of(s, [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
 }
 
 } // namespace
@@ -220,7 +217,7 @@ std::unique_ptr<Graph> RelayParser::parse()
         popScope();
     }
     for (const auto &[name, id] : m_globals) {
-        if (!m_definedGlobals.count(id)) {
+        if (!m_definedGlobals.contains(id)) {
             const Token &use = m_globalFirstUse[id];
             throw ParseError { "call of undefined global function @" + name, use.line, use.column,
                                "relay.undefined" };
@@ -313,7 +310,7 @@ void RelayParser::parseDefinition()
         m_ts.fail(name,
                   "expected a global name such as @main after 'def', found " + describe(name));
     const FunctionId f = globalFunction(name.text, name);
-    if (m_definedGlobals.count(f)) {
+    if (m_definedGlobals.contains(f)) {
         const SourceLocation &first = m_graph->function(f).where;
         m_ts.fail(name,
                   "duplicate definition of @" + std::string(name.text) + " (first defined at "
@@ -423,7 +420,7 @@ void RelayParser::parseParams(FunctionId f, const std::string &context)
     m_ts.expect(")", "to close the parameter list " + context + " opened at " + at(open));
 }
 
-FunctionId RelayParser::parseFunctionLiteral(const Token &fnTok, std::string name)
+FunctionId RelayParser::parseFunctionLiteral(const Token &fnTok, const std::string &name)
 {
     if (++m_fnDepth > maxFunctionNesting)
         m_ts.fail(fnTok,
@@ -682,8 +679,8 @@ RelayParser::Value RelayParser::parseAtom()
             return scalarConstant(t);
         }
         m_ts.take();
-        v.kind = m_constructorArity.count(std::string(t.text)) ? Value::Kind::Constructor
-                                                               : Value::Kind::Op;
+        v.kind = m_constructorArity.contains(std::string(t.text)) ? Value::Kind::Constructor
+                                                                  : Value::Kind::Op;
         v.name = t.text;
         return v;
     case TokenKind::Punct:

@@ -61,13 +61,13 @@ private:
     void parseTypeDefinition();
     void parseDefinition();
     void parseTopLevelFn();
-    void parseMetadata(const Token &at);
-    FunctionId globalFunction(std::string_view name, const Token &at);
+    void parseMetadata(const Token &tok);
+    FunctionId globalFunction(std::string_view name, const Token &tok);
 
     // functions and bodies
-    FunctionId parseFunctionLiteral(const Token &fnToken, std::string name);
+    FunctionId parseFunctionLiteral(const Token &fnToken, const std::string &name);
     void parseParams(FunctionId f, const std::string &context);
-    Value parseBody(FunctionId f, const std::string &closer);
+    Value parseBody(FunctionId f, const std::string &what);
     Value parseBlockExpression(const Token &open);
     void expectSemicolon(const std::string &name);
 
@@ -80,22 +80,22 @@ private:
     Value parseMatch(const Token &matchToken);
     Pattern parsePattern(FunctionId scope);
     Value resolveVariable(const Token &tok);
-    Value projection(const Value &tuple, std::uint32_t index, const Token &at);
+    Value projection(const Value &tuple, std::uint32_t index, const Token &tok);
     /// The tuple index spelled by `digits`; fails at `at` when it does not fit 32 bits.
     std::uint32_t tupleIndex(std::string_view digits, const Token &at);
     Value scalarConstant(const Token &tok);
     Value metaConstant(const Token &tok);
-    TensorRef materialize(const Value &v, const Token &at);
+    TensorRef materialize(const Value &v, const Token &tok);
     void annotate(const Value &v);
     Type typeFromComment(std::string_view text);
 
     // names and scopes
     void pushScope();
     void popScope();
-    void bind(const std::string &name, Binding b, const Token &at);
+    void bind(const std::string &name, Binding b, const Token &tok);
     const Binding *lookup(std::string_view name) const;
-    NodeId newNode(Node n, const Token &at);
-    FunctionId newScopeFunction(Function::Kind kind, std::string name, const Token &at);
+    NodeId newNode(Node n, const Token &tok);
+    FunctionId newScopeFunction(Function::Kind kind, std::string name, const Token &tok);
 
     RelayTokenStream m_ts;
     std::unique_ptr<Graph> m_graph;
