@@ -59,7 +59,7 @@ void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &pat
 }
 
 void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path,
-                        std::optional<cleave::PartitionPlan> plan)
+                        std::optional<cleave::PartitionPlan> plan, EngineSettings settings)
 {
     // Commands hold edits of the old plan: they go first. The old graph stays alive until every
     // listener has moved to the new one.
@@ -69,6 +69,8 @@ void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &pat
     if (m_graph && !m_plan)
         m_plan.emplace(*m_graph);
     m_filePath = path;
+    m_settings = std::move(settings);
+    m_validation = m_settings.validationOptions();
     m_summary = m_graph ? cleave::ModelSummary::compute(*m_graph) : cleave::ModelSummary {};
     m_blocks.reset();
     m_blockOfNode.clear();
@@ -89,7 +91,9 @@ const std::vector<cleave::FusedBlock> &Document::blocks() const
     if (!m_blocks) {
         m_blocks.emplace();
         if (m_graph) {
-            *m_blocks = cleave::fuseOps(*m_graph, m_graph->mainFunction());
+            *m_blocks
+                = cleave::fuseOps(*m_graph, m_plan ? m_plan->function() : m_graph->mainFunction(),
+                                  m_settings.fusionOptions());
             m_blockOfNode.assign(m_graph->nodeCount(), -1);
             for (std::size_t b = 0; b < m_blocks->size(); ++b) {
                 for (cleave::NodeId n : (*m_blocks)[b].nodes)
@@ -104,6 +108,55 @@ int Document::blockOf(cleave::NodeId node) const
 {
     static_cast<void>(blocks());
     return node.isValid() && node.index() < m_blockOfNode.size() ? m_blockOfNode[node.index()] : -1;
+}
+
+void Document::setSettings(EngineSettings settings)
+{
+    const bool fusionChanged = !settings.sameFusion(m_settings);
+    m_settings = std::move(settings);
+    m_validation = m_settings.validationOptions();
+    refresh();
+    if (fusionChanged && m_graph) {
+        m_blocks.reset();
+        m_blockOfNode.clear();
+        emit blocksChanged();
+    }
+    emit settingsChanged();
+    emit planReset();
+    emit planChanged();
+}
+
+void Document::replacePlan(cleave::PartitionPlan plan)
+{
+    if (!m_graph || &plan.graph() != m_graph.get())
+        return;
+    const bool functionChanged = !m_plan || m_plan->function() != plan.function();
+    m_plan = std::move(plan);
+    refresh();
+    if (functionChanged) {
+        m_blocks.reset();
+        m_blockOfNode.clear();
+        emit blocksChanged();
+    }
+    emit planReset();
+    emit planChanged();
+}
+
+std::vector<cleave::FunctionId> Document::partitionableFunctions() const
+{
+    std::vector<cleave::FunctionId> out;
+    if (!m_graph)
+        return out;
+    const cleave::FunctionId main = m_graph->mainFunction();
+    if (main.isValid())
+        out.push_back(main);
+    for (std::size_t i = 0; i < m_graph->functionCount(); ++i) {
+        const cleave::FunctionId id(i);
+        const cleave::Function &f = m_graph->function(id);
+        if (id != main && f.kind == cleave::Function::Kind::Global && f.sourceText.empty())
+            out.push_back(id);
+    }
+    return out;
 }
 
 void Document::setProjectPath(const QString &path)
@@ -188,7 +241,7 @@ void Document::refresh()
         return;
     }
     m_boundary = cleave::computeBoundary(*m_plan);
-    m_diagnostics = cleave::validateAll(*m_plan, m_boundary);
+    m_diagnostics = cleave::validateAll(*m_plan, m_boundary, m_validation);
     for (const cleave::Diagnostic &d : m_diagnostics) {
         if (d.severity == cleave::Severity::Error)
             ++m_errors;

@@ -136,6 +136,7 @@ struct CanvasWidget::Private
     std::vector<QGraphicsItem *> blockItems;
     std::vector<EdgeRef> boundaryEdges;
     std::vector<EdgeRef> flashing;
+    std::vector<std::pair<NodeId, std::string>> problems; // drawn in red
     NodeId highlightedNode;
     EdgeRef highlightedEdge;
     PartitionId highlightedPartition;
@@ -157,6 +158,7 @@ struct CanvasWidget::Private
     void setUpFarPicture();
     void paintFar(QPainter &painter, qreal scale) const;
     void clearHighlights();
+    void applyProblems(bool on);
     void refreshMinimap();
     void showInitialView();
     void applyBlocks();
@@ -333,6 +335,7 @@ void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
         const QRectF r = item->rect();
         const QColor colour = item->isSelected() ? QColor(0x1e, 0x6f, 0xd9)
             : item->isHighlighted()              ? QColor(0xff, 0x8f, 0x00)
+            : item->hasProblem()                 ? QColor(0xd3, 0x2f, 0x2f)
                                                  : categoryStroke(item->category());
         painter.fillRect(
             QRectF(r.x(), r.y(), std::max(pixel, r.width()), std::max(pixel, r.height())), colour);
@@ -460,6 +463,21 @@ void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &parti
     }
 }
 
+void CanvasWidget::Private::applyProblems(bool on)
+{
+    for (const auto &[node, message] : problems) {
+        const auto it = nodeItems.find(node);
+        if (it == nodeItems.end())
+            continue;
+        it->second->setProblem(on);
+        const QString base = QStringLiteral("%1 · %2").arg(QString::fromStdString(graph->key(node)),
+                                                           it->second->title());
+        it->second->setToolTip(on ? base + QLatin1Char('\n') + QString::fromStdString(message)
+                                  : base);
+    }
+    far.invalidate();
+}
+
 void CanvasWidget::Private::clearHighlights()
 {
     if (highlightedNode.isValid())
@@ -556,6 +574,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         }
         d->layout = result.layout;
         d->buildScene();
+        d->applyProblems(true);
         d->setUpFarPicture();
         d->applyPlan();
         d->applyBlocks();
@@ -626,6 +645,7 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
     d->layout.reset();
     d->layoutGraph.reset();
     d->blocks.clear();
+    d->problems.clear();
     d->graph = graph;
     d->function = function;
     if (graph == nullptr)
@@ -685,6 +705,7 @@ void CanvasWidget::observe(const LevelView *view)
     };
     d->graphShown = connect(view, &LevelView::graphShown, this, showGraph);
     d->planShown = connect(view, &LevelView::planShown, this, [this](const PlanEdit *edit) {
+        setNodeProblems(d->observed->shownProblems());
         const PartitionPlan *plan = d->observed->shownPlan();
         if (edit != nullptr && plan == d->plan && d->layout && Document::changesRecordsOnly(*edit)
             && std::all_of(edit->partitionsBefore.begin(), edit->partitionsBefore.end(),
@@ -699,6 +720,24 @@ void CanvasWidget::observe(const LevelView *view)
     });
     showGraph();
     setPlan(view->shownPlan(), view->shownBoundary());
+}
+
+void CanvasWidget::setNodeProblems(const std::vector<std::pair<NodeId, std::string>> &problems)
+{
+    d->applyProblems(false);
+    d->problems = problems;
+    d->applyProblems(true);
+}
+
+std::vector<NodeId> CanvasWidget::problemNodes() const
+{
+    std::vector<NodeId> out;
+    for (const auto &[node, item] : d->nodeItems) {
+        if (item->hasProblem())
+            out.push_back(node);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 void CanvasWidget::setBlocks(const std::vector<FusedBlock> &blocks)

@@ -53,6 +53,9 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
     void setHighlighted(bool on);
     [[nodiscard]] bool isHighlighted() const { return m_highlighted; }
+    /// Marks the node wrong where it is (an op its target does not support): drawn in red.
+    void setProblem(bool on);
+    [[nodiscard]] bool hasProblem() const { return m_problem; }
 
 private:
     NodeId m_node;
@@ -62,6 +65,7 @@ private:
     QString m_title;
     QString m_subtitle;
     bool m_highlighted = false;
+    bool m_problem = false;
 };
 
 /// One drawn edge (`tensor` read by `consumer`): the layout's Bézier spline and arrowhead.
