@@ -19,7 +19,9 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QStyledItemDelegate>
@@ -55,12 +57,40 @@ public:
             targets.append(QString::fromStdString(t));
         targets.removeDuplicates();
         combo->addItems(targets);
+        // Enter in the text (eventFilter), or a target picked from the list, commits at once.
+        combo->lineEdit()->installEventFilter(const_cast<TargetDelegate *>(this));
+        QObject::connect(
+            combo, &QComboBox::activated, combo,
+            [self = const_cast<TargetDelegate *>(this), combo] { self->commit(combo); });
         return combo;
     }
 
     void setEditorData(QWidget *editor, const QModelIndex &index) const override
     {
         static_cast<QComboBox *>(editor)->setCurrentText(index.data(Qt::EditRole).toString());
+    }
+
+    bool eventFilter(QObject *object, QEvent *event) override
+    {
+        if (event->type() == QEvent::KeyPress) {
+            const int key = static_cast<QKeyEvent *>(event)->key();
+            auto *combo = qobject_cast<QComboBox *>(object->parent());
+            if (combo && (key == Qt::Key_Return || key == Qt::Key_Enter)) {
+                // Taken here: the page (a dialog) would press its default button otherwise.
+                commit(combo);
+                return true;
+            }
+        }
+        return QStyledItemDelegate::eventFilter(object, event);
+    }
+
+    void commit(QComboBox *combo)
+    {
+        if (combo->property("committed").toBool())
+            return; // Enter also activates the typed entry
+        combo->setProperty("committed", true);
+        emit commitData(combo);
+        emit closeEditor(combo);
     }
 
     void setModelData(QWidget *editor, QAbstractItemModel *model,
@@ -77,6 +107,8 @@ QPushButton *button(const QString &text, const char *name)
 {
     auto *b = new QPushButton(text);
     b->setObjectName(QLatin1String(name));
+    // Enter in a field (a target being typed) must not press Load… and open a file dialog.
+    b->setAutoDefault(false);
     return b;
 }
 
@@ -142,6 +174,8 @@ CostTargetsDialog::CostTargetsDialog(Document *document, QWidget *parent)
     layout->addWidget(m_errors);
     layout->addWidget(buttons);
 
+    // The window's document may go before its children: the table lets go of it first.
+    connect(document, &QObject::destroyed, this, [this] { m_targets->setModel(nullptr); });
     connect(document, &Document::settingsChanged, this, &CostTargetsDialog::refresh);
     connect(document, &Document::graphChanged, this, &CostTargetsDialog::refresh);
     connect(document, &Document::planReset, this, &CostTargetsDialog::refresh);

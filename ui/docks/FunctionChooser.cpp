@@ -32,8 +32,8 @@ int FunctionChooser::indexOfFunction(cleave::FunctionId function) const
 
 void FunctionChooser::reload()
 {
-    const QSignalBlocker blocker(this);
     const bool hadChoice = hasChoice();
+    QSignalBlocker blocker(this);
     clear();
     const cleave::Graph *graph = m_document->graph();
     if (graph) {
@@ -50,6 +50,7 @@ void FunctionChooser::reload()
     if (const cleave::PartitionPlan *plan = m_document->plan())
         setCurrentIndex(indexOfFunction(plan->function()));
     setEnabled(hasChoice());
+    blocker.unblock();
     if (hadChoice != hasChoice())
         emit availabilityChanged(hasChoice());
 }

@@ -89,7 +89,8 @@ QVariant PartitionListModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const cleave::PartitionCost &cost = m_costs[static_cast<std::size_t>(index.row())];
-    const cleave::Partition *partition = m_document->plan()->partition(cost.partition);
+    const cleave::Partition *partition
+        = m_document->plan() ? m_document->plan()->partition(cost.partition) : nullptr;
     if (!partition)
         return {};
     if (role == PartitionIdRole)
