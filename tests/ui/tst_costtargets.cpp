@@ -86,7 +86,9 @@ void answerFileDialog(const QString &path)
         }
         if (!dialog)
             return;
-        if ((*ticks)++ == 0)
+        ++*ticks;
+        auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit"));
+        if (!name || QDir::cleanPath(dialog->directory().filePath(name->text())) != path)
             dialog->selectFile(path);
         // The dialog's Open button, once the file is known to it.
         auto *buttons = dialog->findChild<QDialogButtonBox *>(QStringLiteral("buttonBox"));
