@@ -52,7 +52,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <memory>
 
 using namespace cleave::ui;
 using cleave::NodeId;
@@ -73,12 +72,14 @@ QByteArray readText(const QString &path)
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-/// Answers the next file dialog with `path` (selected, then its Open button clicked).
+/// Answers the next file dialog with `path`: the path entered as the file name, then the dialog
+/// accepted (its own accept(), which checks that the file exists, as its Open button does; the
+/// button itself waits for the dialog's background directory listing, which makes clicking it
+/// racy).
 void answerFileDialog(const QString &path)
 {
     auto *timer = new QTimer(qApp);
-    auto ticks = std::make_shared<int>(0);
-    QObject::connect(timer, &QTimer::timeout, timer, [timer, path, ticks] {
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, path] {
         QFileDialog *dialog = nullptr;
         for (QWidget *w : QApplication::topLevelWidgets()) {
             if (auto *d = qobject_cast<QFileDialog *>(w); d && d->isVisible())
@@ -86,25 +87,17 @@ void answerFileDialog(const QString &path)
         }
         if (!dialog)
             return;
-        ++*ticks;
-        auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit"));
-        if (!name || QDir::cleanPath(dialog->directory().filePath(name->text())) != path)
+        timer->stop();
+        timer->deleteLater();
+        // What a user types into the file name field (selectFile() leaves a focused field as it
+        // is), then the dialog's own accept().
+        if (auto *name = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit")))
+            name->setText(path);
+        else
             dialog->selectFile(path);
-        // The dialog's Open button, once the file is known to it.
-        auto *buttons = dialog->findChild<QDialogButtonBox *>(QStringLiteral("buttonBox"));
-        QPushButton *open = buttons ? buttons->button(QDialogButtonBox::Open) : nullptr;
-        if (open && open->isEnabled()) {
-            QTest::mouseClick(open, Qt::LeftButton);
-            if (!dialog->isVisible()) {
-                timer->stop();
-                timer->deleteLater();
-                return;
-            }
-        }
-        if (*ticks > 250) {
+        static_cast<QDialog *>(dialog)->accept();
+        if (dialog->isVisible()) {
             qWarning("the file dialog did not take %s", qPrintable(path));
-            timer->stop();
-            timer->deleteLater();
             dialog->reject();
         }
     });
