@@ -145,8 +145,7 @@ ProjectLoadResult projectFromJson(std::string_view text, const std::string &path
     const nlohmann::json *model = doc.contains("model") ? &doc["model"] : nullptr;
     if (!model || !model->is_object() || !model->contains("path") || !(*model)["path"].is_string()
         || (*model)["path"].get<std::string>().empty()) {
-        error("project.schema", "the project names no model (\"model\": {\"path\": ...})",
-              "/model");
+        error("project.schema", R"(the project names no model ("model": {"path": ...}))", "/model");
         return result;
     }
     if (model->contains("checksum") && !(*model)["checksum"].is_string()) {
