@@ -168,6 +168,9 @@ CostTargetsDialog::CostTargetsDialog(Document *document, QWidget *parent)
     tabs->addTab(createCostPage(), tr("&Cost && Fusion"));
     tabs->addTab(createExportPage(), tr("&Parameters && Export"));
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    // A page of fields: Enter never closes it (Escape and Close do).
+    buttons->button(QDialogButtonBox::Close)->setAutoDefault(false);
+    buttons->button(QDialogButtonBox::Close)->setDefault(false);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(tabs, 1);
@@ -524,9 +527,11 @@ void CostTargetsDialog::refresh()
     m_unloadOpPatterns->setEnabled(settings.opPatterns != nullptr);
     m_foldBatchNorm->setChecked(settings.foldBatchNorm);
     m_transparentStopFusion->setChecked(settings.transparentStopFusion);
-    m_blocks->setText(open ? tr("%n fused block(s) with these options", nullptr,
-                                static_cast<int>(m_document->blocks().size()))
-                           : QString());
+    const std::size_t blocks = open ? m_document->blocks().size() : 0;
+    m_blocks->setText(!open             ? QString()
+                          : blocks == 1 ? tr("1 fused block with these options")
+                                        : tr("%1 fused blocks with these options").arg(blocks));
+    m_targets->setColumnHidden(PartitionListModel::LatencyColumn, !settings.latency);
     m_liftConstants->setChecked(settings.liftConstants);
 
     m_params->clear();

@@ -42,8 +42,8 @@ void FunctionChooser::reload()
             const auto ops
                 = std::count_if(function.nodes.begin(), function.nodes.end(),
                                 [graph](cleave::NodeId n) { return graph->node(n).isOperator(); });
-            addItem(tr("%1 (%n op(s))", nullptr, static_cast<int>(ops))
-                        .arg(QString::fromStdString(function.name)),
+            const QString name = QString::fromStdString(function.name);
+            addItem(ops == 1 ? tr("%1 (1 op)").arg(name) : tr("%1 (%2 ops)").arg(name).arg(ops),
                     QVariant::fromValue(static_cast<uint>(f.value)));
         }
     }
