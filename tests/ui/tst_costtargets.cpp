@@ -566,6 +566,13 @@ def @main(%x: Tensor[(1, 8), float32], %scale: Tensor[(1, 8), float32]) -> Tenso
     QCOMPARE(config["input_connection"].dump(),
              std::string("[{\"global_interface_name\":\"x\",\"mod_idx\":0,"
                          "\"module_interface_name\":\"x\"}]"));
+    // Lifting constants, ticked in the export dialog, is a project setting too.
+    auto *lift = child<QCheckBox>(dialog, "exportLiftConstants");
+    QVERIFY(!lift->isChecked());
+    click(lift);
+    QVERIFY(w.document()->settings().liftConstants);
+    QCOMPARE(dialog->options().liftConstants, true);
+    QCOMPARE(dialog->options().params, std::vector<std::string> { "scale" });
     dialog->close();
 
     // Saved with the project.
@@ -574,6 +581,7 @@ def @main(%x: Tensor[(1, 8), float32], %scale: Tensor[(1, 8), float32]) -> Tenso
     MainWindow reopened;
     openAndWait(reopened, project);
     QCOMPARE(reopened.document()->settings().params, std::vector<std::string> { "scale" });
+    QVERIFY(reopened.document()->settings().liftConstants);
     QCOMPARE(rowWithCode(reopened, "pipeline.routed_input"), -1);
 }
 
