@@ -130,7 +130,10 @@ void click(QWidget *widget)
 {
     QVERIFY(widget->isVisible());
     QVERIFY(widget->isEnabled());
-    QTest::mouseClick(widget, Qt::LeftButton);
+    // A check box reacts on its indicator and label, not on the stretched space beside them.
+    const QPoint at = qobject_cast<QCheckBox *>(widget) ? QPoint(8, widget->height() / 2)
+                                                        : widget->rect().center();
+    QTest::mouseClick(widget, Qt::LeftButton, {}, at);
 }
 
 void showTab(CostTargetsDialog *page, int tab)
