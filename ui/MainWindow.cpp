@@ -6,12 +6,14 @@
 #include "ui/commands/CutAcrossEdges.h"
 #include "ui/commands/EditActions.h"
 #include "ui/dialogs/AutoPartitionDialog.h"
+#include "ui/dialogs/CostTargetsDialog.h"
 #include "ui/dialogs/ExportDialog.h"
 #include "ui/dialogs/ShortcutsDialog.h"
 #include "ui/docks/BalanceDock.h"
 #include "ui/docks/BoundaryDock.h"
 #include "ui/docks/CompareDock.h"
 #include "ui/docks/DiagnosticsDock.h"
+#include "ui/docks/FunctionChooser.h"
 #include "ui/docks/PartitionsDock.h"
 #include "ui/docks/PropertiesDock.h"
 #include "ui/docks/SearchBar.h"
@@ -352,6 +354,12 @@ void MainWindow::createMenus()
     edit->addAction(m_edits->convexClosureAction());
     edit->addAction(m_findAction);
 
+    QMenu *model = menuBar()->addMenu(tr("&Model"));
+    model
+        ->addAction(tr("&Cost && Targets…"), this,
+                    [this] { CostTargetsDialog::showFor(m_document, this); })
+        ->setObjectName(QStringLiteral("costTargetsAction"));
+
     QMenu *partition = menuBar()->addMenu(tr("&Partition"));
     QAction *autoPartition = partition->addAction(tr("&Auto-partition…"), this, [this] {
         auto *dialog = new AutoPartitionDialog(m_document, m_balanceDock->settings(), this);
@@ -405,6 +413,10 @@ void MainWindow::createMenus()
         { m_edits->newPartitionAction(), m_edits->isolateAction(), m_edits->mergeAction() });
     toolbar->addSeparator();
     toolbar->addAction(m_findAction);
+    auto *functions = new FunctionChooser(m_document); // shown for modules with several
+    QAction *chooseFunction = toolbar->addWidget(functions);
+    chooseFunction->setVisible(functions->hasChoice());
+    connect(functions, &FunctionChooser::availabilityChanged, chooseFunction, &QAction::setVisible);
     // Every toolbar button says what it does and its key.
     for (QAction *action : toolbar->actions()) {
         const QString key = action->shortcut().toString(QKeySequence::NativeText);

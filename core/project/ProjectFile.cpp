@@ -70,7 +70,7 @@ bool readView(const nlohmann::json &json, ProjectViewState &view)
 } // namespace
 
 Project makeProject(const PartitionPlan &plan, const std::string &projectPath,
-                    const ProjectViewState &view)
+                    const ProjectViewState &view, const ProjectSettings &settings)
 {
     Project project;
     const Graph &graph = plan.graph();
@@ -91,6 +91,7 @@ Project makeProject(const PartitionPlan &plan, const std::string &projectPath,
     for (std::size_t i = 0; i < partitions.size() && i < plan.partitionCount(); ++i)
         partitions[i]["colour"] = plan.partitions()[i].colour;
     project.view = view;
+    project.settings = storedSettings(settings, projectPath);
     return project;
 }
 
@@ -101,10 +102,15 @@ nlohmann::json projectToJson(const Project &project)
                             { "level", project.view.level } };
     if (project.view.hasCenter)
         view["center"] = { project.view.centerX, project.view.centerY };
-    return { { "cleave_project", projectVersion },
-             { "model", { { "path", project.modelPath }, { "checksum", project.modelChecksum } } },
-             { "plan", project.plan },
-             { "view", view } };
+    nlohmann::json json
+        = { { "cleave_project", projectVersion },
+            { "model", { { "path", project.modelPath }, { "checksum", project.modelChecksum } } },
+            { "plan", project.plan },
+            { "view", view } };
+    // Projects with default settings stay as they were before settings existed.
+    if (!project.settings.isDefault())
+        json["settings"] = settingsToJson(project.settings);
+    return json;
 }
 
 ProjectLoadResult projectFromJson(std::string_view text, const std::string &path)
@@ -164,6 +170,9 @@ ProjectLoadResult projectFromJson(std::string_view text, const std::string &path
               "/view");
         return result;
     }
+    if (doc.contains("settings")
+        && !settingsFromJson(doc["settings"], text, path, project.settings, result.diagnostics))
+        return result;
     result.project = std::move(project);
     return result;
 }

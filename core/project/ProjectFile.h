@@ -6,6 +6,7 @@
 #include "core/graph/Graph.h"
 #include "core/partition/PartitionPlan.h"
 #include "core/partition/PlanFile.h"
+#include "core/project/ProjectSettings.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,7 +36,8 @@ struct ProjectViewState
 /// {"cleave_project": 1,
 ///  "model": {"path": "../samples/resnet18.relay", "checksum": "<sha-256 hex>"},
 ///  "plan": { ...the plan file object (PlanFile.h)... },
-///  "view": {"zoom": 0.8, "center": [412.0, 960.5], "tool": "cut", "level": "ops"}}
+///  "view": {"zoom": 0.8, "center": [412.0, 960.5], "tool": "cut", "level": "ops"},
+///  "settings": { ...engine options (ProjectSettings.h), only when not all default... }}
 /// ```
 /// The model path is stored relative to the project's folder when the model lives on the same
 /// file system tree, else absolute.
@@ -45,6 +47,7 @@ struct Project
     std::string modelChecksum; ///< SHA-256 of the model file when the project was saved.
     nlohmann::json plan; ///< The plan in the plan-file format (planToJson).
     ProjectViewState view;
+    ProjectSettings settings; ///< Paths as stored (see storedSettings()).
     /// The text the project was read from (empty for a new project): plan diagnostics point
     /// at their line and column in it.
     std::string sourceText;
@@ -61,16 +64,16 @@ struct ProjectLoadResult
 };
 
 /// Builds the project of `plan` (whose graph's source path and checksum name the model) as it
-/// will be saved at `projectPath`.
+/// will be saved at `projectPath`, with the engine `settings` (absolute paths).
 Project makeProject(const PartitionPlan &plan, const std::string &projectPath,
-                    const ProjectViewState &view = {});
+                    const ProjectViewState &view = {}, const ProjectSettings &settings = {});
 
 /// The project as JSON.
 nlohmann::json projectToJson(const Project &project);
 
 /// Reads a project from JSON text. Problems become diagnostics (codes `project.*`) naming `path`:
 /// invalid JSON (with line and column), a wrong or missing version, missing or mistyped model,
-/// plan or view fields.
+/// plan, view or settings fields. A project without settings has the default ones.
 ProjectLoadResult projectFromJson(std::string_view text, const std::string &path);
 
 /// Reads a project file from disk (see projectFromJson); an unreadable file is

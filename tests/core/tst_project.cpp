@@ -58,6 +58,9 @@ private slots:
     void corruptedProject();
     void syntaxErrorHasLineAndColumn();
     void failedSaveKeepsExistingProject();
+    void settingsRoundTrip();
+    void projectWithoutSettingsLoads();
+    void malformedSettingsAreLocated();
 };
 
 void TestProject::roundTrip()
@@ -244,6 +247,86 @@ void TestProject::failedSaveKeepsExistingProject()
     const std::string nowhere = dir.filePath(QStringLiteral("no/such/dir/p.cleave")).toStdString();
     QVERIFY(!saveProjectFile(makeProject(plan, nowhere), nowhere, &missingError));
     QCOMPARE(missingError, "cannot write " + nowhere + ".tmp");
+}
+
+void TestProject::settingsRoundTrip()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::unique_ptr<Graph> graph = loadOrAbort(resnet);
+    const PartitionPlan plan(*graph);
+    const std::string folder = QDir::cleanPath(dir.path()).toStdString();
+    ProjectSettings settings;
+    settings.opSupportFiles = { folder + "/lists/dnnl.json", folder + "/cuda.json" };
+    settings.latencyFile = folder + "/lat.json";
+    settings.opPatternsFile = folder + "/patterns.json";
+    settings.foldBatchNorm = true;
+    settings.transparentStopFusion = true;
+    settings.params = { "conv1.weight", "fc.bias" };
+    settings.liftConstants = true;
+    const std::string path = folder + "/p.cleave";
+    QVERIFY(saveProjectFile(makeProject(plan, path, {}, settings), path));
+
+    // Stored relative to the project's folder, every key present.
+    const nlohmann::json json = nlohmann::json::parse(readAll(QString::fromStdString(path)));
+    QCOMPARE(json["settings"].dump(),
+             std::string("{\"export\":{\"lift_constants\":true},\"fusion\":{\"fold_batch_norm\":"
+                         "true,\"op_patterns\":\"patterns.json\",\"transparent_stop_fusion\":true},"
+                         "\"latency\":\"lat.json\",\"op_support\":[\"lists/dnnl.json\","
+                         "\"cuda.json\"],\"params\":[\"conv1.weight\",\"fc.bias\"]}"));
+    const ProjectLoadResult loaded = loadProjectFile(path);
+    QVERIFY(loaded.ok());
+    QCOMPARE(resolvedSettings(loaded.project->settings, path), settings);
+
+    // Default settings write no "settings" key: such projects look as they did before.
+    const std::string plain = folder + "/plain.cleave";
+    QVERIFY(saveProjectFile(makeProject(plan, plain), plain));
+    QVERIFY(!nlohmann::json::parse(readAll(QString::fromStdString(plain))).contains("settings"));
+}
+
+void TestProject::projectWithoutSettingsLoads()
+{
+    // A project as Cleave wrote it before settings existed.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("old.cleave"));
+    QVERIFY(QFile::copy(QString::fromStdString(resnet), dir.filePath(QStringLiteral("net.relay"))));
+    writeAll(path, R"({"cleave_project": 1,
+ "model": {"path": "net.relay"},
+ "plan": {"cleave_plan": 1, "model": {"path": "net.relay"}, "function": "main",
+          "partitions": [{"name": "stage0", "target": "llvm", "nodes": []}]},
+ "view": {"zoom": 1.0, "tool": "select", "level": "ops"}})");
+    const ProjectLoadResult loaded = loadProjectFile(path.toStdString());
+    QVERIFY(loaded.project.has_value());
+    QVERIFY(!hasErrors(loaded.diagnostics));
+    QVERIFY(loaded.project->settings.isDefault());
+    QCOMPARE(loaded.project->settings, ProjectSettings {});
+}
+
+void TestProject::malformedSettingsAreLocated()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.cleave"));
+    // Line 4: `"settings": {"fusion": {"fold_batch_norm": "yes"}}`, the "yes" at column 45.
+    writeAll(path, R"({"cleave_project": 1,
+ "model": {"path": "net.relay"},
+ "plan": {"cleave_plan": 1},
+ "settings": {"fusion": {"fold_batch_norm": "yes"}}}
+)");
+    const ProjectLoadResult loaded = loadProjectFile(path.toStdString());
+    QVERIFY(!loaded.ok());
+    QCOMPARE(codes(loaded.diagnostics), std::vector<std::string> { "project.schema" });
+    const Diagnostic &d = loaded.diagnostics.front();
+    QCOMPARE(d.where.line, 4);
+    QCOMPARE(d.where.column, 45);
+    QVERIFY(d.message.find("fold_batch_norm") != std::string::npos);
+
+    // A params list that is not one.
+    writeAll(path, R"({"cleave_project": 1, "model": {"path": "net.relay"}, "plan": {},
+ "settings": {"params": ["w", 3]}})");
+    const ProjectLoadResult params = loadProjectFile(path.toStdString());
+    QVERIFY(!params.ok());
+    QCOMPARE(params.diagnostics.front().where.line, 2);
+    QCOMPARE(params.diagnostics.front().where.column, 31);
 }
 
 QTEST_APPLESS_MAIN(TestProject)

@@ -6,6 +6,7 @@
 #include "core/export/ModuleExporter.h"
 #include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
+#include "ui/commands/ChangeEngineSettings.h"
 #include "ui/document/Document.h"
 #include "ui/scene/CanvasWidget.h"
 
@@ -145,6 +146,20 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
     connect(m_exportButton, &QPushButton::clicked, this, &ExportDialog::runExport);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_document, &Document::planChanged, this, &ExportDialog::updateState);
+    // Lifting constants is a setting of the project (Model ▸ Cost & Targets shows it too).
+    m_liftConstants->setObjectName(QStringLiteral("exportLiftConstants"));
+    m_liftConstants->setChecked(m_document->settings().liftConstants);
+    connect(m_liftConstants, &QCheckBox::toggled, this, [this](bool on) {
+        if (on == m_document->settings().liftConstants)
+            return;
+        EngineSettings settings = m_document->settings();
+        settings.liftConstants = on;
+        m_document->undoStack()->push(new ChangeEngineSettings(
+            m_document, std::move(settings),
+            on ? tr("Lift constants to parameters") : tr("Keep constants in the modules")));
+    });
+    connect(m_document, &Document::settingsChanged, this,
+            [this] { m_liftConstants->setChecked(m_document->settings().liftConstants); });
 
     // A sensible default: `<model>_partitions` in the folder of the last export, else beside
     // the model.
@@ -175,6 +190,7 @@ cleave::ExportOptions ExportDialog::options() const
     o.buildScript = m_buildScript->isChecked();
     o.byoc = m_byoc->isChecked();
     o.liftConstants = m_liftConstants->isChecked();
+    o.params = m_document->settings().params;
     if (m_format->count() > 0)
         o.moduleFormat = m_format->currentData().toString().toStdString();
     o.diagnostics = m_document->diagnostics();

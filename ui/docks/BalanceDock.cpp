@@ -113,7 +113,9 @@ void BalanceDock::recompute()
     }
     cleave::DeviceSpec device;
     device.gflops = m_settings.gflops;
-    device.latency = m_settings.latency.get();
+    // The auto-partition run's table, else the document's (Model ▸ Cost & Targets).
+    device.latency
+        = m_settings.latency ? m_settings.latency.get() : m_document->settings().latency.get();
     const cleave::CostGraph cost
         = cleave::CostGraph::build(plan->view(), { device }, m_settings.link);
     const std::vector<cleave::StageCost> stages

@@ -21,7 +21,8 @@ class Document;
 /// The cost model the Balance dock (and the last auto-partition run) uses.
 struct BalanceSettings
 {
-    std::shared_ptr<const cleave::LatencyTable> latency; ///< Null: FLOPs / rate.
+    /// Null: the document's latency table, else FLOPs / rate.
+    std::shared_ptr<const cleave::LatencyTable> latency;
     double gflops = cleave::defaultFlopsRateGflops;
     cleave::LinkSpec link;
     std::optional<std::int64_t> memoryLimit;

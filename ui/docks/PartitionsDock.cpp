@@ -3,6 +3,7 @@
 #include "ui/docks/PartitionsDock.h"
 
 #include "ui/docks/DockTableView.h"
+#include "ui/document/Document.h"
 #include "ui/models/PartitionListModel.h"
 
 #include <QItemSelectionModel>
@@ -30,6 +31,14 @@ PartitionsDock::PartitionsDock(Document *document, QWidget *parent)
             [this](const QModelIndex &current) {
                 emit partitionSelected(m_model->partitionAt(current.row()));
             });
+    // The latency column exists only with a latency table (Model ▸ Cost & Targets).
+    auto showLatency = [this, document] {
+        m_view->setColumnHidden(PartitionListModel::LatencyColumn,
+                                !document || !document->settings().latency);
+    };
+    if (document)
+        connect(document, &Document::settingsChanged, this, showLatency);
+    showLatency();
     // A reset (a cut, a merge) drops the current row: the highlight goes with it.
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { emit partitionSelected({}); });
 }

@@ -60,30 +60,37 @@ void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &pat
 }
 
 void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path,
-                        std::optional<cleave::PartitionPlan> plan)
+                        std::optional<cleave::PartitionPlan> plan, EngineSettings settings)
 {
     // The old graph stays alive until every listener has moved to the new one.
-    std::unique_ptr<cleave::Graph> previous = replaceGraph(std::move(graph), path, std::move(plan));
+    std::unique_ptr<cleave::Graph> previous
+        = replaceGraph(std::move(graph), path, std::move(plan), std::move(settings));
     m_summary = m_graph ? cleave::ModelSummary::compute(*m_graph) : cleave::ModelSummary {};
     refresh();
     announceNewGraph();
 }
 
 void Document::setPrepared(PreparedModel &&model, const QString &path,
-                           std::optional<cleave::PartitionPlan> plan)
+                           std::optional<cleave::PartitionPlan> plan, EngineSettings settings)
 {
     const bool ownPlan = !plan && model.plan;
     std::optional<cleave::PartitionPlan> chosen
         = ownPlan ? std::exchange(model.plan, std::nullopt) : std::move(plan);
     model.plan.reset();
     std::unique_ptr<cleave::Graph> previous
-        = replaceGraph(std::move(model.graph), path, std::move(chosen));
+        = replaceGraph(std::move(model.graph), path, std::move(chosen), std::move(settings));
     m_summary = std::move(model.summary);
-    if (m_graph) {
+    // The loader fused `main` and checked the plan with the default settings: what it computed
+    // is kept only when the document's settings and function are those.
+    const bool defaultFusion = m_settings.sameFusion(EngineSettings {})
+        && (!m_plan || !m_graph || m_plan->function() == m_graph->mainFunction());
+    const bool defaultChecks = m_settings.opSupport.empty() && !m_settings.latency
+        && m_settings.params.empty() && !m_settings.liftConstants;
+    if (m_graph && defaultFusion) {
         m_blocks.emplace(std::move(model.blocks));
         indexBlocks();
     }
-    if (ownPlan) {
+    if (ownPlan && defaultChecks) {
         // Computed by the loader for this very plan.
         m_boundary = std::move(model.boundary);
         m_diagnostics = std::move(model.planDiagnostics);
@@ -104,7 +111,8 @@ void Document::setPrepared(PreparedModel &&model, const QString &path,
 
 std::unique_ptr<cleave::Graph> Document::replaceGraph(std::unique_ptr<cleave::Graph> graph,
                                                       const QString &path,
-                                                      std::optional<cleave::PartitionPlan> plan)
+                                                      std::optional<cleave::PartitionPlan> plan,
+                                                      EngineSettings settings)
 {
     // Commands hold edits of the old plan: they go first, then the plan (it refers to the old
     // graph), then the graph, which the caller keeps alive until listeners have moved on.
@@ -115,10 +123,20 @@ std::unique_ptr<cleave::Graph> Document::replaceGraph(std::unique_ptr<cleave::Gr
     if (m_graph && !m_plan)
         m_plan.emplace(*m_graph);
     m_filePath = path;
+    m_settings = std::move(settings);
+    m_validation = validationFor(m_settings);
     m_blocks.reset();
     m_blockOfNode.clear();
     setProjectPath({});
     return previous;
+}
+
+cleave::ValidationOptions Document::validationFor(const EngineSettings &settings) const
+{
+    cleave::ValidationOptions options = settings.validationOptions();
+    if (m_graph)
+        cleave::applyWriterCapabilities(*m_graph, options);
+    return options;
 }
 
 void Document::announceNewGraph()
@@ -138,7 +156,9 @@ const std::vector<cleave::FusedBlock> &Document::blocks() const
     if (!m_blocks) {
         m_blocks.emplace();
         if (m_graph) {
-            *m_blocks = cleave::fuseOps(*m_graph, m_graph->mainFunction());
+            *m_blocks
+                = cleave::fuseOps(*m_graph, m_plan ? m_plan->function() : m_graph->mainFunction(),
+                                  m_settings.fusionOptions());
             indexBlocks();
         }
     }
@@ -160,6 +180,55 @@ int Document::blockOf(cleave::NodeId node) const
 {
     static_cast<void>(blocks());
     return node.isValid() && node.index() < m_blockOfNode.size() ? m_blockOfNode[node.index()] : -1;
+}
+
+void Document::setSettings(EngineSettings settings)
+{
+    const bool fusionChanged = !settings.sameFusion(m_settings);
+    m_settings = std::move(settings);
+    m_validation = validationFor(m_settings);
+    refresh();
+    if (fusionChanged && m_graph) {
+        m_blocks.reset();
+        m_blockOfNode.clear();
+        emit blocksChanged();
+    }
+    emit settingsChanged();
+    emit planReset();
+    emit planChanged();
+}
+
+void Document::replacePlan(cleave::PartitionPlan plan)
+{
+    if (!m_graph || &plan.graph() != m_graph.get())
+        return;
+    const bool functionChanged = !m_plan || m_plan->function() != plan.function();
+    m_plan = std::move(plan);
+    refresh();
+    if (functionChanged) {
+        m_blocks.reset();
+        m_blockOfNode.clear();
+        emit blocksChanged();
+    }
+    emit planReset();
+    emit planChanged();
+}
+
+std::vector<cleave::FunctionId> Document::partitionableFunctions() const
+{
+    std::vector<cleave::FunctionId> out;
+    if (!m_graph)
+        return out;
+    const cleave::FunctionId main = m_graph->mainFunction();
+    if (main.isValid())
+        out.push_back(main);
+    for (std::size_t i = 0; i < m_graph->functionCount(); ++i) {
+        const cleave::FunctionId id(i);
+        const cleave::Function &f = m_graph->function(id);
+        if (id != main && f.kind == cleave::Function::Kind::Global && f.sourceText.empty())
+            out.push_back(id);
+    }
+    return out;
 }
 
 void Document::setProjectPath(const QString &path)
@@ -244,7 +313,7 @@ void Document::refresh()
         return;
     }
     m_boundary = cleave::computeBoundary(*m_plan);
-    m_diagnostics = cleave::validateAll(*m_plan, m_boundary);
+    m_diagnostics = cleave::validateAll(*m_plan, m_boundary, m_validation);
     for (const cleave::Diagnostic &d : m_diagnostics) {
         if (d.severity == cleave::Severity::Error)
             ++m_errors;

@@ -8,6 +8,8 @@
 #include "core/graph/Graph.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/validation/Validation.h"
+#include "ui/document/EngineSettings.h"
 
 #include <QObject>
 #include <QString>
@@ -23,8 +25,10 @@ namespace cleave::ui {
 struct PreparedModel;
 
 /// The model open in the editor: the imported graph, where it came from, its summary, the
-/// partition plan over its main function, the plan's boundary and diagnostics, and the undo stack
-/// every plan edit is pushed on. A failed load leaves the document unchanged.
+/// partition plan over one of its functions (main unless the user chose another), the engine
+/// settings (op-support lists, latency table, fusion options, parameters), the plan's boundary
+/// and diagnostics, and the undo stack every plan edit is pushed on. A failed load leaves the
+/// document unchanged.
 ///
 /// Plans are edited only through commands (ui/commands), which call runEdit() once and then
 /// applyEdit() / revertEdit() with the core PlanEdit; after each of them the boundary and the
@@ -45,16 +49,18 @@ public:
     /// Makes `graph` (imported from `path`) the document's graph with a one-partition plan and
     /// clears the undo stack.
     void setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path);
-    /// Same with a given plan (which must refer to `graph`).
+    /// Same with a given plan (which must refer to `graph`) and engine settings.
     void setGraph(std::unique_ptr<cleave::Graph> graph, const QString &path,
-                  std::optional<cleave::PartitionPlan> plan);
+                  std::optional<cleave::PartitionPlan> plan, EngineSettings settings = {});
 
     /// Makes a model prepared off the UI thread (ModelLoader) the document's graph, taking its
-    /// blocks and summary as they are, and its one-partition plan with that plan's boundary and
-    /// findings unless `plan` (which must refer to the model's graph) is given. Clears the undo
-    /// stack. `model` is left empty.
+    /// summary as it is, its blocks when `settings` fuse as the defaults do, and its
+    /// one-partition plan with that plan's boundary and findings unless `plan` (which must refer
+    /// to the model's graph) or non-default checks are given. Clears the undo stack. `model` is
+    /// left empty.
     void setPrepared(PreparedModel &&model, const QString &path,
-                     std::optional<cleave::PartitionPlan> plan = std::nullopt);
+                     std::optional<cleave::PartitionPlan> plan = std::nullopt,
+                     EngineSettings settings = {});
 
     /// The open graph, or nullptr before the first successful open().
     [[nodiscard]] const cleave::Graph *graph() const { return m_graph.get(); }
@@ -65,7 +71,7 @@ public:
     [[nodiscard]] const cleave::ModelSummary &summary() const { return m_summary; }
     [[nodiscard]] QUndoStack *undoStack() { return &m_undoStack; }
 
-    /// The plan over the graph's main function, or nullptr without a graph.
+    /// The plan over the partitioned function, or nullptr without a graph.
     [[nodiscard]] const cleave::PartitionPlan *plan() const { return m_plan ? &*m_plan : nullptr; }
     [[nodiscard]] const cleave::BoundaryTable &boundary() const { return m_boundary; }
     /// The validation findings of the current plan (validateAll).
@@ -75,10 +81,25 @@ public:
     }
     [[nodiscard]] int errorCount() const { return m_errors; }
     [[nodiscard]] int warningCount() const { return m_warnings; }
-    /// The FuseOps blocks of the main function (computed on first use).
+    /// The FuseOps blocks of the partitioned function under the settings' fusion options
+    /// (computed on first use).
     [[nodiscard]] const std::vector<cleave::FusedBlock> &blocks() const;
     /// The index into blocks() of the block holding `node`, or -1.
     [[nodiscard]] int blockOf(cleave::NodeId node) const;
+
+    /// The engine options the plan is validated, costed, fused and exported with.
+    [[nodiscard]] const EngineSettings &settings() const { return m_settings; }
+    /// Replaces the settings (for commands: ChangeEngineSettings): re-validates, recomputes the
+    /// blocks when the fusion options changed (blocksChanged()), then settingsChanged(),
+    /// planReset() and planChanged().
+    void setSettings(EngineSettings settings);
+    /// Replaces the plan as a whole (for commands: ChooseFunction), possibly over another
+    /// function of the graph: blocksChanged() when the function changed, then planReset() and
+    /// planChanged().
+    void replacePlan(cleave::PartitionPlan plan);
+    /// The functions a plan can be made over: global functions with a dataflow body (not the
+    /// TIR PrimFuncs of a Relax module), the main function first.
+    [[nodiscard]] std::vector<cleave::FunctionId> partitionableFunctions() const;
 
     /// The project file the document was loaded from or saved to, or empty.
     [[nodiscard]] const QString &projectPath() const { return m_projectPath; }
@@ -119,13 +140,21 @@ signals:
     /// An edit was refused or changed nothing; `message` says why.
     void editRefused(const QString &message);
     void projectPathChanged();
+    /// The engine settings changed (planReset() and planChanged() follow).
+    void settingsChanged();
+    /// The fused blocks or the partitioned function changed: views of the graph lay it out
+    /// again (planReset() follows).
+    void blocksChanged();
 
 private:
     void refresh();
     /// Replaces the graph and the plan and resets what depends on them (blocks, summary, undo).
     std::unique_ptr<cleave::Graph> replaceGraph(std::unique_ptr<cleave::Graph> graph,
                                                 const QString &path,
-                                                std::optional<cleave::PartitionPlan> plan);
+                                                std::optional<cleave::PartitionPlan> plan,
+                                                EngineSettings settings);
+    /// What validation checks with `settings` for the open graph's writer.
+    [[nodiscard]] cleave::ValidationOptions validationFor(const EngineSettings &settings) const;
     void announceNewGraph();
     void indexBlocks() const;
 
@@ -134,6 +163,8 @@ private:
     QString m_projectPath;
     cleave::ModelSummary m_summary;
     std::optional<cleave::PartitionPlan> m_plan;
+    EngineSettings m_settings;
+    cleave::ValidationOptions m_validation; // from m_settings
     cleave::BoundaryTable m_boundary;
     std::vector<cleave::Diagnostic> m_diagnostics;
     int m_errors = 0;

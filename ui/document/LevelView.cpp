@@ -33,6 +33,8 @@ LevelView::LevelView(Document *document, QObject *parent)
         emit planShown(nullptr);
     });
     connect(m_document, &Document::planEdited, this, &LevelView::onPlanEdited);
+    // Other fusion options or another function: other blocks, another graph to show.
+    connect(m_document, &Document::blocksChanged, this, [this] { rebuild(true); });
 }
 
 LevelView::~LevelView() = default;
@@ -78,6 +80,8 @@ const cleave::Graph *LevelView::shownGraph() const
 
 cleave::FunctionId LevelView::shownFunction() const
 {
+    if ((m_level == Level::Ops || !m_blockGraph) && m_document->plan())
+        return m_document->plan()->function();
     const cleave::Graph *graph = shownGraph();
     return graph ? graph->mainFunction() : cleave::FunctionId {};
 }
@@ -87,9 +91,21 @@ std::string LevelView::layoutKey() const
     const cleave::Graph *graph = m_document->graph();
     if (!graph)
         return {};
+    // Another function, or other blocks, is another drawing.
+    std::string base = graph->checksum();
+    const cleave::PartitionPlan *plan = m_document->plan();
+    if (plan && plan->function() != graph->mainFunction())
+        base += "/function=" + graph->function(plan->function()).name;
     if (m_level == Level::Ops)
-        return graph->checksum();
-    std::string key = graph->checksum() + "/blocks";
+        return base;
+    const EngineSettings &settings = m_document->settings();
+    std::string key = base + "/blocks";
+    if (settings.foldBatchNorm)
+        key += "/fold-bn";
+    if (settings.transparentStopFusion)
+        key += "/transparent-stop";
+    if (!settings.opPatternsPath.empty())
+        key += "/patterns=" + settings.opPatternsPath;
     for (std::size_t b : m_expanded)
         key += "+" + std::to_string(b);
     return key;
@@ -123,8 +139,8 @@ void LevelView::rebuild(bool graphChanged)
     std::unique_ptr<cleave::BlockGraph> previous = std::move(m_blockGraph);
     const cleave::Graph *graph = m_document->graph();
     if (graph && m_level == Level::Blocks)
-        m_blockGraph = std::make_unique<cleave::BlockGraph>(cleave::collapseBlocks(
-            *graph, graph->mainFunction(), m_document->blocks(), m_expanded));
+        m_blockGraph = std::make_unique<cleave::BlockGraph>(
+            cleave::collapseBlocks(*graph, shownFunction(), m_document->blocks(), m_expanded));
     std::optional<cleave::PartitionPlan> previousPlan = std::exchange(m_blockPlan, std::nullopt);
     convertPlan();
     emit graphShown();
@@ -210,6 +226,18 @@ std::vector<cleave::EdgeRef> LevelView::shownEdges(const std::vector<cleave::Edg
         const auto tensor = m_blockGraph->shownTensor.find(e.tensor);
         if (tensor != m_blockGraph->shownTensor.end() && tensor->second.node != consumer.front())
             out.push_back({ tensor->second, consumer.front() });
+    }
+    return out;
+}
+
+std::vector<std::pair<cleave::NodeId, std::string>> LevelView::shownProblems() const
+{
+    std::vector<std::pair<cleave::NodeId, std::string>> out;
+    for (const cleave::Diagnostic &d : m_document->diagnostics()) {
+        if (d.code != "target.unsupported_op")
+            continue;
+        for (cleave::NodeId n : shownNodes(d.nodes))
+            out.emplace_back(n, d.message);
     }
     return out;
 }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cleave::ui {
@@ -78,6 +79,10 @@ public:
     /// The shown plan's partition for a model partition (the same id at Ops level; at Blocks
     /// level the converted partition of the same name). Invalid when there is none.
     [[nodiscard]] cleave::PartitionId shownPartition(cleave::PartitionId model) const;
+
+    /// The shown nodes a finding marks as wrong where they are (an op its partition's target
+    /// does not support: `target.unsupported_op`), each with the finding's message.
+    [[nodiscard]] std::vector<std::pair<cleave::NodeId, std::string>> shownProblems() const;
 
 signals:
     /// The shown graph was replaced (a new document graph, a level switch, an expanded or

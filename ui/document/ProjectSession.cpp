@@ -4,6 +4,7 @@
 
 #include "core/formats/FormatRegistry.h"
 #include "ui/document/Document.h"
+#include "ui/document/EngineSettings.h"
 #include "ui/document/ModelLoader.h"
 
 #include <QApplication>
@@ -98,6 +99,7 @@ struct ProjectSession::Loaded
     cleave::ProjectViewState view;
     std::shared_ptr<PreparedModel> model;
     std::optional<cleave::PartitionPlan> plan;
+    EngineSettings settings;
     QString warnings;
 };
 
@@ -263,12 +265,21 @@ std::unique_ptr<ProjectSession::Loaded> ProjectSession::loadProject(const QStrin
     }
     loaded->plan = std::move(plan.plan);
     loaded->warnings = diagnosticsText(plan.diagnostics, cleave::Severity::Warning);
+    // The engine settings: a file that moved or broke is left out and reported, never a reason
+    // to refuse the project.
+    std::vector<cleave::Diagnostic> problems;
+    loaded->settings = EngineSettings::fromProject(
+        cleave::resolvedSettings(project.project->settings, loaded->projectPath), problems);
+    const QString settingsErrors = diagnosticsText(problems, cleave::Severity::Error);
+    if (!settingsErrors.isEmpty())
+        loaded->warnings.prepend(tr("Opened without a settings file: %1\n").arg(settingsErrors));
     return loaded;
 }
 
 void ProjectSession::applyProject(Loaded &loaded)
 {
-    m_document->setPrepared(std::move(*loaded.model), loaded.modelPath, std::move(loaded.plan));
+    m_document->setPrepared(std::move(*loaded.model), loaded.modelPath, std::move(loaded.plan),
+                            std::move(loaded.settings));
     m_document->setProjectPath(QString::fromStdString(loaded.projectPath));
     emit viewStateLoaded(loaded.view);
     if (!loaded.warnings.isEmpty())
@@ -297,7 +308,9 @@ bool ProjectSession::saveProject(const QString &path)
         return false;
     const std::string target = QDir::cleanPath(QFileInfo(path).absoluteFilePath()).toStdString();
     std::string error;
-    if (!cleave::saveProjectFile(cleave::makeProject(*plan, target, viewState()), target, &error)) {
+    if (!cleave::saveProjectFile(
+            cleave::makeProject(*plan, target, viewState(), m_document->settings().toProject()),
+            target, &error)) {
         showError(
             tr("Cannot save project"),
             tr("Cleave could not save the project.\n\n%1").arg(QString::fromStdString(error)));
@@ -376,7 +389,9 @@ void ProjectSession::autosave()
     QDir().mkpath(recoveryDirectory());
     std::string error;
     const std::string target = m_recoveryPath.toStdString();
-    if (!cleave::saveProjectFile(cleave::makeProject(*plan, target, viewState()), target, &error))
+    if (!cleave::saveProjectFile(
+            cleave::makeProject(*plan, target, viewState(), m_document->settings().toProject()),
+            target, &error))
         emit statusMessage(tr("Autosave failed: %1").arg(QString::fromStdString(error)), 10000);
 }
 

@@ -39,7 +39,8 @@ void PartitionListModel::reload()
 {
     const cleave::PartitionPlan *plan = m_document->plan();
     std::vector<cleave::PartitionCost> costs = plan
-        ? cleave::partitionCosts(*plan, m_document->boundary())
+        ? cleave::partitionCosts(*plan, m_document->boundary(),
+                                 m_document->settings().latency.get())
         : std::vector<cleave::PartitionCost> {};
     // The same partitions in the same order (a rename, a target): keep the views' selection.
     const bool sameRows = costs.size() == m_costs.size()
@@ -88,7 +89,8 @@ QVariant PartitionListModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const cleave::PartitionCost &cost = m_costs[static_cast<std::size_t>(index.row())];
-    const cleave::Partition *partition = m_document->plan()->partition(cost.partition);
+    const cleave::Partition *partition
+        = m_document->plan() ? m_document->plan()->partition(cost.partition) : nullptr;
     if (!partition)
         return {};
     if (role == PartitionIdRole)
@@ -108,6 +110,10 @@ QVariant PartitionListModel::data(const QModelIndex &index, int role) const
         return tr("At least %1: %n operator(s) without a static shape are not counted", nullptr,
                   static_cast<int>(cost.opsWithoutShapes))
             .arg(QString::fromStdString(cleave::humanFlops(cost.flops)));
+
+    if (role == Qt::ToolTipRole && index.column() == LatencyColumn && cost.latencyMissing)
+        return tr("%n operator(s) have no entry in the latency table and count as 0", nullptr,
+                  static_cast<int>(cost.latencyMissing));
 
     const bool display = role == Qt::DisplayRole || role == Qt::EditRole;
     if (!display && role != SortRole)
@@ -135,6 +141,13 @@ QVariant PartitionListModel::data(const QModelIndex &index, int role) const
         return number(cost.boundaryBytesIn, &cleave::humanBytes);
     case BytesOutColumn:
         return number(cost.boundaryBytesOut, &cleave::humanBytes);
+    case LatencyColumn:
+        if (!cost.latencyUs)
+            return {};
+        if (role == SortRole)
+            return *cost.latencyUs;
+        return QStringLiteral("%1 µs%2").arg(QLocale().toString(*cost.latencyUs, 'f', 1),
+                                             cost.latencyMissing ? QStringLiteral("*") : QString());
     default:
         return {};
     }
@@ -192,6 +205,8 @@ QVariant PartitionListModel::headerData(int section, Qt::Orientation orientation
         return tr("In");
     case BytesOutColumn:
         return tr("Out");
+    case LatencyColumn:
+        return tr("Latency");
     default:
         return {};
     }

@@ -15,7 +15,8 @@ namespace cleave::ui {
 class Document;
 
 /// The partitions of the document's plan, one row each in plan order: name (with the colour
-/// swatch as decoration), target, op count, FLOPs, parameter bytes, boundary bytes in and out.
+/// swatch as decoration), target, op count, FLOPs, parameter bytes, boundary bytes in and out,
+/// and the latency from the document's latency table (empty without one).
 /// Name and target are editable; an edit becomes an undo command on the document's stack.
 class PartitionListModel : public QAbstractTableModel
 {
@@ -30,11 +31,12 @@ public:
         ParamsColumn,
         BytesInColumn,
         BytesOutColumn,
+        LatencyColumn,
         ColumnCount
     };
     enum Role {
         PartitionIdRole = Qt::UserRole + 1, ///< The row's PartitionId value (uint).
-        SortRole, ///< The raw value: QString or qlonglong.
+        SortRole, ///< The raw value: QString, qlonglong or (latency) double.
     };
 
     /// Follows `document` (may be nullptr: an empty model).

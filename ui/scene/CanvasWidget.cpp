@@ -125,6 +125,7 @@ struct CanvasWidget::Private
     ShapeLabels shapeLabels;
     std::vector<EdgeRef> boundaryEdges;
     std::vector<EdgeRef> flashing;
+    std::vector<std::pair<NodeId, std::string>> problems; // drawn in red
     NodeId highlightedNode;
     EdgeRef highlightedEdge;
     PartitionId highlightedPartition;
@@ -146,6 +147,7 @@ struct CanvasWidget::Private
     void setUpFarPicture();
     void paintFar(QPainter &painter, qreal scale) const;
     void clearHighlights();
+    void applyProblems(bool on);
     void refreshMinimap();
     void showInitialView();
     void applyBlocks();
@@ -340,6 +342,7 @@ void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
         const QColor colour = item->isSelected() ? QColor(0x1e, 0x6f, 0xd9)
             : item->isHighlighted()              ? QColor(0xff, 0x8f, 0x00)
             : mark.isValid()                     ? mark
+            : item->hasProblem()                 ? QColor(0xd3, 0x2f, 0x2f)
                                                  : colours.stroke(item->category());
         painter.fillRect(
             QRectF(r.x(), r.y(), std::max(pixel, r.width()), std::max(pixel, r.height())), colour);
@@ -482,6 +485,17 @@ void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &parti
     }
 }
 
+void CanvasWidget::Private::applyProblems(bool on)
+{
+    // The messages join the node's tooltip when it is asked for (toolTipAt).
+    for (const auto &[node, message] : problems) {
+        const auto it = nodeItems.find(node);
+        if (it != nodeItems.end())
+            it->second->setProblem(on);
+    }
+    far.invalidate();
+}
+
 void CanvasWidget::Private::clearHighlights()
 {
     if (highlightedNode.isValid())
@@ -587,6 +601,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         }
         d->layout = result.layout;
         d->buildScene();
+        d->applyProblems(true);
         d->setUpFarPicture();
         d->applyPlan();
         d->applyBlocks();
@@ -657,6 +672,7 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
     d->layout.reset();
     d->layoutGraph.reset();
     d->blocks.clear();
+    d->problems.clear();
     d->graph = graph;
     d->function = function;
     if (graph == nullptr)
@@ -716,6 +732,7 @@ void CanvasWidget::observe(const LevelView *view)
     };
     d->graphShown = connect(view, &LevelView::graphShown, this, showGraph);
     d->planShown = connect(view, &LevelView::planShown, this, [this](const PlanEdit *edit) {
+        setNodeProblems(d->observed->shownProblems());
         const PartitionPlan *plan = d->observed->shownPlan();
         if (edit != nullptr && plan == d->plan && d->layout && Document::changesRecordsOnly(*edit)
             && std::all_of(edit->partitionsBefore.begin(), edit->partitionsBefore.end(),
@@ -730,6 +747,24 @@ void CanvasWidget::observe(const LevelView *view)
     });
     showGraph();
     setPlan(view->shownPlan(), view->shownBoundary());
+}
+
+void CanvasWidget::setNodeProblems(const std::vector<std::pair<NodeId, std::string>> &problems)
+{
+    d->applyProblems(false);
+    d->problems = problems;
+    d->applyProblems(true);
+}
+
+std::vector<NodeId> CanvasWidget::problemNodes() const
+{
+    std::vector<NodeId> out;
+    for (const auto &[node, item] : d->nodeItems) {
+        if (item->hasProblem())
+            out.push_back(node);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 void CanvasWidget::setBlocks(const std::vector<FusedBlock> &blocks)
@@ -942,8 +977,15 @@ QString CanvasWidget::Private::toolTipAt(const QPoint &viewportPos) const
     if (graph == nullptr || !layout)
         return {};
     for (QGraphicsItem *item : view->items(viewportPos)) {
-        if (const auto *node = qgraphicsitem_cast<const NodeItem *>(item))
-            return nodeToolTip(*graph, node->nodeId());
+        if (const auto *node = qgraphicsitem_cast<const NodeItem *>(item)) {
+            QString text = nodeToolTip(*graph, node->nodeId());
+            for (const auto &[id, message] : problems) {
+                if (node->hasProblem() && id == node->nodeId())
+                    text += QStringLiteral("<br><b style=\"color:#d32f2f\">%1</b>")
+                                .arg(QString::fromStdString(message).toHtmlEscaped());
+            }
+            return text;
+        }
         if (const auto *edge = qgraphicsitem_cast<const EdgeItem *>(item))
             return edgeToolTip(*graph, edge->edge().tensor, edge->edge().consumer);
         if (item->type() == BadgeItemType || item->type() == BlockFrameItemType

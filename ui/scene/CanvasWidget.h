@@ -60,6 +60,12 @@ public:
     void highlightEdge(cleave::TensorRef tensor, cleave::NodeId consumer); // centre + highlight
     void highlightPartition(cleave::PartitionId partition); // invalid id clears
     void flashEdges(const std::vector<cleave::EdgeRef> &edges); // implied edges flash
+    /// Draws these shown nodes in red (ops their partition's target does not support), with
+    /// the finding in their tooltip; replaces the previous set. The observed LevelView's
+    /// shownProblems() are applied on every plan it shows.
+    void setNodeProblems(const std::vector<std::pair<cleave::NodeId, std::string>> &problems);
+    /// The nodes drawn in red, sorted.
+    [[nodiscard]] std::vector<cleave::NodeId> problemNodes() const;
     void fitToView();
     /// Shows or hides the minimap in the corner (shown by default, once a layout is ready).
     void setMinimapEnabled(bool on);

@@ -62,6 +62,8 @@ const QFont &badgeFont()
 
 const QColor selectionColour(0x1e, 0x6f, 0xd9);
 const QColor highlightColour(0xff, 0x8f, 0x00);
+const QColor problemStroke(0xd3, 0x2f, 0x2f);
+const QColor problemFill(0xff, 0xcd, 0xd2);
 const QColor cutColour(0xe5, 0x39, 0x35);
 constexpr qreal farEdgeZoom = 0.12;
 
@@ -149,6 +151,14 @@ void NodeItem::setHighlighted(bool on)
     update();
 }
 
+void NodeItem::setProblem(bool on)
+{
+    if (m_problem == on)
+        return;
+    m_problem = on;
+    update();
+}
+
 void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
 {
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
@@ -157,6 +167,10 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     const CanvasColours &colours = canvasColours();
     QColor fill = structural ? colours.structuralFill : colours.fill(m_category);
     QColor stroke = structural ? colours.structuralStroke : colours.stroke(m_category);
+    if (m_problem) {
+        fill = problemFill;
+        stroke = problemStroke;
+    }
     if (lod < 0.12) {
         // Far out: a flat box is all that is visible, and the cheapest to draw (no
         // antialiasing: a box of a few pixels gains nothing from it).
@@ -172,9 +186,9 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
         painter->setBrush(Qt::NoBrush);
         painter->drawRoundedRect(m_rect.adjusted(-4.5, -4.5, 4.5, 4.5), 8, 8);
     }
-    qreal width = 1.0;
+    qreal width = m_problem ? 2.5 : 1.0;
     if (m_role == LayoutNodeRole::Output)
-        width = 2.0;
+        width = std::max(width, 2.0);
     if (isSelected()) {
         stroke = selectionColour;
         width = 2.5;

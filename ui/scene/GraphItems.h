@@ -67,6 +67,9 @@ public:
     /// an invalid colour removes it. Far out, the node's box takes the colour.
     void setMark(const QColor &colour);
     [[nodiscard]] QColor mark() const;
+    /// Marks the node wrong where it is (an op its target does not support): drawn in red.
+    void setProblem(bool on);
+    [[nodiscard]] bool hasProblem() const { return m_problem; }
 
 private:
     NodeId m_node;
@@ -77,6 +80,7 @@ private:
     QString m_title;
     QString m_subtitle;
     bool m_highlighted = false;
+    bool m_problem = false;
 };
 
 /// Writes the tensor shape beside edges when zoomed in (one per canvas, shared by its edges:
