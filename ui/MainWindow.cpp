@@ -19,10 +19,10 @@
 #include "ui/docks/SearchBar.h"
 #include "ui/docks/SummaryDock.h"
 #include "ui/document/Document.h"
+#include "ui/document/LoadCard.h"
 #include "ui/models/ModelOutlineModel.h"
 #include "ui/scene/CanvasViewState.h"
 #include "ui/scene/CanvasWidget.h"
-#include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LevelPlace.h"
 #include "ui/widgets/ThemeMenu.h"
 #include "ui/widgets/ThemedIcon.h"
@@ -44,7 +44,6 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
 
@@ -118,7 +117,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_emptyHint->setGestureActions(m_cutToolAction, m_selectToolAction, m_exportAction);
     connectDocks();
     connectCanvas();
-    connectLoadCard();
+    m_loadCard = new LoadCard(m_session, m_central, this);
 
     for (QLabel *label : { m_statusModel, m_statusNodes, m_statusPartitions, m_statusValidation })
         label->setContentsMargins(6, 0, 6, 0);
@@ -462,38 +461,6 @@ void MainWindow::connectCanvas()
             [this](const std::vector<cleave::EdgeRef> &edges) {
                 m_canvas->flashEdges(m_levels->shownEdges(edges));
             });
-}
-
-void MainWindow::connectLoadCard()
-{
-    m_loadCard = new LayoutOverlay(m_central);
-    m_loadCard->setObjectName(QStringLiteral("loadCard"));
-    // Shown only when an import takes a moment: small models open without a flash.
-    m_loadCardDelay = new QTimer(this);
-    m_loadCardDelay->setSingleShot(true);
-    m_loadCardDelay->setInterval(150);
-    connect(m_loadCardDelay, &QTimer::timeout, this, [this] {
-        if (!m_session->isLoading())
-            return;
-        m_loadCard->reposition();
-        m_loadCard->show();
-        m_loadCard->raise();
-    });
-    connect(m_session, &ProjectSession::loadStarted, this, [this](const QString &path) {
-        m_loadCard->begin(tr("Opening %1…").arg(QFileInfo(path).fileName()));
-        m_loadCardDelay->start();
-    });
-    connect(m_session, &ProjectSession::loadPhase, this, [this](const QString &text, int percent) {
-        m_loadCard->setText(text);
-        m_loadCard->setProgress(percent);
-        if (m_loadCard->isVisible())
-            m_loadCard->reposition();
-    });
-    connect(m_session, &ProjectSession::loadEnded, this, [this] {
-        m_loadCardDelay->stop();
-        m_loadCard->hide();
-    });
-    connect(m_loadCard, &LayoutOverlay::cancelClicked, m_session, &ProjectSession::cancelLoad);
 }
 
 void MainWindow::focusModelNodes(const std::vector<cleave::NodeId> &nodes)

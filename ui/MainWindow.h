@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ui/document/LevelView.h"
+#include "ui/document/LoadCard.h"
 #include "ui/document/ProjectSession.h"
 
 #include <QMainWindow>
@@ -72,7 +73,7 @@ public:
     [[nodiscard]] CompareDock *compareDock() const { return m_compareDock; }
     [[nodiscard]] WelcomePage *welcomePage() const { return m_emptyHint; }
     /// The card shown over the window while a model is imported (phase, progress, Cancel).
-    [[nodiscard]] LayoutOverlay *loadCard() const { return m_loadCard; }
+    [[nodiscard]] LayoutOverlay *loadCard() const { return m_loadCard->overlay(); }
 
     using Level = LevelView::Level;
     [[nodiscard]] Level level() const { return m_levels->level(); }
@@ -96,7 +97,6 @@ private:
     void updateTitle();
     void updateStatus();
     void focusModelNodes(const std::vector<cleave::NodeId> &nodes);
-    void connectLoadCard();
 
     Document *m_document = nullptr;
     LevelView *m_levels = nullptr;
@@ -108,8 +108,7 @@ private:
     QStackedWidget *m_central = nullptr;
     WelcomePage *m_emptyHint = nullptr;
     LevelPlace *m_levelPlace = nullptr; ///< Keeps the user's place across level switches.
-    LayoutOverlay *m_loadCard = nullptr; ///< Progress and Cancel while a model is imported.
-    QTimer *m_loadCardDelay = nullptr;
+    LoadCard *m_loadCard = nullptr; ///< Progress and Cancel while a model is imported.
     QTreeView *m_outlineView = nullptr;
     QDockWidget *m_outlineDock = nullptr;
     SummaryDock *m_summaryDock = nullptr;
