@@ -14,6 +14,23 @@
 
 namespace cleave::ui {
 
+namespace {
+
+/// Counts the errors and warnings among `diagnostics` into `errors` and `warnings`.
+void countFindings(const std::vector<cleave::Diagnostic> &diagnostics, int &errors, int &warnings)
+{
+    errors = 0;
+    warnings = 0;
+    for (const cleave::Diagnostic &d : diagnostics) {
+        if (d.severity == cleave::Severity::Error)
+            ++errors;
+        else if (d.severity == cleave::Severity::Warning)
+            ++warnings;
+    }
+}
+
+} // namespace
+
 Document::Document(QObject *parent)
     : QObject(parent)
 {
@@ -94,14 +111,7 @@ void Document::setPrepared(PreparedModel &&model, const QString &path,
         // Computed by the loader for this very plan.
         m_boundary = std::move(model.boundary);
         m_diagnostics = std::move(model.planDiagnostics);
-        m_errors = 0;
-        m_warnings = 0;
-        for (const cleave::Diagnostic &d : m_diagnostics) {
-            if (d.severity == cleave::Severity::Error)
-                ++m_errors;
-            else if (d.severity == cleave::Severity::Warning)
-                ++m_warnings;
-        }
+        countFindings(m_diagnostics, m_errors, m_warnings);
     } else {
         refresh();
     }
@@ -314,12 +324,7 @@ void Document::refresh()
     }
     m_boundary = cleave::computeBoundary(*m_plan);
     m_diagnostics = cleave::validateAll(*m_plan, m_boundary, m_validation);
-    for (const cleave::Diagnostic &d : m_diagnostics) {
-        if (d.severity == cleave::Severity::Error)
-            ++m_errors;
-        else if (d.severity == cleave::Severity::Warning)
-            ++m_warnings;
-    }
+    countFindings(m_diagnostics, m_errors, m_warnings);
 }
 
 } // namespace cleave::ui
