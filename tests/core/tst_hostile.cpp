@@ -6,6 +6,8 @@
 // expected lines and columns are counted by hand in the files (see tests/data/hostile/README.md).
 #include "core/analysis/Cost.h"
 #include "core/analysis/LatencyTable.h"
+#include "core/export/NodeGraphIndex.h"
+#include "core/export/relay/RelayMetadataSubset.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/graph/JsonParse.h"
 #include "core/partition/NameRules.h"
@@ -19,9 +21,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -273,6 +277,24 @@ private slots:
                    std::string("meta.relay:6:1: warning: metadata node 4 (IntImm) has no integer "
                                "\"attrs\": {\"value\": ...}; references to it are kept as plain "
                                "numbers [relay.metadata]"));
+    }
+
+    void metadataIndicesNeverWrap()
+    {
+        // TVM writes node references as non-negative integers or decimal-digit strings; the
+        // metadata readers of both exporters share this rule. A negative number used to be read
+        // as 2^64 - 1 by the Relay one.
+        using nlohmann::json;
+        QCOMPARE(nodeGraphIndex(json(7)), std::optional<std::size_t>(7));
+        QCOMPARE(nodeGraphIndex(json("12")), std::optional<std::size_t>(12));
+        QCOMPARE(nodeGraphIndex(nlohmann::ordered_json("0")), std::optional<std::size_t>(0));
+        for (const json &bad : { json(-1), json("-1"), json("+3"), json(" 3"), json("3 "),
+                                 json("1e3"), json(""), json(2.5), json(nullptr), json::array(),
+                                 json("18446744073709551616") }) // 2^64: too large for size_t
+            QVERIFY2(!nodeGraphIndex(bad).has_value(), bad.dump().c_str());
+        // The Relay metadata reader of exports: `meta[relay.Constant][-1]` is not constant 2^64-1.
+        QVERIFY(!constantIndex("meta[relay.Constant][-1]").has_value());
+        QCOMPARE(constantIndex("meta[relay.Constant][3]"), std::optional<std::size_t>(3));
     }
 
     // --- security ---------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/relax/RelaxMetadata.h"
 
+#include "core/export/NodeGraphIndex.h"
+
 #include <nlohmann/json.hpp>
 
-#include <charconv>
 #include <functional>
 #include <map>
 
@@ -69,20 +70,6 @@ const std::map<std::string, std::map<std::string, Field>> &knownTypes()
     return types;
 }
 
-std::optional<std::size_t> parseIndex(const OrderedJson &v)
-{
-    if (v.is_number_unsigned())
-        return v.get<std::size_t>();
-    if (!v.is_string())
-        return std::nullopt;
-    const auto &s = v.get_ref<const std::string &>();
-    std::size_t idx = 0;
-    const char *end = s.data() + s.size();
-    if (s.empty() || std::from_chars(s.data(), end, idx).ptr != end)
-        return std::nullopt;
-    return idx;
-}
-
 /// Calls `visit` on every node reference `node` holds (values that can be rewritten in place).
 /// False when the node has a field of unknown kind.
 bool forEachRef(OrderedJson &node, const std::function<void(OrderedJson &)> &visit)
@@ -124,7 +111,7 @@ OrderedJson *constantArray(OrderedJson &doc)
     if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
         return nullptr;
     OrderedJson &nodes = doc["nodes"];
-    const auto root = parseIndex(doc.value("root", OrderedJson(0)));
+    const auto root = nodeGraphIndex(doc.value("root", OrderedJson(0)));
     if (!root || *root >= nodes.size() || !nodes[*root].is_object()
         || !nodes[*root].contains("keys"))
         return nullptr;
@@ -133,7 +120,7 @@ OrderedJson *constantArray(OrderedJson &doc)
     for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
         if (keys[i] != "relax.expr.Constant")
             continue;
-        const auto arr = parseIndex(data[i]);
+        const auto arr = nodeGraphIndex(data[i]);
         if (arr && *arr < nodes.size() && nodes[*arr].is_object() && nodes[*arr].contains("data")
             && nodes[*arr]["data"].is_array())
             return &nodes[*arr];
@@ -154,7 +141,7 @@ std::optional<std::vector<bool>> reachable(OrderedJson &nodes, std::size_t root)
         const std::size_t n = stack.back();
         stack.pop_back();
         const bool known = forEachRef(nodes[n], [&](OrderedJson &ref) {
-            const auto idx = parseIndex(ref);
+            const auto idx = nodeGraphIndex(ref);
             if (!idx || *idx >= nodes.size()) {
                 bad = true;
                 return;
@@ -176,7 +163,7 @@ std::optional<std::vector<bool>> reachable(OrderedJson &nodes, std::size_t root)
 std::optional<OrderedJson> pruned(OrderedJson doc)
 {
     OrderedJson &nodes = doc["nodes"];
-    const auto root = parseIndex(doc.value("root", OrderedJson(0)));
+    const auto root = nodeGraphIndex(doc.value("root", OrderedJson(0)));
     if (!root || *root == 0 || *root >= nodes.size())
         return std::nullopt;
     const auto reached = reachable(nodes, *root);
@@ -196,11 +183,11 @@ std::optional<OrderedJson> pruned(OrderedJson doc)
             continue;
         OrderedJson node = nodes[i];
         forEachRef(node, [&](OrderedJson &ref) {
-            const std::size_t to = remap[*parseIndex(ref)];
+            const std::size_t to = remap[*nodeGraphIndex(ref)];
             ref = ref.is_string() ? OrderedJson(std::to_string(to)) : OrderedJson(to);
         });
         if (node.value("type_key", "") == "relax.expr.Constant" && node["attrs"].contains("data")) {
-            const auto payload = parseIndex(node["attrs"]["data"]);
+            const auto payload = nodeGraphIndex(node["attrs"]["data"]);
             if (!payload || *payload >= payloads.size())
                 return std::nullopt;
             node["attrs"]["data"] = std::to_string(outPayloads.size());
@@ -252,10 +239,10 @@ std::optional<std::vector<std::string>> uncheckedPayloads(const std::string &met
     std::vector<std::string> payloads;
     for (const OrderedJson &ref : (*array)["data"]) {
         std::string payload;
-        const auto c = parseIndex(ref);
+        const auto c = nodeGraphIndex(ref);
         if (c && *c < nodes.size() && nodes[*c].is_object()) {
             const OrderedJson attrs = nodes[*c].value("attrs", OrderedJson::object());
-            const auto k = parseIndex(attrs.value("data", OrderedJson("")));
+            const auto k = nodeGraphIndex(attrs.value("data", OrderedJson("")));
             if (k && *k < b64.size() && b64[*k].is_string())
                 payload = b64[*k].get<std::string>();
         }
@@ -275,7 +262,7 @@ std::optional<std::size_t> relaxConstantIndex(const std::string &metaRef)
         = metaRef.substr(relaxPrefix.size(), metaRef.size() - relaxPrefix.size() - 1);
     if (digits.size() > 12)
         return std::nullopt;
-    return parseIndex(OrderedJson(digits));
+    return nodeGraphIndex(OrderedJson(digits));
 }
 
 // The header comes from the model file: any structure nlohmann rejects (a type_error from

@@ -2,9 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/relay/RelayMetadataSubset.h"
 
+#include "core/export/NodeGraphIndex.h"
+
 #include <nlohmann/json.hpp>
 
-#include <charconv>
 #include <functional>
 
 namespace cleave {
@@ -12,20 +13,6 @@ namespace cleave {
 using Json = nlohmann::json;
 
 namespace {
-
-std::optional<std::size_t> parseIndex(const Json &v)
-{
-    if (v.is_number_unsigned() || v.is_number_integer())
-        return v.get<std::size_t>();
-    if (!v.is_string())
-        return std::nullopt;
-    const auto &s = v.get_ref<const std::string &>();
-    std::size_t idx = 0;
-    const char *end = s.data() + s.size();
-    if (s.empty() || std::from_chars(s.data(), end, idx).ptr != end)
-        return std::nullopt;
-    return idx;
-}
 
 /// Attribute fields that always hold node references in TVM's node graph.
 bool isStructuralRefKey(const std::string &key)
@@ -57,7 +44,7 @@ void forEachRef(Json &node, const Json &nodes, const std::function<void(Json &)>
         const std::string &key = it.key();
         if (key == "dtype" || key == "value" || (type == "relay.Constant" && key == "data"))
             continue;
-        const auto idx = parseIndex(it.value());
+        const auto idx = nodeGraphIndex(it.value());
         if (!idx || *idx == 0 || *idx >= nodes.size())
             continue;
         if (isStructuralRefKey(key)) {
@@ -80,7 +67,7 @@ std::optional<std::size_t> constantIndex(const std::string &metaRef)
     if (metaRef.rfind(prefix, 0) != 0 || metaRef.back() != ']')
         return std::nullopt;
     const std::string digits = metaRef.substr(prefix.size(), metaRef.size() - prefix.size() - 1);
-    return parseIndex(Json(digits));
+    return nodeGraphIndex(Json(digits));
 }
 
 namespace {
@@ -93,7 +80,7 @@ std::optional<std::vector<std::string>> uncheckedConstantPayloads(const std::str
         return std::nullopt;
     const Json &nodes = doc["nodes"];
     const Json b64 = doc.value("b64ndarrays", Json::array());
-    const auto rootIdx = parseIndex(doc.value("root", Json(0)));
+    const auto rootIdx = nodeGraphIndex(doc.value("root", Json(0)));
     if (!rootIdx || *rootIdx >= nodes.size())
         return std::nullopt;
     const Json &root = nodes[*rootIdx];
@@ -103,15 +90,15 @@ std::optional<std::vector<std::string>> uncheckedConstantPayloads(const std::str
     for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
         if (keys[i] != "relay.Constant")
             continue;
-        const auto arrayIdx = parseIndex(data[i]);
+        const auto arrayIdx = nodeGraphIndex(data[i]);
         if (!arrayIdx || *arrayIdx >= nodes.size())
             return std::nullopt;
         for (const Json &ref : nodes[*arrayIdx].value("data", Json::array())) {
-            const auto c = parseIndex(ref);
+            const auto c = nodeGraphIndex(ref);
             std::string payload;
             if (c && *c < nodes.size()) {
-                const auto d
-                    = parseIndex(nodes[*c].value("attrs", Json::object()).value("data", Json("")));
+                const auto d = nodeGraphIndex(
+                    nodes[*c].value("attrs", Json::object()).value("data", Json("")));
                 if (d && *d < b64.size() && b64[*d].is_string())
                     payload = b64[*d].get<std::string>();
             }
@@ -129,7 +116,7 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
         || !doc["nodes"].is_array())
         return std::nullopt;
     Json nodes = doc["nodes"];
-    const auto rootIdx = parseIndex(doc.value("root", Json(0)));
+    const auto rootIdx = nodeGraphIndex(doc.value("root", Json(0)));
     if (!rootIdx || *rootIdx >= nodes.size() || nodes[*rootIdx].value("type_key", "") != "Map")
         return std::nullopt;
     Json root = nodes[*rootIdx];
@@ -142,7 +129,7 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
     for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
         if (!keys[i].is_string())
             continue;
-        const auto arrayIdx = parseIndex(data[i]);
+        const auto arrayIdx = nodeGraphIndex(data[i]);
         if (!arrayIdx || *arrayIdx >= nodes.size())
             continue;
         if (keys[i] == "relay.Constant") {
@@ -177,7 +164,7 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
         const std::size_t n = stack.back();
         stack.pop_back();
         forEachRef(nodes[n], nodes, [&](Json &ref) {
-            const auto idx = parseIndex(ref);
+            const auto idx = nodeGraphIndex(ref);
             if (!idx || *idx >= nodes.size() || remap[*idx] >= 0)
                 return;
             remap[*idx] = static_cast<long>(order.size());
@@ -190,14 +177,14 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
     for (std::size_t n : order) {
         Json node = nodes[n];
         forEachRef(node, nodes, [&](Json &ref) {
-            const auto idx = parseIndex(ref);
+            const auto idx = nodeGraphIndex(ref);
             if (!idx || *idx >= nodes.size())
                 return;
             const std::string renumbered = std::to_string(remap[*idx]);
             ref = ref.is_string() ? Json(renumbered) : Json(remap[*idx]);
         });
         if (node.value("type_key", "") == "relay.Constant" && node.contains("attrs")) {
-            const auto dataIdx = parseIndex(node["attrs"].value("data", Json("")));
+            const auto dataIdx = nodeGraphIndex(node["attrs"].value("data", Json("")));
             if (dataIdx && *dataIdx < b64.size()) {
                 node["attrs"]["data"] = std::to_string(outB64.size());
                 outB64.push_back(b64[*dataIdx]);
