@@ -133,6 +133,9 @@ MainWindow::MainWindow(QWidget *parent)
     auto message
         = [this](const QString &text, int timeout) { statusBar()->showMessage(text, timeout); };
     connect(m_document, &Document::graphChanged, this, &MainWindow::onGraphChanged);
+    connect(m_document, &Document::blocksChanged, this, [this] { // fusion options, function
+        m_summaryDock->setSummary(m_document->summary(), m_document->blocks().size());
+    });
     connect(m_document, &Document::planChanged, this, [this] {
         updateStatus();
         m_edits->update();

@@ -38,6 +38,7 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabBar>
@@ -415,6 +416,17 @@ void TestCostTargets::fusionOptionsReformBlocks()
     // stop_fusion (%7) is opaque: a block of its own, apart from the relu (%6) before it.
     QVERIFY(doc->blockOf(key(w, "%7")) != doc->blockOf(key(w, "%6")));
 
+    // The Summary dock's "Fused blocks: N" line follows the fusion options.
+    const auto *facts = w.findChild<QLabel *>(QStringLiteral("summaryFacts"));
+    QVERIFY(facts);
+    const auto summaryBlocks = [facts] {
+        const QRegularExpressionMatch m
+            = QRegularExpression(QStringLiteral("Fused blocks: (\\d+)")).match(facts->text());
+        return m.hasMatch() ? m.captured(1).toInt() : -1;
+    };
+    const int blocksBefore = summaryBlocks();
+    QCOMPARE(blocksBefore, int(doc->blocks().size()));
+
     CostTargetsDialog *page = openPage(w);
     QVERIFY(page);
     showTab(page, 1);
@@ -430,6 +442,7 @@ void TestCostTargets::fusionOptionsReformBlocks()
     QCOMPARE(doc->blockOf(key(w, "%21")), doc->blockOf(key(w, "%18")));
     QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
     QCOMPARE(nodeItemCount(w.canvas()), before - 3);
+    QCOMPARE(summaryBlocks(), blocksBefore - 3); // three stop_fusion blocks joined others
     QVERIFY(child<QLabel>(page, "blocksCountLabel")
                 ->text()
                 .startsWith(QString::number(doc->blocks().size())));
@@ -439,6 +452,7 @@ void TestCostTargets::fusionOptionsReformBlocks()
     QVERIFY(!transparent->isChecked());
     QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
     QCOMPARE(nodeItemCount(w.canvas()), before);
+    QCOMPARE(summaryBlocks(), blocksBefore);
 }
 
 void TestCostTargets::chooseFunctionOfRelaxModule()
