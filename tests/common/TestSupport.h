@@ -9,6 +9,7 @@
 #include "core/graph/Graph.h"
 
 #include <QDir>
+#include <QFile>
 #include <QString>
 #include <QStringList>
 #include <QTest>
@@ -20,6 +21,25 @@
 
 namespace cleave::test {
 
+/// The whole content of a file; empty when it cannot be read.
+inline std::string readAll(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll().toStdString();
+}
+
+/// Writes `text` as the whole content of a file; false when it cannot be written completely.
+inline bool writeAll(const QString &path, const std::string &text)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return false;
+    return f.write(text.data(), static_cast<qint64>(text.size()))
+        == static_cast<qint64>(text.size());
+}
+
 /// Imports a model file; null (with the first error as a warning) when it cannot be read, so
 /// that the test's QVERIFY(graph) fails with the reason in the log.
 inline std::unique_ptr<Graph> load(const std::string &path)
@@ -30,6 +50,12 @@ inline std::unique_ptr<Graph> load(const std::string &path)
         return nullptr;
     }
     return std::move(r.graph);
+}
+
+/// load() for a path held as a QString.
+inline std::unique_ptr<Graph> load(const QString &path)
+{
+    return load(path.toStdString());
 }
 
 /// Imports a model the test cannot do without (an in-tree sample, a file the test just wrote);

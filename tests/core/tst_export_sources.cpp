@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 // Exports of real-world source shapes: dumps without a metadata section (the warning and
 // --lift-constants) and models that return an input or a constant directly.
+#include "TestSupport.h"
 #include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
@@ -17,33 +18,9 @@
 #include <iterator>
 
 using namespace cleave;
+using namespace cleave::test;
 
 namespace {
-
-std::string readAll(const QString &path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return f.readAll().toStdString();
-}
-
-bool writeAll(const QString &path, const std::string &text)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return false;
-    return f.write(text.data(), static_cast<qint64>(text.size()))
-        == static_cast<qint64>(text.size());
-}
-
-std::unique_ptr<Graph> load(const QString &path)
-{
-    ImportResult r = importFile(path.toStdString());
-    if (!r.ok())
-        return nullptr;
-    return std::move(r.graph);
-}
 
 /// Printed by TVM with `meta data omitted`: two tensor constants and no #[metadata] section.
 const char *noMetadata = R"(#[version = "0.0.5"]

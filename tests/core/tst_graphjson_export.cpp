@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 // A compiled model (graph executor JSON) splits without recompiling: mod<k>.json per partition.
+#include "TestSupport.h"
 #include "core/export/graphjson/GraphJsonModuleExporter.h"
 #include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
@@ -18,26 +19,10 @@
 #include <set>
 
 using namespace cleave;
+using namespace cleave::test;
 using json = nlohmann::json;
 
 namespace {
-
-std::string readAll(const QString &path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return f.readAll().toStdString();
-}
-
-bool writeAll(const QString &path, const std::string &text)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return false;
-    return f.write(text.data(), static_cast<qint64>(text.size()))
-        == static_cast<qint64>(text.size());
-}
 
 /// tvm-formats.md §2's example: a conv kernel, a BYOC kernel with two outputs, an add.
 const char *smallGraph = R"({"nodes": [

@@ -3,6 +3,7 @@
 // Weights passed as graph inputs are parameters: detection, validation, param_connection export.
 #include "CliRunner.h"
 #include "TestGraphs.h"
+#include "TestSupport.h"
 #include "core/analysis/WeightInputs.h"
 #include "core/export/relay/RelayPrinter.h"
 #include "core/formats/Exporter.h"
@@ -25,31 +26,6 @@ using namespace cleave;
 using namespace cleave::test;
 
 namespace {
-
-std::string readAll(const QString &path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return f.readAll().toStdString();
-}
-
-bool writeAll(const QString &path, const std::string &text)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return false;
-    return f.write(text.data(), static_cast<qint64>(text.size()))
-        == static_cast<qint64>(text.size());
-}
-
-std::unique_ptr<Graph> load(const QString &path)
-{
-    ImportResult r = importFile(path.toStdString());
-    if (!r.ok())
-        return nullptr;
-    return std::move(r.graph);
-}
 
 QString corpus(const char *name)
 {
