@@ -65,6 +65,20 @@ ImportResult importFileWith(const Importer &importer, const std::string &path);
 std::unique_ptr<Graph> readGraphWith(const Importer &importer, const std::string &path,
                                      std::vector<Diagnostic> &diagnostics);
 
+/// The error diagnostic of a parser's exception: its code and message at its line and column of
+/// `path`. `ParseErrorT` has `code`, `message`, `line` and `column` (relay::ParseError,
+/// relax::ParseError).
+template <class ParseErrorT>
+Diagnostic parseErrorDiagnostic(const ParseErrorT &error, const std::string &path)
+{
+    Diagnostic d;
+    d.severity = Severity::Error;
+    d.code = error.code;
+    d.message = error.message;
+    d.where = SourceLocation { path, error.line, error.column };
+    return d;
+}
+
 /// An error diagnostic about the file `path` as a whole (no line or column).
 Diagnostic fileError(const std::string &path, std::string code, std::string message);
 

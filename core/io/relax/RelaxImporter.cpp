@@ -84,12 +84,7 @@ ImportResult RelaxImporter::importBytes(std::string_view bytes, const std::strin
             graph->finalize();
             result.graph = std::move(graph);
         } catch (const relax::ParseError &e) {
-            Diagnostic d;
-            d.severity = Severity::Error;
-            d.code = e.code;
-            d.message = e.message;
-            d.where = SourceLocation { path, e.line, e.column };
-            result.diagnostics.push_back(std::move(d));
+            result.diagnostics.push_back(parseErrorDiagnostic(e, path));
         }
     });
 }
