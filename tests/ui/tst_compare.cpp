@@ -15,6 +15,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QFile>
 #include <QGraphicsView>
 #include <QLabel>
 #include <QMenu>
@@ -167,6 +168,16 @@ void TestCompare::threeEditsListedRingedAndFocused()
     QCOMPARE(ringed.at("%3"), changed);
     QCOMPARE(ringed.at("%22"), changed);
     QCOMPARE(ringed.at("%25"), changed);
+    // An SVG export of the canvas carries the same three rings in that colour.
+    QTemporaryDir svgDir;
+    const QString svgPath = svgDir.filePath(QStringLiteral("compare.svg"));
+    QString error;
+    QVERIFY2(window.canvas()->exportImage(svgPath, &error), qPrintable(error));
+    QFile svgFile(svgPath);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly));
+    const QString svg = QString::fromUtf8(svgFile.readAll());
+    QCOMPARE(svg.count(QStringLiteral("class=\"mark\"")), 3);
+    QCOMPARE(svg.count(QStringLiteral("stroke=\"#9b4dca\" stroke-width=\"3.5\"")), 3);
 
     // Clicking an entry selects its node and brings it into view.
     window.canvas()->view()->setTransform(QTransform::fromScale(1, 1));

@@ -110,6 +110,14 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
             const bool input = node->role() == LayoutNodeRole::Input;
             const bool structural = node->role() == LayoutNodeRole::Structural;
             const qreal radius = (input || structural) ? r.height() / 2 : 5;
+            if (node->mark().isValid()) { // a model comparison's ring, as the canvas paints it
+                const QRectF ring = r.adjusted(-4.5, -4.5, 4.5, 4.5);
+                out += QStringLiteral("<rect class=\"mark\" x=\"%1\" y=\"%2\" width=\"%3\" "
+                                      "height=\"%4\" rx=\"8\" fill=\"none\" stroke=\"%5\" "
+                                      "stroke-width=\"3.5\"/>\n")
+                           .arg(num(ring.x()), num(ring.y()), num(ring.width()), num(ring.height()),
+                                colourName(node->mark()));
+            }
             out += QStringLiteral(
                        "<rect class=\"node\" x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" "
                        "rx=\"%5\" fill=\"%6\" stroke=\"%7\" stroke-width=\"%8\"/>\n")
