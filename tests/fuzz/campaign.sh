@@ -18,6 +18,7 @@
 # Usage: tests/fuzz/campaign.sh [EXECUTIONS_PER_HARNESS [HARNESS...]]
 #   EXECUTIONS_PER_HARNESS  default 10000000
 #   HARNESS                 default: relay relax graphjson onnx (the importers)
+# CLEAVE_FUZZ_MAX_SECONDS caps each harness' time as well (whichever comes first; default none).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -82,7 +83,8 @@ for harness in "${harnesses[@]}"; do
     log="$fast/campaign_$harness.log"
     start=$(date +%s)
     # shellcheck disable=SC2046 # the dictionary flag is one word or none
-    nice -n 10 "$fast/fuzz_$harness" -runs="$runs" -timeout=20 -rss_limit_mb=2560 \
+    nice -n 10 "$fast/fuzz_$harness" -runs="$runs" -max_total_time="${CLEAVE_FUZZ_MAX_SECONDS:-0}" \
+        -timeout=20 -rss_limit_mb=2560 \
         -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$asan/artifacts/$harness-" \
         $(dict_for "$harness") "$work" "${existing[@]}" >"$log" 2>&1 || {
         echo "fuzz_$harness FAILED: see $log and $asan/artifacts/" >&2
