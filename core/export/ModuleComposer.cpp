@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/ModuleComposer.h"
 
+#include <map>
 #include <unordered_map>
 
 namespace cleave {
@@ -82,7 +83,63 @@ private:
     {
         std::unordered_map<std::uint32_t, TensorRef> nodes;
         std::unordered_map<std::uint32_t, FunctionId> functions;
+        FunctionId partition; ///< The module's function that is the partition.
+        /// Lifted constants by parameter name (without `%`): the partition's parameters bound
+        /// to constants, and the extra parameters of the same name that closed functions of
+        /// the module were given to receive them (ConstantLifting::Everywhere).
+        std::unordered_map<std::string, const ModuleBinding *> lifted;
     };
+
+    /// A parameter that a closed function of the module was given to receive a lifted
+    /// constant: the constant it stands for, else null.
+    const ModuleBinding *liftedCarrier(const Graph &g, const ModuleState &st, NodeId id) const
+    {
+        const Node &n = g.node(id);
+        if (n.kind != NodeKind::Input || n.function == st.partition || st.lifted.empty())
+            return nullptr;
+        auto it = st.lifted.find(n.name.substr(n.name.starts_with('%') ? 1 : 0));
+        return it == st.lifted.end() ? nullptr : it->second;
+    }
+
+    /// The constant `ref` as a node of `f` (one per function and constant, as a Relay source
+    /// has it).
+    NodeId constantIn(FunctionId f, const std::string &ref, const Type &type)
+    {
+        if (f == m_main) {
+            if (auto it = m_constants.find(ref); it != m_constants.end())
+                return it->second;
+        }
+        const auto key = std::make_pair(f.value, ref);
+        if (auto it = m_functionConstants.find(key); it != m_functionConstants.end())
+            return it->second;
+        Node n;
+        n.kind = NodeKind::Constant;
+        n.function = f;
+        n.name = ref;
+        n.metaRef = ref;
+        n.outputTypes = { type };
+        n.typeAnnotated = true;
+        const NodeId id = m_out.addNode(std::move(n));
+        if (f == m_main)
+            m_constants.emplace(ref, id);
+        else
+            m_functionConstants.emplace(key, id);
+        return id;
+    }
+
+    /// A tensor constant of another function read in `into` (a lifted constant that a scope or
+    /// a closure read as a free variable) becomes a constant of `into`.
+    TensorRef localise(TensorRef t, FunctionId into)
+    {
+        if (!t.isValid())
+            return t;
+        const Node &n = m_out.node(t.node);
+        if (n.kind != NodeKind::Constant || n.metaRef.empty() || n.function == into)
+            return t;
+        const std::string ref = n.metaRef;
+        const Type type = n.outputType();
+        return TensorRef { constantIn(into, ref, type), t.output };
+    }
 
     TensorRef annotate(TensorRef t, const char *op, const std::string &compiler)
     {
@@ -153,6 +210,13 @@ private:
             return;
         }
         ModuleState st;
+        st.partition = gmain;
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            if (cm.bindings[i].kind == ModuleBinding::Kind::Constant) {
+                const std::string &name = g.node(f.params[i]).name;
+                st.lifted.emplace(name.substr(name.starts_with('%') ? 1 : 0), &cm.bindings[i]);
+            }
+        }
         std::vector<TensorRef> args;
         for (std::size_t i = 0; i < f.params.size(); ++i) {
             TensorRef v = bindingValue(k, cm.bindings[i]);
@@ -277,21 +341,44 @@ private:
             if (!st.nodes.contains(n.value))
                 copyNode(cm, st, n, id);
         }
-        for (NodeId p : src.params)
-            m_out.function(id).params.push_back(st.nodes.at(p.value).node);
+        for (NodeId p : src.params) {
+            if (!liftedCarrier(*cm.graph, st, p))
+                m_out.function(id).params.push_back(st.nodes.at(p.value).node);
+        }
         if (src.result.isValid())
-            m_out.function(id).result = resolve(cm, st, TensorRef { src.result, 0 }).node;
+            m_out.function(id).result
+                = localise(resolve(cm, st, TensorRef { src.result, 0 }), id).node;
         return id;
+    }
+
+    /// The arguments of a call of `callee` that pass lifted constants to it, dropped.
+    void dropLiftedArguments(const ComposedModule &cm, const ModuleState &st, FunctionId callee,
+                             std::vector<TensorRef> &inputs) const
+    {
+        const std::vector<NodeId> &params = cm.graph->function(callee).params;
+        std::vector<TensorRef> kept;
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            if (i >= params.size() || !liftedCarrier(*cm.graph, st, params[i]))
+                kept.push_back(inputs[i]);
+        }
+        inputs = std::move(kept);
     }
 
     NodeId copyNode(const ComposedModule &cm, ModuleState &st, NodeId id, FunctionId into)
     {
         const Node &src = cm.graph->node(id);
+        if (const ModuleBinding *lifted = liftedCarrier(*cm.graph, st, id)) {
+            const NodeId c = constantIn(into, lifted->constantRef, src.outputType());
+            st.nodes.emplace(id.value, TensorRef { c, 0 });
+            return c;
+        }
         Node n = src;
         n.function = into;
+        if (src.kind == NodeKind::FunctionCall && src.callee.isValid())
+            dropLiftedArguments(cm, st, src.callee, n.inputs);
         for (TensorRef &in : n.inputs) {
             if (in.isValid())
-                in = resolve(cm, st, in);
+                in = localise(resolve(cm, st, in), into);
         }
         if (src.callee.isValid())
             n.callee = copyFunction(cm, st, src.callee, into);
@@ -351,6 +438,7 @@ private:
     FunctionId m_main;
     std::unordered_map<std::string, NodeId> m_inputs;
     std::unordered_map<std::string, NodeId> m_constants;
+    std::map<std::pair<std::uint32_t, std::string>, NodeId> m_functionConstants;
     std::unordered_map<std::string, FunctionId> m_globals;
     std::vector<std::vector<TensorRef>> m_outputs;
 };

@@ -9,9 +9,28 @@
 #include "core/export/relay/RelayPrinter.h"
 #include "core/io/relay/RelayImporter.h"
 
+#include <algorithm>
+
 namespace cleave {
 
 namespace {
+
+/// The distinct reasons why constants stayed `meta[...]` references although lifting was asked.
+std::string notLiftedReasons(const PartitionModule &module)
+{
+    std::vector<std::string> reasons;
+    for (const ModuleConstant &c : module.constants) {
+        if (!c.moduleRef.empty() && !c.notLiftedReason.empty()
+            && std::find(reasons.begin(), reasons.end(), c.notLiftedReason) == reasons.end())
+            reasons.push_back(c.notLiftedReason);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < reasons.size() && i < 3; ++i)
+        out += (i ? "; " : "") + reasons[i];
+    if (reasons.size() > 3)
+        out += "; and " + std::to_string(reasons.size() - 3) + " more reason(s)";
+    return out.empty() ? std::string("they are not constants of a function it can lift") : out;
+}
 
 /// The source printed its constants as `meta[relay.Constant][i]` without the `#[metadata]`
 /// section (`meta data omitted`): the module cannot be parsed by TVM as written.
@@ -31,10 +50,9 @@ Diagnostic noMetadataWarning(const PartitionModule &module, std::size_t k, bool 
         return Diagnostic::make(
             Severity::Warning, "export.no_metadata",
             file + " still references " + std::to_string(count)
-                + " constant(s) inside called functions as meta[relay.Constant][i] and the "
-                  "source model has no #[metadata] section: --lift-constants lifts the constants "
-                  "of @main only, so tvm.parser.parse cannot read "
-                + file + " without a metadata section",
+                + " constant(s) as meta[relay.Constant][i] and the source model has no "
+                  "#[metadata] section, so tvm.parser.parse cannot read "
+                + file + ": --lift-constants cannot lift them because " + notLiftedReasons(module),
             std::move(nodes));
     return Diagnostic::make(
         Severity::Warning, "export.no_metadata",
@@ -62,13 +80,14 @@ bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
                                       std::vector<Diagnostic> &diagnostics) const
 {
     const Graph &src = plan.graph();
-    PartitionModule module
-        = extractPartition(plan, boundary, k, options.liftConstants, passThrough);
+    PartitionModule module = extractPartition(
+        plan, boundary, k,
+        options.liftConstants ? ConstantLifting::Everywhere : ConstantLifting::None, passThrough);
     summary.parameters = module.parameters;
     std::vector<std::size_t> kept;
     for (const ModuleConstant &c : module.constants) {
-        summary.constants.push_back(
-            { c.sourceRef, c.moduleRef, c.parameter, c.type, src.key(c.source) });
+        summary.constants.push_back({ c.sourceRef, c.moduleRef, c.parameter, c.type,
+                                      src.key(c.source), c.threadedThrough });
         if (!c.moduleRef.empty()) {
             const auto index = constantIndex(c.sourceRef);
             if (index)
