@@ -10,6 +10,7 @@
 #include "core/io/relay/RelayImporter.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace cleave {
 
@@ -66,6 +67,50 @@ Diagnostic noMetadataWarning(const PartitionModule &module, std::size_t k, bool 
         std::move(nodes));
 }
 
+bool holdsMetaRef(const AttrValue &v)
+{
+    return v.kind == AttrValue::Kind::MetaRef
+        || std::any_of(v.list.begin(), v.list.end(), holdsMetaRef);
+}
+
+/// Operator attributes written as `meta[...]` references (`step=meta[relay.Constant][19]`, a
+/// whole `meta[relay.attrs.Conv2DAttrs][0]`) need the source's #[metadata] section too; they are
+/// compile-time values of the operator, so no parameter can stand for them.
+std::optional<Diagnostic> attributeMetaWarning(const Graph &module, std::size_t k, bool lifted)
+{
+    std::size_t count = 0;
+    std::vector<std::string> examples;
+    auto note = [&](const Node &n, const std::string &what) {
+        ++count;
+        if (examples.size() < 3)
+            examples.push_back(n.op + " " + what);
+    };
+    for (const Node &n : module.nodes()) {
+        if (!n.attrsRef.empty())
+            note(n, n.attrsRef);
+        for (const auto &[key, value] : n.attrs.items()) {
+            if (holdsMetaRef(value))
+                note(n, key + "=" + value.toRelay());
+        }
+    }
+    if (count == 0)
+        return std::nullopt;
+    std::string listed;
+    for (std::size_t i = 0; i < examples.size(); ++i)
+        listed += (i ? ", " : "") + examples[i];
+    const std::string file = "mod" + std::to_string(k) + ".relay";
+    return Diagnostic::make(
+        Severity::Warning, "export.no_metadata",
+        file + " keeps " + std::to_string(count) + " operator attribute(s) written as meta[...] ("
+            + listed + (count > examples.size() ? ", ..." : "")
+            + ") and the source model has no #[metadata] section, so tvm.parser.parse cannot "
+              "read "
+            + file
+            + (lifted ? ": --lift-constants cannot lift them because attributes are "
+                        "compile-time values of the operator, not tensors a parameter can feed"
+                      : ""));
+}
+
 } // namespace
 
 bool RelayModuleExporter::acceptsSource(const Graph &graph) const
@@ -111,6 +156,10 @@ bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
     }
     if (src.metadata().empty() && !kept.empty())
         diagnostics.push_back(noMetadataWarning(module, k, options.liftConstants));
+    if (src.metadata().empty()) {
+        if (auto warning = attributeMetaWarning(module.graph, k, options.liftConstants))
+            diagnostics.push_back(std::move(*warning));
+    }
     RelayPrintOptions printOptions;
     content = RelayPrinter(module.graph, printOptions).printModule();
     return true;
