@@ -8,8 +8,11 @@
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/validation/Validation.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -115,12 +118,15 @@ std::string liftedEntry(const nlohmann::json &l)
     return s;
 }
 
-std::vector<std::string> liftedEntries(const QString &dir)
+std::vector<std::string> liftedEntries(const QString &dir, bool withTypes = true)
 {
     const auto manifest = nlohmann::json::parse(readAll(dir + QStringLiteral("/partitions.json")));
     std::vector<std::string> out;
-    for (const auto &l : manifest["lifted_constants"])
+    for (auto l : manifest["lifted_constants"]) {
+        if (!withTypes)
+            l["type"] = "";
         out.push_back(liftedEntry(l));
+    }
     return out;
 }
 
@@ -130,7 +136,8 @@ struct Export
     QString dir;
 };
 
-/// Exports `path` cut after the first `cutOp`, with or without lifting, into `tmp`.
+/// Exports `path` cut after the first `cutOp` (no cut when null), with or without lifting, into
+/// `tmp`.
 Export exportCut(const QString &path, const char *cutOp, bool lift, const QTemporaryDir &tmp)
 {
     Export e;
@@ -138,9 +145,11 @@ Export exportCut(const QString &path, const char *cutOp, bool lift, const QTempo
     if (!g)
         return e;
     PartitionPlan plan(*g);
-    plan.cutAfterOps({ { cutOp, 0 } });
-    if (plan.partitionCount() != 2)
-        return e;
+    if (cutOp) {
+        plan.cutAfterOps({ { cutOp, 0 } });
+        if (plan.partitionCount() != 2)
+            return e;
+    }
     e.dir = tmp.path() + (lift ? QStringLiteral("/lifted") : QStringLiteral("/plain"));
     ExportOptions options;
     options.liftConstants = lift;
@@ -217,6 +226,9 @@ private slots:
     void scopesAndClosuresReadMainParameter();
     void transitiveAndRecursiveCallers();
     void attributeReferencesWarn();
+    void realModelsWithCalleeConstants();
+    void everyRelayModelLifts_data();
+    void everyRelayModelLifts();
 };
 
 void TestExportLift::calleeConstantsBecomeParameters()
@@ -389,6 +401,119 @@ void TestExportLift::attributeReferencesWarn()
                          "#[metadata] section, so tvm.parser.parse cannot read mod1.relay: "
                          "--lift-constants cannot lift them because attributes are compile-time "
                          "values of the operator, not tensors a parameter can feed"));
+}
+
+void TestExportLift::realModelsWithCalleeConstants()
+{
+    // samples/byoc_dnnl_partitioned.relay (no #[metadata]): meta[0..5] are arguments inside
+    // @tvmgen_default_dnnl_main_0, called before the nn.max_pool2d; meta[6..9] inside
+    // @tvmgen_default_dnnl_main_2, called after it. @main itself has none.
+    QTemporaryDir tmp;
+    const Export e = exportCut(QStringLiteral(CLEAVE_SAMPLES_DIR "/byoc_dnnl_partitioned.relay"),
+                               "nn.max_pool2d", true, tmp);
+    QVERIFY(e.result.ok);
+    QVERIFY(withCode(e.result.diagnostics, "export.no_metadata").empty());
+    std::vector<std::string> expected;
+    for (int i = 0; i < 10; ++i) {
+        const int k = i < 6 ? 0 : 1;
+        expected.push_back("mod" + std::to_string(k) + " const_" + std::to_string(k ? i - 6 : i)
+                           + " <- meta[relay.Constant][" + std::to_string(i) + "]  via "
+                           + (k ? "@tvmgen_default_dnnl_main_2" : "@tvmgen_default_dnnl_main_0"));
+    }
+    QCOMPARE(liftedEntries(e.dir, false), expected);
+    for (int k = 0; k < 2; ++k) {
+        const std::string text = readAll(e.dir + QStringLiteral("/mod%1.relay").arg(k));
+        QVERIFY2(text.find("meta[") == std::string::npos, text.c_str());
+    }
+    const VerifyResult v = verifyExport(e.dir.toStdString());
+    QVERIFY2(v.ok, v.firstDifference.c_str());
+
+    // The corpus' MATCH BYOC dump: @main calls @tvmgen_default_match_main_0 (Compiler="match",
+    // Primitive=1), which passes meta[0] (1x3x3x3 int8 weights) and meta[1] (the int32 bias) to
+    // its Composite fn. @main has one call, so one partition.
+    const QString corpus
+        = QStringLiteral(CLEAVE_CORPUS_DIR "/relay/conv-bias-relu_byoc-partitioned_metadata-b64_"
+                                           "match.relay.txt");
+    if (!QFile::exists(corpus))
+        QSKIP("corpus not available");
+    const Export c = exportCut(corpus, nullptr, true, tmp);
+    QVERIFY(c.result.ok);
+    QCOMPARE(liftedEntries(c.dir),
+             (std::vector<std::string> {
+                 "mod0 const_0 <- meta[relay.Constant][0] Tensor[(1, 3, 3, 3), int8] via "
+                 "@tvmgen_default_match_main_0",
+                 "mod0 const_1 <- meta[relay.Constant][1] Tensor[(1), int32] via "
+                 "@tvmgen_default_match_main_0" }));
+    const std::string text = readAll(c.dir + QStringLiteral("/mod0.relay"));
+    QVERIFY2(text.find("meta[") == std::string::npos, text.c_str());
+    QVERIFY2(text.find("@tvmgen_default_match_main_0(%input_0, %const_0, %const_1)")
+                 != std::string::npos,
+             text.c_str());
+    const VerifyResult cv = verifyExport(c.dir.toStdString());
+    QVERIFY2(cv.ok, cv.firstDifference.c_str());
+}
+
+void TestExportLift::everyRelayModelLifts_data()
+{
+    QTest::addColumn<QString>("model");
+    QStringList models;
+    for (const auto &[dir, pattern] :
+         { std::pair(QStringLiteral(CLEAVE_SAMPLES_DIR), QStringLiteral("*.relay")),
+           std::pair(QStringLiteral(CLEAVE_CORPUS_DIR "/relay"), QStringLiteral("*.relay.txt")) }) {
+        for (const QString &f : QDir(dir).entryList({ pattern }, QDir::Files, QDir::Name))
+            models << dir + QLatin1Char('/') + f;
+    }
+    if (models.isEmpty())
+        QSKIP("samples not available");
+    for (const QString &m : models)
+        QTest::newRow(qPrintable(QFileInfo(m).fileName())) << m;
+}
+
+void TestExportLift::everyRelayModelLifts()
+{
+    // Every Relay model, cut after its middle call, exports with --lift-constants, recomposes,
+    // and a module that still holds a meta[...] reference of a metadata-less source says so.
+    QFETCH(QString, model);
+    if (QFileInfo(model).size() > 500 * 1024)
+        QSKIP("large models are exported by tst_weights / tst_export");
+    const auto g = load(model);
+    QVERIFY(g);
+    PartitionPlan plan(*g);
+    std::vector<NodeId> calls;
+    for (NodeId n : plan.view().assignableNodes()) {
+        const NodeKind kind = g->node(n).kind;
+        if (kind == NodeKind::OpCall || kind == NodeKind::FunctionCall)
+            calls.push_back(n);
+    }
+    if (calls.size() >= 3) {
+        std::vector<NodeId> after;
+        for (NodeId n : plan.view().assignableNodes()) {
+            if (plan.view().position(n) > plan.view().position(calls[calls.size() / 2]))
+                after.push_back(n);
+        }
+        QVERIFY(!hasErrors(plan.cutBeforeNodes({ after }).diagnostics));
+    }
+    QTemporaryDir tmp;
+    const QString dir = tmp.path() + QStringLiteral("/out");
+    ExportOptions options;
+    options.liftConstants = true;
+    const ExportResult r
+        = exportPartitions(plan, computeBoundary(plan), options, dir.toStdString());
+    QVERIFY(r.ok);
+    const std::vector<Diagnostic> warnings = withCode(r.diagnostics, "export.no_metadata");
+    for (std::size_t k = 0; k < plan.partitionCount(); ++k) {
+        const std::string file = "mod" + std::to_string(k) + ".relay";
+        const std::string text = readAll(dir + QLatin1Char('/') + QString::fromStdString(file));
+        const bool warned = std::any_of(warnings.begin(), warnings.end(), [&](const Diagnostic &d) {
+            return d.message.starts_with(file);
+        });
+        if (g->metadata().empty() && text.find("meta[") != std::string::npos)
+            QVERIFY2(warned, (file + " keeps meta[...] without a warning").c_str());
+        if (text.find("meta[") == std::string::npos)
+            QVERIFY2(!warned, (file + " is warned about without a meta[...] left").c_str());
+    }
+    const VerifyResult v = verifyExport(dir.toStdString());
+    QVERIFY2(v.ok, v.firstDifference.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestExportLift)
