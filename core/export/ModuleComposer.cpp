@@ -190,6 +190,98 @@ private:
         return {};
     }
 
+    /// Module `k`'s body copied into the composed @main, its parameters standing for `args`;
+    /// returns its outputs.
+    std::vector<TensorRef> inlineModule(std::size_t k, ModuleState &st, FunctionId gmain,
+                                        const std::vector<TensorRef> &args)
+    {
+        const ComposedModule &cm = m_modules[k];
+        const Graph &g = *cm.graph;
+        const Function &f = g.function(gmain);
+        std::vector<TensorRef> outs;
+        for (std::size_t i = 0; i < f.params.size(); ++i)
+            st.nodes.emplace(f.params[i].value, args[i]);
+        st.functions.emplace(gmain.value, m_main);
+        const NodeId result = f.result;
+        const bool tupleOut = cm.outputCount > 1 || cm.tupleOutputs;
+        for (NodeId n : g.topologicalOrder(gmain)) {
+            if (st.nodes.contains(n.value) || (tupleOut && n == result))
+                continue;
+            copyNode(cm, st, n, m_main);
+        }
+        if (!m_error.empty())
+            return {};
+        if (tupleOut) {
+            if (!result.isValid() || g.node(result).kind != NodeKind::Tuple
+                || g.node(result).inputs.size() != cm.outputCount) {
+                m_error = "mod" + std::to_string(k) + " does not return a tuple of "
+                    + std::to_string(cm.outputCount) + " outputs";
+                return {};
+            }
+            for (TensorRef t : g.node(result).inputs)
+                outs.push_back(resolve(cm, st, t));
+        } else if (result.isValid()) {
+            outs.push_back(resolve(cm, st, TensorRef { result, 0 }));
+        }
+        return outs;
+    }
+
+    /// Module `k` as a global function of the composed graph, called from @main with `args`
+    /// (PartitionGraph style); returns the call's outputs.
+    std::vector<TensorRef> callModule(std::size_t k, ModuleState &st, FunctionId gmain,
+                                      const std::vector<TensorRef> &args)
+    {
+        const ComposedModule &cm = m_modules[k];
+        const Graph &g = *cm.graph;
+        const Function &f = g.function(gmain);
+        std::vector<TensorRef> outs;
+        Function fn = f;
+        fn.name = cm.callName;
+        fn.attrs = cm.callAttrs;
+        fn.params.clear();
+        fn.nodes.clear();
+        fn.result = {};
+        const FunctionId callee = m_out.addFunction(std::move(fn));
+        st.functions.emplace(gmain.value, callee);
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            Node p = g.node(f.params[i]);
+            p.function = callee;
+            if (i < cm.callParams.size())
+                p.name = "%" + cm.callParams[i];
+            const NodeId id = m_out.addNode(std::move(p));
+            m_out.function(callee).params.push_back(id);
+            st.nodes.emplace(f.params[i].value, TensorRef { id, 0 });
+        }
+        for (NodeId n : g.topologicalOrder(gmain)) {
+            if (!st.nodes.contains(n.value))
+                copyNode(cm, st, n, callee);
+        }
+        if (f.result.isValid())
+            m_out.function(callee).result = resolve(cm, st, TensorRef { f.result, 0 }).node;
+        Node call;
+        call.kind = NodeKind::FunctionCall;
+        call.function = m_main;
+        call.callee = callee;
+        call.inputs = args;
+        call.outputTypes = { f.returnType };
+        const NodeId c = m_out.addNode(std::move(call));
+        if (cm.outputCount > 1 || cm.tupleOutputs) {
+            for (std::uint32_t o = 0; o < cm.outputCount; ++o) {
+                Node item;
+                item.kind = NodeKind::TupleGetItem;
+                item.function = m_main;
+                item.index = o;
+                item.inputs = { TensorRef { c, 0 } };
+                item.outputTypes
+                    = { f.returnType.isTuple() ? f.returnType.field(o) : Type::unknown() };
+                outs.push_back(TensorRef { m_out.addNode(std::move(item)), 0 });
+            }
+        } else {
+            outs.push_back(TensorRef { c, 0 });
+        }
+        return outs;
+    }
+
     void composeModule(std::size_t k)
     {
         const ComposedModule &cm = m_modules[k];
@@ -226,78 +318,10 @@ private:
                 v = annotate(v, "annotation.compiler_begin", cm.annotateCompiler);
             args.push_back(v);
         }
-        std::vector<TensorRef> outs;
-        if (cm.callName.empty()) {
-            for (std::size_t i = 0; i < f.params.size(); ++i)
-                st.nodes.emplace(f.params[i].value, args[i]);
-            st.functions.emplace(gmain.value, m_main);
-            const NodeId result = f.result;
-            const bool tupleOut = cm.outputCount > 1 || cm.tupleOutputs;
-            for (NodeId n : g.topologicalOrder(gmain)) {
-                if (st.nodes.contains(n.value) || (tupleOut && n == result))
-                    continue;
-                copyNode(cm, st, n, m_main);
-            }
-            if (!m_error.empty())
-                return;
-            if (tupleOut) {
-                if (!result.isValid() || g.node(result).kind != NodeKind::Tuple
-                    || g.node(result).inputs.size() != cm.outputCount) {
-                    m_error = "mod" + std::to_string(k) + " does not return a tuple of "
-                        + std::to_string(cm.outputCount) + " outputs";
-                    return;
-                }
-                for (TensorRef t : g.node(result).inputs)
-                    outs.push_back(resolve(cm, st, t));
-            } else if (result.isValid()) {
-                outs.push_back(resolve(cm, st, TensorRef { result, 0 }));
-            }
-        } else {
-            Function fn = f;
-            fn.name = cm.callName;
-            fn.attrs = cm.callAttrs;
-            fn.params.clear();
-            fn.nodes.clear();
-            fn.result = {};
-            const FunctionId callee = m_out.addFunction(std::move(fn));
-            st.functions.emplace(gmain.value, callee);
-            for (std::size_t i = 0; i < f.params.size(); ++i) {
-                Node p = g.node(f.params[i]);
-                p.function = callee;
-                if (i < cm.callParams.size())
-                    p.name = "%" + cm.callParams[i];
-                const NodeId id = m_out.addNode(std::move(p));
-                m_out.function(callee).params.push_back(id);
-                st.nodes.emplace(f.params[i].value, TensorRef { id, 0 });
-            }
-            for (NodeId n : g.topologicalOrder(gmain)) {
-                if (!st.nodes.contains(n.value))
-                    copyNode(cm, st, n, callee);
-            }
-            if (f.result.isValid())
-                m_out.function(callee).result = resolve(cm, st, TensorRef { f.result, 0 }).node;
-            Node call;
-            call.kind = NodeKind::FunctionCall;
-            call.function = m_main;
-            call.callee = callee;
-            call.inputs = args;
-            call.outputTypes = { f.returnType };
-            const NodeId c = m_out.addNode(std::move(call));
-            if (cm.outputCount > 1 || cm.tupleOutputs) {
-                for (std::uint32_t o = 0; o < cm.outputCount; ++o) {
-                    Node item;
-                    item.kind = NodeKind::TupleGetItem;
-                    item.function = m_main;
-                    item.index = o;
-                    item.inputs = { TensorRef { c, 0 } };
-                    item.outputTypes
-                        = { f.returnType.isTuple() ? f.returnType.field(o) : Type::unknown() };
-                    outs.push_back(TensorRef { m_out.addNode(std::move(item)), 0 });
-                }
-            } else {
-                outs.push_back(TensorRef { c, 0 });
-            }
-        }
+        std::vector<TensorRef> outs = cm.callName.empty() ? inlineModule(k, st, gmain, args)
+                                                          : callModule(k, st, gmain, args);
+        if (!m_error.empty())
+            return;
         if (!cm.annotateCompiler.empty()) {
             for (TensorRef &o : outs)
                 o = annotate(o, "annotation.compiler_end", cm.annotateCompiler);
