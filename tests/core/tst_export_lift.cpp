@@ -204,6 +204,22 @@ def @main(%x: Tensor[(1, 4), float32]) -> Tensor[(1, 4), float32] {
 }
 )";
 
+/// meta[0] is used by @main and by @helper; the names const_0 (a @helper parameter) and const_1
+/// (a global input) are taken already.
+const char *sharedAndTaken = R"(#[version = "0.0.5"]
+def @helper(%const_0: Tensor[(1, 4), float32]) -> Tensor[(1, 4), float32] {
+  multiply(%const_0, meta[relay.Constant][0] /* ty=Tensor[(4), float32] */) /* ty=Tensor[(1, 4), float32] */
+}
+
+def @main(%x: Tensor[(1, 4), float32], %const_1: Tensor[(4), float32]) -> Tensor[(1, 4), float32] {
+  %0 = nn.relu(%x) /* ty=Tensor[(1, 4), float32] */;
+  %1 = add(%0, meta[relay.Constant][0] /* ty=Tensor[(4), float32] */) /* ty=Tensor[(1, 4), float32] */;
+  %2 = @helper(%1) /* ty=Tensor[(1, 4), float32] */;
+  %3 = add(%2, %const_1) /* ty=Tensor[(1, 4), float32] */;
+  add(%3, meta[relay.Constant][1] /* ty=Tensor[(4), float32] */) /* ty=Tensor[(1, 4), float32] */
+}
+)";
+
 /// Operator attributes that are meta references (as TVM prints arange's start/stop/step).
 const char *attributeRefs = R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {
@@ -225,6 +241,7 @@ private slots:
     void functionValueKeepsItsConstant();
     void scopesAndClosuresReadMainParameter();
     void transitiveAndRecursiveCallers();
+    void sharedConstantAndTakenNames();
     void attributeReferencesWarn();
     void realModelsWithCalleeConstants();
     void everyRelayModelLifts_data();
@@ -381,6 +398,29 @@ void TestExportLift::transitiveAndRecursiveCallers()
              (Names { "mod1 const_0 <- meta[relay.Constant][0] Tensor[(4), float32] via @inner "
                       "via @outer",
                       "mod1 const_1 <- meta[relay.Constant][1] Tensor[(4), float32] via @loop" }));
+    const VerifyResult v = verifyExport(e.dir.toStdString());
+    QVERIFY2(v.ok, v.firstDifference.c_str());
+}
+
+void TestExportLift::sharedConstantAndTakenNames()
+{
+    QTemporaryDir tmp;
+    const QString path = tmp.path() + QStringLiteral("/shared.relay");
+    QVERIFY(writeAll(path, sharedAndTaken));
+    const Export e = exportCut(path, "nn.relu", true, tmp);
+    QVERIFY(e.result.ok);
+    const auto m1 = load(e.dir + QStringLiteral("/mod1.relay"));
+    QVERIFY(m1);
+    using Names = std::vector<std::string>;
+    // One parameter for meta[0] in @main and in @helper; const_0 and const_1 are taken, so the
+    // lifted ones are const_0_ and const_1_.
+    QCOMPARE(paramNames(*m1, m1->findFunction("main")),
+             (Names { "%data_n_0", "%const_1", "%const_0_", "%const_1_" }));
+    QCOMPARE(paramNames(*m1, m1->findFunction("helper")), (Names { "%const_0", "%const_0_" }));
+    QCOMPARE(callsOf(*m1, "helper"), (std::vector<Names> { { "(value)", "%const_0_" } }));
+    QCOMPARE(liftedEntries(e.dir, false),
+             (Names { "mod1 const_0_ <- meta[relay.Constant][0]  via @helper",
+                      "mod1 const_1_ <- meta[relay.Constant][1] " }));
     const VerifyResult v = verifyExport(e.dir.toStdString());
     QVERIFY2(v.ok, v.firstDifference.c_str());
 }
