@@ -180,6 +180,8 @@ OrderedJson moduleConstantsJson(const ExportModel &m, std::size_t k, OrderedJson
             l["source_ref"] = c.sourceRef;
             l["source_node"] = c.sourceKey;
             addType(l, c.type);
+            if (!c.threadedThrough.empty())
+                l["threaded_through"] = c.threadedThrough;
             lifted.push_back(std::move(l));
         }
         addType(cj, c.type);
@@ -278,7 +280,9 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
     out["lift_constants"] = m.options->liftConstants;
     out["lifted_constants_order"]
         = "per module: the partition's tensor constants in order of first use in program order, "
-          "appended after the inputs as const_0, const_1, ...";
+          "appended after the inputs as const_0, const_1, ...; a closed function that uses one "
+          "(a global, or a Primitive / Composite / Compiler fn) takes it as an extra trailing "
+          "parameter of the same name, listed in threaded_through";
     out["global_inputs"] = globalInputsJson(m);
     out["params"] = paramsJson(m);
     const Function &main = g.function(plan.function());

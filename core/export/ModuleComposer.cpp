@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/ModuleComposer.h"
 
+#include <map>
 #include <unordered_map>
 
 namespace cleave {
@@ -82,7 +83,63 @@ private:
     {
         std::unordered_map<std::uint32_t, TensorRef> nodes;
         std::unordered_map<std::uint32_t, FunctionId> functions;
+        FunctionId partition; ///< The module's function that is the partition.
+        /// Lifted constants by parameter name (without `%`): the partition's parameters bound
+        /// to constants, and the extra parameters of the same name that closed functions of
+        /// the module were given to receive them (ConstantLifting::Everywhere).
+        std::unordered_map<std::string, const ModuleBinding *> lifted;
     };
+
+    /// A parameter that a closed function of the module was given to receive a lifted
+    /// constant: the constant it stands for, else null.
+    const ModuleBinding *liftedCarrier(const Graph &g, const ModuleState &st, NodeId id) const
+    {
+        const Node &n = g.node(id);
+        if (n.kind != NodeKind::Input || n.function == st.partition || st.lifted.empty())
+            return nullptr;
+        auto it = st.lifted.find(n.name.substr(n.name.starts_with('%') ? 1 : 0));
+        return it == st.lifted.end() ? nullptr : it->second;
+    }
+
+    /// The constant `ref` as a node of `f` (one per function and constant, as a Relay source
+    /// has it).
+    NodeId constantIn(FunctionId f, const std::string &ref, const Type &type)
+    {
+        if (f == m_main) {
+            if (auto it = m_constants.find(ref); it != m_constants.end())
+                return it->second;
+        }
+        const auto key = std::make_pair(f.value, ref);
+        if (auto it = m_functionConstants.find(key); it != m_functionConstants.end())
+            return it->second;
+        Node n;
+        n.kind = NodeKind::Constant;
+        n.function = f;
+        n.name = ref;
+        n.metaRef = ref;
+        n.outputTypes = { type };
+        n.typeAnnotated = true;
+        const NodeId id = m_out.addNode(std::move(n));
+        if (f == m_main)
+            m_constants.emplace(ref, id);
+        else
+            m_functionConstants.emplace(key, id);
+        return id;
+    }
+
+    /// A tensor constant of another function read in `into` (a lifted constant that a scope or
+    /// a closure read as a free variable) becomes a constant of `into`.
+    TensorRef localise(TensorRef t, FunctionId into)
+    {
+        if (!t.isValid())
+            return t;
+        const Node &n = m_out.node(t.node);
+        if (n.kind != NodeKind::Constant || n.metaRef.empty() || n.function == into)
+            return t;
+        const std::string ref = n.metaRef;
+        const Type type = n.outputType();
+        return TensorRef { constantIn(into, ref, type), t.output };
+    }
 
     TensorRef annotate(TensorRef t, const char *op, const std::string &compiler)
     {
@@ -133,6 +190,98 @@ private:
         return {};
     }
 
+    /// Module `k`'s body copied into the composed @main, its parameters standing for `args`;
+    /// returns its outputs.
+    std::vector<TensorRef> inlineModule(std::size_t k, ModuleState &st, FunctionId gmain,
+                                        const std::vector<TensorRef> &args)
+    {
+        const ComposedModule &cm = m_modules[k];
+        const Graph &g = *cm.graph;
+        const Function &f = g.function(gmain);
+        std::vector<TensorRef> outs;
+        for (std::size_t i = 0; i < f.params.size(); ++i)
+            st.nodes.emplace(f.params[i].value, args[i]);
+        st.functions.emplace(gmain.value, m_main);
+        const NodeId result = f.result;
+        const bool tupleOut = cm.outputCount > 1 || cm.tupleOutputs;
+        for (NodeId n : g.topologicalOrder(gmain)) {
+            if (st.nodes.contains(n.value) || (tupleOut && n == result))
+                continue;
+            copyNode(cm, st, n, m_main);
+        }
+        if (!m_error.empty())
+            return {};
+        if (tupleOut) {
+            if (!result.isValid() || g.node(result).kind != NodeKind::Tuple
+                || g.node(result).inputs.size() != cm.outputCount) {
+                m_error = "mod" + std::to_string(k) + " does not return a tuple of "
+                    + std::to_string(cm.outputCount) + " outputs";
+                return {};
+            }
+            for (TensorRef t : g.node(result).inputs)
+                outs.push_back(resolve(cm, st, t));
+        } else if (result.isValid()) {
+            outs.push_back(resolve(cm, st, TensorRef { result, 0 }));
+        }
+        return outs;
+    }
+
+    /// Module `k` as a global function of the composed graph, called from @main with `args`
+    /// (PartitionGraph style); returns the call's outputs.
+    std::vector<TensorRef> callModule(std::size_t k, ModuleState &st, FunctionId gmain,
+                                      const std::vector<TensorRef> &args)
+    {
+        const ComposedModule &cm = m_modules[k];
+        const Graph &g = *cm.graph;
+        const Function &f = g.function(gmain);
+        std::vector<TensorRef> outs;
+        Function fn = f;
+        fn.name = cm.callName;
+        fn.attrs = cm.callAttrs;
+        fn.params.clear();
+        fn.nodes.clear();
+        fn.result = {};
+        const FunctionId callee = m_out.addFunction(std::move(fn));
+        st.functions.emplace(gmain.value, callee);
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            Node p = g.node(f.params[i]);
+            p.function = callee;
+            if (i < cm.callParams.size())
+                p.name = "%" + cm.callParams[i];
+            const NodeId id = m_out.addNode(std::move(p));
+            m_out.function(callee).params.push_back(id);
+            st.nodes.emplace(f.params[i].value, TensorRef { id, 0 });
+        }
+        for (NodeId n : g.topologicalOrder(gmain)) {
+            if (!st.nodes.contains(n.value))
+                copyNode(cm, st, n, callee);
+        }
+        if (f.result.isValid())
+            m_out.function(callee).result = resolve(cm, st, TensorRef { f.result, 0 }).node;
+        Node call;
+        call.kind = NodeKind::FunctionCall;
+        call.function = m_main;
+        call.callee = callee;
+        call.inputs = args;
+        call.outputTypes = { f.returnType };
+        const NodeId c = m_out.addNode(std::move(call));
+        if (cm.outputCount > 1 || cm.tupleOutputs) {
+            for (std::uint32_t o = 0; o < cm.outputCount; ++o) {
+                Node item;
+                item.kind = NodeKind::TupleGetItem;
+                item.function = m_main;
+                item.index = o;
+                item.inputs = { TensorRef { c, 0 } };
+                item.outputTypes
+                    = { f.returnType.isTuple() ? f.returnType.field(o) : Type::unknown() };
+                outs.push_back(TensorRef { m_out.addNode(std::move(item)), 0 });
+            }
+        } else {
+            outs.push_back(TensorRef { c, 0 });
+        }
+        return outs;
+    }
+
     void composeModule(std::size_t k)
     {
         const ComposedModule &cm = m_modules[k];
@@ -153,6 +302,13 @@ private:
             return;
         }
         ModuleState st;
+        st.partition = gmain;
+        for (std::size_t i = 0; i < f.params.size(); ++i) {
+            if (cm.bindings[i].kind == ModuleBinding::Kind::Constant) {
+                const std::string &name = g.node(f.params[i]).name;
+                st.lifted.emplace(name.substr(name.starts_with('%') ? 1 : 0), &cm.bindings[i]);
+            }
+        }
         std::vector<TensorRef> args;
         for (std::size_t i = 0; i < f.params.size(); ++i) {
             TensorRef v = bindingValue(k, cm.bindings[i]);
@@ -162,78 +318,10 @@ private:
                 v = annotate(v, "annotation.compiler_begin", cm.annotateCompiler);
             args.push_back(v);
         }
-        std::vector<TensorRef> outs;
-        if (cm.callName.empty()) {
-            for (std::size_t i = 0; i < f.params.size(); ++i)
-                st.nodes.emplace(f.params[i].value, args[i]);
-            st.functions.emplace(gmain.value, m_main);
-            const NodeId result = f.result;
-            const bool tupleOut = cm.outputCount > 1 || cm.tupleOutputs;
-            for (NodeId n : g.topologicalOrder(gmain)) {
-                if (st.nodes.contains(n.value) || (tupleOut && n == result))
-                    continue;
-                copyNode(cm, st, n, m_main);
-            }
-            if (!m_error.empty())
-                return;
-            if (tupleOut) {
-                if (!result.isValid() || g.node(result).kind != NodeKind::Tuple
-                    || g.node(result).inputs.size() != cm.outputCount) {
-                    m_error = "mod" + std::to_string(k) + " does not return a tuple of "
-                        + std::to_string(cm.outputCount) + " outputs";
-                    return;
-                }
-                for (TensorRef t : g.node(result).inputs)
-                    outs.push_back(resolve(cm, st, t));
-            } else if (result.isValid()) {
-                outs.push_back(resolve(cm, st, TensorRef { result, 0 }));
-            }
-        } else {
-            Function fn = f;
-            fn.name = cm.callName;
-            fn.attrs = cm.callAttrs;
-            fn.params.clear();
-            fn.nodes.clear();
-            fn.result = {};
-            const FunctionId callee = m_out.addFunction(std::move(fn));
-            st.functions.emplace(gmain.value, callee);
-            for (std::size_t i = 0; i < f.params.size(); ++i) {
-                Node p = g.node(f.params[i]);
-                p.function = callee;
-                if (i < cm.callParams.size())
-                    p.name = "%" + cm.callParams[i];
-                const NodeId id = m_out.addNode(std::move(p));
-                m_out.function(callee).params.push_back(id);
-                st.nodes.emplace(f.params[i].value, TensorRef { id, 0 });
-            }
-            for (NodeId n : g.topologicalOrder(gmain)) {
-                if (!st.nodes.contains(n.value))
-                    copyNode(cm, st, n, callee);
-            }
-            if (f.result.isValid())
-                m_out.function(callee).result = resolve(cm, st, TensorRef { f.result, 0 }).node;
-            Node call;
-            call.kind = NodeKind::FunctionCall;
-            call.function = m_main;
-            call.callee = callee;
-            call.inputs = args;
-            call.outputTypes = { f.returnType };
-            const NodeId c = m_out.addNode(std::move(call));
-            if (cm.outputCount > 1 || cm.tupleOutputs) {
-                for (std::uint32_t o = 0; o < cm.outputCount; ++o) {
-                    Node item;
-                    item.kind = NodeKind::TupleGetItem;
-                    item.function = m_main;
-                    item.index = o;
-                    item.inputs = { TensorRef { c, 0 } };
-                    item.outputTypes
-                        = { f.returnType.isTuple() ? f.returnType.field(o) : Type::unknown() };
-                    outs.push_back(TensorRef { m_out.addNode(std::move(item)), 0 });
-                }
-            } else {
-                outs.push_back(TensorRef { c, 0 });
-            }
-        }
+        std::vector<TensorRef> outs = cm.callName.empty() ? inlineModule(k, st, gmain, args)
+                                                          : callModule(k, st, gmain, args);
+        if (!m_error.empty())
+            return;
         if (!cm.annotateCompiler.empty()) {
             for (TensorRef &o : outs)
                 o = annotate(o, "annotation.compiler_end", cm.annotateCompiler);
@@ -277,21 +365,44 @@ private:
             if (!st.nodes.contains(n.value))
                 copyNode(cm, st, n, id);
         }
-        for (NodeId p : src.params)
-            m_out.function(id).params.push_back(st.nodes.at(p.value).node);
+        for (NodeId p : src.params) {
+            if (!liftedCarrier(*cm.graph, st, p))
+                m_out.function(id).params.push_back(st.nodes.at(p.value).node);
+        }
         if (src.result.isValid())
-            m_out.function(id).result = resolve(cm, st, TensorRef { src.result, 0 }).node;
+            m_out.function(id).result
+                = localise(resolve(cm, st, TensorRef { src.result, 0 }), id).node;
         return id;
+    }
+
+    /// The arguments of a call of `callee` that pass lifted constants to it, dropped.
+    void dropLiftedArguments(const ComposedModule &cm, const ModuleState &st, FunctionId callee,
+                             std::vector<TensorRef> &inputs) const
+    {
+        const std::vector<NodeId> &params = cm.graph->function(callee).params;
+        std::vector<TensorRef> kept;
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            if (i >= params.size() || !liftedCarrier(*cm.graph, st, params[i]))
+                kept.push_back(inputs[i]);
+        }
+        inputs = std::move(kept);
     }
 
     NodeId copyNode(const ComposedModule &cm, ModuleState &st, NodeId id, FunctionId into)
     {
         const Node &src = cm.graph->node(id);
+        if (const ModuleBinding *lifted = liftedCarrier(*cm.graph, st, id)) {
+            const NodeId c = constantIn(into, lifted->constantRef, src.outputType());
+            st.nodes.emplace(id.value, TensorRef { c, 0 });
+            return c;
+        }
         Node n = src;
         n.function = into;
+        if (src.kind == NodeKind::FunctionCall && src.callee.isValid())
+            dropLiftedArguments(cm, st, src.callee, n.inputs);
         for (TensorRef &in : n.inputs) {
             if (in.isValid())
-                in = resolve(cm, st, in);
+                in = localise(resolve(cm, st, in), into);
         }
         if (src.callee.isValid())
             n.callee = copyFunction(cm, st, src.callee, into);
@@ -351,6 +462,7 @@ private:
     FunctionId m_main;
     std::unordered_map<std::string, NodeId> m_inputs;
     std::unordered_map<std::string, NodeId> m_constants;
+    std::map<std::pair<std::uint32_t, std::string>, NodeId> m_functionConstants;
     std::unordered_map<std::string, FunctionId> m_globals;
     std::vector<std::vector<TensorRef>> m_outputs;
 };

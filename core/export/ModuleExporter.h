@@ -31,6 +31,8 @@ struct ModuleSummary
         std::string parameter; ///< Parameter name when lifted.
         Type type;
         std::string sourceKey; ///< Graph::key of the source constant node.
+        /// Lifted: the functions besides `@main` given it as an extra parameter (`@helper`).
+        std::vector<std::string> threadedThrough;
     };
     std::vector<Constant> constants;
 };

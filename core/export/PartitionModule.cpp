@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/PartitionModule.h"
 
+#include "core/export/ConstantLifter.h"
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -16,14 +18,14 @@ class ModuleBuilder
 {
 public:
     ModuleBuilder(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k,
-                  bool lift, PartitionModule &out)
+                  ConstantLifting lifting, PartitionModule &out)
         : m_plan(plan)
         , m_src(plan.graph())
         , m_partition(plan.partitions().at(k))
         , m_iface(boundary.interfaces.at(k))
         , m_boundary(boundary)
         , m_out(out)
-        , m_lift(lift)
+        , m_lifter(plan.graph(), plan.function(), lifting, out)
     {
     }
 
@@ -35,6 +37,7 @@ public:
         addPassThroughParams(passThrough);
         copyPartitionNodes();
         setResult(passThrough);
+        m_lifter.finish();
         m_out.graph.finalize();
     }
 
@@ -112,17 +115,46 @@ private:
             if (!m_nodeMap.contains(n.value))
                 copyNode(n, id);
         }
-        Function &dst = m_out.graph.function(id);
+        // Parameters for lifted constants were appended while the body was copied; the
+        // function's own parameters come first.
+        std::vector<NodeId> params;
         for (NodeId p : src.params)
-            dst.params.push_back(m_nodeMap.at(p.value));
+            params.push_back(m_nodeMap.at(p.value));
+        Function &dst = m_out.graph.function(id);
+        dst.params.insert(dst.params.begin(), params.begin(), params.end());
         if (src.result.isValid())
             m_out.graph.function(id).result = resolve(TensorRef { src.result, 0 }).node;
         return id;
     }
 
+    /// A tensor constant copied into `into`: lifted (the value standing for it) or kept as a
+    /// re-indexed `meta[relay.Constant][i]` of the module.
+    NodeId copyConstant(NodeId id, FunctionId into)
+    {
+        const Node &src = m_src.node(id);
+        std::string reason;
+        const NodeId lifted = m_lifter.lift(id, into, reason);
+        if (lifted.isValid()) {
+            m_nodeMap.emplace(id.value, lifted);
+            return lifted;
+        }
+        Node n = src;
+        n.function = into;
+        n.scopes.clear();
+        ModuleConstant c { id, src.metaRef, {}, {}, src.outputType(), {}, std::move(reason) };
+        c.moduleRef = "meta[relay.Constant][" + std::to_string(m_metaCounter++) + "]";
+        n.metaRef = c.moduleRef;
+        m_out.constants.push_back(std::move(c));
+        const NodeId nid = m_out.graph.addNode(std::move(n));
+        m_nodeMap.emplace(id.value, nid);
+        return nid;
+    }
+
     NodeId copyNode(NodeId id, FunctionId into)
     {
         const Node &src = m_src.node(id);
+        if (src.kind == NodeKind::Constant && !src.metaRef.empty())
+            return copyConstant(id, into);
         Node n = src;
         n.function = into;
         for (TensorRef &in : n.inputs) {
@@ -135,31 +167,14 @@ private:
                                     callee.kind == Function::Kind::Global ? FunctionId {} : into);
         }
         n.scopes.clear();
-        if (src.kind == NodeKind::Constant && !src.metaRef.empty() && into == m_main) {
-            const std::size_t slot = m_out.constants.size();
-            ModuleConstant c { id, src.metaRef, {}, {}, src.outputType() };
-            if (m_lift) {
-                std::string name = "const_" + std::to_string(slot);
-                while (m_paramNames.contains(name))
-                    name += "_";
-                c.parameter = name;
-                m_out.constants.push_back(c);
-                const NodeId p = addParam(name, src.outputType());
-                m_nodeMap.emplace(id.value, p);
-                return p;
-            }
-            c.moduleRef = "meta[relay.Constant][" + std::to_string(m_metaCounter++) + "]";
-            n.metaRef = c.moduleRef;
-            m_out.constants.push_back(c);
-        } else if (src.kind == NodeKind::Constant && !src.metaRef.empty()) {
-            ModuleConstant c { id, src.metaRef, {}, {}, src.outputType() };
-            c.moduleRef = "meta[relay.Constant][" + std::to_string(m_metaCounter++) + "]";
-            n.metaRef = c.moduleRef;
-            m_out.constants.push_back(c);
-        }
+        const bool call = n.kind == NodeKind::FunctionCall;
+        if (call)
+            m_lifter.appendArguments(n);
         // Scopes (if branches, match clauses) belong to this node; copy them after it exists.
         const NodeId nid = m_out.graph.addNode(std::move(n));
         m_nodeMap.emplace(id.value, nid);
+        if (call)
+            m_lifter.addCallSite(nid);
         std::vector<FunctionId> scopes;
         for (FunctionId s : src.scopes)
             scopes.push_back(copyFunction(s, into));
@@ -182,6 +197,7 @@ private:
         main.typeParams = srcMain.typeParams;
         m_main = g.addFunction(std::move(main));
         m_functionMap.emplace(m_plan.function().value, m_main);
+        m_lifter.setModuleMain(m_main);
     }
 
     // Parameters: the interface inputs.
@@ -310,7 +326,7 @@ private:
     const PartitionInterface &m_iface;
     const BoundaryTable &m_boundary;
     PartitionModule &m_out;
-    bool m_lift;
+    ConstantLifter m_lifter;
     FunctionId m_main;
     std::unordered_map<TensorRef, TensorRef> m_override; // crossing tensors → parameters
     std::map<std::pair<std::uint32_t, std::uint32_t>, NodeId> m_fieldParams; // (node, field)
@@ -324,11 +340,11 @@ private:
 } // namespace
 
 PartitionModule extractPartition(const PartitionPlan &plan, const BoundaryTable &boundary,
-                                 std::size_t k, bool liftConstants,
+                                 std::size_t k, ConstantLifting lifting,
                                  const std::vector<std::string> &passThrough)
 {
     PartitionModule module;
-    ModuleBuilder(plan, boundary, k, liftConstants, module).build(passThrough);
+    ModuleBuilder(plan, boundary, k, lifting, module).build(passThrough);
     return module;
 }
 

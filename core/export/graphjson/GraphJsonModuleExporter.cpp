@@ -108,7 +108,7 @@ void addSources(GraphJsonBuilder &b, const PartitionPlan &plan, const BoundaryTa
         if (c.kind != NodeKind::Constant || b.where.contains(t))
             return;
         b.where[t] = { b.addNull(c.name, c.outputType()), 0 };
-        summary.constants.push_back({ c.name, c.name, {}, c.outputType(), src.key(t.node) });
+        summary.constants.push_back({ c.name, c.name, {}, c.outputType(), src.key(t.node), {} });
     };
     for (NodeId n : members) {
         for (const TensorRef &t : src.node(n).inputs)

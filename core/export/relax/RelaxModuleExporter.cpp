@@ -66,7 +66,9 @@ PartitionModule extractRelaxPartition(const PartitionPlan &plan, const BoundaryT
                                       const std::vector<std::string> &passThrough)
 {
     const Graph &src = plan.graph();
-    PartitionModule module = extractPartition(plan, boundary, k, liftConstants, passThrough);
+    PartitionModule module = extractPartition(
+        plan, boundary, k, liftConstants ? ConstantLifting::MainOnly : ConstantLifting::None,
+        passThrough);
     Graph &g = module.graph;
     g.setFormat("relax");
     g.setVersionHeader("");
@@ -110,8 +112,8 @@ bool RelaxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
     summary.parameters = module.parameters;
     std::vector<std::size_t> kept;
     for (const ModuleConstant &c : module.constants) {
-        summary.constants.push_back(
-            { c.sourceRef, c.moduleRef, c.parameter, c.type, src.key(c.source) });
+        summary.constants.push_back({ c.sourceRef, c.moduleRef, c.parameter, c.type,
+                                      src.key(c.source), c.threadedThrough });
         if (!c.moduleRef.empty()) {
             if (const auto index = relaxConstantIndex(c.sourceRef))
                 kept.push_back(*index);

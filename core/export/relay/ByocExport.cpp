@@ -26,7 +26,8 @@ bool byocModules(const ExportModel &m, std::string &byoc, std::string &annotated
     std::vector<PartitionModule> modules;
     modules.reserve(n);
     for (std::size_t k = 0; k < n; ++k)
-        modules.push_back(extractPartition(plan, boundary, k, false, m.passThrough[k]));
+        modules.push_back(
+            extractPartition(plan, boundary, k, ConstantLifting::None, m.passThrough[k]));
 
     std::vector<ComposedModule> composed(n);
     int region = 0;
