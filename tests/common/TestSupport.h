@@ -58,6 +58,12 @@ inline std::unique_ptr<Graph> load(const QString &path)
     return load(path.toStdString());
 }
 
+/// load() for a string literal (neither overload above is preferred for one).
+inline std::unique_ptr<Graph> load(const char *path)
+{
+    return load(std::string(path));
+}
+
 /// Imports a model the test cannot do without (an in-tree sample, a file the test just wrote);
 /// aborts the test program when it cannot be read.
 inline std::unique_ptr<Graph> loadOrAbort(const std::string &path)
@@ -66,6 +72,18 @@ inline std::unique_ptr<Graph> loadOrAbort(const std::string &path)
     if (!r.ok())
         qFatal("cannot import %s: %s", path.c_str(), r.firstError().c_str());
     return std::move(r.graph);
+}
+
+/// loadOrAbort() for a path held as a QString.
+inline std::unique_ptr<Graph> loadOrAbort(const QString &path)
+{
+    return loadOrAbort(path.toStdString());
+}
+
+/// loadOrAbort() for a string literal.
+inline std::unique_ptr<Graph> loadOrAbort(const char *path)
+{
+    return loadOrAbort(std::string(path));
 }
 
 /// `samples/<name>`, imported; aborts when the in-tree sample cannot be read.

@@ -33,32 +33,13 @@ QString samples()
     return QStringLiteral(CLEAVE_SAMPLES_DIR);
 }
 
-std::string readAll(const QString &path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return f.readAll().toStdString();
-}
-
-void writeAll(const QString &path, const std::string &text)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(text.data(), static_cast<qint64>(text.size()));
-}
-
-std::unique_ptr<Graph> load(const QString &path)
-{
-    return loadOrAbort(path.toStdString());
-}
-
 /// Writes an in-memory test graph as a Relay file and imports it back (so that verify can
 /// re-read the source named in the manifest).
 std::unique_ptr<Graph> materialise(const Graph &g, const QString &path)
 {
-    writeAll(path, printRelay(g));
-    return load(path);
+    if (!writeAll(path, printRelay(g)))
+        return nullptr;
+    return loadOrAbort(path);
 }
 
 ExportResult exportTo(const PartitionPlan &plan, const QString &dir, ExportOptions options = {})
@@ -187,7 +168,7 @@ void TestExport::exportThenVerify_data()
         const bool big = QFileInfo(model).size() > 500 * 1024;
         if (!big) {
             // A module whose @main is one call (a whole BYOC function) cannot be cut.
-            const auto graph = load(model);
+            const auto graph = loadOrAbort(model);
             if (opCalls(PartitionPlan(*graph)).size() < 3) {
                 QTest::newRow(qPrintable(name + QStringLiteral(" whole")))
                     << model << QStringLiteral("whole");
@@ -218,7 +199,7 @@ void TestExport::exportThenVerify()
     QFETCH(QString, model);
     QFETCH(QString, config);
     CLEAVE_SKIP_MISSING_CORPUS_ROW(model);
-    const auto graph = load(model);
+    const auto graph = loadOrAbort(model);
     PartitionPlan plan(*graph);
     const std::vector<NodeId> calls = opCalls(plan);
     ExportOptions options;
@@ -347,7 +328,7 @@ void TestExport::manifestContents()
     QCOMPARE(m["source"]["path"].get<std::string>(),
              QDir::cleanPath(samples() + QStringLiteral("/resnet18.relay")).toStdString());
     QCOMPARE(m["source"]["checksum"].get<std::string>(),
-             load(samples() + QStringLiteral("/resnet18.relay"))->checksum());
+             loadOrAbort(samples() + QStringLiteral("/resnet18.relay"))->checksum());
     QCOMPARE(m["module_format"].get<std::string>(), std::string("relay"));
     const json &p0 = m["partitions"][0];
     const json &p1 = m["partitions"][1];
@@ -376,14 +357,14 @@ void TestExport::manifestContents()
 
 void TestExport::reimportPrintsTvmStyle()
 {
-    const auto graph = load(samples() + QStringLiteral("/resnet18.relay"));
+    const auto graph = loadOrAbort(samples() + QStringLiteral("/resnet18.relay"));
     PartitionPlan plan(*graph);
     plan.cutAfterOps({ { "add", 0 } });
     QTemporaryDir tmp;
     QVERIFY(exportTo(plan, tmp.path()).ok);
     const std::string text = readAll(tmp.path() + QStringLiteral("/mod0.relay"));
     // Re-import with our importer and print again: identical text.
-    const auto mod0 = load(tmp.path() + QStringLiteral("/mod0.relay"));
+    const auto mod0 = loadOrAbort(tmp.path() + QStringLiteral("/mod0.relay"));
     QCOMPARE(QString::fromStdString(printRelay(*mod0)), QString::fromStdString(text));
     // TVM's style, line by line as in the source dump (which TVM printed).
     const std::string source = readAll(samples() + QStringLiteral("/resnet18.relay"));
@@ -486,7 +467,7 @@ void TestExport::tupleFieldsCrossing()
 
     // A whole tuple crossing: the inception block's concatenate isolated from its branches.
     // The four fields enter as data_n_0..3 and are regrouped before the concatenate.
-    const auto inception = load(samples() + QStringLiteral("/inception_block.relay"));
+    const auto inception = loadOrAbort(samples() + QStringLiteral("/inception_block.relay"));
     PartitionPlan split(*inception);
     NodeId concat;
     for (NodeId n : split.view().order()) {
@@ -528,16 +509,16 @@ void TestExport::metadataCarriesOnlyOwnConstants()
                               "}\n\n"
         + corpus.substr(meta);
     QTemporaryDir tmp;
-    writeAll(tmp.path() + QStringLiteral("/model.relay"), model);
-    const auto graph = load(tmp.path() + QStringLiteral("/model.relay"));
+    QVERIFY(writeAll(tmp.path() + QStringLiteral("/model.relay"), model));
+    const auto graph = loadOrAbort(tmp.path() + QStringLiteral("/model.relay"));
     const auto source = constantPayloads(graph->metadata());
     QVERIFY(source && source->size() == 2);
     PartitionPlan plan(*graph);
     plan.cutAfterOps({ { "nn.relu", 0 } });
     const QString dir = tmp.path() + QStringLiteral("/out");
     QVERIFY(exportTo(plan, dir).ok);
-    const auto mod0 = load(dir + QStringLiteral("/mod0.relay"));
-    const auto mod1 = load(dir + QStringLiteral("/mod1.relay"));
+    const auto mod0 = loadOrAbort(dir + QStringLiteral("/mod0.relay"));
+    const auto mod1 = loadOrAbort(dir + QStringLiteral("/mod1.relay"));
     QCOMPARE(constantPayloads(mod0->metadata()),
              std::optional(std::vector<std::string> { (*source)[1] }));
     QCOMPARE(constantPayloads(mod1->metadata()),
@@ -554,7 +535,7 @@ void TestExport::metadataCarriesOnlyOwnConstants()
     const std::size_t at = text1.find((*source)[0]);
     QVERIFY(at != std::string::npos);
     text1[at + 60] = text1[at + 60] == 'A' ? 'B' : 'A';
-    writeAll(dir + QStringLiteral("/mod1.relay"), text1);
+    QVERIFY(writeAll(dir + QStringLiteral("/mod1.relay"), text1));
     v = verifyExport(dir.toStdString());
     QVERIFY(!v.ok && !v.badInput);
     QCOMPARE(QString::fromStdString(v.firstDifference),
@@ -576,7 +557,7 @@ void TestExport::verifyDetectsAlteredExport()
     const std::size_t at = mod1.find(from);
     QVERIFY(at != std::string::npos);
     mod1.replace(at, from.size(), "%0 = nn.sigmoid(%data_n_0)");
-    writeAll(dir + QStringLiteral("/mod1.relay"), mod1);
+    QVERIFY(writeAll(dir + QStringLiteral("/mod1.relay"), mod1));
     const CliRun run = runCli({ QStringLiteral("verify"), dir });
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.out.contains("export does not recompose the source model: ")
@@ -586,13 +567,13 @@ void TestExport::verifyDetectsAlteredExport()
     std::string manifest = readAll(dir + QStringLiteral("/partitions.json"));
     const std::size_t file = manifest.find("\"mod1.relay\"");
     QVERIFY(file != std::string::npos);
-    writeAll(dir + QStringLiteral("/partitions.json"),
-             std::string(manifest).replace(file, 12, "\"../mod1.relay\""));
+    QVERIFY(writeAll(dir + QStringLiteral("/partitions.json"),
+                     std::string(manifest).replace(file, 12, "\"../mod1.relay\"")));
     const CliRun escaping = runCli({ QStringLiteral("verify"), dir });
     QCOMPARE(escaping.exitCode, 2);
     QVERIFY2(escaping.err.contains("module file '../mod1.relay' is not a plain file name"),
              escaping.err.constData());
-    writeAll(dir + QStringLiteral("/partitions.json"), "{\"source\": ");
+    QVERIFY(writeAll(dir + QStringLiteral("/partitions.json"), "{\"source\": "));
     const CliRun broken = runCli({ QStringLiteral("verify"), dir });
     QCOMPARE(broken.exitCode, 2);
     QVERIFY2(broken.err.contains("partitions.json: invalid JSON"), broken.err.constData());
@@ -603,7 +584,7 @@ void TestExport::verifyDetectsAlteredExport()
 
 void TestExport::failedExportKeepsFolder()
 {
-    const auto graph = load(samples() + QStringLiteral("/resnet18.relay"));
+    const auto graph = loadOrAbort(samples() + QStringLiteral("/resnet18.relay"));
     PartitionPlan plan(*graph);
     plan.cutAfterOps({ { "add", 0 } });
     QTemporaryDir tmp;
@@ -611,7 +592,7 @@ void TestExport::failedExportKeepsFolder()
     QVERIFY(exportTo(plan, dir).ok);
     const std::string before = readAll(dir + QStringLiteral("/mod1.relay"));
     const QStringList filesBefore = QDir(dir).entryList(QDir::Files, QDir::Name);
-    writeAll(dir + QStringLiteral("/user-notes.txt"), "mine");
+    QVERIFY(writeAll(dir + QStringLiteral("/user-notes.txt"), "mine"));
 
     // Three targets for two partitions: refused before anything is written.
     ExportOptions bad;
@@ -623,7 +604,7 @@ void TestExport::failedExportKeepsFolder()
     QCOMPARE(readAll(dir + QStringLiteral("/mod1.relay")), before);
     QCOMPARE(readAll(dir + QStringLiteral("/user-notes.txt")), std::string("mine"));
     // An output path that is a file: export.io, the file is untouched, no temporary left.
-    writeAll(tmp.path() + QStringLiteral("/file"), "x");
+    QVERIFY(writeAll(tmp.path() + QStringLiteral("/file"), "x"));
     const ExportResult io = exportTo(plan, tmp.path() + QStringLiteral("/file"));
     QVERIFY(!io.ok);
     // (resnet18.relay has no metadata section: export.no_metadata warnings come first.)
@@ -665,7 +646,7 @@ void TestExport::planFileExport()
 void TestExport::buildScriptCompiles()
 {
     QTemporaryDir tmp;
-    const auto graph = load(samples() + QStringLiteral("/resnet18.relay"));
+    const auto graph = loadOrAbort(samples() + QStringLiteral("/resnet18.relay"));
     PartitionPlan plan(*graph);
     plan.cutAfterOps({ { "add", 0 }, { "add", 2 } });
     ExportOptions options;

@@ -4,6 +4,7 @@
 // Primitive=1 fn literals) take them as extra parameters passed at every call, scopes and
 // closures read @main's parameter, and what cannot be lifted keeps a warning with its reason.
 // Every expected value below is derived by hand from the fixtures (tests/data/lift/README.md).
+#include "TestSupport.h"
 #include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
@@ -22,37 +23,13 @@
 #include <iterator>
 
 using namespace cleave;
+using namespace cleave::test;
 
 namespace {
 
 QString fixture(const char *name)
 {
     return QStringLiteral(CLEAVE_TESTDATA_DIR "/lift/") + QLatin1String(name);
-}
-
-std::string readAll(const QString &path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return f.readAll().toStdString();
-}
-
-bool writeAll(const QString &path, const std::string &text)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return false;
-    return f.write(text.data(), static_cast<qint64>(text.size()))
-        == static_cast<qint64>(text.size());
-}
-
-std::unique_ptr<Graph> load(const QString &path)
-{
-    ImportResult r = importFile(path.toStdString());
-    if (!r.ok())
-        return nullptr;
-    return std::move(r.graph);
 }
 
 std::vector<Diagnostic> withCode(const std::vector<Diagnostic> &all, const std::string &code)

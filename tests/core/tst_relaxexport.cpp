@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "TestSupport.h"
 #include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
@@ -19,20 +20,13 @@
 #include <set>
 
 using namespace cleave;
+using namespace cleave::test;
 
 namespace {
 
 QString corpusPath(const QString &name)
 {
     return QStringLiteral(CLEAVE_CORPUS_DIR "/relax/") + name;
-}
-
-std::unique_ptr<Graph> load(const QString &path)
-{
-    ImportResult r = importFile(path.toStdString());
-    if (!r.ok())
-        qFatal("cannot import %s: %s", qPrintable(path), r.firstError().c_str());
-    return std::move(r.graph);
 }
 
 std::vector<SplitPoint> parsePoints(const QString &spec)
@@ -133,7 +127,7 @@ void TestRelaxExport::exportAndVerify()
     QFETCH(int, partitions);
     if (!QFile::exists(corpusPath(file)))
         QSKIP("the Relax corpus is not available");
-    const auto graph = load(corpusPath(file));
+    const auto graph = loadOrAbort(corpusPath(file));
     PartitionPlan plan(*graph);
     const PlanEdit edit = plan.cutAfterOps(parsePoints(cuts));
     QVERIFY2(!hasErrors(edit.diagnostics),
@@ -207,7 +201,7 @@ void TestRelaxExport::byocMatchesMergeCompositeFunctions()
     const QString merged = corpusPath("diamond-A-B-A_merged-codegen_tvm-test.relax.py");
     if (!QFile::exists(before) || !QFile::exists(merged))
         QSKIP("the Relax corpus is not available");
-    const auto graph = load(before);
+    const auto graph = loadOrAbort(before);
     PartitionPlan plan(*graph);
     // {conv2d, relu} on A, {gelu} on B, {add} on A: A -> B -> A with a direct A -> A edge.
     plan.cutAfterOps(parsePoints("fused_relax_nn_relu:0,fused_relax_nn_gelu:0"));
@@ -219,8 +213,8 @@ void TestRelaxExport::byocMatchesMergeCompositeFunctions()
     const ExportResult r
         = exportPartitions(plan, computeBoundary(plan), options, dir.toStdString());
     QVERIFY2(r.ok, r.diagnostics.empty() ? "" : r.diagnostics.front().toString().c_str());
-    const auto byoc = load(dir + "/byoc.relax.py");
-    const auto reference = load(merged);
+    const auto byoc = loadOrAbort(dir + "/byoc.relax.py");
+    const auto reference = loadOrAbort(merged);
     const auto mine = codegenRegions(*byoc);
     QCOMPARE(mine.size(), std::size_t(3));
     QVERIFY(mine == codegenRegions(*reference));
@@ -244,7 +238,7 @@ void TestRelaxExport::placedModule()
     const QString resnet = corpusPath("resnet18_onnx_adreno-texture_tvm-v0.26.relax.py");
     if (!QFile::exists(resnet))
         QSKIP("the Relax corpus is not available");
-    const auto graph = load(resnet);
+    const auto graph = loadOrAbort(resnet);
     PartitionPlan plan(*graph);
     plan.cutAfterOps(parsePoints("relax.nn.conv2d:5,relax.nn.conv2d:12"));
     QCOMPARE(int(plan.partitionCount()), 3);
@@ -255,7 +249,7 @@ void TestRelaxExport::placedModule()
     const QString dir = tmp.path() + "/placed";
     const ExportResult r = exportPartitions(plan, boundary, options, dir.toStdString());
     QVERIFY2(r.ok, r.diagnostics.empty() ? "" : r.diagnostics.front().toString().c_str());
-    const auto placed = load(dir + "/placed.relax.py");
+    const auto placed = loadOrAbort(dir + "/placed.relax.py");
     const AttrValue *infos = placed->moduleAttrs().find("global_infos");
     QVERIFY(infos);
     QCOMPARE(QString::fromStdString(infos->text),
