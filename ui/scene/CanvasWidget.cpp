@@ -440,7 +440,7 @@ void CanvasWidget::Private::applyPlan()
                 if (b.bytes)
                     text += QStringLiteral(" · ") + badgeBytes(*b.bytes);
                 auto *badge = new BadgeItem(it->first, text, colour);
-                badge->setPos(it->second->path().pointAtPercent(0.5));
+                badge->setPos(it->second->midPoint());
                 scene->addItem(badge);
                 planItems.push_back(badge);
                 badges.push_back(badge);
@@ -897,7 +897,7 @@ QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
     auto it = d->edgeItems.find(EdgeRef { tensor, consumer });
     if (it == d->edgeItems.end())
         return {};
-    return d->view->mapFromScene(it->second->path().pointAtPercent(0.5));
+    return d->view->mapFromScene(it->second->midPoint());
 }
 
 QGraphicsView *CanvasWidget::view() const

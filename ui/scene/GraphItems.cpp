@@ -10,6 +10,7 @@
 #include <QPainterPathStroker>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
 #include <cmath>
 
 namespace cleave::ui {
@@ -320,6 +321,36 @@ QPolygonF EdgeItem::arrow() const
 void EdgeItem::onCurve(QPolygonF &out) const
 {
     onCurvePoints(*m_spline, out);
+}
+
+QPointF EdgeItem::midPoint() const
+{
+    const std::vector<LayoutPoint> &p = m_spline->points;
+    if (p.empty())
+        return {};
+    auto chord
+        = [&](std::size_t i) { return std::hypot(p[i + 3].x - p[i].x, p[i + 3].y - p[i].y); };
+    double total = 0;
+    for (std::size_t i = 0; i + 3 < p.size(); i += 3)
+        total += chord(i);
+    double remaining = total / 2;
+    for (std::size_t i = 0; i + 3 < p.size(); i += 3) {
+        const double length = chord(i);
+        if (remaining > length && i + 6 < p.size()) {
+            remaining -= length;
+            continue;
+        }
+        // The cubic Bézier of this segment at the matching fraction of its chord.
+        const double t = length > 0 ? std::clamp(remaining / length, 0.0, 1.0) : 0.5;
+        const double u = 1 - t;
+        const double a = u * u * u;
+        const double b = 3 * u * u * t;
+        const double c = 3 * u * t * t;
+        const double d = t * t * t;
+        return { a * p[i].x + b * p[i + 1].x + c * p[i + 2].x + d * p[i + 3].x,
+                 a * p[i].y + b * p[i + 1].y + c * p[i + 2].y + d * p[i + 3].y };
+    }
+    return { p.front().x, p.front().y };
 }
 
 const QPolygonF &EdgeItem::polyline() const
