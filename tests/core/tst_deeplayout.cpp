@@ -82,6 +82,7 @@ private slots:
     void binaryLayoutRoundTrip();
     void lateReadChainSlidesDownToItsReader();
     void recurrentModelIsOrderedWithoutGraphviz();
+    void longEdgeKeepsOneLane();
 };
 
 void TestDeepLayout::depthOfSmallChain()
@@ -346,6 +347,45 @@ void TestDeepLayout::recurrentModelIsOrderedWithoutGraphviz()
         QCOMPARE(spline.arrowTip.y, to->y);
         QCOMPARE(spline.points.size() % 3, std::size_t(1));
     }
+}
+
+void TestDeepLayout::longEdgeKeepsOneLane()
+{
+    // x -> c1 -> ... -> c100 -> m, and c1 -> m: the long edge passes ranks 2..100 (c2..c100)
+    // beside the chain. c2 and c50 have long names (wider boxes), so the free position beside
+    // the chain is further out on their ranks than on the others. The lane taken beside c2
+    // clears every narrower box below: the route is one curve from c1 into the lane, one
+    // vertical segment down the lane and one curve into m (3 segments, 10 points), not a
+    // detour at every change of width.
+    test::GraphBuilder b;
+    const Shape s { 1, 8 };
+    NodeId c = b.input("x", s);
+    std::vector<NodeId> chain;
+    for (int k = 1; k <= 100; ++k) {
+        c = b.op(k == 2 || k == 50 ? "nn.conv2d_transpose_with_a_long_name" : "nn.relu", { c }, s);
+        chain.push_back(c);
+    }
+    const NodeId m = b.op("add", { c, chain.front() }, s);
+    auto graph = b.finish(m);
+    const LayoutGraph lg = buildLayoutGraph(*graph, graph->mainFunction());
+    LayoutSettings settings;
+    settings.engine = "cleave-order";
+    const LayoutResult r = computeLayout(lg, settings);
+    QVERIFY2(r.isOk(), r.message.c_str());
+    const LayoutSpline *route = r.layout->spline(TensorRef { chain.front(), 0 }, m);
+    QVERIFY(route);
+    QCOMPARE(route->points.size(), std::size_t(10));
+    // The lane: the on-curve points 3 (top of c2's rank) and 6 (bottom of c100's rank).
+    const LayoutPoint top = route->points[3];
+    const LayoutPoint bottom = route->points[6];
+    QCOMPARE(top.x, bottom.x);
+    QCOMPARE(top.y, r.layout->rect(chain[1])->y);
+    QCOMPARE(bottom.y, r.layout->rect(chain.back())->bottom());
+    for (std::size_t k = 1; k < chain.size(); ++k) {
+        const LayoutRect *box = r.layout->rect(chain[k]);
+        QVERIFY(top.x < box->x || top.x > box->right());
+    }
+    QVERIFY(!anyOverlap(*r.layout));
 }
 
 QTEST_APPLESS_MAIN(TestDeepLayout)
