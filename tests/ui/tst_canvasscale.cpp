@@ -89,6 +89,7 @@ private slots:
     void cancelledLayoutCanBeRestarted();
     void longRoutesAreStrokedOnlyNearTheView();
     void edgeMidPointIsHalfwayAlongItsRoute();
+    void farPictureShowsBoundaryEdgesInTheirColour();
 
 private:
     QTemporaryDir m_cache;
@@ -281,6 +282,52 @@ void TestCanvasScale::edgeMidPointIsHalfwayAlongItsRoute()
     const QPointF mid = item.midPoint();
     QCOMPARE(mid.x(), 0.0);
     QCOMPARE(mid.y(), 159.375);
+}
+
+void TestCanvasScale::farPictureShowsBoundaryEdgesInTheirColour()
+{
+    // A cut across the chain's middle: below zoom 0.1 the canvas paints one picture of the whole
+    // drawing (FarPicture), where ordinary edges are 1-pixel grey lines and boundary edges
+    // 2-pixel lines in their producer partition's colour, drawn over the ordinary ones.
+    Chain c = gatedChain(40);
+    CanvasWidget canvas;
+    canvas.setCacheDirectory(m_cache.path());
+    canvas.resize(900, 700);
+    canvas.show();
+    canvas.setGraph(c.graph.get(), c.graph->mainFunction(), "far-boundary");
+    QVERIFY(waitForLayout(canvas));
+    PartitionPlan plan(*c.graph);
+    const EdgeRef cut { TensorRef { c.multiply[19], 0 }, c.relu[20] };
+    plan.apply(plan.cutAcrossEdges({ cut }));
+    QCOMPARE(plan.partitions().size(), std::size_t(2));
+    const BoundaryTable boundary = computeBoundary(plan);
+    canvas.setPlan(&plan, &boundary);
+    const ui::EdgeItem *edge = nullptr;
+    for (const ui::EdgeItem *e : itemsOf<ui::EdgeItem>(canvas.view()->scene()))
+        if (e->edge() == cut)
+            edge = e;
+    QVERIFY(edge);
+    const QColor colour = edge->boundaryColour();
+    QVERIFY(colour.isValid());
+
+    QGraphicsView *view = canvas.view();
+    view->setTransform(QTransform::fromScale(0.08, 0.08));
+    view->centerOn(edge->midPoint());
+    const QImage image = view->viewport()->grab().toImage();
+    // The edge runs down from multiply_19 to relu_20: look along a few pixels of its middle
+    // for the pixel nearest the boundary colour (the picture is scaled smoothly).
+    const QPoint mid = view->mapFromScene(edge->midPoint());
+    int best = 3 * 255;
+    for (int dy = -2; dy <= 2; ++dy) {
+        for (int dx = -2; dx <= 2; ++dx) {
+            const QColor got = image.pixelColor(mid + QPoint(dx, dy));
+            best = std::min(best,
+                            std::abs(got.red() - colour.red())
+                                + std::abs(got.green() - colour.green())
+                                + std::abs(got.blue() - colour.blue()));
+        }
+    }
+    QVERIFY2(best < 90, qPrintable(QString::number(best)));
 }
 
 QTEST_MAIN(TestCanvasScale)
