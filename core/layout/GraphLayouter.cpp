@@ -169,7 +169,8 @@ std::string chooseEngine(const LayoutGraph &graph, const LayoutSettings &setting
         return "cleave-order";
     if (!settings.engine.empty())
         return settings.engine;
-    if (graph.nodes.size() > settings.graphvizNodeLimit)
+    if (graph.nodes.size() > settings.graphvizNodeLimit
+        || orderingPositions(graph) > settings.graphvizOrderingLimit)
         return "cleave-order";
     return graph.nodes.size() > settings.fullDotLimit ? "dot-order" : "dot";
 }
@@ -300,7 +301,8 @@ std::string layoutCacheKey(const std::string &modelKey, const LayoutGraph &graph
     // or with other limits is another layout.
     return LayoutCache::keyFor(modelKey, graph) + "-" + chooseEngine(graph, settings) + "-"
         + std::to_string(settings.fullDotLimit) + "." + std::to_string(settings.tuneLimit) + "."
-        + std::to_string(settings.graphvizNodeLimit);
+        + std::to_string(settings.graphvizNodeLimit) + "."
+        + std::to_string(settings.graphvizOrderingLimit);
 }
 
 LayoutResult computeLayoutCached(LayoutCache *cache, const std::string &modelKey,

@@ -32,7 +32,7 @@ Adjacency adjacencyOf(const LayoutGraph &graph)
 
 // Longest-path ranks in topological order (Kahn); nodes on a cycle (never in a dataflow graph,
 // but the input is not trusted) are ranked after their ranked predecessors, in index order.
-std::vector<int> longestPathRanks(const Adjacency &a)
+std::vector<int> longestPathRanks(const Adjacency &a, std::vector<std::uint32_t> *topoOut = nullptr)
 {
     const std::size_t n = a.preds.size();
     std::vector<int> rank(n, 0);
@@ -62,6 +62,76 @@ std::vector<int> longestPathRanks(const Adjacency &a)
                 rank[v] = std::max(rank[v], rank[u] + 1);
         done[v] = true;
     }
+    if (topoOut != nullptr)
+        *topoOut = std::move(queue);
+    return rank;
+}
+
+// The lowest rank a node with successors may take: just above its first successor.
+int lowestFeasible(const std::vector<std::uint32_t> &succs, const std::vector<int> &rank)
+{
+    int lowest = rank[succs.front()];
+    for (std::uint32_t s : succs)
+        lowest = std::min(lowest, rank[s]);
+    return lowest - 1;
+}
+
+// Network simplex's single-node moves, greedily, in linear time per pass. Moving a node down
+// one rank shortens its out-edges and lengthens its in-edges by one: a node with more out- than
+// in-edges moves down to just above its first successor; one with as many moves down too when
+// that gains more than one rank, so a chain computed early and read thousands of ranks later
+// (an unrolled LSTM's per-step results, read by the final concatenation) slides down next to its
+// reader instead of dragging long edges across the drawing. Then a node with more in- than
+// out-edges moves up to just below its last predecessor. Ranks stay a valid layering.
+void balanceRanks(const Adjacency &a, const std::vector<std::uint32_t> &topo,
+                  std::vector<int> &rank)
+{
+    constexpr int maxPasses = 8;
+    for (int pass = 0; pass < maxPasses; ++pass) {
+        bool moved = false;
+        for (std::size_t i = topo.size(); i-- > 0;) {
+            const std::uint32_t v = topo[i];
+            const auto &succs = a.succs[v];
+            const std::size_t ins = a.preds[v].size();
+            if (succs.empty() || succs.size() < ins)
+                continue;
+            const int slack = succs.size() == ins ? 1 : 0;
+            const int lowest = lowestFeasible(succs, rank);
+            if (lowest > rank[v] + slack) {
+                rank[v] = lowest;
+                moved = true;
+            }
+        }
+        for (const std::uint32_t v : topo) {
+            const auto &preds = a.preds[v];
+            if (preds.empty() || preds.size() <= a.succs[v].size())
+                continue;
+            int highest = rank[preds.front()];
+            for (std::uint32_t p : preds)
+                highest = std::max(highest, rank[p]);
+            if (highest + 1 < rank[v]) {
+                rank[v] = highest + 1;
+                moved = true;
+            }
+        }
+        if (!moved)
+            break;
+    }
+}
+
+// Cleave's ranking: longest path, sources just above their first consumer, then balanced.
+std::vector<int> layeredRanks(const Adjacency &adj)
+{
+    std::vector<std::uint32_t> topo;
+    std::vector<int> rank = longestPathRanks(adj, &topo);
+    // Inputs and other sources sit just above their first consumer, not all on rank 0 with
+    // edges running down the whole drawing.
+    for (std::size_t v = 0; v < rank.size(); ++v) {
+        if (!adj.preds[v].empty() || adj.succs[v].empty())
+            continue;
+        rank[v] = std::max(0, lowestFeasible(adj.succs[v], rank));
+    }
+    balanceRanks(adj, topo, rank);
     return rank;
 }
 
@@ -75,22 +145,24 @@ std::size_t longestPathDepth(const LayoutGraph &graph)
     return static_cast<std::size_t>(*std::max_element(rank.begin(), rank.end())) + 1;
 }
 
+std::size_t orderingPositions(const LayoutGraph &graph)
+{
+    const std::vector<int> rank = layeredRanks(adjacencyOf(graph));
+    std::size_t positions = graph.nodes.size();
+    for (const LayoutGraph::Edge &e : graph.edges) {
+        const int span = e.stub ? 0 : rank[e.to] - rank[e.from];
+        if (span > 1)
+            positions += static_cast<std::size_t>(span - 1);
+    }
+    return positions;
+}
+
 void rankAndOrder(const LayoutGraph &graph, std::vector<int> &rank, std::vector<int> &order,
                   int sweeps)
 {
     const std::size_t n = graph.nodes.size();
     const Adjacency adj = adjacencyOf(graph);
-    rank = longestPathRanks(adj);
-    // Inputs and other sources sit just above their first consumer, not all on rank 0 with
-    // edges running down the whole drawing.
-    for (std::size_t v = 0; v < n; ++v) {
-        if (!adj.preds[v].empty() || adj.succs[v].empty())
-            continue;
-        int lowest = rank[adj.succs[v].front()];
-        for (std::uint32_t s : adj.succs[v])
-            lowest = std::min(lowest, rank[s]);
-        rank[v] = std::max(0, lowest - 1);
-    }
+    rank = layeredRanks(adj);
 
     // Elements: the nodes, then one virtual element per rank crossed by a long edge (bounded:
     // past the budget, long edges get no virtual positions and are routed beside the ranks).

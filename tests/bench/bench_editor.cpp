@@ -18,7 +18,7 @@
 //               keeps from earlier stages.
 // Times are milliseconds of process CPU time (all threads), see Clock.
 // Usage: bench_editor [--cases rnnt,samples,resnet50,gen10000,gen30000,gen100000,chain100000]
-//                     [--timeout SECONDS] [--frames-only] [--in-process]
+//                     [--timeout SECONDS] [--in-process] [--frame-log]
 #include "BenchGraphs.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/formats/FormatRegistry.h"
@@ -149,20 +149,32 @@ Opened openModel(const Case &c, ui::CanvasWidget &canvas, QImage &image)
     return o;
 }
 
+// --frame-log: every frame's zoom, step and time on stderr (which one is the worst).
+bool g_frameLog = false;
+
+void logFrame(const char *what, qreal zoom, int step, double ms)
+{
+    if (g_frameLog)
+        std::fprintf(stderr, "frame %-8s zoom %.3f step %d: %.1f ms\n", what, zoom, step, ms);
+}
+
 std::vector<double> panZoomFrames(QGraphicsView *view, QImage &image)
 {
     std::vector<double> times;
     for (qreal zoom : { 1.0, 0.45, 0.2, 0.1, 0.05, 0.02, 0.01 }) {
         view->setTransform(QTransform::fromScale(zoom, zoom));
         times.push_back(renderFrame(view, image));
+        logFrame("zoom", zoom, 0, times.back());
         for (int step = 0; step < 2; ++step) {
             view->translate(0, -300 / zoom);
             view->centerOn(view->mapToScene(view->viewport()->rect().center() + QPoint(0, 300)));
             times.push_back(renderFrame(view, image));
+            logFrame("pan", zoom, step + 1, times.back());
         }
     }
     view->fitInView(view->sceneRect(), Qt::KeepAspectRatio);
     times.push_back(renderFrame(view, image));
+    logFrame("fit", view->transform().m11(), 0, times.back());
     return times;
 }
 
@@ -217,20 +229,31 @@ void runCase(const Case &c, const std::string &cacheDir)
     double levelMs = -1;
     {
         const auto start = Clock::now();
+        auto phase = start;
+        auto logPhase = [&](const char *name) {
+            if (g_frameLog)
+                std::fprintf(stderr, "level    %-10s %.1f ms\n", name, msSince(phase));
+            phase = Clock::now();
+        };
         canvas->setPlan(nullptr, nullptr);
         BlockGraph blocks = collapseBlocks(*cold.graph, cold.graph->mainFunction(), cold.blocks);
+        logPhase("collapse");
         canvas->setGraph(&blocks.graph, blocks.graph.mainFunction(),
                          cold.graph->checksum() + "/blocks");
         if (waitForLayout(*canvas)) {
+            logPhase("layout");
             PlanConversion converted = relayPlanToKernels(*cold.plan, blocks.mapping, blocks.graph);
             std::optional<PartitionPlan> blockPlan;
             BoundaryTable blockBoundary;
             if (converted.plan) {
                 blockPlan.emplace(std::move(*converted.plan));
                 blockBoundary = computeBoundary(*blockPlan);
+                logPhase("convert");
                 canvas->setPlan(&*blockPlan, &blockBoundary);
+                logPhase("setPlan");
             }
             renderFrame(canvas->view(), image);
+            logPhase("frame");
             levelMs = msSince(start);
             canvas->setPlan(nullptr, nullptr);
         }
@@ -278,6 +301,8 @@ int main(int argc, char **argv)
                 wanted.push_back(list.substr(pos, comma - pos));
                 pos = comma == std::string::npos ? list.size() : comma + 1;
             }
+        } else if (arg == "--frame-log") {
+            g_frameLog = true;
         } else if (arg == "--in-process") {
             inProcess = true; // no child per case (for heaptrack, perf, a debugger)
         } else if (arg == "--timeout" && i + 1 < argc) {

@@ -80,6 +80,9 @@ private slots:
     void hundredThousandNodeChainIsLaidOutWithoutGraphviz();
     void denseBlockKeepsItsMainChain();
     void binaryLayoutRoundTrip();
+    void lateReadChainSlidesDownToItsReader();
+    void recurrentModelIsOrderedWithoutGraphviz();
+    void longEdgeKeepsOneLane();
 };
 
 void TestDeepLayout::depthOfSmallChain()
@@ -237,6 +240,152 @@ void TestDeepLayout::binaryLayoutRoundTrip()
     bad[0] = 'X';
     QVERIFY(!layoutFromBinary(bad, back));
     QVERIFY(!layoutFromBinary(bytes + "x", back));
+}
+
+void TestDeepLayout::lateReadChainSlidesDownToItsReader()
+{
+    // x -> c1 -> ... -> c50 -> m, and a side branch from another input y -> s1 -> s2 -> m (a
+    // value computed from an input early in program order and read at the end). Longest path
+    // puts y, s1, s2 on ranks 0, 1, 2, with a 49-rank edge down to m on rank 51 (48 virtual
+    // positions). s1 and s2 have one in- and one out-edge and y none in: moving them down
+    // costs nothing, so the branch slides down next to m (s2 on rank 50, s1 on 49, y on 48) and
+    // no edge spans more than one rank.
+    test::GraphBuilder b;
+    const Shape s { 1, 8 };
+    const NodeId x = b.input("x", s);
+    const NodeId y = b.input("y", s);
+    std::vector<NodeId> chain;
+    NodeId c = x;
+    for (int k = 1; k <= 50; ++k) {
+        c = b.op("nn.relu", { c }, s);
+        chain.push_back(c);
+    }
+    const NodeId s1 = b.op("sigmoid", { y }, s);
+    const NodeId s2 = b.op("tanh", { s1 }, s);
+    const NodeId m = b.op("multiply", { c, s2 }, s);
+    auto graph = b.finish(m);
+    const LayoutGraph lg = buildLayoutGraph(*graph, graph->mainFunction());
+    QCOMPARE(lg.nodes.size(), std::size_t(55));
+    std::vector<int> rank;
+    std::vector<int> order;
+    rankAndOrder(lg, rank, order);
+    auto rankOf = [&](NodeId id) {
+        for (std::size_t i = 0; i < lg.nodes.size(); ++i)
+            if (lg.nodes[i].id == id)
+                return rank[i];
+        return -1;
+    };
+    QCOMPARE(rankOf(x), 0);
+    QCOMPARE(rankOf(y), 48);
+    QCOMPARE(rankOf(chain.front()), 1);
+    QCOMPARE(rankOf(chain.back()), 50);
+    QCOMPARE(rankOf(s1), 49);
+    QCOMPARE(rankOf(s2), 50);
+    QCOMPARE(rankOf(m), 51);
+    // Every edge spans one rank: nothing virtual to order.
+    QCOMPARE(orderingPositions(lg), std::size_t(55));
+}
+
+void TestDeepLayout::recurrentModelIsOrderedWithoutGraphviz()
+{
+    // An unrolled recurrence whose every step is also read by a final concatenation (an
+    // unrolled LSTM's per-step outputs): h0 -> a1 -> h1 -> a2 -> h2 ... -> hT, concat(h1..hT).
+    // Ranks by hand: h0 0, a_t 2t-1, h_t 2t, concat 2T+1; h_t -> concat spans 2T+1-2t ranks, so
+    // 2T-2t virtual positions: T(T-1) in all. No node can move (a_t has one in- and one
+    // out-edge and gains nothing; h_t is pinned by a_{t+1}).
+    constexpr std::size_t steps = 400;
+    test::GraphBuilder b;
+    const Shape s { 1, 8 };
+    const NodeId h0 = b.input("h0", s);
+    NodeId h = h0;
+    std::vector<NodeId> a;
+    std::vector<NodeId> hs;
+    for (std::size_t t = 1; t <= steps; ++t) {
+        a.push_back(b.op("nn.relu", { h }, s));
+        h = b.op("tanh", { a.back() }, s);
+        hs.push_back(h);
+    }
+    const NodeId concat = b.op("concatenate", hs, s);
+    auto graph = b.finish(concat);
+    const LayoutGraph lg = buildLayoutGraph(*graph, graph->mainFunction());
+    QCOMPARE(lg.nodes.size(), 2 * steps + 2);
+    QCOMPARE(orderingPositions(lg), 2 * steps + 2 + steps * (steps - 1));
+    // 802 nodes (full dot's range by count) but 160,402 positions to order: past the bound, so
+    // Graphviz is not used; below it (the bound raised) the node count decides again.
+    LayoutSettings settings;
+    QVERIFY(orderingPositions(lg) > settings.graphvizOrderingLimit);
+    QCOMPARE(chooseEngine(lg, settings), std::string("cleave-order"));
+    LayoutSettings generous;
+    generous.graphvizOrderingLimit = 200000;
+    QCOMPARE(chooseEngine(lg, generous), std::string("dot"));
+
+    const LayoutResult r = computeLayout(lg, settings);
+    QVERIFY2(r.isOk(), r.message.c_str());
+    const Layout &l = *r.layout;
+    QCOMPARE(l.engine, std::string("cleave-order"));
+    QCOMPARE(l.nodes.size(), 2 * steps + 2);
+    QCOMPARE(l.edges.size(), 3 * steps); // a_t and h_t read one value each, concat T
+    // Top to bottom in rank order: h_{t-1} above a_t above h_t, the concatenation last.
+    const LayoutRect *previous = l.rect(h0);
+    QVERIFY(previous);
+    for (std::size_t t = 0; t < steps; ++t) {
+        const LayoutRect *ra = l.rect(a[t]);
+        const LayoutRect *rh = l.rect(hs[t]);
+        QVERIFY(ra && rh);
+        QVERIFY(ra->y > previous->bottom());
+        QVERIFY(rh->y > ra->bottom());
+        previous = rh;
+    }
+    QVERIFY(l.rect(concat)->y > previous->bottom());
+    QVERIFY(!anyOverlap(l));
+    // Every edge runs downwards from its producer's bottom to its arrow on the consumer's top.
+    for (const auto &[ref, spline] : l.edges) {
+        const LayoutRect *from = l.rect(ref.tensor.node);
+        const LayoutRect *to = l.rect(ref.consumer);
+        QVERIFY(from && to && !spline.points.empty());
+        QCOMPARE(spline.points.front().y, from->bottom());
+        QCOMPARE(spline.arrowTip.y, to->y);
+        QCOMPARE(spline.points.size() % 3, std::size_t(1));
+    }
+}
+
+void TestDeepLayout::longEdgeKeepsOneLane()
+{
+    // x -> c1 -> ... -> c100 -> m, and c1 -> m: the long edge passes ranks 2..100 (c2..c100)
+    // beside the chain. c2 and c50 have long names (wider boxes), so the free position beside
+    // the chain is further out on their ranks than on the others. The lane taken beside c2
+    // clears every narrower box below: the route is one curve from c1 into the lane, one
+    // vertical segment down the lane and one curve into m (3 segments, 10 points), not a
+    // detour at every change of width.
+    test::GraphBuilder b;
+    const Shape s { 1, 8 };
+    NodeId c = b.input("x", s);
+    std::vector<NodeId> chain;
+    for (int k = 1; k <= 100; ++k) {
+        c = b.op(k == 2 || k == 50 ? "nn.conv2d_transpose_with_a_long_name" : "nn.relu", { c }, s);
+        chain.push_back(c);
+    }
+    const NodeId m = b.op("add", { c, chain.front() }, s);
+    auto graph = b.finish(m);
+    const LayoutGraph lg = buildLayoutGraph(*graph, graph->mainFunction());
+    LayoutSettings settings;
+    settings.engine = "cleave-order";
+    const LayoutResult r = computeLayout(lg, settings);
+    QVERIFY2(r.isOk(), r.message.c_str());
+    const LayoutSpline *route = r.layout->spline(TensorRef { chain.front(), 0 }, m);
+    QVERIFY(route);
+    QCOMPARE(route->points.size(), std::size_t(10));
+    // The lane: the on-curve points 3 (top of c2's rank) and 6 (bottom of c100's rank).
+    const LayoutPoint top = route->points[3];
+    const LayoutPoint bottom = route->points[6];
+    QCOMPARE(top.x, bottom.x);
+    QCOMPARE(top.y, r.layout->rect(chain[1])->y);
+    QCOMPARE(bottom.y, r.layout->rect(chain.back())->bottom());
+    for (std::size_t k = 1; k < chain.size(); ++k) {
+        const LayoutRect *box = r.layout->rect(chain[k]);
+        QVERIFY(top.x < box->x || top.x > box->right());
+    }
+    QVERIFY(!anyOverlap(*r.layout));
 }
 
 QTEST_APPLESS_MAIN(TestDeepLayout)

@@ -87,6 +87,9 @@ private slots:
     void deepChainIsLaidOutByCleave();
     void regionPaintsOnlyWhatIsVisible();
     void cancelledLayoutCanBeRestarted();
+    void longRoutesAreStrokedOnlyNearTheView();
+    void edgeMidPointIsHalfwayAlongItsRoute();
+    void farPictureShowsBoundaryEdgesInTheirColour();
 
 private:
     QTemporaryDir m_cache;
@@ -201,6 +204,130 @@ void TestCanvasScale::cancelledLayoutCanBeRestarted()
     QVERIFY(canvas.isLayoutReady());
     QCOMPARE(itemsOf<ui::NodeItem>(canvas.view()->scene()).size(), std::size_t(9001));
     QVERIFY(!button->isVisible());
+}
+
+void TestCanvasScale::longRoutesAreStrokedOnlyNearTheView()
+{
+    // An unrolled recurrence whose every step is also read by a final concatenation: h_t ->
+    // concat edges run down the rest of the drawing, so most routes of the one partition pass
+    // any viewport. Only their segments near the viewport may be stroked.
+    constexpr std::size_t steps = 330;
+    test::GraphBuilder b;
+    const Shape s { 1, 8 };
+    NodeId h = b.input("h0", s);
+    std::vector<NodeId> a;
+    std::vector<NodeId> hs;
+    for (std::size_t t = 1; t <= steps; ++t) {
+        a.push_back(b.op("nn.relu", { h }, s));
+        h = b.op("tanh", { a.back() }, s);
+        hs.push_back(h);
+    }
+    auto graph = b.finish(b.op("concatenate", hs, s));
+    CanvasWidget canvas;
+    canvas.setCacheDirectory(m_cache.path());
+    canvas.resize(900, 700);
+    canvas.show();
+    canvas.setGraph(graph.get(), graph->mainFunction(), "long-routes");
+    QVERIFY(waitForLayout(canvas));
+    PartitionPlan plan(*graph);
+    const BoundaryTable boundary = computeBoundary(plan);
+    canvas.setPlan(&plan, &boundary);
+    const auto regions = itemsOf<ui::PartitionRegionItem>(canvas.view()->scene());
+    QCOMPARE(regions.size(), std::size_t(1));
+    const ui::PartitionRegionItem *region = regions.front();
+    // Every edge but h0 -> a_1 (h0 is an input, in no partition): 3 per step, less one.
+    QCOMPARE(region->routeCount(), 3 * steps - 1);
+
+    QGraphicsView *view = canvas.view();
+    view->setTransform(QTransform());
+    view->centerOn(view->mapToScene(canvas.viewportPosOfNode(a[steps / 2])));
+    const QImage image = view->viewport()->grab().toImage();
+    QVERIFY(!image.isNull());
+    // Segments whose box meets the viewport grown by half the 40-point route pen (and a
+    // point of rounding): what may be stroked. All segments: what a whole-route stroke costs.
+    const QRectF near
+        = view->mapToScene(view->viewport()->rect()).boundingRect().adjusted(-21, -21, 21, 21);
+    std::size_t nearSegments = 0;
+    std::size_t allSegments = 0;
+    for (const QPolygonF &route : region->routeLines()) {
+        for (qsizetype i = 1; i < route.size(); ++i) {
+            ++allSegments;
+            if (QRectF(route[i - 1], route[i])
+                    .normalized()
+                    .adjusted(-0.01, -0.01, 0.01, 0.01)
+                    .intersects(near))
+                ++nearSegments;
+        }
+    }
+    const std::size_t stroked = region->lastStrokedSegments();
+    QVERIFY(stroked > 0);
+    QVERIFY2(stroked <= nearSegments,
+             qPrintable(QStringLiteral("%1 > %2").arg(stroked).arg(nearSegments)));
+    QVERIFY2(stroked * 4 < allSegments,
+             qPrintable(QStringLiteral("%1 of %2").arg(stroked).arg(allSegments)));
+}
+
+void TestCanvasScale::edgeMidPointIsHalfwayAlongItsRoute()
+{
+    // A straight vertical route in two Bézier segments, (0,0)-(0,100) and (0,100)-(0,300), with
+    // the control points at the thirds' ends: chords 100 and 200, so half the length (150) is a
+    // quarter into the second segment. At t = 1/4 its y is
+    // (3/4)^3*100 + 3(3/4)^2(1/4)*200 + 3(3/4)(1/4)^2*200 + (1/4)^3*300 = 159.375.
+    LayoutSpline spline;
+    spline.points
+        = { { 0, 0 }, { 0, 50 }, { 0, 50 }, { 0, 100 }, { 0, 200 }, { 0, 200 }, { 0, 300 } };
+    spline.hasArrow = true;
+    spline.arrowTip = { 0, 307 };
+    const ui::EdgeItem item(EdgeRef {}, &spline);
+    const QPointF mid = item.midPoint();
+    QCOMPARE(mid.x(), 0.0);
+    QCOMPARE(mid.y(), 159.375);
+}
+
+void TestCanvasScale::farPictureShowsBoundaryEdgesInTheirColour()
+{
+    // A cut across the chain's middle: below zoom 0.1 the canvas paints one picture of the whole
+    // drawing (FarPicture), where ordinary edges are 1-pixel grey lines and boundary edges
+    // 2-pixel lines in their producer partition's colour, drawn over the ordinary ones.
+    Chain c = gatedChain(40);
+    CanvasWidget canvas;
+    canvas.setCacheDirectory(m_cache.path());
+    canvas.resize(900, 700);
+    canvas.show();
+    canvas.setGraph(c.graph.get(), c.graph->mainFunction(), "far-boundary");
+    QVERIFY(waitForLayout(canvas));
+    PartitionPlan plan(*c.graph);
+    const EdgeRef cut { TensorRef { c.multiply[19], 0 }, c.relu[20] };
+    plan.apply(plan.cutAcrossEdges({ cut }));
+    QCOMPARE(plan.partitions().size(), std::size_t(2));
+    const BoundaryTable boundary = computeBoundary(plan);
+    canvas.setPlan(&plan, &boundary);
+    const ui::EdgeItem *edge = nullptr;
+    for (const ui::EdgeItem *e : itemsOf<ui::EdgeItem>(canvas.view()->scene()))
+        if (e->edge() == cut)
+            edge = e;
+    QVERIFY(edge);
+    const QColor colour = edge->boundaryColour();
+    QVERIFY(colour.isValid());
+
+    QGraphicsView *view = canvas.view();
+    view->setTransform(QTransform::fromScale(0.08, 0.08));
+    view->centerOn(edge->midPoint());
+    const QImage image = view->viewport()->grab().toImage();
+    // The edge runs down from multiply_19 to relu_20: look along a few pixels of its middle
+    // for the pixel nearest the boundary colour (the picture is scaled smoothly).
+    const QPoint mid = view->mapFromScene(edge->midPoint());
+    int best = 3 * 255;
+    for (int dy = -2; dy <= 2; ++dy) {
+        for (int dx = -2; dx <= 2; ++dx) {
+            const QColor got = image.pixelColor(mid + QPoint(dx, dy));
+            best = std::min(best,
+                            std::abs(got.red() - colour.red())
+                                + std::abs(got.green() - colour.green())
+                                + std::abs(got.blue() - colour.blue()));
+        }
+    }
+    QVERIFY2(best < 90, qPrintable(QString::number(best)));
 }
 
 QTEST_MAIN(TestCanvasScale)

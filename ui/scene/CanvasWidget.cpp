@@ -329,9 +329,25 @@ void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
     QPen normal(colours.dark ? colours.edge : QColor(0xb4, 0xbb, 0xc4), 0);
     QPolygonF line;
     painter.setBrush(Qt::NoBrush);
+    // Ordinary edges are a pixel or two long here: one drawLines() call for all of their
+    // segments instead of a polyline call each (34k calls were most of a 0.1 s rebuild).
+    // Boundary edges, bold in their partition's colour, are drawn over the ordinary ones.
+    std::vector<QLineF> segments;
+    segments.reserve(edgeItems.size() * 2);
+    std::vector<const EdgeItem *> boundaryItems;
     for (const auto &[edge, item] : edgeItems) {
-        const QColor boundary = item->boundaryColour();
-        painter.setPen(boundary.isValid() ? QPen(boundary, 2.0 / scale) : normal);
+        if (item->boundaryColour().isValid()) {
+            boundaryItems.push_back(item);
+            continue;
+        }
+        item->onCurve(line);
+        for (qsizetype i = 1; i < line.size(); ++i)
+            segments.emplace_back(line[i - 1], line[i]);
+    }
+    painter.setPen(normal);
+    painter.drawLines(segments.data(), static_cast<int>(segments.size()));
+    for (const EdgeItem *item : boundaryItems) {
+        painter.setPen(QPen(item->boundaryColour(), 2.0 / scale));
         item->onCurve(line);
         painter.drawPolyline(line);
     }
@@ -440,7 +456,7 @@ void CanvasWidget::Private::applyPlan()
                 if (b.bytes)
                     text += QStringLiteral(" · ") + badgeBytes(*b.bytes);
                 auto *badge = new BadgeItem(it->first, text, colour);
-                badge->setPos(it->second->path().pointAtPercent(0.5));
+                badge->setPos(it->second->midPoint());
                 scene->addItem(badge);
                 planItems.push_back(badge);
                 badges.push_back(badge);
@@ -897,7 +913,7 @@ QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
     auto it = d->edgeItems.find(EdgeRef { tensor, consumer });
     if (it == d->edgeItems.end())
         return {};
-    return d->view->mapFromScene(it->second->path().pointAtPercent(0.5));
+    return d->view->mapFromScene(it->second->midPoint());
 }
 
 QGraphicsView *CanvasWidget::view() const

@@ -6,10 +6,12 @@
 
 #include <QFontMetricsF>
 #include <QGraphicsSceneMouseEvent>
+#include <QHash>
 #include <QPainter>
 #include <QPainterPathStroker>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
 #include <cmath>
 
 namespace cleave::ui {
@@ -35,6 +37,29 @@ const QFont &subtitleFont()
         return f;
     }();
     return font;
+}
+
+// A fused block's name as its tab shows it (elided in the middle to 220 px) and the tab text's
+// width. Block names repeat across a model (rnnt: 6.9k blocks) and eliding shapes the text:
+// each name is measured once (the scene is built and painted on the UI thread only).
+struct TabText
+{
+    QString shown;
+    qreal width = 0;
+};
+
+const TabText &tabText(const QString &name)
+{
+    static QHash<QString, TabText> known;
+    auto it = known.find(name);
+    if (it == known.end()) {
+        const QFontMetricsF fm(subtitleFont());
+        TabText t;
+        t.shown = fm.elidedText(name, Qt::ElideMiddle, 220);
+        t.width = fm.horizontalAdvance(t.shown);
+        it = known.insert(name, std::move(t));
+    }
+    return *it;
 }
 
 const QFont &edgeLabelFont()
@@ -322,6 +347,36 @@ void EdgeItem::onCurve(QPolygonF &out) const
     onCurvePoints(*m_spline, out);
 }
 
+QPointF EdgeItem::midPoint() const
+{
+    const std::vector<LayoutPoint> &p = m_spline->points;
+    if (p.empty())
+        return {};
+    auto chord
+        = [&](std::size_t i) { return std::hypot(p[i + 3].x - p[i].x, p[i + 3].y - p[i].y); };
+    double total = 0;
+    for (std::size_t i = 0; i + 3 < p.size(); i += 3)
+        total += chord(i);
+    double remaining = total / 2;
+    for (std::size_t i = 0; i + 3 < p.size(); i += 3) {
+        const double length = chord(i);
+        if (remaining > length && i + 6 < p.size()) {
+            remaining -= length;
+            continue;
+        }
+        // The cubic Bézier of this segment at the matching fraction of its chord.
+        const double t = length > 0 ? std::clamp(remaining / length, 0.0, 1.0) : 0.5;
+        const double u = 1 - t;
+        const double a = u * u * u;
+        const double b = 3 * u * u * t;
+        const double c = 3 * u * t * t;
+        const double d = t * t * t;
+        return { a * p[i].x + b * p[i + 1].x + c * p[i + 2].x + d * p[i + 3].x,
+                 a * p[i].y + b * p[i + 1].y + c * p[i + 2].y + d * p[i + 3].y };
+    }
+    return { p.front().x, p.front().y };
+}
+
 const QPolygonF &EdgeItem::polyline() const
 {
     if (m_polyline.isEmpty()) {
@@ -511,10 +566,8 @@ BlockFrameItem::BlockFrameItem(QString name, std::vector<NodeId> nodes, const QR
     , m_frame(frame)
     , m_select(std::move(select))
 {
-    const QFontMetricsF fm(subtitleFont());
-    const QString shown = fm.elidedText(m_name, Qt::ElideMiddle, 220);
-    m_tab = QRectF(m_frame.right() + 3, m_frame.top(), fm.horizontalAdvance(shown) + 10,
-                   fm.height() + 4);
+    static const qreal textHeight = QFontMetricsF(subtitleFont()).height();
+    m_tab = QRectF(m_frame.right() + 3, m_frame.top(), tabText(m_name).width + 10, textHeight + 4);
     m_bounds = m_frame.united(m_tab).adjusted(-4, -4, 4, 4);
     setZValue(0.5);
     setToolTip(QStringLiteral("fused block %1 · %2 ops").arg(m_name).arg(m_nodes.size()));
@@ -551,8 +604,7 @@ void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *op
     painter->drawRoundedRect(m_tab, 3, 3);
     painter->setFont(subtitleFont());
     painter->setPen(colours.blockTabText);
-    const QFontMetricsF fm(subtitleFont());
-    painter->drawText(m_tab, Qt::AlignCenter, fm.elidedText(m_name, Qt::ElideMiddle, 220));
+    painter->drawText(m_tab, Qt::AlignCenter, tabText(m_name).shown);
 }
 
 void BlockFrameItem::mousePressEvent(QGraphicsSceneMouseEvent *event)

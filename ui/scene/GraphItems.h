@@ -123,6 +123,10 @@ public:
     [[nodiscard]] QPolygonF arrow() const;
     /// The route's on-curve points, replacing `out` (without making the path).
     void onCurve(QPolygonF &out) const;
+    /// A point on the route halfway along it (by the chords between its on-curve points), where
+    /// badges and clicks go. Linear in the route's segments, without making the path (a long
+    /// edge's QPainterPath::pointAtPercent flattens thousands of curves).
+    [[nodiscard]] QPointF midPoint() const;
     [[nodiscard]] QColor boundaryColour() const { return m_boundary; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     [[nodiscard]] QPainterPath shape() const override;
@@ -194,6 +198,9 @@ public:
     [[nodiscard]] std::size_t routeCount() const { return m_routes.size(); }
     /// How many boxes and routes the last paint drew (culling, for tests and benchmarks).
     [[nodiscard]] std::size_t lastPaintedPrimitives() const { return m_lastPainted; }
+    /// How many route segments the last paint stroked: only those near the exposed area, not
+    /// whole routes (a long edge's route crosses the drawing).
+    [[nodiscard]] std::size_t lastStrokedSegments() const { return m_lastStroked; }
     [[nodiscard]] QPointF labelPos() const { return m_labelPos; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
@@ -214,6 +221,7 @@ private:
     QPointF m_labelPos;
     QRectF m_bounds;
     std::size_t m_lastPainted = 0;
+    std::size_t m_lastStroked = 0;
     bool m_highlighted = false;
 };
 
