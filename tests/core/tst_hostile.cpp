@@ -6,7 +6,6 @@
 // expected lines and columns are counted by hand in the files (see tests/data/hostile/README.md).
 #include "core/analysis/Cost.h"
 #include "core/analysis/LatencyTable.h"
-#include "core/export/NodeGraphIndex.h"
 #include "core/export/relay/RelayMetadataSubset.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/graph/JsonParse.h"
@@ -14,6 +13,7 @@
 #include "core/partition/PlanFile.h"
 #include "core/project/ProjectFile.h"
 #include "core/support/FileIo.h"
+#include "core/support/NodeGraphIndex.h"
 #include "core/support/Saturating.h"
 #include "core/validation/Validation.h"
 
@@ -295,6 +295,24 @@ private slots:
         // The Relay metadata reader of exports: `meta[relay.Constant][-1]` is not constant 2^64-1.
         QVERIFY(!constantIndex("meta[relay.Constant][-1]").has_value());
         QCOMPARE(constantIndex("meta[relay.Constant][3]"), std::optional<std::size_t>(3));
+    }
+
+    void relaxMetadataRootMustBeAnIndex()
+    {
+        // Found by the long fuzz campaign (UBSan): a root of 2e114 was converted to unsigned.
+        // `metadata = tvm.ir.load_json(` is 28 characters: the string starts at column 29.
+        CHECK_TEXT(importTextError("# from tvm.script import relax as R\n"
+                                   "metadata = tvm.ir.load_json(\"\"\"{\"root\": 2e114, "
+                                   "\"nodes\": [{\"type_key\": \"\"}]}\"\"\")\n",
+                                   "root.relax.py"),
+                   std::string("root.relax.py:2:29: error: the metadata header's \"root\" is not "
+                               "a node index [relax.metadata]"));
+        // TVM writes node indices as integers or digit strings; a negative one is refused too.
+        CHECK_TEXT(importTextError("metadata = tvm.ir.load_json(\"\"\"{\"root\": -1, "
+                                   "\"nodes\": []}\"\"\")\n",
+                                   "neg.relax.py"),
+                   std::string("neg.relax.py:1:29: error: the metadata header's \"root\" is not "
+                               "a node index [relax.metadata]"));
     }
 
     // --- security ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/relax/RelaxMetadata.h"
 
-#include "core/export/NodeGraphIndex.h"
+#include "core/support/NodeGraphIndex.h"
 
 #include <nlohmann/json.hpp>
 

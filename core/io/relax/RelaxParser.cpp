@@ -3,6 +3,7 @@
 #include "core/io/relax/RelaxParser.h"
 
 #include "core/io/relax/RelaxValues.h"
+#include "core/support/NodeGraphIndex.h"
 
 #include <nlohmann/json.hpp>
 
@@ -102,11 +103,14 @@ void RelaxParser::readMetadata(const Expr &value)
         fail(value.items[1], "the metadata header is not TVM's JSON object graph",
              "relax.metadata");
     const nlohmann::json &nodes = doc["nodes"];
-    const std::size_t root = doc.value("root", 0U);
-    if (root < nodes.size() && nodes[root].is_object()
-        && nodes[root].value("type_key", "") == "Map") {
-        const nlohmann::json &keys = nodes[root].value("keys", nlohmann::json::array());
-        const nlohmann::json &data = nodes[root].value("data", nlohmann::json::array());
+    const auto root = nodeGraphIndex(doc.value("root", nlohmann::json(0)));
+    if (!root)
+        fail(value.items[1], "the metadata header's \"root\" is not a node index",
+             "relax.metadata");
+    if (*root < nodes.size() && nodes[*root].is_object()
+        && nodes[*root].value("type_key", "") == "Map") {
+        const nlohmann::json &keys = nodes[*root].value("keys", nlohmann::json::array());
+        const nlohmann::json &data = nodes[*root].value("data", nlohmann::json::array());
         for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
             if (!keys[i].is_string() || !data[i].is_number_unsigned())
                 continue;
