@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 namespace cleave {
 
@@ -119,22 +120,29 @@ std::string resolveProjectPath(const std::string &stored, const std::string &pro
     return (absoluteClean(projectPath).parent_path() / file).lexically_normal().string();
 }
 
-ProjectSettings storedSettings(ProjectSettings settings, const std::string &projectPath)
+namespace {
+
+/// `settings` with every file path it names passed through `map(path, projectPath)`.
+ProjectSettings withMappedPaths(ProjectSettings settings, const std::string &projectPath,
+                                std::string (*map)(const std::string &, const std::string &))
 {
     for (std::string &file : settings.opSupportFiles)
-        file = storedProjectPath(file, projectPath);
-    settings.latencyFile = storedProjectPath(settings.latencyFile, projectPath);
-    settings.opPatternsFile = storedProjectPath(settings.opPatternsFile, projectPath);
+        file = map(file, projectPath);
+    settings.latencyFile = map(settings.latencyFile, projectPath);
+    settings.opPatternsFile = map(settings.opPatternsFile, projectPath);
     return settings;
+}
+
+} // namespace
+
+ProjectSettings storedSettings(ProjectSettings settings, const std::string &projectPath)
+{
+    return withMappedPaths(std::move(settings), projectPath, storedProjectPath);
 }
 
 ProjectSettings resolvedSettings(ProjectSettings settings, const std::string &projectPath)
 {
-    for (std::string &file : settings.opSupportFiles)
-        file = resolveProjectPath(file, projectPath);
-    settings.latencyFile = resolveProjectPath(settings.latencyFile, projectPath);
-    settings.opPatternsFile = resolveProjectPath(settings.opPatternsFile, projectPath);
-    return settings;
+    return withMappedPaths(std::move(settings), projectPath, resolveProjectPath);
 }
 
 nlohmann::json settingsToJson(const ProjectSettings &settings)
