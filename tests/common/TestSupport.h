@@ -14,7 +14,9 @@
 #include <QStringList>
 #include <QTest>
 
+#include <algorithm>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +40,15 @@ inline bool writeAll(const QString &path, const std::string &text)
         return false;
     return f.write(text.data(), static_cast<qint64>(text.size()))
         == static_cast<qint64>(text.size());
+}
+
+/// The diagnostics of `all` whose code is `code`, in order.
+inline std::vector<Diagnostic> withCode(const std::vector<Diagnostic> &all, const std::string &code)
+{
+    std::vector<Diagnostic> out;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(out),
+                 [&](const Diagnostic &d) { return d.code == code; });
+    return out;
 }
 
 /// Imports a model file; null (with the first error as a warning) when it cannot be read, so

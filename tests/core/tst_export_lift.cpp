@@ -32,14 +32,6 @@ QString fixture(const char *name)
     return QStringLiteral(CLEAVE_TESTDATA_DIR "/lift/") + QLatin1String(name);
 }
 
-std::vector<Diagnostic> withCode(const std::vector<Diagnostic> &all, const std::string &code)
-{
-    std::vector<Diagnostic> out;
-    std::copy_if(all.begin(), all.end(), std::back_inserter(out),
-                 [&](const Diagnostic &d) { return d.code == code; });
-    return out;
-}
-
 /// The parameter names of a function, `%` included.
 std::vector<std::string> paramNames(const Graph &g, FunctionId f)
 {

@@ -44,14 +44,6 @@ def @main(%x: Tensor[(1, 4), float32], %y: Tensor[(1, 4), float32]) {
 }
 )";
 
-std::vector<Diagnostic> withCode(const std::vector<Diagnostic> &all, const std::string &code)
-{
-    std::vector<Diagnostic> out;
-    std::copy_if(all.begin(), all.end(), std::back_inserter(out),
-                 [&](const Diagnostic &d) { return d.code == code; });
-    return out;
-}
-
 } // namespace
 
 class TestExportSources : public QObject
