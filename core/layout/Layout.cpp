@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdint>
+
 namespace cleave {
 
 namespace {
@@ -15,10 +18,30 @@ nlohmann::json rectToJson(const LayoutRect &r)
     return nlohmann::json::array({ r.x, r.y, r.width, r.height });
 }
 
+// Thrown by the readers below (and caught by layoutFromJson) on anything but a value
+// layoutToJson writes: nlohmann::json's get<>() of a float as an integer, or of a number out of
+// the target's range, is undefined behaviour, not an error, so each value is checked first.
+struct BadLayoutJson
+{ };
+
+std::uint32_t idFromJson(const nlohmann::json &j)
+{
+    if (!j.is_number_unsigned() || j.get<std::uint64_t>() > UINT32_MAX)
+        throw BadLayoutJson();
+    return static_cast<std::uint32_t>(j.get<std::uint64_t>());
+}
+
+double coordinateFromJson(const nlohmann::json &j)
+{
+    if (!j.is_number() || !std::isfinite(j.get<double>()))
+        throw BadLayoutJson();
+    return j.get<double>();
+}
+
 LayoutRect rectFromJson(const nlohmann::json &j)
 {
-    return { j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>(),
-             j.at(3).get<double>() };
+    return { coordinateFromJson(j.at(0)), coordinateFromJson(j.at(1)), coordinateFromJson(j.at(2)),
+             coordinateFromJson(j.at(3)) };
 }
 
 } // namespace
@@ -64,34 +87,37 @@ bool layoutFromJson(const std::string &text, Layout &out)
     if (doc.is_discarded() || !doc.is_object())
         return false;
     try {
-        if (doc.at("version").get<int>() != formatVersion)
+        const nlohmann::json &version = doc.at("version");
+        if (!version.is_number_integer() || version.get<std::int64_t>() != formatVersion)
             return false;
         Layout layout;
         layout.engine = doc.at("engine").get<std::string>();
         layout.bbox = rectFromJson(doc.at("bbox"));
         for (const auto &n : doc.at("nodes")) {
-            layout.nodes.emplace(NodeId(n.at(0).get<std::uint32_t>()),
-                                 LayoutRect { n.at(1).get<double>(), n.at(2).get<double>(),
-                                              n.at(3).get<double>(), n.at(4).get<double>() });
+            layout.nodes.emplace(
+                NodeId(idFromJson(n.at(0))),
+                LayoutRect { coordinateFromJson(n.at(1)), coordinateFromJson(n.at(2)),
+                             coordinateFromJson(n.at(3)), coordinateFromJson(n.at(4)) });
         }
         for (const auto &e : doc.at("edges")) {
-            EdgeRef key { TensorRef { NodeId(e.at(0).get<std::uint32_t>()),
-                                      e.at(1).get<std::uint32_t>() },
-                          NodeId(e.at(2).get<std::uint32_t>()) };
+            EdgeRef key { TensorRef { NodeId(idFromJson(e.at(0))), idFromJson(e.at(1)) },
+                          NodeId(idFromJson(e.at(2))) };
             LayoutSpline s;
             const auto &pts = e.at(3);
-            if (pts.size() % 2 != 0)
+            if (!pts.is_array() || pts.size() % 2 != 0)
                 return false;
             for (std::size_t i = 0; i + 1 < pts.size(); i += 2)
-                s.points.push_back({ pts[i].get<double>(), pts[i + 1].get<double>() });
+                s.points.push_back({ coordinateFromJson(pts[i]), coordinateFromJson(pts[i + 1]) });
             s.hasArrow = e.at(4).get<bool>();
-            s.arrowTip = { e.at(5).get<double>(), e.at(6).get<double>() };
+            s.arrowTip = { coordinateFromJson(e.at(5)), coordinateFromJson(e.at(6)) };
             s.stub = e.at(7).get<bool>();
             layout.edges.emplace(key, std::move(s));
         }
         out = std::move(layout);
         return true;
     } catch (const nlohmann::json::exception &) {
+        return false;
+    } catch (const BadLayoutJson &) {
         return false;
     }
 }

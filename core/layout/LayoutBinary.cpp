@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/layout/Layout.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -64,7 +65,9 @@ public:
             return false;
         const std::uint64_t bits = (static_cast<std::uint64_t>(high) << 32U) | low;
         std::memcpy(&v, &bits, sizeof v);
-        return true;
+        // A coordinate is finite: NaN or infinity from a corrupt cache file would reach the
+        // scene's index and the painter.
+        return std::isfinite(v);
     }
     bool u8(std::uint8_t &v)
     {

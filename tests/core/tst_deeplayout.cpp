@@ -240,6 +240,15 @@ void TestDeepLayout::binaryLayoutRoundTrip()
     bad[0] = 'X';
     QVERIFY(!layoutFromBinary(bad, back));
     QVERIFY(!layoutFromBinary(bytes + "x", back));
+    // A non-finite coordinate (a NaN, then +infinity, as the first node's x: after the magic,
+    // version, engine size and text, bbox and node count, and the node's id) is refused.
+    const std::size_t firstX = 4 + 4 + 4 + 12 + 32 + 4 + 4;
+    for (const std::uint64_t bits : { 0x7ff8000000000000ULL, 0x7ff0000000000000ULL }) {
+        std::string corrupt = bytes;
+        for (std::size_t i = 0; i < 8; ++i)
+            corrupt[firstX + i] = static_cast<char>((bits >> (8 * i)) & 0xffU);
+        QVERIFY(!layoutFromBinary(corrupt, back));
+    }
 }
 
 void TestDeepLayout::lateReadChainSlidesDownToItsReader()

@@ -246,6 +246,35 @@ void TestLayout::jsonRoundTrip()
     QVERIFY(back == *r.layout);
     QVERIFY(!layoutFromJson("[1,2,3]", back));
     QVERIFY(!layoutFromJson("not json", back));
+
+    // A smallest valid document (one node, one two-point edge), then the same with one value
+    // replaced by what nlohmann::json's get<>() would convert with undefined behaviour (a float
+    // or a negative number as an id, an id over 32 bits, a huge float as the version) or by a
+    // non-finite coordinate: each is refused, not read.
+    const std::string valid
+        = R"({"version":1,"engine":"dot","bbox":[0,0,10,10],)"
+          R"("nodes":[[7,0,0,10,10]],"edges":[[7,0,7,[0,0,5,5],true,5,5,false]]})";
+    QVERIFY(layoutFromJson(valid, back));
+    QCOMPARE(back.nodes.size(), std::size_t(1));
+    QCOMPARE(back.nodes.begin()->first, NodeId(7U));
+    QCOMPARE(back.edges.begin()->second.points.size(), std::size_t(2));
+    const std::pair<std::string, std::string> attacks[] = {
+        { R"("version":1,)", R"("version":2e114,)" },
+        { R"([[7,0,0,10,10]])", R"([[7.5,0,0,10,10]])" },
+        { R"([[7,0,0,10,10]])", R"([[-7,0,0,10,10]])" },
+        { R"([[7,0,0,10,10]])", R"([[4294967296,0,0,10,10]])" },
+        { R"([[7,0,0,10,10]])", R"([[7,1e999,0,10,10]])" },
+        { R"([[7,0,7,)", R"([[7,2e114,7,)" },
+        { R"([0,0,5,5])", R"([0,0,5,"5"])" },
+        { R"([0,0,5,5])", R"(7)" },
+    };
+    for (const auto &[from, to] : attacks) {
+        std::string text = valid;
+        const std::size_t at = text.find(from);
+        QVERIFY(at != std::string::npos);
+        text.replace(at, from.size(), to);
+        QVERIFY2(!layoutFromJson(text, back), text.c_str());
+    }
 }
 
 void TestLayout::everyFunctionOfEverySample()
