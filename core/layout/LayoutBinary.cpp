@@ -12,7 +12,9 @@ namespace cleave {
 namespace {
 
 constexpr char magic[4] = { 'C', 'L', 'V', 'L' };
-constexpr std::uint32_t binaryVersion = 1;
+// Also bumped when the layout engines draw differently, so caches of older drawings are laid
+// out again: 2 = long edges threaded through their gaps in order (OrderedPlacement).
+constexpr std::uint32_t binaryVersion = 2;
 
 class Writer
 {

@@ -234,6 +234,7 @@ void TestDeepLayout::binaryLayoutRoundTrip()
     QCOMPARE(bytes.size(),
              std::size_t(4 + 4 + 4 + 12 + 32 + 4 + 2 * 36 + 4 + 2 * (12 + 1 + 16 + 4 + 4 * 16)));
     QCOMPARE(bytes.substr(0, 4), std::string("CLVL"));
+    QCOMPARE(bytes.substr(4, 4), std::string("\x02\0\0\0", 4)); // version 2, little-endian
     Layout back;
     QVERIFY(layoutFromBinary(bytes, back));
     QVERIFY(back == l);
