@@ -6,6 +6,7 @@
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "ui/scene/CanvasWidget.h"
+#include "ui/scene/FarPicture.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/OpCategory.h"
 
@@ -310,6 +311,8 @@ void TestCanvasScale::farPictureShowsBoundaryEdgesInTheirColour()
     const QColor colour = edge->boundaryColour();
     QVERIFY(colour.isValid());
 
+    // The picture is rendered on a worker: wait for the one with the cut.
+    QTRY_VERIFY(canvas.farPicture().isCurrent() && !canvas.farPicture().image().isNull());
     QGraphicsView *view = canvas.view();
     view->setTransform(QTransform::fromScale(0.08, 0.08));
     view->centerOn(edge->midPoint());

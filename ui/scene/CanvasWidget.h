@@ -23,6 +23,7 @@ class QGraphicsView;
 namespace cleave::ui {
 
 class CanvasView;
+class FarPicture;
 class LayoutOverlay;
 class LayoutRunner;
 class LevelView;
@@ -76,6 +77,8 @@ public:
     [[nodiscard]] QPoint viewportPosOfNode(cleave::NodeId node) const;
     [[nodiscard]] QPoint viewportPosOfEdge(cleave::TensorRef tensor, cleave::NodeId consumer) const;
     [[nodiscard]] QGraphicsView *view() const;
+    /// The picture painted instead of the items when zoomed far out (tests, benchmarks).
+    [[nodiscard]] const FarPicture &farPicture() const;
     /// The drawn node whose centre is nearest the middle of the viewport (searched within the
     /// visible area), or an invalid id.
     [[nodiscard]] cleave::NodeId nodeNearViewportCentre() const;

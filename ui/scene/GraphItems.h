@@ -123,6 +123,8 @@ public:
     [[nodiscard]] QPolygonF arrow() const;
     /// The route's on-curve points, replacing `out` (without making the path).
     void onCurve(QPolygonF &out) const;
+    /// The layout's spline the item draws (owned by the layout).
+    [[nodiscard]] const LayoutSpline *spline() const { return m_spline; }
     /// A point on the route halfway along it (by the chords between its on-curve points), where
     /// badges and clicks go. Linear in the route's segments, without making the path (a long
     /// edge's QPainterPath::pointAtPercent flattens thousands of curves).
@@ -178,6 +180,8 @@ class PartitionRegionItem : public QGraphicsItem
 {
 public:
     enum { Type = RegionItemType };
+    /// Width of the tint along a route inside the partition (scene units).
+    static constexpr qreal routeWidth = 40;
     /// `boxes`: the padded node boxes (drawn rounded); `routes`: the edges inside the partition
     /// as polylines (drawn with a wide pen).
     PartitionRegionItem(PartitionId partition, QColor colour, QString name,
@@ -204,9 +208,6 @@ public:
     [[nodiscard]] QPointF labelPos() const { return m_labelPos; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
-    /// Draws the whole region flat (square boxes, no antialiasing) for the far picture, with
-    /// boxes at least one device pixel at `scale`.
-    void paintFar(QPainter &painter, qreal scale) const;
     void setHighlighted(bool on);
 
 private:

@@ -13,7 +13,6 @@ namespace cleave::ui {
 
 namespace {
 
-constexpr qreal routeWidth = 40;
 // Below this zoom the region is a thin band: square boxes, no antialiasing, stronger tint.
 constexpr qreal farZoom = 0.2;
 
@@ -134,25 +133,6 @@ QPainterPath PartitionRegionItem::routes() const
             path.lineTo(route[i]);
     }
     return path;
-}
-
-void PartitionRegionItem::paintFar(QPainter &painter, qreal scale) const
-{
-    const QColor fill = canvasColours().tint(m_colour, (m_highlighted ? 0.14 : 0) + 0.32);
-    // A route is a pixel or two wide in the far picture: a cosmetic pen of that width draws
-    // the same band without running the wide-pen stroker over every route (0.9 s -> ms).
-    const qreal pixels = routeWidth * scale;
-    QPen pen = pixels < 1.5 ? QPen(fill, 0) : QPen(fill, pixels);
-    pen.setCosmetic(true);
-    pen.setCapStyle(Qt::FlatCap);
-    painter.setPen(pen);
-    painter.setBrush(Qt::NoBrush);
-    for (const QPolygonF &route : m_routes)
-        painter.drawPolyline(route);
-    const qreal pixel = 1 / scale;
-    for (const QRectF &r : m_boxes)
-        painter.fillRect(
-            QRectF(r.x(), r.y(), std::max(pixel, r.width()), std::max(pixel, r.height())), fill);
 }
 
 void PartitionRegionItem::setHighlighted(bool on)
