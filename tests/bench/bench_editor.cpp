@@ -32,6 +32,7 @@
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "core/partition/PlanConversion.h"
+#include "ui/scene/CanvasView.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/FarPicture.h"
 
@@ -135,12 +136,18 @@ double renderFrame(QGraphicsView *view, QImage &)
     return threadCpuMs() - start;
 }
 
+// The canvas' far picture (its view paints it when zoomed far out).
+const ui::FarPicture &farPictureOf(const ui::CanvasWidget &canvas)
+{
+    return *qobject_cast<ui::CanvasView *>(canvas.view())->farPicture();
+}
+
 // Runs the event loop until the far picture is up to date (at most `seconds`).
 void waitForFarPicture(const ui::CanvasWidget &canvas, int seconds = 60)
 {
     QElapsedTimer timer;
     timer.start();
-    while (!canvas.farPicture().isCurrent() && timer.elapsed() < seconds * 1000)
+    while (!farPictureOf(canvas).isCurrent() && timer.elapsed() < seconds * 1000)
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
@@ -257,14 +264,14 @@ void runCase(const Case &c, const std::string &cacheDir)
         canvas->view()->setTransform(QTransform::fromScale(0.01, 0.01));
         const double farFrame = renderFrame(canvas->view(), image);
         waitForFarPicture(*canvas);
-        cutFar = canvas->farPicture().lastRenderMs();
+        cutFar = farPictureOf(*canvas).lastRenderMs();
         const double arrived = renderFrame(canvas->view(), image);
         if (g_frameLog)
             std::fprintf(stderr,
                          "cut      far frame %.1f ms, worker render %.1f ms (base %s), frame "
                          "with it %.1f ms\n",
                          farFrame, cutFar,
-                         canvas->farPicture().lastRenderReusedBase() ? "reused" : "redrawn",
+                         farPictureOf(*canvas).lastRenderReusedBase() ? "reused" : "redrawn",
                          arrived);
     }
 

@@ -6,6 +6,7 @@
 #include "../core/GraphBuilder.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "ui/scene/CanvasView.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/FarPicture.h"
 
@@ -43,6 +44,12 @@ Chain gatedChain(std::size_t steps)
     }
     c.graph = b.finish(x);
     return c;
+}
+
+// The canvas' far picture (its view paints it when zoomed far out).
+const ui::FarPicture &farPictureOf(const ui::CanvasWidget &canvas)
+{
+    return *qobject_cast<ui::CanvasView *>(canvas.view())->farPicture();
 }
 
 bool waitForLayout(CanvasWidget &canvas)
@@ -126,7 +133,7 @@ void TestFarPicture::cutShowsThePreviousPictureUntilTheNewOneArrives()
     PartitionPlan plan(*c.graph);
     BoundaryTable boundary = computeBoundary(plan);
     canvas.setPlan(&plan, &boundary);
-    const FarPicture &far = canvas.farPicture();
+    const FarPicture &far = farPictureOf(canvas);
     // A small drawing: the picture is drawn at the far zoom itself, 0.1 pixel per scene unit.
     QCOMPARE(far.scale(), 0.1);
     QTRY_VERIFY(far.isCurrent() && !far.image().isNull());

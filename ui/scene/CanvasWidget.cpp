@@ -115,6 +115,10 @@ struct CanvasWidget::Private
 
     std::unordered_map<NodeId, NodeItem *> nodeItems;
     std::map<EdgeRef, EdgeItem *> edgeItems;
+    // Each edge with its on-curve route, in edgeItems' order, made once per layout: a plan
+    // walks a vector, not the map, and QPolygonF is implicitly shared, so the regions of every
+    // plan hold references, not copies of points.
+    std::vector<std::pair<EdgeRef, QPolygonF>> edgeLines;
     std::vector<QGraphicsItem *> planItems; // regions and badges
     std::vector<BadgeItem *> badges; // also in planItems
     std::vector<BadgeCountItem *> badgeCounts; // groups of overlapping badges
@@ -140,7 +144,7 @@ struct CanvasWidget::Private
     bool minimapEnabled = true;
 
     void clearScene();
-    void clearItems();
+    void clearItems() const;
     void buildScene();
     void applyPlan();
     /// Starts laying out layoutGraph (the card shows after a short delay).
@@ -243,7 +247,7 @@ QRectF CanvasWidget::Private::drawingBounds() const
     return bounds.adjusted(-8, -8, 8, 8);
 }
 
-void CanvasWidget::Private::clearItems()
+void CanvasWidget::Private::clearItems() const
 {
     // Deleting items one by one from a BSP-indexed scene is quadratic (100k nodes: minutes):
     // drop the index first, delete, and index again.
@@ -263,6 +267,7 @@ void CanvasWidget::Private::clearScene()
     far.clear();
     nodeItems.clear();
     edgeItems.clear();
+    edgeLines.clear();
     planItems.clear();
     blockItems.clear();
     boundaryEdges.clear();
@@ -386,15 +391,18 @@ void CanvasWidget::Private::applyPlan()
         if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
             top = r;
     }
-    for (const auto &[edge, item] : edgeItems) {
+    if (edgeLines.size() != edgeItems.size()) {
+        edgeLines.clear();
+        edgeLines.reserve(edgeItems.size());
+        for (const auto &[edge, item] : edgeItems)
+            item->onCurve(edgeLines.emplace_back(edge, QPolygonF()).second);
+    }
+    for (const auto &[edge, line] : edgeLines) {
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
         const bool inside = from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer));
         edgeSlots->push_back(inside ? from : -1);
-        if (inside) {
-            QPolygonF line;
-            item->onCurve(line);
-            routes[static_cast<std::size_t>(from)].push_back(std::move(line));
-        }
+        if (inside)
+            routes[static_cast<std::size_t>(from)].push_back(line);
     }
     farPlan.nodeSlots = std::move(nodeSlots);
     farPlan.edgeSlots = std::move(edgeSlots);
@@ -911,11 +919,6 @@ QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
 QGraphicsView *CanvasWidget::view() const
 {
     return d->view;
-}
-
-const FarPicture &CanvasWidget::farPicture() const
-{
-    return d->far;
 }
 
 NodeId CanvasWidget::nodeNearViewportCentre() const

@@ -23,7 +23,6 @@ class QGraphicsView;
 namespace cleave::ui {
 
 class CanvasView;
-class FarPicture;
 class LayoutOverlay;
 class LayoutRunner;
 class LevelView;
@@ -77,8 +76,6 @@ public:
     [[nodiscard]] QPoint viewportPosOfNode(cleave::NodeId node) const;
     [[nodiscard]] QPoint viewportPosOfEdge(cleave::TensorRef tensor, cleave::NodeId consumer) const;
     [[nodiscard]] QGraphicsView *view() const;
-    /// The picture painted instead of the items when zoomed far out (tests, benchmarks).
-    [[nodiscard]] const FarPicture &farPicture() const;
     /// The drawn node whose centre is nearest the middle of the viewport (searched within the
     /// visible area), or an invalid id.
     [[nodiscard]] cleave::NodeId nodeNearViewportCentre() const;

@@ -39,6 +39,10 @@ void onCurvePoints(const QPainterPath &path, QPolygonF &out);
 void onCurvePoints(const LayoutSpline &spline, QPolygonF &out);
 /// A layout spline (start point, then three points per cubic segment) as a path.
 [[nodiscard]] QPainterPath splinePath(const LayoutSpline &spline);
+/// Strokes with the painter's pen only the cubic segments of `spline` whose control points'
+/// box meets `clip` (runs of consecutive ones as one subpath): what a viewport shows of a route
+/// that crosses the drawing.
+void strokeSplineNear(QPainter &painter, const LayoutSpline &spline, const QRectF &clip);
 /// The arrowhead at the spline's end (empty without one).
 [[nodiscard]] QPolygonF arrowHead(const LayoutSpline &spline);
 

@@ -63,7 +63,7 @@ const QFont &labelFont()
 
 RegionLabelItem::RegionLabelItem(PartitionId partition, QString text, QColor colour)
     : m_partition(partition)
-    , m_colour(std::move(colour))
+    , m_colour(colour)
 {
     setFlag(ItemIgnoresTransformations);
     setZValue(-5); // above every region, below edges and nodes
@@ -80,7 +80,8 @@ void RegionLabelItem::setText(const QString &text)
     update();
 }
 
-void RegionLabelItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+void RegionLabelItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
+                            QWidget * /*widget*/)
 {
     painter->setFont(labelFont());
     painter->setPen(canvasColours().partitionText(m_colour));
@@ -91,7 +92,7 @@ PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, Q
                                          std::vector<QRectF> boxes, std::vector<QPolygonF> routes,
                                          QPointF labelPos)
     : m_partition(partition)
-    , m_colour(std::move(colour))
+    , m_colour(colour)
     , m_name(std::move(name))
     , m_boxes(std::move(boxes))
     , m_routes(std::move(routes))
@@ -144,11 +145,12 @@ void PartitionRegionItem::setHighlighted(bool on)
 }
 
 void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-                                QWidget *)
+                                QWidget * /*widget*/)
 {
     // Opaque tints (pre-blended with the white canvas): overlapping boxes and routes of one
     // partition then read as one region, with no darker seams where they overlap.
-    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const qreal lod
+        = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
     const bool far = lod < farZoom;
     const qreal amount = (m_highlighted ? 0.14 : 0) + (lod < 0.5 ? 0.32 : 0.16);
     const QColor fill = canvasColours().tint(m_colour, amount);
