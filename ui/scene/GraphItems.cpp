@@ -184,7 +184,7 @@ void NodeItem::setProblem(bool on)
     update();
 }
 
-void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
                      QWidget * /*widget*/)
 {
     const qreal lod
@@ -480,7 +480,7 @@ void EdgeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent *event)
     QGraphicsItem::hoverLeaveEvent(event);
 }
 
-void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
                      QWidget * /*widget*/)
 {
     const qreal lod
@@ -626,7 +626,7 @@ QPainterPath BlockFrameItem::shape() const
     return band;
 }
 
-void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
                            QWidget * /*widget*/)
 {
     const qreal lod
