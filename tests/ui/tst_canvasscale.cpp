@@ -5,7 +5,9 @@
 #include "../core/GraphBuilder.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "ui/scene/CanvasView.h"
 #include "ui/scene/CanvasWidget.h"
+#include "ui/scene/FarPicture.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/OpCategory.h"
 
@@ -59,6 +61,12 @@ std::vector<T *> itemsOf(QGraphicsScene *scene)
     return out;
 }
 
+// The canvas' far picture (its view paints it when zoomed far out).
+const ui::FarPicture &farPictureOf(const ui::CanvasWidget &canvas)
+{
+    return *qobject_cast<ui::CanvasView *>(canvas.view())->farPicture();
+}
+
 bool waitForLayout(CanvasWidget &canvas, QString *message = nullptr)
 {
     QSignalSpy finished(&canvas, &CanvasWidget::layoutFinished);
@@ -89,6 +97,7 @@ private slots:
     void cancelledLayoutCanBeRestarted();
     void longRoutesAreStrokedOnlyNearTheView();
     void edgeMidPointIsHalfwayAlongItsRoute();
+    void longEdgeIsStrokedOnlyNearTheView();
     void farPictureShowsBoundaryEdgesInTheirColour();
 
 private:
@@ -284,6 +293,36 @@ void TestCanvasScale::edgeMidPointIsHalfwayAlongItsRoute()
     QCOMPARE(mid.y(), 159.375);
 }
 
+void TestCanvasScale::longEdgeIsStrokedOnlyNearTheView()
+{
+    // A straight route down x = 10 in 30 cubic segments of 100 points each (segment k spans
+    // y = 100k .. 100k + 100). A view of y = 1000 .. 1100 meets segments 9, 10 and 11 (9 ends
+    // and 11 starts on its edges): y 900 .. 1200 is stroked, nothing above or below.
+    LayoutSpline spline;
+    spline.points.push_back({ 10, 0 });
+    for (int k = 0; k < 30; ++k) {
+        const double y = 100.0 * k;
+        spline.points.push_back({ 10, y + 33 });
+        spline.points.push_back({ 10, y + 67 });
+        spline.points.push_back({ 10, y + 100 });
+    }
+    QImage image(20, 3000, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    {
+        QPainter painter(&image);
+        painter.setPen(QPen(Qt::black, 2));
+        ui::strokeSplineNear(painter, spline, QRectF(0, 1000, 20, 100));
+    }
+    auto inked = [&](int y) { return image.pixelColor(10, y) != QColor(Qt::white); };
+    QVERIFY(inked(905));
+    QVERIFY(inked(1050));
+    QVERIFY(inked(1195));
+    QVERIFY(!inked(850));
+    QVERIFY(!inked(1250));
+    QVERIFY(!inked(10));
+    QVERIFY(!inked(2990));
+}
+
 void TestCanvasScale::farPictureShowsBoundaryEdgesInTheirColour()
 {
     // A cut across the chain's middle: below zoom 0.1 the canvas paints one picture of the whole
@@ -310,6 +349,8 @@ void TestCanvasScale::farPictureShowsBoundaryEdgesInTheirColour()
     const QColor colour = edge->boundaryColour();
     QVERIFY(colour.isValid());
 
+    // The picture is rendered on a worker: wait for the one with the cut.
+    QTRY_VERIFY(farPictureOf(canvas).isCurrent() && !farPictureOf(canvas).image().isNull());
     QGraphicsView *view = canvas.view();
     view->setTransform(QTransform::fromScale(0.08, 0.08));
     view->centerOn(edge->midPoint());

@@ -34,6 +34,8 @@ public:
     [[nodiscard]] qreal zoom() const { return transform().m11(); }
     /// The picture painted instead of the items when zoomed far out (not owned; nullptr: none).
     void setFarPicture(FarPicture *picture) { m_far = picture; }
+    /// The picture painted when zoomed far out (tests, benchmarks), or nullptr.
+    [[nodiscard]] const FarPicture *farPicture() const { return m_far; }
     /// Makes the tooltip of the point under the mouse when it rests (viewport coordinates);
     /// an empty text falls back to the items' own tooltips.
     void setToolTipProvider(std::function<QString(const QPoint &)> provider)

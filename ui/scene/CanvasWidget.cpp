@@ -12,6 +12,7 @@
 #include "ui/scene/CanvasView.h"
 #include "ui/scene/DrawingWriter.h"
 #include "ui/scene/FarPicture.h"
+#include "ui/scene/FarPictureSource.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LayoutRunner.h"
@@ -114,11 +115,18 @@ struct CanvasWidget::Private
 
     std::unordered_map<NodeId, NodeItem *> nodeItems;
     std::map<EdgeRef, EdgeItem *> edgeItems;
+    // Each edge with its on-curve route, in edgeItems' order, made once per layout: a plan
+    // walks a vector, not the map, and QPolygonF is implicitly shared, so the regions of every
+    // plan hold references, not copies of points.
+    std::vector<std::pair<EdgeRef, QPolygonF>> edgeLines;
     std::vector<QGraphicsItem *> planItems; // regions and badges
     std::vector<BadgeItem *> badges; // also in planItems
     std::vector<BadgeCountItem *> badgeCounts; // groups of overlapping badges
     qreal groupedZoom = 0;
     FarPicture far;
+    // What the far picture's plan layer shows, recorded by applyPlan (no plan is read later).
+    std::vector<FarPartition> farPartitions;
+    FarPlan farPlan;
     std::vector<std::pair<std::string, std::vector<NodeId>>> blocks;
     std::vector<QGraphicsItem *> blockItems;
     std::unordered_map<NodeId, QColor> marks; // shown node -> comparison colour
@@ -136,7 +144,7 @@ struct CanvasWidget::Private
     bool minimapEnabled = true;
 
     void clearScene();
-    void clearItems();
+    void clearItems() const;
     void buildScene();
     void applyPlan();
     /// Starts laying out layoutGraph (the card shows after a short delay).
@@ -145,7 +153,7 @@ struct CanvasWidget::Private
     void relabelRegions(const std::vector<PartitionId> &partitions);
     void regroupBadges();
     void setUpFarPicture();
-    void paintFar(QPainter &painter, qreal scale) const;
+    [[nodiscard]] FarState farState() const;
     void clearHighlights();
     void applyProblems(bool on);
     void refreshMinimap();
@@ -239,7 +247,7 @@ QRectF CanvasWidget::Private::drawingBounds() const
     return bounds.adjusted(-8, -8, 8, 8);
 }
 
-void CanvasWidget::Private::clearItems()
+void CanvasWidget::Private::clearItems() const
 {
     // Deleting items one by one from a BSP-indexed scene is quadratic (100k nodes: minutes):
     // drop the index first, delete, and index again.
@@ -259,6 +267,7 @@ void CanvasWidget::Private::clearScene()
     far.clear();
     nodeItems.clear();
     edgeItems.clear();
+    edgeLines.clear();
     planItems.clear();
     blockItems.clear();
     boundaryEdges.clear();
@@ -315,54 +324,18 @@ void CanvasWidget::Private::buildScene()
 void CanvasWidget::Private::setUpFarPicture()
 {
     const QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
-    far.setSource(bounds.adjusted(-40, -40, 40, 40),
-                  [this](QPainter &painter, qreal scale) { paintFar(painter, scale); });
+    far.setSource(farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), nodeItems, edgeItems,
+                              regionPadX, regionPadY),
+                  [this] { return farState(); });
 }
 
-void CanvasWidget::Private::paintFar(QPainter &painter, qreal scale) const
+FarState CanvasWidget::Private::farState() const
 {
-    painter.setRenderHint(QPainter::Antialiasing, false);
-    for (const QGraphicsItem *item : planItems)
-        if (const auto *region = qgraphicsitem_cast<const PartitionRegionItem *>(item))
-            region->paintFar(painter, scale);
-    const CanvasColours &colours = canvasColours();
-    QPen normal(colours.dark ? colours.edge : QColor(0xb4, 0xbb, 0xc4), 0);
-    QPolygonF line;
-    painter.setBrush(Qt::NoBrush);
-    // Ordinary edges are a pixel or two long here: one drawLines() call for all of their
-    // segments instead of a polyline call each (34k calls were most of a 0.1 s rebuild).
-    // Boundary edges, bold in their partition's colour, are drawn over the ordinary ones.
-    std::vector<QLineF> segments;
-    segments.reserve(edgeItems.size() * 2);
-    std::vector<const EdgeItem *> boundaryItems;
-    for (const auto &[edge, item] : edgeItems) {
-        if (item->boundaryColour().isValid()) {
-            boundaryItems.push_back(item);
-            continue;
-        }
-        item->onCurve(line);
-        for (qsizetype i = 1; i < line.size(); ++i)
-            segments.emplace_back(line[i - 1], line[i]);
-    }
-    painter.setPen(normal);
-    painter.drawLines(segments.data(), static_cast<int>(segments.size()));
-    for (const EdgeItem *item : boundaryItems) {
-        painter.setPen(QPen(item->boundaryColour(), 2.0 / scale));
-        item->onCurve(line);
-        painter.drawPolyline(line);
-    }
-    const qreal pixel = 1 / scale;
-    for (const auto &[id, item] : nodeItems) {
-        const QRectF r = item->rect();
-        const QColor mark = item->mark();
-        const QColor colour = item->isSelected() ? QColor(0x1e, 0x6f, 0xd9)
-            : item->isHighlighted()              ? QColor(0xff, 0x8f, 0x00)
-            : mark.isValid()                     ? mark
-            : item->hasProblem()                 ? QColor(0xd3, 0x2f, 0x2f)
-                                                 : colours.stroke(item->category());
-        painter.fillRect(
-            QRectF(r.x(), r.y(), std::max(pixel, r.width()), std::max(pixel, r.height())), colour);
-    }
+    FarState state;
+    state.style = farStyle(nodeItems, scene->selectedItems(), highlightedNode, marks, problems);
+    state.plan = farPlan;
+    state.plan.tints = farTints(farPartitions, highlightedPartition);
+    return state;
 }
 
 void CanvasWidget::Private::regroupBadges()
@@ -386,6 +359,8 @@ void CanvasWidget::Private::applyPlan()
         if (auto it = edgeItems.find(e); it != edgeItems.end())
             it->second->setBoundaryColour({});
     boundaryEdges.clear();
+    farPartitions.clear();
+    farPlan = {};
     if (!layout || plan == nullptr || graph == nullptr || planGraph != graph
         || planFunction != function)
         return;
@@ -395,8 +370,18 @@ void CanvasWidget::Private::applyPlan()
     std::vector<std::vector<QRectF>> boxes(partitions.size());
     std::vector<std::vector<QPolygonF>> routes(partitions.size());
     std::vector<QRectF> topmost(partitions.size());
+    // The far picture's plan layer: a partition index per node and per edge, in the orders of
+    // its geometry (the maps' iteration orders), and the boundary edges' lines.
+    auto nodeSlots = std::make_shared<std::vector<std::int32_t>>();
+    nodeSlots->reserve(nodeItems.size());
+    auto edgeSlots = std::make_shared<std::vector<std::int32_t>>();
+    edgeSlots->reserve(edgeItems.size());
+    auto boundaryLines = std::make_shared<std::vector<std::pair<QPolygonF, QRgb>>>();
+    for (const Partition &p : partitions)
+        farPartitions.push_back({ p.id, partitionColour(p.colour) });
     for (const auto &[id, item] : nodeItems) {
         const int index = plan->indexOf(plan->partitionOf(id));
+        nodeSlots->push_back(index);
         if (index < 0)
             continue;
         const QRectF r = item->rect();
@@ -406,14 +391,22 @@ void CanvasWidget::Private::applyPlan()
         if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
             top = r;
     }
-    for (const auto &[edge, item] : edgeItems) {
-        const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
-        if (from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer))) {
-            QPolygonF line;
-            item->onCurve(line);
-            routes[static_cast<std::size_t>(from)].push_back(std::move(line));
-        }
+    if (edgeLines.size() != edgeItems.size()) {
+        edgeLines.clear();
+        edgeLines.reserve(edgeItems.size());
+        for (const auto &[edge, item] : edgeItems)
+            item->onCurve(edgeLines.emplace_back(edge, QPolygonF()).second);
     }
+    for (const auto &[edge, line] : edgeLines) {
+        const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
+        const bool inside = from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer));
+        edgeSlots->push_back(inside ? from : -1);
+        if (inside)
+            routes[static_cast<std::size_t>(from)].push_back(line);
+    }
+    farPlan.nodeSlots = std::move(nodeSlots);
+    farPlan.edgeSlots = std::move(edgeSlots);
+    farPlan.boundary = boundaryLines;
     for (std::size_t i = 0; i < partitions.size(); ++i) {
         if (boxes[i].empty())
             continue;
@@ -446,6 +439,9 @@ void CanvasWidget::Private::applyPlan()
                     continue;
                 it->second->setBoundaryColour(colour);
                 boundaryEdges.push_back(it->first);
+                QPolygonF line;
+                it->second->onCurve(line);
+                boundaryLines->emplace_back(std::move(line), colour.rgba());
                 if (badged)
                     continue;
                 badged = true;
@@ -630,6 +626,10 @@ CanvasWidget::CanvasWidget(QWidget *parent)
                   .arg(qRound(result.milliseconds))
                   .arg(QString::fromStdString(d->layout->engine));
         emit layoutFinished(true, message);
+    });
+    connect(&d->far, &FarPicture::pictureChanged, this, [this] {
+        if (d->far.covers(d->view->zoom()))
+            d->view->viewport()->update();
     });
     connect(d->scene, &QGraphicsScene::selectionChanged, this, [this] {
         d->far.invalidate();

@@ -57,7 +57,7 @@ const TabText &tabText(const QString &name)
         TabText t;
         t.shown = fm.elidedText(name, Qt::ElideMiddle, 220);
         t.width = fm.horizontalAdvance(t.shown);
-        it = known.insert(name, std::move(t));
+        it = known.insert(name, t);
     }
     return *it;
 }
@@ -184,9 +184,11 @@ void NodeItem::setProblem(bool on)
     update();
 }
 
-void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
+                     QWidget * /*widget*/)
 {
-    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const qreal lod
+        = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
     const bool input = m_role == LayoutNodeRole::Input;
     const bool structural = m_role == LayoutNodeRole::Structural;
     const CanvasColours &colours = canvasColours();
@@ -263,6 +265,31 @@ QPainterPath splinePath(const LayoutSpline &spline)
     for (std::size_t i = 1; i + 2 < p.size(); i += 3)
         path.cubicTo(p[i].x, p[i].y, p[i + 1].x, p[i + 1].y, p[i + 2].x, p[i + 2].y);
     return path;
+}
+
+void strokeSplineNear(QPainter &painter, const LayoutSpline &spline, const QRectF &clip)
+{
+    const std::vector<LayoutPoint> &p = spline.points;
+    QPainterPath path;
+    bool open = false;
+    for (std::size_t i = 0; i + 3 < p.size(); i += 3) {
+        // A cubic segment lies within the box of its four control points.
+        const qreal left = std::min({ p[i].x, p[i + 1].x, p[i + 2].x, p[i + 3].x });
+        const qreal right = std::max({ p[i].x, p[i + 1].x, p[i + 2].x, p[i + 3].x });
+        const qreal top = std::min({ p[i].y, p[i + 1].y, p[i + 2].y, p[i + 3].y });
+        const qreal bottom = std::max({ p[i].y, p[i + 1].y, p[i + 2].y, p[i + 3].y });
+        if (right < clip.left() || left > clip.right() || bottom < clip.top()
+            || top > clip.bottom()) {
+            open = false;
+            continue;
+        }
+        if (!open)
+            path.moveTo(p[i].x, p[i].y);
+        path.cubicTo(p[i + 1].x, p[i + 1].y, p[i + 2].x, p[i + 2].y, p[i + 3].x, p[i + 3].y);
+        open = true;
+    }
+    if (!path.isEmpty())
+        painter.drawPath(path);
 }
 
 QPolygonF arrowHead(const LayoutSpline &spline)
@@ -453,9 +480,11 @@ void EdgeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent *event)
     QGraphicsItem::hoverLeaveEvent(event);
 }
 
-void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
+                     QWidget * /*widget*/)
 {
-    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const qreal lod
+        = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
     const CanvasColours &colours = canvasColours();
     QColor colour = colours.edge;
     qreal width = 1.2;
@@ -501,7 +530,17 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     pen.setCosmetic(true);
     painter->setPen(pen);
     painter->setBrush(Qt::NoBrush);
-    painter->drawPath(path());
+    // A long route (a skip edge down an unrolled network) crosses far more of the drawing than
+    // the viewport shows, and stroking all its curves was most of a frame: only its segments
+    // near the viewport are stroked (dashed stubs are short, and keep their dash phase).
+    const QRectF visible
+        = painter->worldTransform().inverted().mapRect(QRectF(painter->viewport()));
+    if (!m_stub && !visible.contains(m_bounds)) {
+        const qreal margin = (width + 2) / std::max(lod, 1e-6);
+        strokeSplineNear(*painter, *m_spline, visible.adjusted(-margin, -margin, margin, margin));
+    } else {
+        painter->drawPath(path());
+    }
     if (lod < 0.2 || !m_spline->hasArrow)
         return;
     painter->setPen(Qt::NoPen);
@@ -532,7 +571,7 @@ void EdgeItem::paintLabel(QPainter *painter, const CanvasColours &colours) const
 BadgeItem::BadgeItem(EdgeRef edge, QString text, QColor colour)
     : m_edge(edge)
     , m_text(std::move(text))
-    , m_colour(std::move(colour))
+    , m_colour(colour)
 {
     const QFontMetricsF fm(badgeFont());
     const qreal w = fm.horizontalAdvance(m_text) + 14;
@@ -544,7 +583,8 @@ BadgeItem::BadgeItem(EdgeRef edge, QString text, QColor colour)
     setToolTip(m_text);
 }
 
-void BadgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+void BadgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
+                      QWidget * /*widget*/)
 {
     painter->setRenderHint(QPainter::Antialiasing);
     const CanvasColours &colours = canvasColours();
@@ -586,9 +626,11 @@ QPainterPath BlockFrameItem::shape() const
     return band;
 }
 
-void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
+void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
+                           QWidget * /*widget*/)
 {
-    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const qreal lod
+        = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
     if (lod < 0.2)
         return;
     const CanvasColours &colours = canvasColours();

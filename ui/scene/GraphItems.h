@@ -39,6 +39,10 @@ void onCurvePoints(const QPainterPath &path, QPolygonF &out);
 void onCurvePoints(const LayoutSpline &spline, QPolygonF &out);
 /// A layout spline (start point, then three points per cubic segment) as a path.
 [[nodiscard]] QPainterPath splinePath(const LayoutSpline &spline);
+/// Strokes with the painter's pen only the cubic segments of `spline` whose control points'
+/// box meets `clip` (runs of consecutive ones as one subpath): what a viewport shows of a route
+/// that crosses the drawing.
+void strokeSplineNear(QPainter &painter, const LayoutSpline &spline, const QRectF &clip);
 /// The arrowhead at the spline's end (empty without one).
 [[nodiscard]] QPolygonF arrowHead(const LayoutSpline &spline);
 
@@ -123,6 +127,8 @@ public:
     [[nodiscard]] QPolygonF arrow() const;
     /// The route's on-curve points, replacing `out` (without making the path).
     void onCurve(QPolygonF &out) const;
+    /// The layout's spline the item draws (owned by the layout).
+    [[nodiscard]] const LayoutSpline *spline() const { return m_spline; }
     /// A point on the route halfway along it (by the chords between its on-curve points), where
     /// badges and clicks go. Linear in the route's segments, without making the path (a long
     /// edge's QPainterPath::pointAtPercent flattens thousands of curves).
@@ -178,6 +184,8 @@ class PartitionRegionItem : public QGraphicsItem
 {
 public:
     enum { Type = RegionItemType };
+    /// Width of the tint along a route inside the partition (scene units).
+    static constexpr qreal routeWidth = 40;
     /// `boxes`: the padded node boxes (drawn rounded); `routes`: the edges inside the partition
     /// as polylines (drawn with a wide pen).
     PartitionRegionItem(PartitionId partition, QColor colour, QString name,
@@ -204,9 +212,6 @@ public:
     [[nodiscard]] QPointF labelPos() const { return m_labelPos; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
-    /// Draws the whole region flat (square boxes, no antialiasing) for the far picture, with
-    /// boxes at least one device pixel at `scale`.
-    void paintFar(QPainter &painter, qreal scale) const;
     void setHighlighted(bool on);
 
 private:

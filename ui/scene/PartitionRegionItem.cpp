@@ -13,7 +13,6 @@ namespace cleave::ui {
 
 namespace {
 
-constexpr qreal routeWidth = 40;
 // Below this zoom the region is a thin band: square boxes, no antialiasing, stronger tint.
 constexpr qreal farZoom = 0.2;
 
@@ -64,7 +63,7 @@ const QFont &labelFont()
 
 RegionLabelItem::RegionLabelItem(PartitionId partition, QString text, QColor colour)
     : m_partition(partition)
-    , m_colour(std::move(colour))
+    , m_colour(colour)
 {
     setFlag(ItemIgnoresTransformations);
     setZValue(-5); // above every region, below edges and nodes
@@ -81,7 +80,8 @@ void RegionLabelItem::setText(const QString &text)
     update();
 }
 
-void RegionLabelItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+void RegionLabelItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
+                            QWidget * /*widget*/)
 {
     painter->setFont(labelFont());
     painter->setPen(canvasColours().partitionText(m_colour));
@@ -92,7 +92,7 @@ PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, Q
                                          std::vector<QRectF> boxes, std::vector<QPolygonF> routes,
                                          QPointF labelPos)
     : m_partition(partition)
-    , m_colour(std::move(colour))
+    , m_colour(colour)
     , m_name(std::move(name))
     , m_boxes(std::move(boxes))
     , m_routes(std::move(routes))
@@ -136,25 +136,6 @@ QPainterPath PartitionRegionItem::routes() const
     return path;
 }
 
-void PartitionRegionItem::paintFar(QPainter &painter, qreal scale) const
-{
-    const QColor fill = canvasColours().tint(m_colour, (m_highlighted ? 0.14 : 0) + 0.32);
-    // A route is a pixel or two wide in the far picture: a cosmetic pen of that width draws
-    // the same band without running the wide-pen stroker over every route (0.9 s -> ms).
-    const qreal pixels = routeWidth * scale;
-    QPen pen = pixels < 1.5 ? QPen(fill, 0) : QPen(fill, pixels);
-    pen.setCosmetic(true);
-    pen.setCapStyle(Qt::FlatCap);
-    painter.setPen(pen);
-    painter.setBrush(Qt::NoBrush);
-    for (const QPolygonF &route : m_routes)
-        painter.drawPolyline(route);
-    const qreal pixel = 1 / scale;
-    for (const QRectF &r : m_boxes)
-        painter.fillRect(
-            QRectF(r.x(), r.y(), std::max(pixel, r.width()), std::max(pixel, r.height())), fill);
-}
-
 void PartitionRegionItem::setHighlighted(bool on)
 {
     if (m_highlighted == on)
@@ -164,11 +145,12 @@ void PartitionRegionItem::setHighlighted(bool on)
 }
 
 void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
-                                QWidget *)
+                                QWidget * /*widget*/)
 {
     // Opaque tints (pre-blended with the white canvas): overlapping boxes and routes of one
     // partition then read as one region, with no darker seams where they overlap.
-    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    const qreal lod
+        = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
     const bool far = lod < farZoom;
     const qreal amount = (m_highlighted ? 0.14 : 0) + (lod < 0.5 ? 0.32 : 0.16);
     const QColor fill = canvasColours().tint(m_colour, amount);

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "ui/scene/FarPictureData.h"
+
+#include <QImage>
+#include <QSize>
+
+#include <functional>
+#include <memory>
+
+namespace cleave::ui {
+
+/// Renders the far picture from plain data (FarGeometry, FarState) into a QImage, off the GUI
+/// thread. Two layers: the base (ordinary edges and node boxes; changes with the layout and the
+/// node colours) is kept between renders and reused while its inputs are equal, so that a plan
+/// change re-renders only the plan layer (tints below the base, boundary edges over it) and
+/// one composition. Not thread-safe: one renderer is used by one thread at a time.
+class FarPictureRenderer
+{
+public:
+    /// Returns true when the render should stop (a newer one supersedes it).
+    using CancelFunction = std::function<bool()>;
+
+    /// The picture of `geometry` in `state` at `scale` (image pixels per scene unit), `size`
+    /// pixels; a null image when cancelled.
+    [[nodiscard]] QImage render(const std::shared_ptr<const FarGeometry> &geometry,
+                                const FarState &state, qreal scale, QSize size,
+                                const CancelFunction &cancelled);
+    /// True when the last render reused the base layer of the one before.
+    [[nodiscard]] bool reusedBase() const { return m_reusedBase; }
+    /// Drops the kept base layer (its memory).
+    void reset();
+
+private:
+    std::shared_ptr<const FarGeometry> m_geometry;
+    FarStyle m_style;
+    qreal m_scale = 0;
+    QImage m_base;
+    bool m_reusedBase = false;
+};
+
+} // namespace cleave::ui

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/scene/FarPictureSource.h"
+
+#include "ui/scene/CanvasTheme.h"
+#include "ui/scene/GraphItems.h"
+
+namespace cleave::ui {
+
+namespace {
+
+// The colours NodeItem paints a flat box with far out.
+const QColor selectionColour(0x1e, 0x6f, 0xd9);
+const QColor highlightColour(0xff, 0x8f, 0x00);
+const QColor problemColour(0xd3, 0x2f, 0x2f);
+
+} // namespace
+
+std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> layout,
+                                               const QRectF &bounds, const NodeItemMap &nodes,
+                                               const EdgeItemMap &edges, qreal regionPadX,
+                                               qreal regionPadY)
+{
+    auto g = std::make_shared<FarGeometry>();
+    g->layout = std::move(layout);
+    g->bounds = bounds;
+    g->regionPadX = regionPadX;
+    g->regionPadY = regionPadY;
+    g->routeWidth = PartitionRegionItem::routeWidth;
+    g->nodes.reserve(nodes.size());
+    g->categories.reserve(nodes.size());
+    for (const auto &[id, item] : nodes) {
+        g->nodes.push_back(item->rect());
+        g->categories.push_back(static_cast<std::uint8_t>(item->category()));
+    }
+    g->edges.reserve(edges.size());
+    for (const auto &[edge, item] : edges)
+        g->edges.push_back(item->spline());
+    return g;
+}
+
+FarStyle farStyle(const NodeItemMap &nodes, const QList<QGraphicsItem *> &selected,
+                  NodeId highlighted, const std::unordered_map<NodeId, QColor> &marks,
+                  const std::vector<std::pair<NodeId, std::string>> &problems)
+{
+    const CanvasColours &colours = canvasColours();
+    FarStyle style;
+    style.edge = (colours.dark ? colours.edge : QColor(0xb4, 0xbb, 0xc4)).rgba();
+    for (int c = 0; c <= static_cast<int>(OpCategory::Other); ++c)
+        style.categories.push_back(colours.stroke(static_cast<OpCategory>(c)).rgba());
+    auto add = [&](NodeId id, const QColor &colour) {
+        if (auto it = nodes.find(id); it != nodes.end())
+            style.boxes.emplace_back(it->second->rect(), colour.rgba());
+    };
+    // In rising precedence: a later box covers an earlier one of the same node.
+    for (const auto &[id, message] : problems)
+        add(id, problemColour);
+    for (const auto &[id, colour] : marks)
+        if (colour.isValid())
+            add(id, colour);
+    if (highlighted.isValid())
+        add(highlighted, highlightColour);
+    for (const QGraphicsItem *item : selected)
+        if (const auto *node = qgraphicsitem_cast<const NodeItem *>(item))
+            style.boxes.emplace_back(node->rect(), selectionColour.rgba());
+    return style;
+}
+
+std::vector<QRgb> farTints(const std::vector<FarPartition> &partitions, PartitionId highlighted)
+{
+    std::vector<QRgb> tints;
+    tints.reserve(partitions.size());
+    for (const FarPartition &p : partitions)
+        tints.push_back(
+            canvasColours()
+                .tint(p.colour, (p.id == highlighted && highlighted.isValid() ? 0.14 : 0) + 0.32)
+                .rgba());
+    return tints;
+}
+
+} // namespace cleave::ui
