@@ -4,6 +4,7 @@
 // ranks, orders and places them itself.
 #include "../bench/BenchGraphs.h"
 #include "../bench/LayoutMetrics.h"
+#include "GatedChain.h"
 #include "GraphBuilder.h"
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayeredOrdering.h"
@@ -19,31 +20,8 @@ using Shape = test::GraphBuilder::Shape;
 
 namespace {
 
-struct Chain
-{
-    std::unique_ptr<Graph> graph;
-    std::vector<NodeId> relu;
-    std::vector<NodeId> sigmoid;
-    std::vector<NodeId> multiply;
-};
-
-// `steps` times: relu(x) and sigmoid(x), multiplied. Ranks by hand: data 0, relu_k and
-// sigmoid_k 2k+1, multiply_k 2k+2.
-Chain gatedChain(std::size_t steps)
-{
-    test::GraphBuilder b;
-    const Shape s { 1, 16 };
-    Chain c;
-    NodeId x = b.input("data", s);
-    for (std::size_t k = 0; k < steps; ++k) {
-        c.relu.push_back(b.op("nn.relu", { x }, s));
-        c.sigmoid.push_back(b.op("sigmoid", { x }, s));
-        x = b.op("multiply", { c.relu.back(), c.sigmoid.back() }, s);
-        c.multiply.push_back(x);
-    }
-    c.graph = b.finish(x);
-    return c;
-}
+using Chain = test::GatedChain;
+using test::gatedChain;
 
 // No two node boxes overlap: boxes grouped by their vertical band, then sorted by x.
 bool anyOverlap(const Layout &layout)

@@ -3,6 +3,7 @@
 // The canvas on large and deep graphs: Cleave's own layout past Graphviz's rank limit, painting
 // that costs what is visible, and a cancelled layout that can be started again.
 #include "../core/GraphBuilder.h"
+#include "GatedChain.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "ui/scene/CanvasView.h"
@@ -26,30 +27,8 @@ using Shape = test::GraphBuilder::Shape;
 
 namespace {
 
-struct Chain
-{
-    std::unique_ptr<Graph> graph;
-    std::vector<NodeId> relu;
-    std::vector<NodeId> sigmoid;
-    std::vector<NodeId> multiply;
-};
-
-// `steps` times relu(x) and sigmoid(x), multiplied: 1 + 3 * steps nodes, 1 + 2 * steps ranks.
-Chain gatedChain(std::size_t steps)
-{
-    test::GraphBuilder b;
-    const Shape s { 1, 16 };
-    Chain c;
-    NodeId x = b.input("data", s);
-    for (std::size_t k = 0; k < steps; ++k) {
-        c.relu.push_back(b.op("nn.relu", { x }, s));
-        c.sigmoid.push_back(b.op("sigmoid", { x }, s));
-        x = b.op("multiply", { c.relu.back(), c.sigmoid.back() }, s);
-        c.multiply.push_back(x);
-    }
-    c.graph = b.finish(x);
-    return c;
-}
+using Chain = test::GatedChain;
+using test::gatedChain;
 
 template <typename T>
 std::vector<T *> itemsOf(QGraphicsScene *scene)

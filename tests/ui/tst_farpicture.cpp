@@ -4,6 +4,7 @@
 // in a frame; the previous picture is painted until the new one arrives; a superseded render is
 // never shown; the image stays within its pixel bound.
 #include "../core/GraphBuilder.h"
+#include "GatedChain.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "ui/scene/CanvasView.h"
@@ -22,29 +23,8 @@ using Shape = test::GraphBuilder::Shape;
 
 namespace {
 
-struct Chain
-{
-    std::unique_ptr<Graph> graph;
-    std::vector<NodeId> relu;
-    std::vector<NodeId> multiply;
-};
-
-// `steps` times relu(x) and sigmoid(x), multiplied.
-Chain gatedChain(std::size_t steps)
-{
-    test::GraphBuilder b;
-    const Shape s { 1, 16 };
-    Chain c;
-    NodeId x = b.input("data", s);
-    for (std::size_t k = 0; k < steps; ++k) {
-        c.relu.push_back(b.op("nn.relu", { x }, s));
-        const NodeId sigmoid = b.op("sigmoid", { x }, s);
-        x = b.op("multiply", { c.relu.back(), sigmoid }, s);
-        c.multiply.push_back(x);
-    }
-    c.graph = b.finish(x);
-    return c;
-}
+using Chain = test::GatedChain;
+using test::gatedChain;
 
 // The canvas' far picture (its view paints it when zoomed far out).
 const ui::FarPicture &farPictureOf(const ui::CanvasWidget &canvas)
