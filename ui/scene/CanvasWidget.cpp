@@ -679,7 +679,8 @@ CanvasWidget::~CanvasWidget()
     d->selectTool.reset();
 }
 
-void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::string &cacheKey)
+void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::string &cacheKey,
+                            std::shared_ptr<const LayoutGraph> drawn)
 {
     d->runner->discard();
     d->overlayDelay->stop();
@@ -695,7 +696,9 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
         return;
     if (!d->function.isValid())
         d->function = graph->mainFunction();
-    d->layoutGraph = std::make_shared<const LayoutGraph>(buildLayoutGraph(*graph, d->function));
+    d->layoutGraph = drawn && drawn->function == d->function
+        ? std::move(drawn)
+        : std::make_shared<const LayoutGraph>(buildLayoutGraph(*graph, d->function));
     d->cacheKey = cacheKey;
     d->startLayout();
 }
@@ -743,7 +746,8 @@ void CanvasWidget::observe(const LevelView *view)
         return;
     auto showGraph = [this] {
         setPlan(nullptr, nullptr);
-        setGraph(d->observed->shownGraph(), d->observed->shownFunction(), d->observed->layoutKey());
+        setGraph(d->observed->shownGraph(), d->observed->shownFunction(), d->observed->layoutKey(),
+                 d->observed->shownLayoutGraph());
         setBlocks(d->observed->framedBlocks());
     };
     d->graphShown = connect(view, &LevelView::graphShown, this, showGraph);
