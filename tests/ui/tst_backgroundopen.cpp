@@ -31,6 +31,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <ctime>
 #include <functional>
 #include <utility>
 
@@ -95,19 +96,32 @@ private:
     QString m_text;
 };
 
-// The longest gap between the ticks of a 10 ms timer on the UI thread while it lives.
+// Milliseconds of CPU time the calling thread has used.
+double threadCpuMs()
+{
+    timespec ts {};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// The longest gap between the ticks of a 10 ms timer on the UI thread while it lives, in wall
+// time and in the UI thread's CPU time (which the neighbours of a loaded machine do not inflate).
 class LatencyProbe : public QObject
 {
 public:
     LatencyProbe()
     {
         m_clock.start();
+        m_lastCpu = threadCpuMs();
         auto *timer = new QTimer(this);
         timer->setTimerType(Qt::PreciseTimer);
         connect(timer, &QTimer::timeout, this, [this] {
             const qint64 now = m_clock.elapsed();
+            const double cpu = threadCpuMs();
             m_longest = std::max(m_longest, now - m_last);
+            m_longestCpu = std::max(m_longestCpu, cpu - m_lastCpu);
             m_last = now;
+            m_lastCpu = cpu;
             ++m_ticks;
         });
         timer->start(10);
@@ -116,6 +130,11 @@ public:
     {
         return std::max(m_longest, m_clock.elapsed() - m_last);
     }
+    // Read on the UI thread.
+    [[nodiscard]] double longestCpuGap() const
+    {
+        return std::max(m_longestCpu, threadCpuMs() - m_lastCpu);
+    }
     [[nodiscard]] int ticks() const { return m_ticks; }
     [[nodiscard]] qint64 elapsed() const { return m_clock.elapsed(); }
 
@@ -123,6 +142,8 @@ private:
     QElapsedTimer m_clock;
     qint64 m_last = 0;
     qint64 m_longest = 0;
+    double m_lastCpu = 0;
+    double m_longestCpu = 0;
     int m_ticks = 0;
 };
 
@@ -210,6 +231,7 @@ void TestBackgroundOpen::windowAnswersWhileImporting()
     qint64 layoutAt = -1;
     qint64 frameAt = -1;
     qint64 longest = -1;
+    double longestCpu = -1;
     int ticks = 0;
     connect(window.session()->loader(), &ModelLoader::finished, this, [&] {
         importLongest = probe.longestGap();
@@ -227,6 +249,7 @@ void TestBackgroundOpen::windowAnswersWhileImporting()
         [&] {
             frameAt = probe.elapsed();
             longest = probe.longestGap();
+            longestCpu = probe.longestCpuGap();
             ticks = probe.ticks();
         });
     QVERIFY(window.openFile(m_big));
@@ -236,8 +259,9 @@ void TestBackgroundOpen::windowAnswersWhileImporting()
           "ticks; open returned at %lld ms",
           3 * units, importLongest, importTicks, openedAt);
     qInfo("UI thread from the open to the first laid-out frame: longest event-loop gap %lld ms "
-          "over %d ticks; layout shown at %lld ms, first frame painted at %lld ms",
-          longest, ticks, layoutAt, frameAt);
+          "(%.0f ms of its CPU time) over %d ticks; layout shown at %lld ms, first frame painted "
+          "at %lld ms",
+          longest, longestCpu, ticks, layoutAt, frameAt);
 
     const cleave::Graph *graph = window.document()->graph();
     QVERIFY(graph);
@@ -270,10 +294,17 @@ void TestBackgroundOpen::windowAnswersWhileImporting()
     QVERIFY(importTicks > 0);
     QVERIFY2(importLongest < 250,
              qPrintable(QStringLiteral("longest gap %1 ms").arg(importLongest)));
-    // The whole open: the hand-over, the scene made in slices and the plan's regions. (Before
-    // the scene was made in slices: 480-1260 ms here, in one piece.)
+    // The whole open: the hand-over, the scene made in slices, the plan's regions, the frame.
+    // Bounded in the UI thread's CPU time, which a loaded machine's other processes do not
+    // stretch (at a load of 6 on 2 cores the wall-clock gap varied 116-395 ms over runs, its
+    // CPU time 111-143 ms).
+    // Before the scene was made in slices the longest gap was 380-1260 ms (340-620 ms of CPU
+    // time); three gaps of 400 ms or more: the hand-over, the scene, the index and first paint.
     QVERIFY(ticks > importTicks);
-    QVERIFY2(longest < 300, qPrintable(QStringLiteral("longest gap %1 ms").arg(longest)));
+    QVERIFY2(longestCpu < 250,
+             qPrintable(QStringLiteral("longest gap %1 ms of CPU time (%2 ms wall)")
+                            .arg(qRound(longestCpu))
+                            .arg(longest)));
 }
 
 void TestBackgroundOpen::openWhileDrawingReplacesDrawing()
