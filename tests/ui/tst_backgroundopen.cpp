@@ -296,8 +296,8 @@ void TestBackgroundOpen::windowAnswersWhileImporting()
              qPrintable(QStringLiteral("longest gap %1 ms").arg(importLongest)));
     // The whole open: the hand-over, the scene made in slices, the plan's regions, the frame.
     // Bounded in the UI thread's CPU time, which a loaded machine's other processes do not
-    // stretch (at a load of 6 on 2 cores the wall-clock gap varied 116-395 ms over runs, its
-    // CPU time 111-143 ms).
+    // stretch (at a load of 6 on 2 cores the wall-clock gap varied 103-395 ms over runs, its
+    // CPU time 77-143 ms).
     // Before the scene was made in slices the longest gap was 380-1260 ms (340-620 ms of CPU
     // time); three gaps of 400 ms or more: the hand-over, the scene, the index and first paint.
     QVERIFY(ticks > importTicks);
