@@ -71,15 +71,21 @@ public:
 
     void setSettings(BalanceSettings settings);
     [[nodiscard]] const BalanceSettings &settings() const { return m_settings; }
-    [[nodiscard]] BalanceChart *chart() const { return m_chart; }
+    /// The chart, brought up to date with the plan first (it is recomputed when the dock
+    /// shows: edits made while it is hidden only mark it stale).
+    [[nodiscard]] BalanceChart *chart();
 
 private:
+    /// Recomputes the chart now when the dock shows, else marks it stale.
     void recompute();
+    void refresh();
 
     Document *m_document;
     BalanceSettings m_settings;
     BalanceChart *m_chart;
     QLabel *m_summary;
+    bool m_stale = false;
+    bool m_shown = false; ///< On screen (its tab current), as visibilityChanged() said last.
 };
 
 } // namespace cleave::ui

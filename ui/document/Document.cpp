@@ -3,6 +3,7 @@
 #include "ui/document/Document.h"
 
 #include "core/formats/FormatRegistry.h"
+#include "core/layout/LayoutGraph.h"
 #include "core/validation/Validation.h"
 #include "ui/document/ModelLoader.h"
 
@@ -97,6 +98,8 @@ void Document::setPrepared(PreparedModel &&model, const QString &path,
     std::unique_ptr<cleave::Graph> previous
         = replaceGraph(std::move(model.graph), path, std::move(chosen), std::move(settings));
     m_summary = std::move(model.summary);
+    if (m_graph)
+        m_layoutGraph = std::move(model.layoutGraph);
     // The loader fused `main` and checked the plan with the default settings: what it computed
     // is kept only when the document's settings and function are those.
     const bool defaultFusion = m_settings.sameFusion(EngineSettings {})
@@ -137,6 +140,7 @@ std::unique_ptr<cleave::Graph> Document::replaceGraph(std::unique_ptr<cleave::Gr
     m_validation = validationFor(m_settings);
     m_blocks.reset();
     m_blockOfNode.clear();
+    m_layoutGraph.reset();
     setProjectPath({});
     return previous;
 }
@@ -154,6 +158,14 @@ void Document::announceNewGraph()
     emit graphChanged();
     emit planReset();
     emit planChanged();
+}
+
+std::shared_ptr<const cleave::LayoutGraph>
+Document::preparedLayoutGraph(cleave::FunctionId function) const
+{
+    if (m_layoutGraph && m_layoutGraph->function == function)
+        return m_layoutGraph;
+    return nullptr;
 }
 
 QString Document::fileName() const

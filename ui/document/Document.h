@@ -20,6 +20,10 @@
 #include <optional>
 #include <vector>
 
+namespace cleave {
+struct LayoutGraph;
+} // namespace cleave
+
 namespace cleave::ui {
 
 struct PreparedModel;
@@ -86,6 +90,10 @@ public:
     [[nodiscard]] const std::vector<cleave::FusedBlock> &blocks() const;
     /// The index into blocks() of the block holding `node`, or -1.
     [[nodiscard]] int blockOf(cleave::NodeId node) const;
+    /// The drawn graph of `function` as the loader made it off the UI thread (it makes the
+    /// main function's), or null: the canvas then makes it itself.
+    [[nodiscard]] std::shared_ptr<const cleave::LayoutGraph>
+    preparedLayoutGraph(cleave::FunctionId function) const;
 
     /// The engine options the plan is validated, costed, fused and exported with.
     [[nodiscard]] const EngineSettings &settings() const { return m_settings; }
@@ -171,6 +179,7 @@ private:
     int m_warnings = 0;
     mutable std::optional<std::vector<cleave::FusedBlock>> m_blocks;
     mutable std::vector<int> m_blockOfNode;
+    std::shared_ptr<const cleave::LayoutGraph> m_layoutGraph; // from the loader
     QUndoStack m_undoStack;
 };
 

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/document/LevelView.h"
 
+#include "core/layout/LayoutGraph.h"
 #include "core/partition/PlanConversion.h"
 #include "ui/document/Document.h"
 
@@ -109,6 +110,13 @@ std::string LevelView::layoutKey() const
     for (std::size_t b : m_expanded)
         key += "+" + std::to_string(b);
     return key;
+}
+
+std::shared_ptr<const cleave::LayoutGraph> LevelView::shownLayoutGraph() const
+{
+    if (m_level == Level::Blocks && m_blockGraph)
+        return nullptr;
+    return m_document->preparedLayoutGraph(shownFunction());
 }
 
 const std::vector<cleave::FusedBlock> &LevelView::framedBlocks() const

@@ -16,6 +16,10 @@
 #include <utility>
 #include <vector>
 
+namespace cleave {
+struct LayoutGraph;
+} // namespace cleave
+
 namespace cleave::ui {
 
 class Document;
@@ -54,6 +58,9 @@ public:
     [[nodiscard]] const cleave::Graph *shownGraph() const;
     [[nodiscard]] cleave::FunctionId shownFunction() const;
     [[nodiscard]] std::string layoutKey() const;
+    /// The shown graph as drawn, when it was made off the UI thread with the document (at Ops
+    /// level: Document::preparedLayoutGraph()), else null.
+    [[nodiscard]] std::shared_ptr<const cleave::LayoutGraph> shownLayoutGraph() const;
     /// The blocks to frame on the canvas (at Ops level, the document's; none at Blocks level).
     [[nodiscard]] const std::vector<cleave::FusedBlock> &framedBlocks() const;
     /// The plan and boundary at the shown level (nullptr without a plan, or when the plan

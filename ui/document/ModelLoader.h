@@ -19,12 +19,16 @@
 
 class QThread;
 
+namespace cleave {
+struct LayoutGraph;
+} // namespace cleave
+
 namespace cleave::ui {
 
 /// A model read, imported and analysed off the UI thread, ready for Document::setPrepared():
 /// the graph (null when the file could not be read), the import diagnostics, the FuseOps blocks
-/// of its main function, its summary, and its one-partition plan with that plan's boundary and
-/// validation findings.
+/// of its main function, its summary, its one-partition plan with that plan's boundary and
+/// validation findings, and the drawn graph of its main function (what the canvas lays out).
 struct PreparedModel
 {
     std::unique_ptr<cleave::Graph> graph;
@@ -34,6 +38,8 @@ struct PreparedModel
     std::optional<cleave::PartitionPlan> plan; ///< Refers to *graph.
     cleave::BoundaryTable boundary;
     std::vector<cleave::Diagnostic> planDiagnostics;
+    /// The main function as the canvas draws it at Ops level (ids only, no pointer into graph).
+    std::shared_ptr<const cleave::LayoutGraph> layoutGraph;
 
     /// True when there is a graph and the import reported no error.
     [[nodiscard]] bool ok() const

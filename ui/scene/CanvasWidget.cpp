@@ -18,6 +18,7 @@
 #include "ui/scene/LayoutRunner.h"
 #include "ui/scene/Minimap.h"
 #include "ui/scene/OpCategory.h"
+#include "ui/scene/SceneBuilder.h"
 #include "ui/tools/CutTool.h"
 #include "ui/tools/SelectTool.h"
 
@@ -36,6 +37,7 @@
 #include <QVariantAnimation>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -69,22 +71,6 @@ public:
     }
 };
 
-// One QString per distinct text: identical op names and shapes share their characters.
-class SharedTexts
-{
-public:
-    QString shared(const std::string &text)
-    {
-        auto [it, added] = m_texts.try_emplace(text);
-        if (added)
-            it->second = QString::fromStdString(text);
-        return it->second;
-    }
-
-private:
-    std::unordered_map<std::string, QString> m_texts;
-};
-
 } // namespace
 
 struct CanvasWidget::Private
@@ -95,6 +81,8 @@ struct CanvasWidget::Private
     LayoutOverlay *overlay = nullptr;
     Minimap *minimap = nullptr;
     LayoutRunner *runner = nullptr;
+    SceneBuilder *builder = nullptr;
+    QTimer *finishing = nullptr; // between the two turns that complete a built scene
     QTimer *overlayDelay = nullptr;
     QVariantAnimation *flash = nullptr;
     std::unique_ptr<SelectTool> selectTool;
@@ -106,6 +94,13 @@ struct CanvasWidget::Private
     std::string cacheKey;
     std::shared_ptr<const LayoutGraph> layoutGraph;
     std::shared_ptr<const Layout> layout;
+    // The layout whose items are being made (set as `layout` once they all are), what
+    // layoutFinished() will say then, and where the view was put meanwhile.
+    std::shared_ptr<const Layout> building;
+    QString builtMessage;
+    QTransform previewTransform;
+    QPoint previewScroll;
+    QSize previewViewport;
     const PartitionPlan *plan = nullptr;
     const BoundaryTable *boundary = nullptr;
     // The graph and function the plan was made for, taken when it was set: a plan left over
@@ -145,7 +140,13 @@ struct CanvasWidget::Private
 
     void clearScene();
     void clearItems() const;
-    void buildScene();
+    /// Starts making the items of a finished layout (the view opens on its top first).
+    void buildScene(std::shared_ptr<const Layout> laidOut, QString message);
+    /// Every item is made: the plan's regions and badges; finishScene() on the next turn.
+    void sceneBuilt();
+    /// Block frames, the initial view, the minimap, and layoutFinished().
+    void finishScene();
+    [[nodiscard]] QPoint scrollPosition() const;
     void applyPlan();
     /// Starts laying out layoutGraph (the card shows after a short delay).
     void startLayout();
@@ -157,7 +158,8 @@ struct CanvasWidget::Private
     void clearHighlights();
     void applyProblems(bool on);
     void refreshMinimap();
-    void showInitialView();
+    /// Shows the top of a tall drawing or all of a small one (`bounds`, in `l`).
+    void showInitialView(const Layout &l, const QRectF &bounds) const;
     void applyBlocks();
     [[nodiscard]] QRectF drawingBounds() const;
     [[nodiscard]] QString toolTipAt(const QPoint &viewportPos) const;
@@ -197,11 +199,10 @@ void CanvasWidget::Private::applyBlocks()
     }
 }
 
-void CanvasWidget::Private::showInitialView()
+void CanvasWidget::Private::showInitialView(const Layout &l, const QRectF &bounds) const
 {
     // The whole drawing when its labels stay readable; otherwise (a tall DNN) its top, where
     // the inputs are, at a readable zoom: the minimap shows the rest.
-    const QRectF bounds = drawingBounds();
     view->showRect(bounds);
     if (view->zoom() >= readableZoom)
         return;
@@ -212,11 +213,10 @@ void CanvasWidget::Private::showInitialView()
     qreal x = bounds.center().x();
     qreal top = 0;
     bool found = false;
-    for (const auto &[id, item] : nodeItems) {
-        const QRectF r = item->rect();
-        if (!found || r.top() < top || (r.top() == top && r.center().x() < x)) {
-            top = r.top();
-            x = r.center().x();
+    for (const auto &[id, r] : l.nodes) {
+        if (!found || r.y < top || (r.y == top && r.centerX() < x)) {
+            top = r.y;
+            x = r.centerX();
             found = true;
         }
     }
@@ -258,6 +258,8 @@ void CanvasWidget::Private::clearItems() const
 
 void CanvasWidget::Private::clearScene()
 {
+    builder->stop();
+    finishing->stop();
     cutTool->deactivate();
     flash->stop();
     flashing.clear();
@@ -277,6 +279,7 @@ void CanvasWidget::Private::clearScene()
     selecting = true;
     clearItems();
     selecting = false;
+    building.reset(); // after its items
     minimap->clear();
     if (hadSelection)
         emit q->selectionChanged();
@@ -284,41 +287,64 @@ void CanvasWidget::Private::clearScene()
         cutTool->activate();
 }
 
-void CanvasWidget::Private::buildScene()
+void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QString message)
 {
-    const Layout &l = *layout;
-    SharedTexts texts;
-    for (const LayoutGraph::Node &n : layoutGraph->nodes) {
-        const LayoutRect *r = l.rect(n.id);
-        if (r == nullptr)
-            continue;
-        const NodeLabel label = nodeLabel(*graph, n.id);
-        // Op names and shapes repeat across thousands of nodes: each distinct text is held once
-        // (QString shares it). Tooltips are made when asked for (CanvasToolTips).
-        auto *item = new NodeItem(n.id, QRectF(r->x, r->y, r->width, r->height), n.role,
-                                  opCategory(*graph, n.id), texts.shared(label.title),
-                                  texts.shared(label.subtitle));
-        if (auto mark = marks.find(n.id); mark != marks.end())
-            item->setMark(mark->second);
-        scene->addItem(item);
-        nodeItems.emplace(n.id, item);
-    }
-    shapeLabels.graph = graph;
-    std::set<TensorRef> labelled; // one shape label per tensor, on its first drawn edge
-    for (const LayoutGraph::Edge &e : layoutGraph->edges) {
-        const LayoutSpline *s = l.spline(e.tensor, e.consumer);
-        if (s == nullptr || s->points.empty())
-            continue;
-        const EdgeRef key { e.tensor, e.consumer };
-        const bool label = labelled.insert(e.tensor).second;
-        // The item points into the layout, which outlives the scene's items.
-        auto *item = new EdgeItem(key, s, label ? &shapeLabels : nullptr);
-        scene->addItem(item);
-        edgeItems.emplace(key, item);
-    }
+    building = std::move(laidOut);
+    builtMessage = std::move(message);
+    const Layout &l = *building;
     const QRectF bounds(l.bbox.x, l.bbox.y, l.bbox.width, l.bbox.height);
     const qreal margin = std::max<qreal>(400, std::max(bounds.width(), bounds.height()) * 0.25);
+    // The scene's rect and the depth of its BSP index are those of the finished scene from the
+    // start: the index is then filled item by item instead of being rebuilt from scratch each
+    // time the item count doubles (a 100k-node scene: hundreds of milliseconds each).
     scene->setSceneRect(bounds.adjusted(-margin, -margin, margin, margin));
+    const auto items = static_cast<double>(layoutGraph->nodes.size() + layoutGraph->edges.size());
+    scene->setBspTreeDepth(
+        std::max(5, static_cast<int>(std::ceil(std::log2(std::max(items, 1.0))))));
+    // The view opens where it will stay (unless the user moves it meanwhile) and the items it
+    // shows are made first.
+    showInitialView(l, bounds.adjusted(-8, -8, 8, 8));
+    previewTransform = view->transform();
+    previewScroll = scrollPosition();
+    previewViewport = view->viewport()->size();
+    shapeLabels.graph = graph;
+    SceneBuilder::Request request;
+    request.graph = graph;
+    request.layoutGraph = layoutGraph;
+    request.layout = building;
+    request.marks = &marks;
+    request.labels = &shapeLabels;
+    request.first = view->mapToScene(view->viewport()->rect()).boundingRect();
+    builder->start(std::move(request));
+}
+
+QPoint CanvasWidget::Private::scrollPosition() const
+{
+    return { view->horizontalScrollBar()->value(), view->verticalScrollBar()->value() };
+}
+
+void CanvasWidget::Private::sceneBuilt()
+{
+    // Each pass over a large graph's items takes tens of milliseconds: the plan goes on this
+    // turn, the rest on the next. The canvas is ready (isLayoutReady()) once all is done.
+    layout = std::exchange(building, nullptr);
+    applyProblems(true);
+    setUpFarPicture();
+    applyPlan();
+    finishing->start();
+}
+
+void CanvasWidget::Private::finishScene()
+{
+    applyBlocks();
+    // With the regions and frames in the bounds, unless the user has zoomed or scrolled
+    // meanwhile (a resized viewport scrolls by itself: the view is then placed again).
+    const bool moved = view->transform() != previewTransform
+        || (view->viewport()->size() == previewViewport && scrollPosition() != previewScroll);
+    if (!moved)
+        showInitialView(*layout, drawingBounds());
+    refreshMinimap();
+    emit q->layoutFinished(true, builtMessage);
 }
 
 void CanvasWidget::Private::setUpFarPicture()
@@ -576,6 +602,12 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     d->overlay = new LayoutOverlay(this);
     d->minimap = new Minimap(d->view, this);
     d->runner = new LayoutRunner(this);
+    d->builder = new SceneBuilder(*d->scene, d->nodeItems, d->edgeItems, this);
+    connect(d->builder, &SceneBuilder::built, this, [this] { d->sceneBuilt(); });
+    d->finishing = new QTimer(this);
+    d->finishing->setSingleShot(true);
+    d->finishing->setInterval(0);
+    connect(d->finishing, &QTimer::timeout, this, [this] { d->finishScene(); });
     d->runner->setCacheDirectory(
         QDir(QStandardPaths::writableLocation(QStandardPaths::CacheLocation))
             .filePath(QStringLiteral("layouts")));
@@ -611,21 +643,14 @@ CanvasWidget::CanvasWidget(QWidget *parent)
             emit layoutFinished(false, QString::fromStdString(result.message));
             return;
         }
-        d->layout = result.layout;
-        d->buildScene();
-        d->applyProblems(true);
-        d->setUpFarPicture();
-        d->applyPlan();
-        d->applyBlocks();
-        d->showInitialView();
-        d->refreshMinimap();
         QString message = result.fromCache
-            ? QStringLiteral("Layout of %1 nodes from cache").arg(d->layout->nodes.size())
+            ? QStringLiteral("Layout of %1 nodes from cache").arg(result.layout->nodes.size())
             : QStringLiteral("Laid out %1 nodes in %2 ms (%3)")
-                  .arg(d->layout->nodes.size())
+                  .arg(result.layout->nodes.size())
                   .arg(qRound(result.milliseconds))
-                  .arg(QString::fromStdString(d->layout->engine));
-        emit layoutFinished(true, message);
+                  .arg(QString::fromStdString(result.layout->engine));
+        // The items are made over the next event-loop turns; layoutFinished() follows.
+        d->buildScene(result.layout, std::move(message));
     });
     connect(&d->far, &FarPicture::pictureChanged, this, [this] {
         if (d->far.covers(d->view->zoom()))
@@ -673,13 +698,16 @@ CanvasWidget::CanvasWidget(QWidget *parent)
 
 CanvasWidget::~CanvasWidget()
 {
+    d->builder->stop();
+    d->finishing->stop();
     d->clearItems();
     d->view->setTool(nullptr);
     d->cutTool.reset();
     d->selectTool.reset();
 }
 
-void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::string &cacheKey)
+void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::string &cacheKey,
+                            std::shared_ptr<const LayoutGraph> drawn)
 {
     d->runner->discard();
     d->overlayDelay->stop();
@@ -695,7 +723,9 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
         return;
     if (!d->function.isValid())
         d->function = graph->mainFunction();
-    d->layoutGraph = std::make_shared<const LayoutGraph>(buildLayoutGraph(*graph, d->function));
+    d->layoutGraph = drawn && drawn->function == d->function
+        ? std::move(drawn)
+        : std::make_shared<const LayoutGraph>(buildLayoutGraph(*graph, d->function));
     d->cacheKey = cacheKey;
     d->startLayout();
 }
@@ -743,7 +773,8 @@ void CanvasWidget::observe(const LevelView *view)
         return;
     auto showGraph = [this] {
         setPlan(nullptr, nullptr);
-        setGraph(d->observed->shownGraph(), d->observed->shownFunction(), d->observed->layoutKey());
+        setGraph(d->observed->shownGraph(), d->observed->shownFunction(), d->observed->layoutKey(),
+                 d->observed->shownLayoutGraph());
         setBlocks(d->observed->framedBlocks());
     };
     d->graphShown = connect(view, &LevelView::graphShown, this, showGraph);
@@ -805,7 +836,7 @@ CanvasWidget::Tool CanvasWidget::tool() const
 
 bool CanvasWidget::isLayoutReady() const
 {
-    return d->layout != nullptr;
+    return d->layout != nullptr && !d->finishing->isActive();
 }
 
 std::vector<NodeId> CanvasWidget::selectedNodes() const
@@ -983,7 +1014,7 @@ void CanvasWidget::cancelLayout()
 
 void CanvasWidget::restartLayout()
 {
-    if (!d->layoutGraph || d->layout || d->runner->isRunning())
+    if (!d->layoutGraph || d->layout || d->runner->isRunning() || d->builder->isBuilding())
         return;
     d->startLayout();
 }

@@ -20,6 +20,10 @@
 
 class QGraphicsView;
 
+namespace cleave {
+struct LayoutGraph;
+} // namespace cleave
+
 namespace cleave::ui {
 
 class CanvasView;
@@ -40,8 +44,11 @@ public:
 
     /// Shows one function of `graph` (nullptr clears). Starts a background layout (worker thread,
     /// cached by `cacheKey`, e.g. the model's checksum; a newer call supersedes a running one).
+    /// `drawn` is that function's LayoutGraph when it was already made (off the UI thread);
+    /// null makes it here.
     void setGraph(const cleave::Graph *graph, cleave::FunctionId function,
-                  const std::string &cacheKey);
+                  const std::string &cacheKey,
+                  std::shared_ptr<const cleave::LayoutGraph> drawn = nullptr);
     /// Partition regions, boundary edges (bold, partition colour) with badges
     /// ("data_n_0 · 1×256×56×56 · 3.2 MB"). Either may be nullptr. Call again after every plan
     /// edit.
