@@ -108,7 +108,12 @@ Figures layOutWithDagre(const LayoutGraph &lg, const std::string &dagreDir, int 
         + dagreDir + "' '" + in.string() + "' '" + out.string() + "' > /dev/null 2>&1";
     const int status = std::system(command.c_str());
     if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        f.note = WIFEXITED(status) && WEXITSTATUS(status) == 124 ? "timeout" : "failed";
+        // timeout(1) exits 124; a shell reports a child killed by signal N as 128 + N (V8
+        // out of heap aborts: 134; the kernel's OOM killer: 137; a stack overflow: 139).
+        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        f.note = code == 124 ? "timeout"
+            : code > 128     ? "signal " + std::to_string(code - 128)
+                             : "exit " + std::to_string(code);
         return f;
     }
     std::ifstream result(out);
