@@ -156,7 +156,11 @@ groupOverlappingBadges(QGraphicsScene &scene, const std::vector<BadgeItem *> &ba
             b->setVisible(false);
         auto *count = new BadgeCountItem(g.members, zoom);
         count->setPos(g.members.front()->pos());
-        scene.addItem(count);
+        // Beside its badges: under their layer when they have one (PlanLayerItem).
+        if (QGraphicsItem *layer = g.members.front()->parentItem())
+            count->setParentItem(layer);
+        else
+            scene.addItem(count);
         counts.push_back(count);
     }
     return counts;
@@ -170,6 +174,10 @@ void ungroupBadges(std::vector<BadgeCountItem *> &counts)
             b->setZValue(5);
             b->setVisible(true);
         }
+        // Out of the scene first: an item deleted while in a BSP-indexed scene is purged by a
+        // walk over every item in the index (a regroup on each zoom step did that).
+        if (QGraphicsScene *scene = count->scene())
+            scene->removeItem(count);
         delete count;
     }
     counts.clear();
