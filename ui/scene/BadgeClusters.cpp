@@ -87,7 +87,8 @@ void BadgeCountItem::setExpanded(bool on)
     update();
 }
 
-void BadgeCountItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+void BadgeCountItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
+                           QWidget * /*widget*/)
 {
     const QColor colour = m_members.empty() ? QColor(Qt::gray) : m_members.front()->colour();
     painter->setRenderHint(QPainter::Antialiasing);

@@ -161,7 +161,7 @@ void Minimap::clear()
     hide();
 }
 
-void Minimap::paintEvent(QPaintEvent *)
+void Minimap::paintEvent(QPaintEvent * /*event*/)
 {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
