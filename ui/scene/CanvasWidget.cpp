@@ -424,10 +424,6 @@ void CanvasWidget::Private::applyPlan()
     farPlan.nodeSlots = std::move(nodeSlots);
     farPlan.edgeSlots = std::move(edgeSlots);
     farPlan.boundary = boundaryLines;
-    // A plan change redraws most of the view: one update of the whole scene, which also spares
-    // Qt its per-item bookkeeping of each dirty item's painted area (a hash of about a
-    // kilobyte per item, for every item of the scene when they are all new).
-    scene->update();
     if (regionLayer == nullptr) {
         // At the depths the items had as top-level items: regions under edges and nodes,
         // their names above every region, badges above nodes.
