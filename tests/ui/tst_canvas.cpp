@@ -7,6 +7,7 @@
 #include "core/partition/PartitionPlan.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
+#include "ui/scene/Minimap.h"
 #include "ui/scene/OpCategory.h"
 
 #include <QApplication>
@@ -60,6 +61,8 @@ private slots:
     void rubberBandSelects();
     void cutStrokeReportsCrossedEdges();
     void planDrawsRegionsAndBadges();
+    void planItemsStayOffTheTopLevel();
+    void minimapTintsFollowThePlan();
     void newerGraphSupersedesStaleLayout();
     void cancelStopsTheLayout();
     void keyboardZoomAndFit();
@@ -291,6 +294,140 @@ void TestCanvas::planDrawsRegionsAndBadges()
     QCOMPARE(itemsOf<ui::PartitionRegionItem>(scene()).size(), std::size_t(0));
     QCOMPARE(itemsOf<ui::BadgeItem>(scene()).size(), std::size_t(0));
     QVERIFY(!edgeItem(scene(), addToRelu)->boundaryColour().isValid());
+}
+
+namespace {
+
+std::size_t topLevelCount(QGraphicsScene *scene)
+{
+    std::size_t n = 0;
+    for (QGraphicsItem *item : scene->items())
+        n += item->parentItem() == nullptr ? 1 : 0;
+    return n;
+}
+
+// The minimap's tint of a partition colour: 60 % white and 40 % of the colour, per channel.
+QRgb minimapTint(const QColor &c)
+{
+    return qRgb(qRound(153 + 0.4 * c.red()), qRound(153 + 0.4 * c.green()),
+                qRound(153 + 0.4 * c.blue()));
+}
+
+struct TintPixels
+{
+    int count = 0;
+    int firstRow = -1;
+};
+
+// The pixels of `image` within one step per channel of `colour` (QColor's float rounding).
+TintPixels pixelsOf(const QImage &image, QRgb colour)
+{
+    TintPixels found;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QRgb p = image.pixel(x, y);
+            if (std::abs(qRed(p) - qRed(colour)) <= 1 && std::abs(qGreen(p) - qGreen(colour)) <= 1
+                && std::abs(qBlue(p) - qBlue(colour)) <= 1) {
+                ++found.count;
+                if (found.firstRow < 0)
+                    found.firstRow = y;
+            }
+        }
+    }
+    return found;
+}
+
+} // namespace
+
+void TestCanvas::planItemsStayOffTheTopLevel()
+{
+    // Regions, their names and badges hang under three layer items made with the first plan:
+    // replacing a plan adds or removes no top-level item (each costs a walk of the scene's
+    // index or of its top-level list on a large model).
+    waitForLayout();
+    const std::size_t drawn = topLevelCount(scene());
+    PartitionPlan plan(*m_graph);
+    BoundaryTable boundary = computeBoundary(plan);
+    m_canvas->setPlan(&plan, &boundary);
+    QCOMPARE(topLevelCount(scene()), drawn + 3);
+    plan.cutAcrossEdges({ EdgeRef { out("%12"), id("%13") } });
+    boundary = computeBoundary(plan);
+    m_canvas->setPlan(&plan, &boundary);
+    QCOMPARE(topLevelCount(scene()), drawn + 3);
+    const auto regions = itemsOf<ui::PartitionRegionItem>(scene());
+    QCOMPARE(regions.size(), std::size_t(2));
+    const auto badges = itemsOf<ui::BadgeItem>(scene());
+    QCOMPARE(badges.size(), std::size_t(1));
+    const auto labels = itemsOf<ui::RegionLabelItem>(scene());
+    QCOMPARE(labels.size(), std::size_t(2));
+    for (QGraphicsItem *item :
+         { static_cast<QGraphicsItem *>(regions[0]), static_cast<QGraphicsItem *>(badges[0]),
+           static_cast<QGraphicsItem *>(labels[0]) })
+        QVERIFY(item->parentItem() != nullptr);
+    // Stacked as before: regions under edges (z 1) and nodes (z 2), names above regions, badges
+    // above nodes.
+    QCOMPARE(regions[0]->parentItem()->zValue(), -10.0);
+    QCOMPARE(labels[0]->parentItem()->zValue(), -5.0);
+    QCOMPARE(badges[0]->parentItem()->zValue(), 5.0);
+
+    // The badge is still found where it is drawn (hit tests go through the layer).
+    showAtNaturalSize("%12");
+    const QPointF badgeScene = badges[0]->mapToScene(badges[0]->boundingRect().center());
+    bool hit = false;
+    for (QGraphicsItem *item :
+         scene()->items(badgeScene, Qt::IntersectsItemShape, Qt::DescendingOrder,
+                        m_canvas->view()->viewportTransform()))
+        hit = hit || item == badges[0];
+    QVERIFY(hit);
+
+    m_canvas->setPlan(nullptr, nullptr);
+    QCOMPARE(topLevelCount(scene()), drawn + 3);
+    QCOMPARE(itemsOf<ui::PartitionRegionItem>(scene()).size(), std::size_t(0));
+}
+
+void TestCanvas::minimapTintsFollowThePlan()
+{
+    waitForLayout();
+    auto *minimap = m_canvas->findChild<ui::Minimap *>();
+    QVERIFY(minimap != nullptr);
+    // The minimap frames the visible area in translucent blue: zoomed in on the scene's far
+    // corner, beyond the drawing, the frame covers none of it.
+    m_canvas->view()->setTransform(QTransform::fromScale(4, 4));
+    m_canvas->view()->centerOn(scene()->sceneRect().bottomRight());
+
+    // One partition: its tint shows, a second partition's does not.
+    PartitionPlan plan(*m_graph);
+    BoundaryTable boundary = computeBoundary(plan);
+    m_canvas->setPlan(&plan, &boundary);
+    QVERIFY(minimap->isVisible());
+    const QRgb first = minimapTint(ui::partitionColour(plan.partitions()[0].colour));
+    QImage image = minimap->grab().toImage();
+    const TintPixels whole = pixelsOf(image, first);
+    QVERIFY(whole.count > 0);
+
+    // The cut after the first residual add: the rest of the graph (below, and far larger)
+    // takes the second partition's tint; the first keeps its own over the top.
+    plan.cutAcrossEdges({ EdgeRef { out("%12"), id("%13") } });
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+    QVERIFY(plan.partitions()[0].colour != plan.partitions()[1].colour);
+    boundary = computeBoundary(plan);
+    m_canvas->setPlan(&plan, &boundary);
+    image = minimap->grab().toImage();
+    const TintPixels top = pixelsOf(image, first);
+    const TintPixels rest
+        = pixelsOf(image, minimapTint(ui::partitionColour(plan.partitions()[1].colour)));
+    QVERIFY(top.count > 0);
+    QVERIFY(rest.count > top.count);
+    QVERIFY(top.count < whole.count);
+    QVERIFY2(rest.firstRow > top.firstRow,
+             qPrintable(QStringLiteral("%1 <= %2").arg(rest.firstRow).arg(top.firstRow)));
+
+    // No plan: no tints.
+    m_canvas->setPlan(nullptr, nullptr);
+    image = minimap->grab().toImage();
+    QCOMPARE(pixelsOf(image, first).count, 0);
+    QCOMPARE(pixelsOf(image, minimapTint(ui::partitionColour(plan.partitions()[1].colour))).count,
+             0);
 }
 
 void TestCanvas::newerGraphSupersedesStaleLayout()

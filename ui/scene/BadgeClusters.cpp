@@ -87,7 +87,8 @@ void BadgeCountItem::setExpanded(bool on)
     update();
 }
 
-void BadgeCountItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
+void BadgeCountItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
+                           QWidget * /*widget*/)
 {
     const QColor colour = m_members.empty() ? QColor(Qt::gray) : m_members.front()->colour();
     painter->setRenderHint(QPainter::Antialiasing);
@@ -156,7 +157,11 @@ groupOverlappingBadges(QGraphicsScene &scene, const std::vector<BadgeItem *> &ba
             b->setVisible(false);
         auto *count = new BadgeCountItem(g.members, zoom);
         count->setPos(g.members.front()->pos());
-        scene.addItem(count);
+        // Beside its badges: under their layer when they have one (PlanLayerItem).
+        if (QGraphicsItem *layer = g.members.front()->parentItem())
+            count->setParentItem(layer);
+        else
+            scene.addItem(count);
         counts.push_back(count);
     }
     return counts;
@@ -170,6 +175,10 @@ void ungroupBadges(std::vector<BadgeCountItem *> &counts)
             b->setZValue(5);
             b->setVisible(true);
         }
+        // Out of the scene first: an item deleted while in a BSP-indexed scene is purged by a
+        // walk over every item in the index (a regroup on each zoom step did that).
+        if (QGraphicsScene *scene = count->scene())
+            scene->removeItem(count);
         delete count;
     }
     counts.clear();

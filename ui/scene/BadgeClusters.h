@@ -14,7 +14,7 @@ namespace cleave::ui {
 class BadgeItem;
 
 /// Item type of BadgeCountItem, for qgraphicsitem_cast.
-inline constexpr int BadgeCountItemType = QGraphicsItem::UserType + 20;
+inline constexpr int badgeCountItemType = QGraphicsItem::UserType + 20;
 
 /// Stands for boundary badges that would overlap on screen at the current zoom: a pill saying
 /// how many tensors cross there ("5 tensors"), drawn at a fixed screen size. Hovering it
@@ -22,7 +22,7 @@ inline constexpr int BadgeCountItemType = QGraphicsItem::UserType + 20;
 class BadgeCountItem : public QGraphicsItem
 {
 public:
-    enum { Type = BadgeCountItemType };
+    enum { Type = badgeCountItemType };
     BadgeCountItem(std::vector<BadgeItem *> members, qreal zoom);
 
     [[nodiscard]] int type() const override { return Type; }

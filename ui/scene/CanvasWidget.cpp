@@ -18,6 +18,7 @@
 #include "ui/scene/LayoutRunner.h"
 #include "ui/scene/Minimap.h"
 #include "ui/scene/OpCategory.h"
+#include "ui/scene/PlanLayerItem.h"
 #include "ui/scene/SceneBuilder.h"
 #include "ui/tools/CutTool.h"
 #include "ui/tools/SelectTool.h"
@@ -71,6 +72,15 @@ public:
     }
 };
 
+// A region's name: the partition's, with its target unless it runs on the host (llvm).
+QString regionName(const Partition &p)
+{
+    QString name = QString::fromStdString(p.name);
+    if (!p.target.empty() && p.target != "llvm")
+        name += QStringLiteral(" · %1").arg(QString::fromStdString(p.target));
+    return name;
+}
+
 } // namespace
 
 struct CanvasWidget::Private
@@ -115,6 +125,12 @@ struct CanvasWidget::Private
     // plan hold references, not copies of points.
     std::vector<std::pair<EdgeRef, QPolygonF>> edgeLines;
     std::vector<QGraphicsItem *> planItems; // regions and badges
+    // The shapes every plan's regions draw (made on the first plan of a layout) and the items
+    // the regions, their names and the badges hang under (made with it, deleted with the scene).
+    std::shared_ptr<const RegionGeometry> regionGeometry;
+    PlanLayerItem *regionLayer = nullptr;
+    PlanLayerItem *labelLayer = nullptr;
+    PlanLayerItem *badgeLayer = nullptr;
     std::vector<BadgeItem *> badges; // also in planItems
     std::vector<BadgeCountItem *> badgeCounts; // groups of overlapping badges
     qreal groupedZoom = 0;
@@ -152,12 +168,15 @@ struct CanvasWidget::Private
     void startLayout();
     /// Redraws the regions of `partitions` with their current names and targets (same nodes).
     void relabelRegions(const std::vector<PartitionId> &partitions);
+    [[nodiscard]] std::shared_ptr<const RegionGeometry> makeRegionGeometry();
     void regroupBadges();
     void setUpFarPicture();
     [[nodiscard]] FarState farState() const;
     void clearHighlights();
     void applyProblems(bool on);
-    void refreshMinimap();
+    /// Shows the minimap with the plan's tints; `drawingChanged`: the node boxes changed too
+    /// (layout, marks, theme), not only the plan.
+    void refreshMinimap(bool drawingChanged = true);
     /// Shows the top of a tall drawing or all of a small one (`bounds`, in `l`).
     void showInitialView(const Layout &l, const QRectF &bounds) const;
     void applyBlocks();
@@ -270,6 +289,8 @@ void CanvasWidget::Private::clearScene()
     nodeItems.clear();
     edgeItems.clear();
     edgeLines.clear();
+    regionGeometry.reset();
+    regionLayer = labelLayer = badgeLayer = nullptr; // deleted with the scene
     planItems.clear();
     blockItems.clear();
     boundaryEdges.clear();
@@ -380,24 +401,24 @@ void CanvasWidget::Private::applyPlan()
         scene->removeItem(item);
         delete item;
     }
+
     planItems.clear();
     for (const EdgeRef &e : boundaryEdges)
         if (auto it = edgeItems.find(e); it != edgeItems.end())
             it->second->setBoundaryColour({});
     boundaryEdges.clear();
+
     farPartitions.clear();
     farPlan = {};
     if (!layout || plan == nullptr || graph == nullptr || planGraph != graph
         || planFunction != function)
         return;
 
-    // One pass over the drawn nodes groups them by partition.
+    // One pass over the drawn nodes and one over the edges give each its partition's index:
+    // the regions draw the layout's shared shapes by these slots, and so does the far
+    // picture's plan layer (in the orders of its geometry, the maps' iteration orders).
     const auto &partitions = plan->partitions();
-    std::vector<std::vector<QRectF>> boxes(partitions.size());
-    std::vector<std::vector<QPolygonF>> routes(partitions.size());
     std::vector<QRectF> topmost(partitions.size());
-    // The far picture's plan layer: a partition index per node and per edge, in the orders of
-    // its geometry (the maps' iteration orders), and the boundary edges' lines.
     auto nodeSlots = std::make_shared<std::vector<std::int32_t>>();
     nodeSlots->reserve(nodeItems.size());
     auto edgeSlots = std::make_shared<std::vector<std::int32_t>>();
@@ -411,44 +432,47 @@ void CanvasWidget::Private::applyPlan()
         if (index < 0)
             continue;
         const QRectF r = item->rect();
-        boxes[static_cast<std::size_t>(index)].push_back(
-            r.adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
         QRectF &top = topmost[static_cast<std::size_t>(index)];
         if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
             top = r;
     }
-    if (edgeLines.size() != edgeItems.size()) {
-        edgeLines.clear();
-        edgeLines.reserve(edgeItems.size());
-        for (const auto &[edge, item] : edgeItems)
-            item->onCurve(edgeLines.emplace_back(edge, QPolygonF()).second);
-    }
+    if (!regionGeometry)
+        regionGeometry = makeRegionGeometry();
     for (const auto &[edge, line] : edgeLines) {
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
         const bool inside = from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer));
         edgeSlots->push_back(inside ? from : -1);
-        if (inside)
-            routes[static_cast<std::size_t>(from)].push_back(line);
     }
+
+    const RegionSlots membership { nodeSlots, edgeSlots };
+    const std::vector<RegionExtent> extents
+        = regionExtents(*regionGeometry, membership, partitions.size());
     farPlan.nodeSlots = std::move(nodeSlots);
     farPlan.edgeSlots = std::move(edgeSlots);
     farPlan.boundary = boundaryLines;
+    if (regionLayer == nullptr) {
+        // At the depths the items had as top-level items: regions under edges and nodes,
+        // their names above every region, badges above nodes.
+        regionLayer = new PlanLayerItem(scene->sceneRect(), -10);
+        labelLayer = new PlanLayerItem(scene->sceneRect(), -5);
+        badgeLayer = new PlanLayerItem(scene->sceneRect(), 5);
+        for (QGraphicsItem *layer : { regionLayer, labelLayer, badgeLayer })
+            scene->addItem(layer);
+    }
     for (std::size_t i = 0; i < partitions.size(); ++i) {
-        if (boxes[i].empty())
+        if (extents[i].boxCount == 0)
             continue;
         const Partition &p = partitions[i];
-        QString name = QString::fromStdString(p.name);
-        if (!p.target.empty() && p.target != "llvm")
-            name += QStringLiteral(" · %1").arg(QString::fromStdString(p.target));
+        const QString name = regionName(p);
         const QPointF labelPos(topmost[i].x() - regionPadX - 6, topmost[i].center().y());
-        auto *region = new PartitionRegionItem(p.id, partitionColour(p.colour), name,
-                                               std::move(boxes[i]), std::move(routes[i]), labelPos);
+        auto *region = new PartitionRegionItem(
+            p.id, partitionColour(p.colour), name, regionGeometry, membership,
+            static_cast<std::int32_t>(i), extents[i], labelPos, regionLayer);
         region->setHighlighted(highlightedPartition.isValid() && p.id == highlightedPartition);
-        scene->addItem(region);
         planItems.push_back(region);
         auto *label = new RegionLabelItem(p.id, name, partitionColour(p.colour));
         label->setPos(labelPos);
-        scene->addItem(label);
+        label->setParentItem(labelLayer);
         planItems.push_back(label);
     }
 
@@ -479,48 +503,56 @@ void CanvasWidget::Private::applyPlan()
                     text += QStringLiteral(" · ") + badgeBytes(*b.bytes);
                 auto *badge = new BadgeItem(it->first, text, colour);
                 badge->setPos(it->second->midPoint());
-                scene->addItem(badge);
+                badge->setParentItem(badgeLayer);
                 planItems.push_back(badge);
                 badges.push_back(badge);
             }
         }
     }
+
     regroupBadges();
 }
 
 void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &partitions)
 {
-    for (QGraphicsItem *&item : planItems) {
-        if (auto *label = qgraphicsitem_cast<RegionLabelItem *>(item)) {
-            const Partition *p = plan->partition(label->partitionId());
-            if (p != nullptr
-                && std::find(partitions.begin(), partitions.end(), p->id) != partitions.end()) {
-                QString name = QString::fromStdString(p->name);
-                if (!p->target.empty() && p->target != "llvm")
-                    name += QStringLiteral(" · %1").arg(QString::fromStdString(p->target));
-                label->setText(name);
-            }
+    // Same nodes, same shapes: only the names on the labels and the regions change.
+    for (QGraphicsItem *item : planItems) {
+        PartitionId id;
+        if (const auto *label = qgraphicsitem_cast<RegionLabelItem *>(item))
+            id = label->partitionId();
+        else if (const auto *region = qgraphicsitem_cast<PartitionRegionItem *>(item))
+            id = region->partitionId();
+        if (!id.isValid()
+            || std::find(partitions.begin(), partitions.end(), id) == partitions.end())
             continue;
-        }
-        auto *old = qgraphicsitem_cast<PartitionRegionItem *>(item);
-        if (!old
-            || std::find(partitions.begin(), partitions.end(), old->partitionId())
-                == partitions.end())
-            continue;
-        const Partition *p = plan->partition(old->partitionId());
+        const Partition *p = plan->partition(id);
         if (p == nullptr)
             continue;
-        QString name = QString::fromStdString(p->name);
-        if (!p->target.empty() && p->target != "llvm")
-            name += QStringLiteral(" · %1").arg(QString::fromStdString(p->target));
-        auto *region = new PartitionRegionItem(p->id, partitionColour(p->colour), name,
-                                               old->boxRects(), old->routeLines(), old->labelPos());
-        region->setHighlighted(p->id == highlightedPartition);
-        scene->removeItem(old);
-        delete old;
-        scene->addItem(region);
-        item = region;
+        if (auto *label = qgraphicsitem_cast<RegionLabelItem *>(item))
+            label->setText(regionName(*p));
+        else if (auto *region = qgraphicsitem_cast<PartitionRegionItem *>(item))
+            region->setName(regionName(*p));
     }
+}
+
+std::shared_ptr<const RegionGeometry> CanvasWidget::Private::makeRegionGeometry()
+{
+    if (edgeLines.size() != edgeItems.size()) {
+        edgeLines.clear();
+        edgeLines.reserve(edgeItems.size());
+        for (const auto &[edge, item] : edgeItems)
+            item->onCurve(edgeLines.emplace_back(edge, QPolygonF()).second);
+    }
+    auto geometry = std::make_shared<RegionGeometry>();
+    geometry->boxes.reserve(nodeItems.size());
+    for (const auto &[id, item] : nodeItems)
+        geometry->boxes.push_back(
+            item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
+    geometry->routes.reserve(edgeLines.size());
+    for (const auto &[edge, line] : edgeLines)
+        geometry->routes.push_back(line);
+    geometry->index(PartitionRegionItem::routeWidth / 2);
+    return geometry;
 }
 
 void CanvasWidget::Private::applyProblems(bool on)
@@ -547,39 +579,44 @@ void CanvasWidget::Private::clearHighlights()
     far.invalidate();
 }
 
-void CanvasWidget::Private::refreshMinimap()
+void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
 {
     if (!minimapEnabled || !layout) {
         minimap->hide();
         return;
     }
-    if (!layout)
-        return;
-    // Boxes in their partition's colour (grey without a plan), regions' padding included.
-    std::vector<MinimapBox> boxes;
-    boxes.reserve(nodeItems.size() * 2);
-    const bool planShown = plan != nullptr && planGraph == graph && planFunction == function;
-    for (const auto &[id, item] : nodeItems) {
-        const int index = planShown ? plan->indexOf(plan->partitionOf(id)) : -1;
-        if (index >= 0) {
-            const QColor c
-                = partitionColour(plan->partitions()[static_cast<std::size_t>(index)].colour);
-            boxes.push_back(
-                { item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY),
-                  QColor::fromRgbF(static_cast<float>(0.6 + 0.4 * c.redF()),
-                                   static_cast<float>(0.6 + 0.4 * c.greenF()),
-                                   static_cast<float>(0.6 + 0.4 * c.blueF())) });
+    if (drawingChanged || !minimap->hasDrawing()) {
+        // Node boxes in their category's colour (a ringed node, a comparison's difference, in
+        // its ring's colour, a little larger) over the padded boxes that partitions tint, both
+        // in the order of the plan's node slots (nodeItems').
+        std::vector<MinimapBox> nodes;
+        nodes.reserve(nodeItems.size());
+        std::vector<QRectF> tintBoxes;
+        tintBoxes.reserve(nodeItems.size());
+        for (const auto &[id, item] : nodeItems) {
+            const QColor mark = item->mark();
+            if (mark.isValid())
+                nodes.push_back({ item->rect().adjusted(-6, -6, 6, 6), mark });
+            else
+                nodes.push_back({ item->rect(), categoryStroke(item->category()) });
+            tintBoxes.push_back(
+                item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
         }
+        minimap->setDrawing(std::move(nodes), std::move(tintBoxes));
     }
-    for (const auto &[id, item] : nodeItems) {
-        const QColor mark = item->mark();
-        // A ringed node (a comparison's difference) shows in its ring's colour, a little larger.
-        if (mark.isValid())
-            boxes.push_back({ item->rect().adjusted(-6, -6, 6, 6), mark });
-        else
-            boxes.push_back({ item->rect(), categoryStroke(item->category()) });
+    // Each partition's colour lightened towards white (grey boxes without a plan); applyPlan
+    // left the slots of the plan shown, if any, in farPlan.
+    std::vector<QRgb> tints;
+    tints.reserve(farPartitions.size());
+    for (const FarPartition &p : farPartitions) {
+        const QColor c = p.colour;
+        tints.push_back(QColor::fromRgbF(static_cast<float>(0.6 + 0.4 * c.redF()),
+                                         static_cast<float>(0.6 + 0.4 * c.greenF()),
+                                         static_cast<float>(0.6 + 0.4 * c.blueF()))
+                            .rgba());
     }
-    minimap->refresh(drawingBounds(), boxes);
+    minimap->setTints(farPlan.nodeSlots, std::move(tints));
+    minimap->refresh(drawingBounds());
     minimap->move(q->width() - minimap->width() - 12, q->height() - minimap->height() - 12);
     minimap->raise();
 }
@@ -750,7 +787,7 @@ void CanvasWidget::setPlan(const PartitionPlan *plan, const BoundaryTable *bound
     if (!d->layout)
         return;
     d->applyPlan();
-    d->refreshMinimap();
+    d->refreshMinimap(false);
 }
 
 void CanvasWidget::setMinimapEnabled(bool on)

@@ -6,8 +6,8 @@
 #include "core/layout/Layout.h"
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/PartitionPlan.h"
-#include "ui/scene/BandIndex.h"
 #include "ui/scene/OpCategory.h"
+#include "ui/scene/RegionGeometry.h"
 
 #include <QColor>
 #include <QGraphicsItem>
@@ -15,7 +15,9 @@
 #include <QPolygonF>
 #include <QString>
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace cleave::ui {
@@ -176,34 +178,41 @@ private:
 /// A partition drawn as a tinted region behind its nodes: the union of its padded node boxes
 /// and the routes of the edges inside it. Its name is a RegionLabelItem at labelPos().
 ///
-/// Large partitions hold tens of thousands of boxes and routes: they are kept as plain
-/// rectangles and polylines in a BandIndex, and a paint draws only those meeting the exposed
-/// area (ItemUsesExtendedStyleOption), with level of detail: far out, square boxes and thin
-/// routes without antialiasing.
+/// Large partitions hold tens of thousands of boxes and routes: they are plain rectangles and
+/// polylines shared by every plan of a layout (RegionGeometry, indexed once), and a paint draws
+/// only this partition's ones meeting the exposed area (ItemUsesExtendedStyleOption), with level of
+/// detail: far out, square boxes and thin routes without antialiasing.
 class PartitionRegionItem : public QGraphicsItem
 {
 public:
     enum { Type = RegionItemType };
     /// Width of the tint along a route inside the partition (scene units).
     static constexpr qreal routeWidth = 40;
-    /// `boxes`: the padded node boxes (drawn rounded); `routes`: the edges inside the partition
-    /// as polylines (drawn with a wide pen).
+    /// The region of the partition at index `slot` of `membership`: the padded node boxes of
+    /// `geometry` (drawn rounded) and its routes inside the partition (drawn with a wide pen).
+    /// The shapes are shared, made once per layout; `extent` is the partition's share of them
+    /// (regionExtents). Usually a child of a PlanLayerItem, which keeps it out of the scene's
+    /// index.
     PartitionRegionItem(PartitionId partition, QColor colour, QString name,
-                        std::vector<QRectF> boxes, std::vector<QPolygonF> routes, QPointF labelPos);
+                        std::shared_ptr<const RegionGeometry> geometry, RegionSlots membership,
+                        std::int32_t slot, const RegionExtent &extent, QPointF labelPos,
+                        QGraphicsItem *parent = nullptr);
 
     [[nodiscard]] int type() const override { return Type; }
     [[nodiscard]] PartitionId partitionId() const { return m_partition; }
     [[nodiscard]] const QString &name() const { return m_name; }
+    /// A rename or a new target: the shapes stay.
+    void setName(const QString &name) { m_name = name; }
     [[nodiscard]] const QColor &colour() const { return m_colour; }
-    /// The boxes as one path (built on first use; SVG export and hit tests).
+    /// The boxes as one path (built on each call; SVG export and hit tests).
     [[nodiscard]] QPainterPath boxes() const;
-    /// The routes as one path of polylines (built on first use).
+    /// The routes as one path of polylines (built on each call).
     [[nodiscard]] QPainterPath routes() const;
-    /// The padded node boxes and the routes as given (to rebuild the region under a new name).
-    [[nodiscard]] const std::vector<QRectF> &boxRects() const { return m_boxes; }
-    [[nodiscard]] const std::vector<QPolygonF> &routeLines() const { return m_routes; }
-    [[nodiscard]] std::size_t boxCount() const { return m_boxes.size(); }
-    [[nodiscard]] std::size_t routeCount() const { return m_routes.size(); }
+    /// The padded node boxes and the routes of this partition (copied out of the shared shapes).
+    [[nodiscard]] std::vector<QRectF> boxRects() const;
+    [[nodiscard]] std::vector<QPolygonF> routeLines() const;
+    [[nodiscard]] std::size_t boxCount() const { return m_boxCount; }
+    [[nodiscard]] std::size_t routeCount() const { return m_routeCount; }
     /// How many boxes and routes the last paint drew (culling, for tests and benchmarks).
     [[nodiscard]] std::size_t lastPaintedPrimitives() const { return m_lastPainted; }
     /// How many route segments the last paint stroked: only those near the exposed area, not
@@ -218,10 +227,11 @@ private:
     PartitionId m_partition;
     QColor m_colour;
     QString m_name;
-    std::vector<QRectF> m_boxes;
-    std::vector<QPolygonF> m_routes;
-    BandIndex m_boxIndex;
-    BandIndex m_routeIndex;
+    std::shared_ptr<const RegionGeometry> m_geometry;
+    RegionSlots m_membership;
+    std::int32_t m_slot = -1;
+    std::size_t m_boxCount = 0;
+    std::size_t m_routeCount = 0;
     mutable std::vector<std::uint32_t> m_visible;
     QPointF m_labelPos;
     QRectF m_bounds;

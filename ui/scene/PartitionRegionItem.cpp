@@ -89,36 +89,53 @@ void RegionLabelItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * 
 }
 
 PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, QString name,
-                                         std::vector<QRectF> boxes, std::vector<QPolygonF> routes,
-                                         QPointF labelPos)
-    : m_partition(partition)
+                                         std::shared_ptr<const RegionGeometry> geometry,
+                                         RegionSlots membership, std::int32_t slot,
+                                         const RegionExtent &extent, QPointF labelPos,
+                                         QGraphicsItem *parent)
+    : QGraphicsItem(parent)
+    , m_partition(partition)
     , m_colour(colour)
     , m_name(std::move(name))
-    , m_boxes(std::move(boxes))
-    , m_routes(std::move(routes))
+    , m_geometry(std::move(geometry))
+    , m_membership(std::move(membership))
+    , m_slot(slot)
+    , m_boxCount(extent.boxCount)
+    , m_routeCount(extent.routeCount)
     , m_labelPos(labelPos)
+    , m_bounds(extent.bounds.adjusted(-2, -2, 2, 2))
 {
-    m_boxIndex.build(m_boxes);
-    std::vector<QRectF> routeBounds;
-    routeBounds.reserve(m_routes.size());
-    const qreal half = routeWidth / 2;
-    for (const QPolygonF &route : m_routes)
-        routeBounds.push_back(route.boundingRect().adjusted(-half, -half, half, half));
-    m_routeIndex.build(routeBounds);
-    for (const QRectF &r : m_boxes)
-        m_bounds = m_bounds.united(r);
-    for (const QRectF &r : routeBounds)
-        m_bounds = m_bounds.united(r);
-    m_bounds.adjust(-2, -2, 2, 2);
     setFlag(ItemUsesExtendedStyleOption);
     setZValue(-10);
+}
+
+std::vector<QRectF> PartitionRegionItem::boxRects() const
+{
+    std::vector<QRectF> rects;
+    rects.reserve(m_boxCount);
+    const std::vector<std::int32_t> &membership = *m_membership.nodes;
+    for (std::size_t i = 0; i < membership.size() && i < m_geometry->boxes.size(); ++i)
+        if (membership[i] == m_slot)
+            rects.push_back(m_geometry->boxes[i]);
+    return rects;
+}
+
+std::vector<QPolygonF> PartitionRegionItem::routeLines() const
+{
+    std::vector<QPolygonF> lines;
+    lines.reserve(m_routeCount);
+    const std::vector<std::int32_t> &membership = *m_membership.edges;
+    for (std::size_t i = 0; i < membership.size() && i < m_geometry->routes.size(); ++i)
+        if (membership[i] == m_slot)
+            lines.push_back(m_geometry->routes[i]);
+    return lines;
 }
 
 QPainterPath PartitionRegionItem::boxes() const
 {
     QPainterPath path;
     path.setFillRule(Qt::WindingFill);
-    for (const QRectF &r : m_boxes)
+    for (const QRectF &r : boxRects())
         path.addRoundedRect(r, 10, 10);
     return path;
 }
@@ -126,7 +143,7 @@ QPainterPath PartitionRegionItem::boxes() const
 QPainterPath PartitionRegionItem::routes() const
 {
     QPainterPath path;
-    for (const QPolygonF &route : m_routes) {
+    for (const QPolygonF &route : routeLines()) {
         if (route.isEmpty())
             continue;
         path.moveTo(route.first());
@@ -159,7 +176,14 @@ void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsIte
     m_lastStroked = 0;
     if (far)
         painter->setRenderHint(QPainter::Antialiasing, false);
-    m_routeIndex.query(exposed, m_visible);
+    // The shared index answers for every partition: keep this one's routes and boxes.
+    const std::vector<std::int32_t> &edgeSlots = *m_membership.edges;
+    const std::vector<std::int32_t> &nodeSlots = *m_membership.nodes;
+    auto keepOwn = [this](const std::vector<std::int32_t> &membership) {
+        std::erase_if(m_visible, [&](std::uint32_t i) { return membership[i] != m_slot; });
+    };
+    m_geometry->routeIndex.query(exposed, m_visible);
+    keepOwn(edgeSlots);
     m_lastPainted += m_visible.size();
     if (!m_visible.empty()) {
         painter->setBrush(Qt::NoBrush);
@@ -169,17 +193,18 @@ void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsIte
         const QRectF clip = exposed.adjusted(-half, -half, half, half);
         QPolygonF run;
         for (std::uint32_t i : m_visible)
-            m_lastStroked += strokeNear(*painter, m_routes[i], clip, run);
+            m_lastStroked += strokeNear(*painter, m_geometry->routes[i], clip, run);
     }
-    m_boxIndex.query(exposed, m_visible);
+    m_geometry->boxIndex.query(exposed, m_visible);
+    keepOwn(nodeSlots);
     m_lastPainted += m_visible.size();
     painter->setPen(Qt::NoPen);
     painter->setBrush(fill);
     for (std::uint32_t i : m_visible) {
         if (far)
-            painter->fillRect(m_boxes[i], fill);
+            painter->fillRect(m_geometry->boxes[i], fill);
         else
-            painter->drawRoundedRect(m_boxes[i], 10, 10);
+            painter->drawRoundedRect(m_geometry->boxes[i], 10, 10);
     }
 }
 
