@@ -623,99 +623,100 @@ void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
 
 CanvasWidget::CanvasWidget(QWidget *parent)
     : QWidget(parent)
-    , d(std::make_unique<Private>())
+    , m_d(std::make_unique<Private>())
 {
-    d->q = this;
-    d->view = new CanvasView(this);
-    d->scene = new QGraphicsScene(this);
-    d->scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
-    d->view->setScene(d->scene);
-    d->view->setFarPicture(&d->far);
-    d->view->setToolTipProvider([this](const QPoint &pos) { return d->toolTipAt(pos); });
-    d->view->viewport()->installEventFilter(this);
+    m_d->q = this;
+    m_d->view = new CanvasView(this);
+    m_d->scene = new QGraphicsScene(this);
+    m_d->scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    m_d->view->setScene(m_d->scene);
+    m_d->view->setFarPicture(&m_d->far);
+    m_d->view->setToolTipProvider([this](const QPoint &pos) { return m_d->toolTipAt(pos); });
+    m_d->view->viewport()->installEventFilter(this);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
-    d->overlay = new LayoutOverlay(this);
-    d->minimap = new Minimap(d->view, this);
-    d->runner = new LayoutRunner(this);
-    d->builder = new SceneBuilder(*d->scene, d->nodeItems, d->edgeItems, this);
-    connect(d->builder, &SceneBuilder::built, this, [this] { d->sceneBuilt(); });
-    d->finishing = new QTimer(this);
-    d->finishing->setSingleShot(true);
-    d->finishing->setInterval(0);
-    connect(d->finishing, &QTimer::timeout, this, [this] { d->finishScene(); });
-    d->runner->setCacheDirectory(
+    layout->addWidget(m_d->view);
+    m_d->overlay = new LayoutOverlay(this);
+    m_d->minimap = new Minimap(m_d->view, this);
+    m_d->runner = new LayoutRunner(this);
+    m_d->builder = new SceneBuilder(*m_d->scene, m_d->nodeItems, m_d->edgeItems, this);
+    connect(m_d->builder, &SceneBuilder::built, this, [this] { m_d->sceneBuilt(); });
+    m_d->finishing = new QTimer(this);
+    m_d->finishing->setSingleShot(true);
+    m_d->finishing->setInterval(0);
+    connect(m_d->finishing, &QTimer::timeout, this, [this] { m_d->finishScene(); });
+    m_d->runner->setCacheDirectory(
         QDir(QStandardPaths::writableLocation(QStandardPaths::CacheLocation))
             .filePath(QStringLiteral("layouts")));
-    d->overlayDelay = new QTimer(this);
-    d->overlayDelay->setSingleShot(true);
-    d->overlayDelay->setInterval(150);
-    d->flash = new QVariantAnimation(this);
-    d->flash->setStartValue(0.0);
-    d->flash->setEndValue(1.0);
-    d->flash->setDuration(1800);
-    d->applyTheme();
-    d->selectTool = std::make_unique<SelectTool>(*d->view);
-    d->cutTool = std::make_unique<CutTool>(*d->view);
-    d->view->setTool(d->selectTool.get());
+    m_d->overlayDelay = new QTimer(this);
+    m_d->overlayDelay->setSingleShot(true);
+    m_d->overlayDelay->setInterval(150);
+    m_d->flash = new QVariantAnimation(this);
+    m_d->flash->setStartValue(0.0);
+    m_d->flash->setEndValue(1.0);
+    m_d->flash->setDuration(1800);
+    m_d->applyTheme();
+    m_d->selectTool = std::make_unique<SelectTool>(*m_d->view);
+    m_d->cutTool = std::make_unique<CutTool>(*m_d->view);
+    m_d->view->setTool(m_d->selectTool.get());
 
-    connect(d->overlayDelay, &QTimer::timeout, this, [this] {
-        if (d->runner->isRunning()) {
-            d->overlay->reposition();
-            d->overlay->show();
-            d->overlay->raise();
+    connect(m_d->overlayDelay, &QTimer::timeout, this, [this] {
+        if (m_d->runner->isRunning()) {
+            m_d->overlay->reposition();
+            m_d->overlay->show();
+            m_d->overlay->raise();
         }
     });
-    connect(d->overlay, &LayoutOverlay::cancelClicked, this, &CanvasWidget::cancelLayout);
-    connect(d->overlay, &LayoutOverlay::retryClicked, this, &CanvasWidget::restartLayout);
-    connect(d->runner, &LayoutRunner::progress, this, [this](quint64, int percent) {
-        d->overlay->setProgress(percent);
+    connect(m_d->overlay, &LayoutOverlay::cancelClicked, this, &CanvasWidget::cancelLayout);
+    connect(m_d->overlay, &LayoutOverlay::retryClicked, this, &CanvasWidget::restartLayout);
+    connect(m_d->runner, &LayoutRunner::progress, this, [this](quint64, int percent) {
+        m_d->overlay->setProgress(percent);
         emit layoutProgress(percent);
     });
-    connect(d->runner, &LayoutRunner::finished, this, [this](quint64, const LayoutResult &result) {
-        d->overlayDelay->stop();
-        d->overlay->hide();
-        if (!result.isOk()) {
-            emit layoutFinished(false, QString::fromStdString(result.message));
-            return;
-        }
-        QString message = result.fromCache
-            ? QStringLiteral("Layout of %1 nodes from cache").arg(result.layout->nodes.size())
-            : QStringLiteral("Laid out %1 nodes in %2 ms (%3)")
-                  .arg(result.layout->nodes.size())
-                  .arg(qRound(result.milliseconds))
-                  .arg(QString::fromStdString(result.layout->engine));
-        // The items are made over the next event-loop turns; layoutFinished() follows.
-        d->buildScene(result.layout, std::move(message));
+    connect(
+        m_d->runner, &LayoutRunner::finished, this, [this](quint64, const LayoutResult &result) {
+            m_d->overlayDelay->stop();
+            m_d->overlay->hide();
+            if (!result.isOk()) {
+                emit layoutFinished(false, QString::fromStdString(result.message));
+                return;
+            }
+            QString message = result.fromCache
+                ? QStringLiteral("Layout of %1 nodes from cache").arg(result.layout->nodes.size())
+                : QStringLiteral("Laid out %1 nodes in %2 ms (%3)")
+                      .arg(result.layout->nodes.size())
+                      .arg(qRound(result.milliseconds))
+                      .arg(QString::fromStdString(result.layout->engine));
+            // The items are made over the next event-loop turns; layoutFinished() follows.
+            m_d->buildScene(result.layout, std::move(message));
+        });
+    connect(&m_d->far, &FarPicture::pictureChanged, this, [this] {
+        if (m_d->far.covers(m_d->view->zoom()))
+            m_d->view->viewport()->update();
     });
-    connect(&d->far, &FarPicture::pictureChanged, this, [this] {
-        if (d->far.covers(d->view->zoom()))
-            d->view->viewport()->update();
-    });
-    connect(d->scene, &QGraphicsScene::selectionChanged, this, [this] {
-        d->far.invalidate();
-        if (!d->selecting)
+    connect(m_d->scene, &QGraphicsScene::selectionChanged, this, [this] {
+        m_d->far.invalidate();
+        if (!m_d->selecting)
             emit selectionChanged();
     });
-    connect(d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
-    connect(d->view, &CanvasView::visibleAreaChanged, this, [this] {
+    connect(m_d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
+    connect(m_d->view, &CanvasView::visibleAreaChanged, this, [this] {
         // Badges keep their screen size: which of them overlap changes with the zoom only.
-        if (!d->badges.empty() && d->view->zoom() != d->groupedZoom)
-            d->regroupBadges();
+        if (!m_d->badges.empty() && m_d->view->zoom() != m_d->groupedZoom)
+            m_d->regroupBadges();
     });
-    connect(d->view, &CanvasView::fitRequested, this, &CanvasWidget::fitToView);
-    connect(d->view, &CanvasView::zoomToSelectionRequested, this, &CanvasWidget::zoomToSelection);
-    connect(d->view, &CanvasView::nodeDoubleClicked, this, [this](const QPointF &pos) {
-        for (QGraphicsItem *item : d->scene->items(pos))
+    connect(m_d->view, &CanvasView::fitRequested, this, &CanvasWidget::fitToView);
+    connect(m_d->view, &CanvasView::zoomToSelectionRequested, this, &CanvasWidget::zoomToSelection);
+    connect(m_d->view, &CanvasView::nodeDoubleClicked, this, [this](const QPointF &pos) {
+        for (QGraphicsItem *item : m_d->scene->items(pos))
             if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
                 emit nodeActivated(node->nodeId());
                 return;
             }
     });
-    connect(d->view, &CanvasView::contextMenuAt, this,
+    connect(m_d->view, &CanvasView::contextMenuAt, this,
             [this](const QPoint &viewportPos, const QPoint &globalPos) {
-                for (QGraphicsItem *item : d->view->items(viewportPos))
+                for (QGraphicsItem *item : m_d->view->items(viewportPos))
                     if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
                         if (!node->isSelected())
                             selectNodes({ node->nodeId() });
@@ -723,48 +724,48 @@ CanvasWidget::CanvasWidget(QWidget *parent)
                     }
                 emit contextMenuRequested(globalPos);
             });
-    connect(d->flash, &QVariantAnimation::valueChanged, this, [this](const QVariant &value) {
+    connect(m_d->flash, &QVariantAnimation::valueChanged, this, [this](const QVariant &value) {
         // Three pulses over the animation, ending switched off.
         const qreal t = value.toReal();
         const qreal strength = t >= 1.0 ? 0.0 : std::abs(std::sin(t * 3 * M_PI));
-        for (const EdgeRef &e : d->flashing)
-            if (auto it = d->edgeItems.find(e); it != d->edgeItems.end())
+        for (const EdgeRef &e : m_d->flashing)
+            if (auto it = m_d->edgeItems.find(e); it != m_d->edgeItems.end())
                 it->second->setFlash(strength);
     });
 }
 
 CanvasWidget::~CanvasWidget()
 {
-    d->builder->stop();
-    d->finishing->stop();
-    d->clearItems();
-    d->view->setTool(nullptr);
-    d->cutTool.reset();
-    d->selectTool.reset();
+    m_d->builder->stop();
+    m_d->finishing->stop();
+    m_d->clearItems();
+    m_d->view->setTool(nullptr);
+    m_d->cutTool.reset();
+    m_d->selectTool.reset();
 }
 
 void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::string &cacheKey,
                             std::shared_ptr<const LayoutGraph> drawn)
 {
-    d->runner->discard();
-    d->overlayDelay->stop();
-    d->overlay->hide();
-    d->clearScene();
-    d->layout.reset();
-    d->layoutGraph.reset();
-    d->blocks.clear();
-    d->problems.clear();
-    d->graph = graph;
-    d->function = function;
+    m_d->runner->discard();
+    m_d->overlayDelay->stop();
+    m_d->overlay->hide();
+    m_d->clearScene();
+    m_d->layout.reset();
+    m_d->layoutGraph.reset();
+    m_d->blocks.clear();
+    m_d->problems.clear();
+    m_d->graph = graph;
+    m_d->function = function;
     if (graph == nullptr)
         return;
-    if (!d->function.isValid())
-        d->function = graph->mainFunction();
-    d->layoutGraph = drawn && drawn->function == d->function
+    if (!m_d->function.isValid())
+        m_d->function = graph->mainFunction();
+    m_d->layoutGraph = drawn && drawn->function == m_d->function
         ? std::move(drawn)
-        : std::make_shared<const LayoutGraph>(buildLayoutGraph(*graph, d->function));
-    d->cacheKey = cacheKey;
-    d->startLayout();
+        : std::make_shared<const LayoutGraph>(buildLayoutGraph(*graph, m_d->function));
+    m_d->cacheKey = cacheKey;
+    m_d->startLayout();
 }
 
 void CanvasWidget::Private::startLayout()
@@ -780,54 +781,55 @@ void CanvasWidget::Private::startLayout()
 
 void CanvasWidget::setPlan(const PartitionPlan *plan, const BoundaryTable *boundary)
 {
-    d->plan = plan;
-    d->boundary = plan != nullptr ? boundary : nullptr;
-    d->planGraph = plan != nullptr ? &plan->graph() : nullptr;
-    d->planFunction = plan != nullptr ? plan->function() : FunctionId();
-    if (!d->layout)
+    m_d->plan = plan;
+    m_d->boundary = plan != nullptr ? boundary : nullptr;
+    m_d->planGraph = plan != nullptr ? &plan->graph() : nullptr;
+    m_d->planFunction = plan != nullptr ? plan->function() : FunctionId();
+    if (!m_d->layout)
         return;
-    d->applyPlan();
-    d->refreshMinimap(false);
+    m_d->applyPlan();
+    m_d->refreshMinimap(false);
 }
 
 void CanvasWidget::setMinimapEnabled(bool on)
 {
-    d->minimapEnabled = on;
-    d->refreshMinimap();
+    m_d->minimapEnabled = on;
+    m_d->refreshMinimap();
 }
 
 bool CanvasWidget::isMinimapEnabled() const
 {
-    return d->minimapEnabled;
+    return m_d->minimapEnabled;
 }
 
 void CanvasWidget::observe(const LevelView *view)
 {
-    disconnect(d->graphShown);
-    disconnect(d->planShown);
-    d->observed = view;
+    disconnect(m_d->graphShown);
+    disconnect(m_d->planShown);
+    m_d->observed = view;
     if (view == nullptr)
         return;
     auto showGraph = [this] {
         setPlan(nullptr, nullptr);
-        setGraph(d->observed->shownGraph(), d->observed->shownFunction(), d->observed->layoutKey(),
-                 d->observed->shownLayoutGraph());
-        setBlocks(d->observed->framedBlocks());
+        setGraph(m_d->observed->shownGraph(), m_d->observed->shownFunction(),
+                 m_d->observed->layoutKey(), m_d->observed->shownLayoutGraph());
+        setBlocks(m_d->observed->framedBlocks());
     };
-    d->graphShown = connect(view, &LevelView::graphShown, this, showGraph);
-    d->planShown = connect(view, &LevelView::planShown, this, [this](const PlanEdit *edit) {
-        setNodeProblems(d->observed->shownProblems());
-        const PartitionPlan *plan = d->observed->shownPlan();
-        if (edit != nullptr && plan == d->plan && d->layout && Document::changesRecordsOnly(*edit)
+    m_d->graphShown = connect(view, &LevelView::graphShown, this, showGraph);
+    m_d->planShown = connect(view, &LevelView::planShown, this, [this](const PlanEdit *edit) {
+        setNodeProblems(m_d->observed->shownProblems());
+        const PartitionPlan *plan = m_d->observed->shownPlan();
+        if (edit != nullptr && plan == m_d->plan && m_d->layout
+            && Document::changesRecordsOnly(*edit)
             && std::all_of(edit->partitionsBefore.begin(), edit->partitionsBefore.end(),
                            [&](const Partition &p) {
                                const Partition *now = plan->partition(p.id);
                                return now != nullptr && now->colour == p.colour;
                            })) {
-            d->relabelRegions(Document::changedRecords(*edit));
+            m_d->relabelRegions(Document::changedRecords(*edit));
             return;
         }
-        setPlan(plan, d->observed->shownBoundary());
+        setPlan(plan, m_d->observed->shownBoundary());
     });
     showGraph();
     setPlan(view->shownPlan(), view->shownBoundary());
@@ -835,15 +837,15 @@ void CanvasWidget::observe(const LevelView *view)
 
 void CanvasWidget::setNodeProblems(const std::vector<std::pair<NodeId, std::string>> &problems)
 {
-    d->applyProblems(false);
-    d->problems = problems;
-    d->applyProblems(true);
+    m_d->applyProblems(false);
+    m_d->problems = problems;
+    m_d->applyProblems(true);
 }
 
 std::vector<NodeId> CanvasWidget::problemNodes() const
 {
     std::vector<NodeId> out;
-    for (const auto &[node, item] : d->nodeItems) {
+    for (const auto &[node, item] : m_d->nodeItems) {
         if (item->hasProblem())
             out.push_back(node);
     }
@@ -853,33 +855,33 @@ std::vector<NodeId> CanvasWidget::problemNodes() const
 
 void CanvasWidget::setBlocks(const std::vector<FusedBlock> &blocks)
 {
-    d->blocks.clear();
+    m_d->blocks.clear();
     for (const FusedBlock &b : blocks)
-        d->blocks.emplace_back(b.name, b.nodes);
-    d->applyBlocks();
+        m_d->blocks.emplace_back(b.name, b.nodes);
+    m_d->applyBlocks();
 }
 
 void CanvasWidget::setTool(Tool tool)
 {
-    d->tool = tool;
-    d->view->setTool(tool == Tool::Cut ? static_cast<CanvasTool *>(d->cutTool.get())
-                                       : d->selectTool.get());
+    m_d->tool = tool;
+    m_d->view->setTool(tool == Tool::Cut ? static_cast<CanvasTool *>(m_d->cutTool.get())
+                                         : m_d->selectTool.get());
 }
 
 CanvasWidget::Tool CanvasWidget::tool() const
 {
-    return d->tool;
+    return m_d->tool;
 }
 
 bool CanvasWidget::isLayoutReady() const
 {
-    return d->layout != nullptr && !d->finishing->isActive();
+    return m_d->layout != nullptr && !m_d->finishing->isActive();
 }
 
 std::vector<NodeId> CanvasWidget::selectedNodes() const
 {
     std::vector<NodeId> nodes;
-    for (QGraphicsItem *item : d->scene->selectedItems())
+    for (QGraphicsItem *item : m_d->scene->selectedItems())
         if (auto *node = qgraphicsitem_cast<NodeItem *>(item))
             nodes.push_back(node->nodeId());
     std::sort(nodes.begin(), nodes.end());
@@ -889,112 +891,112 @@ std::vector<NodeId> CanvasWidget::selectedNodes() const
 void CanvasWidget::selectNodes(const std::vector<NodeId> &nodes)
 {
     const std::vector<NodeId> before = selectedNodes();
-    d->selecting = true;
-    d->scene->clearSelection();
+    m_d->selecting = true;
+    m_d->scene->clearSelection();
     for (NodeId id : nodes)
-        if (auto it = d->nodeItems.find(id); it != d->nodeItems.end())
+        if (auto it = m_d->nodeItems.find(id); it != m_d->nodeItems.end())
             it->second->setSelected(true);
-    d->selecting = false;
+    m_d->selecting = false;
     if (selectedNodes() != before)
         emit selectionChanged();
 }
 
 void CanvasWidget::centerOnNode(NodeId node)
 {
-    auto it = d->nodeItems.find(node);
-    if (it == d->nodeItems.end())
+    auto it = m_d->nodeItems.find(node);
+    if (it == m_d->nodeItems.end())
         return;
-    d->clearHighlights();
-    d->highlightedNode = node;
+    m_d->clearHighlights();
+    m_d->highlightedNode = node;
     it->second->setHighlighted(true);
-    if (d->view->zoom() < 0.6)
-        d->view->setTransform(QTransform::fromScale(1.0, 1.0));
-    d->view->centerOn(it->second->rect().center());
-    emit d->view->visibleAreaChanged();
+    if (m_d->view->zoom() < 0.6)
+        m_d->view->setTransform(QTransform::fromScale(1.0, 1.0));
+    m_d->view->centerOn(it->second->rect().center());
+    emit m_d->view->visibleAreaChanged();
 }
 
 void CanvasWidget::highlightEdge(TensorRef tensor, NodeId consumer)
 {
-    auto it = d->edgeItems.find(EdgeRef { tensor, consumer });
-    if (it == d->edgeItems.end())
+    auto it = m_d->edgeItems.find(EdgeRef { tensor, consumer });
+    if (it == m_d->edgeItems.end())
         return;
-    d->clearHighlights();
-    d->highlightedEdge = it->first;
+    m_d->clearHighlights();
+    m_d->highlightedEdge = it->first;
     it->second->setHighlighted(true);
     const QRectF bounds = it->second->boundingRect();
-    if (d->view->zoom() < 0.6)
-        d->view->setTransform(QTransform::fromScale(1.0, 1.0));
-    const QRectF visible = d->view->mapToScene(d->view->viewport()->rect()).boundingRect();
+    if (m_d->view->zoom() < 0.6)
+        m_d->view->setTransform(QTransform::fromScale(1.0, 1.0));
+    const QRectF visible = m_d->view->mapToScene(m_d->view->viewport()->rect()).boundingRect();
     if (bounds.height() > visible.height() || bounds.width() > visible.width())
-        d->view->showRect(bounds);
+        m_d->view->showRect(bounds);
     else
-        d->view->centerOn(bounds.center());
-    emit d->view->visibleAreaChanged();
+        m_d->view->centerOn(bounds.center());
+    emit m_d->view->visibleAreaChanged();
 }
 
 void CanvasWidget::highlightPartition(PartitionId partition)
 {
-    d->far.invalidate();
-    for (QGraphicsItem *item : d->planItems)
+    m_d->far.invalidate();
+    for (QGraphicsItem *item : m_d->planItems)
         if (auto *region = qgraphicsitem_cast<PartitionRegionItem *>(item))
             region->setHighlighted(partition.isValid() && region->partitionId() == partition);
-    d->highlightedPartition = partition;
+    m_d->highlightedPartition = partition;
 }
 
 void CanvasWidget::flashEdges(const std::vector<EdgeRef> &edges)
 {
-    d->flash->stop();
-    for (const EdgeRef &e : d->flashing)
-        if (auto it = d->edgeItems.find(e); it != d->edgeItems.end())
+    m_d->flash->stop();
+    for (const EdgeRef &e : m_d->flashing)
+        if (auto it = m_d->edgeItems.find(e); it != m_d->edgeItems.end())
             it->second->setFlash(0);
-    d->flashing = edges;
+    m_d->flashing = edges;
     if (!edges.empty())
-        d->flash->start();
+        m_d->flash->start();
 }
 
 void CanvasWidget::fitToView()
 {
-    if (d->layout)
-        d->view->showRect(d->drawingBounds());
+    if (m_d->layout)
+        m_d->view->showRect(m_d->drawingBounds());
 }
 
 void CanvasWidget::zoomToSelection()
 {
     QRectF bounds;
-    for (QGraphicsItem *item : d->scene->selectedItems())
+    for (QGraphicsItem *item : m_d->scene->selectedItems())
         bounds = bounds.united(item->sceneBoundingRect());
     if (bounds.isNull())
         return;
-    d->view->showRect(bounds.adjusted(-40, -40, 40, 40));
+    m_d->view->showRect(bounds.adjusted(-40, -40, 40, 40));
 }
 
 QPoint CanvasWidget::viewportPosOfNode(NodeId node) const
 {
-    auto it = d->nodeItems.find(node);
-    if (it == d->nodeItems.end())
+    auto it = m_d->nodeItems.find(node);
+    if (it == m_d->nodeItems.end())
         return {};
-    return d->view->mapFromScene(it->second->rect().center());
+    return m_d->view->mapFromScene(it->second->rect().center());
 }
 
 QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
 {
-    auto it = d->edgeItems.find(EdgeRef { tensor, consumer });
-    if (it == d->edgeItems.end())
+    auto it = m_d->edgeItems.find(EdgeRef { tensor, consumer });
+    if (it == m_d->edgeItems.end())
         return {};
-    return d->view->mapFromScene(it->second->midPoint());
+    return m_d->view->mapFromScene(it->second->midPoint());
 }
 
 QGraphicsView *CanvasWidget::view() const
 {
-    return d->view;
+    return m_d->view;
 }
 
 NodeId CanvasWidget::nodeNearViewportCentre() const
 {
-    const QPointF centre = d->view->mapToScene(d->view->viewport()->rect().center());
+    const QPointF centre = m_d->view->mapToScene(m_d->view->viewport()->rect().center());
     NodeId best;
     qreal bestDistance = 0;
-    for (QGraphicsItem *item : d->view->items(d->view->viewport()->rect())) {
+    for (QGraphicsItem *item : m_d->view->items(m_d->view->viewport()->rect())) {
         const auto *node = qgraphicsitem_cast<NodeItem *>(item);
         if (node == nullptr)
             continue;
@@ -1010,50 +1012,51 @@ NodeId CanvasWidget::nodeNearViewportCentre() const
 
 void CanvasWidget::placeNode(NodeId node, const QPoint &viewportPos, qreal zoom)
 {
-    auto it = d->nodeItems.find(node);
-    if (it == d->nodeItems.end() || zoom <= 0)
+    auto it = m_d->nodeItems.find(node);
+    if (it == m_d->nodeItems.end() || zoom <= 0)
         return;
-    d->view->setTransform(QTransform::fromScale(zoom, zoom));
+    m_d->view->setTransform(QTransform::fromScale(zoom, zoom));
     // The viewport's centre goes where the node must be seen from it.
     const QPointF centre = it->second->rect().center();
-    const QPointF offset = QPointF(d->view->viewport()->rect().center() - viewportPos) / zoom;
-    d->view->centerOn(centre + offset);
+    const QPointF offset = QPointF(m_d->view->viewport()->rect().center() - viewportPos) / zoom;
+    m_d->view->centerOn(centre + offset);
     // centerOn() rounds, and scroll bars appearing change the viewport: scroll the rest.
-    const QPoint miss = d->view->mapFromScene(centre) - viewportPos;
-    d->view->horizontalScrollBar()->setValue(d->view->horizontalScrollBar()->value() + miss.x());
-    d->view->verticalScrollBar()->setValue(d->view->verticalScrollBar()->value() + miss.y());
-    emit d->view->visibleAreaChanged();
+    const QPoint miss = m_d->view->mapFromScene(centre) - viewportPos;
+    m_d->view->horizontalScrollBar()->setValue(m_d->view->horizontalScrollBar()->value()
+                                               + miss.x());
+    m_d->view->verticalScrollBar()->setValue(m_d->view->verticalScrollBar()->value() + miss.y());
+    emit m_d->view->visibleAreaChanged();
 }
 
 bool CanvasWidget::exportImage(const QString &path, QString *error, int dpi) const
 {
-    if (!d->layout) {
+    if (!m_d->layout) {
         if (error != nullptr)
             *error = tr("There is no drawing to export yet (the layout has not finished).");
         return false;
     }
-    return writeDrawing(*d->scene, d->drawingBounds(), path, dpi, error);
+    return writeDrawing(*m_d->scene, m_d->drawingBounds(), path, dpi, error);
 }
 
 void CanvasWidget::cancelLayout()
 {
-    d->overlayDelay->stop();
-    const bool wasRunning = d->runner->isRunning();
-    d->runner->cancel();
-    if (!wasRunning || !d->layoutGraph)
+    m_d->overlayDelay->stop();
+    const bool wasRunning = m_d->runner->isRunning();
+    m_d->runner->cancel();
+    if (!wasRunning || !m_d->layoutGraph)
         return;
     // The card stays where the drawing would be, with Retry in place of Cancel.
-    d->overlay->showStopped(tr("Layout cancelled: the graph is not drawn until it is laid out."));
-    d->overlay->reposition();
-    d->overlay->show();
-    d->overlay->raise();
+    m_d->overlay->showStopped(tr("Layout cancelled: the graph is not drawn until it is laid out."));
+    m_d->overlay->reposition();
+    m_d->overlay->show();
+    m_d->overlay->raise();
 }
 
 void CanvasWidget::restartLayout()
 {
-    if (!d->layoutGraph || d->layout || d->runner->isRunning() || d->builder->isBuilding())
+    if (!m_d->layoutGraph || m_d->layout || m_d->runner->isRunning() || m_d->builder->isBuilding())
         return;
-    d->startLayout();
+    m_d->startLayout();
 }
 
 QString CanvasWidget::Private::toolTipAt(const QPoint &viewportPos) const
@@ -1081,34 +1084,34 @@ QString CanvasWidget::Private::toolTipAt(const QPoint &viewportPos) const
 
 QString CanvasWidget::toolTipAt(const QPoint &viewportPos) const
 {
-    return d->toolTipAt(viewportPos);
+    return m_d->toolTipAt(viewportPos);
 }
 
 void CanvasWidget::setNodeMarks(const std::vector<std::pair<NodeId, QColor>> &marks)
 {
-    for (const auto &[id, colour] : d->marks)
-        if (auto it = d->nodeItems.find(id); it != d->nodeItems.end())
+    for (const auto &[id, colour] : m_d->marks)
+        if (auto it = m_d->nodeItems.find(id); it != m_d->nodeItems.end())
             it->second->setMark({});
-    d->marks.clear();
+    m_d->marks.clear();
     for (const auto &[id, colour] : marks) {
-        d->marks[id] = colour;
-        if (auto it = d->nodeItems.find(id); it != d->nodeItems.end())
+        m_d->marks[id] = colour;
+        if (auto it = m_d->nodeItems.find(id); it != m_d->nodeItems.end())
             it->second->setMark(colour);
     }
-    d->far.invalidate();
-    d->refreshMinimap();
-    d->view->viewport()->update();
+    m_d->far.invalidate();
+    m_d->refreshMinimap();
+    m_d->view->viewport()->update();
 }
 
 QColor CanvasWidget::nodeMark(NodeId node) const
 {
-    auto it = d->nodeItems.find(node);
-    return it != d->nodeItems.end() ? it->second->mark() : QColor();
+    auto it = m_d->nodeItems.find(node);
+    return it != m_d->nodeItems.end() ? it->second->mark() : QColor();
 }
 
 std::vector<std::pair<EdgeRef, QString>> CanvasWidget::edgeLabelsDrawn() const
 {
-    return d->shapeLabels.drawnSincePaint;
+    return m_d->shapeLabels.drawnSincePaint;
 }
 
 void CanvasWidget::Private::applyTheme()
@@ -1123,8 +1126,8 @@ void CanvasWidget::Private::applyTheme()
 bool CanvasWidget::eventFilter(QObject *watched, QEvent *event)
 {
     // Each paint of the items starts a new list of the edge labels drawn.
-    if (watched == d->view->viewport() && event->type() == QEvent::Paint)
-        d->shapeLabels.drawnSincePaint.clear();
+    if (watched == m_d->view->viewport() && event->type() == QEvent::Paint)
+        m_d->shapeLabels.drawnSincePaint.clear();
     return QWidget::eventFilter(watched, event);
 }
 
@@ -1132,20 +1135,21 @@ void CanvasWidget::changeEvent(QEvent *event)
 {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
-        d->applyTheme();
+        m_d->applyTheme();
 }
 
 void CanvasWidget::setCacheDirectory(const QString &dir)
 {
-    d->runner->setCacheDirectory(dir);
+    m_d->runner->setCacheDirectory(dir);
 }
 
 void CanvasWidget::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
-    d->overlay->reposition();
-    if (d->minimap->isVisible())
-        d->minimap->move(width() - d->minimap->width() - 12, height() - d->minimap->height() - 12);
+    m_d->overlay->reposition();
+    if (m_d->minimap->isVisible())
+        m_d->minimap->move(width() - m_d->minimap->width() - 12,
+                           height() - m_d->minimap->height() - 12);
 }
 
 } // namespace cleave::ui
