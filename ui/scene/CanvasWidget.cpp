@@ -120,10 +120,6 @@ struct CanvasWidget::Private
 
     std::unordered_map<NodeId, NodeItem *> nodeItems;
     std::map<EdgeRef, EdgeItem *> edgeItems;
-    // Each edge with its on-curve route, in edgeItems' order, made once per layout: a plan
-    // walks a vector, not the map, and QPolygonF is implicitly shared, so the regions of every
-    // plan hold references, not copies of points.
-    std::vector<std::pair<EdgeRef, QPolygonF>> edgeLines;
     std::vector<QGraphicsItem *> planItems; // regions and badges
     // The shapes every plan's regions draw (made on the first plan of a layout) and the items
     // the regions, their names and the badges hang under (made with it, deleted with the scene).
@@ -288,7 +284,6 @@ void CanvasWidget::Private::clearScene()
     far.clear();
     nodeItems.clear();
     edgeItems.clear();
-    edgeLines.clear();
     regionGeometry.reset();
     regionLayer = labelLayer = badgeLayer = nullptr; // deleted with the scene
     planItems.clear();
@@ -438,7 +433,7 @@ void CanvasWidget::Private::applyPlan()
     }
     if (!regionGeometry)
         regionGeometry = makeRegionGeometry();
-    for (const auto &[edge, line] : edgeLines) {
+    for (const EdgeRef &edge : regionGeometry->edges) {
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
         const bool inside = from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer));
         edgeSlots->push_back(inside ? from : -1);
@@ -537,20 +532,17 @@ void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &parti
 
 std::shared_ptr<const RegionGeometry> CanvasWidget::Private::makeRegionGeometry()
 {
-    if (edgeLines.size() != edgeItems.size()) {
-        edgeLines.clear();
-        edgeLines.reserve(edgeItems.size());
-        for (const auto &[edge, item] : edgeItems)
-            item->onCurve(edgeLines.emplace_back(edge, QPolygonF()).second);
-    }
     auto geometry = std::make_shared<RegionGeometry>();
     geometry->boxes.reserve(nodeItems.size());
     for (const auto &[id, item] : nodeItems)
         geometry->boxes.push_back(
             item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
-    geometry->routes.reserve(edgeLines.size());
-    for (const auto &[edge, line] : edgeLines)
-        geometry->routes.push_back(line);
+    geometry->edges.reserve(edgeItems.size());
+    geometry->routes.reserve(edgeItems.size());
+    for (const auto &[edge, item] : edgeItems) {
+        geometry->edges.push_back(edge);
+        item->onCurve(geometry->routes.emplace_back());
+    }
     geometry->index(PartitionRegionItem::routeWidth / 2);
     return geometry;
 }
