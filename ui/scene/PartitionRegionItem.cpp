@@ -59,6 +59,20 @@ const QFont &labelFont()
     return font;
 }
 
+// The shapes of `all` whose entry in `membership` (same order) is `slot`; `count` of them.
+template <typename Shape>
+std::vector<Shape> membersOf(const std::vector<Shape> &all,
+                             const std::vector<std::int32_t> &membership, std::int32_t slot,
+                             std::size_t count)
+{
+    std::vector<Shape> members;
+    members.reserve(count);
+    for (std::size_t i = 0; i < membership.size() && i < all.size(); ++i)
+        if (membership[i] == slot)
+            members.push_back(all[i]);
+    return members;
+}
+
 } // namespace
 
 RegionLabelItem::RegionLabelItem(PartitionId partition, QString text, QColor colour)
@@ -111,24 +125,12 @@ PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, Q
 
 std::vector<QRectF> PartitionRegionItem::boxRects() const
 {
-    std::vector<QRectF> rects;
-    rects.reserve(m_boxCount);
-    const std::vector<std::int32_t> &membership = *m_membership.nodes;
-    for (std::size_t i = 0; i < membership.size() && i < m_geometry->boxes.size(); ++i)
-        if (membership[i] == m_slot)
-            rects.push_back(m_geometry->boxes[i]);
-    return rects;
+    return membersOf(m_geometry->boxes, *m_membership.nodes, m_slot, m_boxCount);
 }
 
 std::vector<QPolygonF> PartitionRegionItem::routeLines() const
 {
-    std::vector<QPolygonF> lines;
-    lines.reserve(m_routeCount);
-    const std::vector<std::int32_t> &membership = *m_membership.edges;
-    for (std::size_t i = 0; i < membership.size() && i < m_geometry->routes.size(); ++i)
-        if (membership[i] == m_slot)
-            lines.push_back(m_geometry->routes[i]);
-    return lines;
+    return membersOf(m_geometry->routes, *m_membership.edges, m_slot, m_routeCount);
 }
 
 QPainterPath PartitionRegionItem::boxes() const
