@@ -99,6 +99,7 @@ public:
     }
 
     void buildSlots();
+    void collectNeighbours();
     void sweepMedians();
     void threadLongEdges();
     void placeVertically();
@@ -129,7 +130,6 @@ private:
         return { static_cast<std::uint32_t>(r),
                  static_cast<std::uint32_t>(m_chainSlots[m_chainStart[k] + r - top - 1]) };
     }
-    void collectNeighbours();
     void sweepRank(std::size_t rank);
     [[nodiscard]] std::vector<double> arrowTips() const;
     struct Pass
@@ -250,8 +250,6 @@ void OrderedPlacer::collectNeighbours()
 // Median sweeps, alternately top-down and bottom-up, each node towards its neighbours.
 void OrderedPlacer::sweepMedians()
 {
-    if (m_neighbours.empty())
-        collectNeighbours();
     for (int sweep = 0; sweep < sweeps; ++sweep) {
         const bool down = sweep % 2 == 0;
         const std::size_t count = m_slots.size();
@@ -562,6 +560,7 @@ void placeOrderedLayout(const LayoutGraph &graph, const std::vector<int> &rank,
 {
     OrderedPlacer placer(graph, rank, order);
     placer.buildSlots();
+    placer.collectNeighbours();
     placer.sweepMedians();
     placer.threadLongEdges();
     placer.sweepMedians();
