@@ -6,6 +6,7 @@
 // that drawing is being made replaces it, the progress card's Cancel leaves the open model as
 // it was, a broken file after a good one keeps the good one, and the loader can be cancelled in
 // every phase.
+#include "TestSupport.h"
 #include "ui/MainWindow.h"
 #include "ui/document/Document.h"
 #include "ui/document/ModelLoader.h"
@@ -311,15 +312,13 @@ void TestBackgroundOpen::openWhileDrawingReplacesDrawing()
 {
     // %x -> relu -> sigmoid: three nodes and two edges.
     const QString small = m_dir.filePath(QStringLiteral("small.relay"));
-    QFile file(small);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write("#[version = \"0.0.5\"]\n"
-               "def @main(%x: Tensor[(1, 4), float32]) {\n"
-               "  %0 = nn.relu(%x);\n"
-               "  %1 = sigmoid(%0);\n"
-               "  %1\n"
-               "}\n");
-    file.close();
+    QVERIFY(cleave::test::writeAll(small,
+                                   "#[version = \"0.0.5\"]\n"
+                                   "def @main(%x: Tensor[(1, 4), float32]) {\n"
+                                   "  %0 = nn.relu(%x);\n"
+                                   "  %1 = sigmoid(%0);\n"
+                                   "  %1\n"
+                                   "}\n"));
 
     MainWindow window;
     window.canvas()->setCacheDirectory({});
@@ -410,15 +409,13 @@ void TestBackgroundOpen::brokenFileKeepsOpenModel()
     // Line 4 reads `  %1 = nn.relu(%0 %0);`: after the first argument (columns 16-17) a comma
     // or `)` must follow, and the second `%0` starts at column 19.
     const QString broken = m_dir.filePath(QStringLiteral("broken.relay"));
-    QFile file(broken);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write("#[version = \"0.0.5\"]\n"
-               "def @main(%x: Tensor[(1, 4), float32]) {\n"
-               "  %0 = nn.relu(%x);\n"
-               "  %1 = nn.relu(%0 %0);\n"
-               "  %1\n"
-               "}\n");
-    file.close();
+    QVERIFY(cleave::test::writeAll(broken,
+                                   "#[version = \"0.0.5\"]\n"
+                                   "def @main(%x: Tensor[(1, 4), float32]) {\n"
+                                   "  %0 = nn.relu(%x);\n"
+                                   "  %1 = nn.relu(%0 %0);\n"
+                                   "  %1\n"
+                                   "}\n"));
 
     MainWindow window;
     window.canvas()->setCacheDirectory({});
