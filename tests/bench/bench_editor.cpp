@@ -17,6 +17,9 @@
 //               GUI thread keeps painting the previous picture meanwhile);
 //   level_ms    switch to fused blocks: collapseBlocks + layout + scene + converted plan + frame;
 //   rss_MB, KB/node  max RSS (getrusage) of the whole run, and per drawn node;
+//   base_MB, KB/nd+  RSS of the empty editor (QApplication and a shown canvas, before the
+//               model is imported: libraries, fonts, the platform plugin), and the max RSS
+//               above it per drawn node: what each node of a model costs the editor;
 //   heap_MB, heapKB/nd  live heap (mallinfo2) with the model open and drawn after the cold
 //               open, and per drawn node: what the open model holds, without what malloc
 //               keeps from earlier stages.
@@ -89,6 +92,21 @@ double threadCpuMs()
 double heapMb()
 {
     return static_cast<double>(mallinfo2().uordblks) / (1024.0 * 1024.0);
+}
+
+// Resident set now (kilobytes), from /proc/self/statm.
+double currentRssKb()
+{
+    std::FILE *statm = std::fopen("/proc/self/statm", "r");
+    if (statm == nullptr)
+        return 0;
+    unsigned long size = 0;
+    unsigned long resident = 0;
+    const int read = std::fscanf(statm, "%lu %lu", &size, &resident);
+    std::fclose(statm);
+    return read == 2
+        ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1024.0
+        : 0.0;
 }
 
 double msSince(double start)
@@ -225,6 +243,8 @@ void runCase(const Case &c, const std::string &cacheDir)
     canvas->setCacheDirectory(QString::fromStdString(cacheDir));
     canvas->resize(1280, 800);
     canvas->show();
+    QCoreApplication::processEvents();
+    const double baseRssKb = currentRssKb();
     Opened cold = openModel(c, *canvas, image);
     if (!cold.ok) {
         std::printf("%-26s  open failed\n", c.name.c_str());
@@ -328,9 +348,11 @@ void runCase(const Case &c, const std::string &cacheDir)
     const double rssKb = static_cast<double>(usage.ru_maxrss);
     const double perNode = 1.0 / static_cast<double>(std::max<std::size_t>(1, nodes));
     std::printf(
-        "%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %7.1f %9.0f %8.0f %9.2f %8.0f %9.2f\n",
+        "%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %7.1f %9.0f %8.0f %9.2f %8.0f %9.2f "
+        "%7.0f %8.2f\n",
         c.name.c_str(), nodes, coldMs, cachedMs, frameMed, frameMax, cutEngine, cutPaint, cutFar,
-        levelMs, rssKb / 1024, rssKb * perNode, openHeapMb, openHeapMb * 1024 * perNode);
+        levelMs, rssKb / 1024, rssKb * perNode, openHeapMb, openHeapMb * 1024 * perNode,
+        baseRssKb / 1024, (rssKb - baseRssKb) * perNode);
     std::fflush(stdout);
 }
 
@@ -394,9 +416,10 @@ int main(int argc, char **argv)
         }
     }
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %7s %9s %8s %9s %8s %9s\n", "graph", "nodes",
-                "open_cold", "open_cached", "frame_med", "frame_max", "cut_engine", "cut_paint",
-                "cut_far", "level_ms", "rss_MB", "KB/node", "heap_MB", "heapKB/nd");
+    std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %7s %9s %8s %9s %8s %9s %7s %8s\n", "graph",
+                "nodes", "open_cold", "open_cached", "frame_med", "frame_max", "cut_engine",
+                "cut_paint", "cut_far", "level_ms", "rss_MB", "KB/node", "heap_MB", "heapKB/nd",
+                "base_MB", "KB/nd+");
     std::fflush(stdout);
     for (const Case &c : cases) {
         const std::string cacheDir
