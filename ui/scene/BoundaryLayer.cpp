@@ -28,7 +28,7 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
         if (item == m_edgeItems.end())
             continue;
         colours.emplace(c.edge, c.colour);
-        if (c.badge.isEmpty() || badges.count(c.edge) != 0)
+        if (c.badge.isEmpty() || badges.contains(c.edge))
             continue;
         const auto kept = m_badges.find(c.edge);
         if (kept != m_badges.end() && kept->second->text() == c.badge
@@ -65,7 +65,7 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
         }
     }
     for (const auto &[edge, colour] : colours) {
-        if (m_colours.count(edge) != 0)
+        if (m_colours.contains(edge))
             continue;
         m_edgeItems.at(edge)->setBoundaryColour(colour);
         ++m_lastRestyled;

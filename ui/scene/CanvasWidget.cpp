@@ -483,7 +483,7 @@ CanvasWidget::Private::applyBoundary()
                 bool badged = false;
                 for (NodeId n : c.nodes) {
                     const EdgeRef edge { b.tensor, n };
-                    if (edgeItems.count(edge) == 0)
+                    if (!edgeItems.contains(edge))
                         continue;
                     QString text;
                     if (!badged) {
