@@ -325,7 +325,7 @@ void runCase(const Case &c, const std::string &cacheDir)
         renderFrame(view, image);
         // A band from the middle of the drawing.
         const QPointF centre = view->sceneRect().center();
-        QRectF band(centre, QSizeF(1200, 200));
+        QRectF band(centre - QPointF(300, 100), QSizeF(600, 200));
         // Grown (untimed) until the band selects ~1,000 nodes, as the scene selects them.
         auto selectBand = [&](const QRectF &r) {
             QPainterPath area;
@@ -339,8 +339,9 @@ void runCase(const Case &c, const std::string &cacheDir)
             canvas->selectNodes({});
             return n;
         };
-        while (selectedIn(band) < 1000 && band.height() < view->sceneRect().height())
-            band.setHeight(band.height() * 1.25);
+        while (selectedIn(band) < 1000 && !band.contains(view->sceneRect()))
+            band = QRectF(band.center() - QPointF(band.width(), band.height()) * 0.625,
+                          band.size() * 1.25);
         renderFrame(view, image);
         view->centerOn(band.center());
         renderFrame(view, image);
