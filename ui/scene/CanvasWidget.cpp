@@ -408,27 +408,29 @@ void CanvasWidget::Private::applyPlan()
 
     // One pass over the drawn nodes and one over the edges give each its partition's index:
     // the regions draw the layout's shared shapes by these slots, and so does the far
-    // picture's plan layer (in the orders of its geometry, the maps' iteration orders).
+    // picture's plan layer (in the orders of its geometry, the maps' iteration orders). Both
+    // walk the region geometry's vectors, not the item maps.
+    if (!regionGeometry)
+        regionGeometry = makeRegionGeometry();
     const auto &partitions = plan->partitions();
-    std::vector<QRectF> topmost(partitions.size());
+    // The padded box of each partition's topmost (then leftmost) node, where its name goes.
+    std::vector<const QRectF *> topmost(partitions.size(), nullptr);
     auto nodeSlots = std::make_shared<std::vector<std::int32_t>>();
-    nodeSlots->reserve(nodeItems.size());
+    nodeSlots->reserve(regionGeometry->nodes.size());
     auto edgeSlots = std::make_shared<std::vector<std::int32_t>>();
-    edgeSlots->reserve(edgeItems.size());
+    edgeSlots->reserve(regionGeometry->edges.size());
     for (const Partition &p : partitions)
         farPartitions.push_back({ p.id, partitionColour(p.colour) });
-    for (const auto &[id, item] : nodeItems) {
-        const int index = plan->indexOf(plan->partitionOf(id));
+    for (std::size_t i = 0; i < regionGeometry->nodes.size(); ++i) {
+        const int index = plan->indexOf(plan->partitionOf(regionGeometry->nodes[i]));
         nodeSlots->push_back(index);
         if (index < 0)
             continue;
-        const QRectF r = item->rect();
-        QRectF &top = topmost[static_cast<std::size_t>(index)];
-        if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
-            top = r;
+        const QRectF &r = regionGeometry->boxes[i];
+        const QRectF *&top = topmost[static_cast<std::size_t>(index)];
+        if (top == nullptr || r.y() < top->y() || (r.y() == top->y() && r.x() < top->x()))
+            top = &r;
     }
-    if (!regionGeometry)
-        regionGeometry = makeRegionGeometry();
     for (const EdgeRef &edge : regionGeometry->edges) {
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
         const bool inside = from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer));
@@ -454,7 +456,8 @@ void CanvasWidget::Private::applyPlan()
             continue;
         const Partition &p = partitions[i];
         const QString name = regionName(p);
-        const QPointF labelPos(topmost[i].x() - regionPadX - 6, topmost[i].center().y());
+        // Left of the node's own box (the padded box less its padding), at its middle.
+        const QPointF labelPos(topmost[i]->x() - 6, topmost[i]->center().y());
         auto *region = new PartitionRegionItem(
             p.id, partitionColour(p.colour), name, regionGeometry, membership,
             static_cast<std::int32_t>(i), extents[i], labelPos, regionLayer);
@@ -542,9 +545,12 @@ std::shared_ptr<const RegionGeometry> CanvasWidget::Private::makeRegionGeometry(
 {
     auto geometry = std::make_shared<RegionGeometry>();
     geometry->boxes.reserve(nodeItems.size());
-    for (const auto &[id, item] : nodeItems)
+    geometry->nodes.reserve(nodeItems.size());
+    for (const auto &[id, item] : nodeItems) {
         geometry->boxes.push_back(
             item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
+        geometry->nodes.push_back(id);
+    }
     geometry->edges.reserve(edgeItems.size());
     geometry->routes.reserve(edgeItems.size());
     for (const auto &[edge, item] : edgeItems) {
