@@ -9,11 +9,6 @@
 
 namespace cleave::ui {
 
-BoundaryLayer::BoundaryLayer(const std::map<EdgeRef, EdgeItem *> &edgeItems)
-    : m_edgeItems(edgeItems)
-{
-}
-
 void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphicsItem *badgeLayer,
                          QGraphicsScene &scene, qreal zoom)
 {
@@ -21,13 +16,10 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
     m_lastMade = 0;
     m_lastRestyled = 0;
 
-    std::map<EdgeRef, QColor> colours;
+    std::map<EdgeRef, Bold> bold;
     std::map<EdgeRef, BadgeItem *> badges;
     for (const BoundaryCrossing &c : crossings) {
-        const auto item = m_edgeItems.find(c.edge);
-        if (item == m_edgeItems.end())
-            continue;
-        colours.emplace(c.edge, c.colour);
+        bold.emplace(c.edge, Bold { c.item, c.colour });
         if (c.badge.isEmpty() || badges.contains(c.edge))
             continue;
         const auto kept = m_badges.find(c.edge);
@@ -38,7 +30,7 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
             continue;
         }
         auto *badge = new BadgeItem(c.edge, c.badge, c.colour);
-        badge->setPos(item->second->midPoint());
+        badge->setPos(c.item->midPoint());
         if (badgeLayer != nullptr)
             badge->setParentItem(badgeLayer);
         else
@@ -55,22 +47,20 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
     m_badges = std::move(badges);
 
     // Restyle only the edges whose colour changed: the old ones going back to normal first.
-    for (const auto &[edge, colour] : m_colours) {
-        const auto now = colours.find(edge);
-        if (now != colours.end() && now->second == colour)
+    for (const auto &[edge, was] : m_bold) {
+        const auto now = bold.find(edge);
+        if (now != bold.end() && now->second.colour == was.colour)
             continue;
-        if (const auto item = m_edgeItems.find(edge); item != m_edgeItems.end()) {
-            item->second->setBoundaryColour(now != colours.end() ? now->second : QColor());
-            ++m_lastRestyled;
-        }
-    }
-    for (const auto &[edge, colour] : colours) {
-        if (m_colours.contains(edge))
-            continue;
-        m_edgeItems.at(edge)->setBoundaryColour(colour);
+        was.item->setBoundaryColour(now != bold.end() ? now->second.colour : QColor());
         ++m_lastRestyled;
     }
-    m_colours = std::move(colours);
+    for (const auto &[edge, now] : bold) {
+        if (m_bold.contains(edge))
+            continue;
+        now.item->setBoundaryColour(now.colour);
+        ++m_lastRestyled;
+    }
+    m_bold = std::move(bold);
 
     m_badgeList.clear();
     m_badgeList.reserve(m_badges.size());
@@ -89,10 +79,9 @@ void BoundaryLayer::clear()
     }
     m_badges.clear();
     m_badgeList.clear();
-    for (const auto &[edge, colour] : m_colours)
-        if (const auto item = m_edgeItems.find(edge); item != m_edgeItems.end())
-            item->second->setBoundaryColour({});
-    m_colours.clear();
+    for (const auto &[edge, was] : m_bold)
+        was.item->setBoundaryColour({});
+    m_bold.clear();
 }
 
 void BoundaryLayer::forget()
@@ -100,7 +89,7 @@ void BoundaryLayer::forget()
     m_counts.clear();
     m_badges.clear();
     m_badgeList.clear();
-    m_colours.clear();
+    m_bold.clear();
     m_groupedZoom = 0;
 }
 
@@ -114,8 +103,8 @@ void BoundaryLayer::regroup(QGraphicsScene &scene, qreal zoom)
 std::vector<EdgeRef> BoundaryLayer::edges() const
 {
     std::vector<EdgeRef> out;
-    out.reserve(m_colours.size());
-    for (const auto &[edge, colour] : m_colours)
+    out.reserve(m_bold.size());
+    for (const auto &[edge, was] : m_bold)
         out.push_back(edge);
     return out;
 }

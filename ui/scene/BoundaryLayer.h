@@ -19,12 +19,13 @@ class BadgeCountItem;
 class BadgeItem;
 class EdgeItem;
 
-/// One drawn edge that crosses between partitions: drawn bold in `colour` (its producer
-/// partition's), with a tensor badge saying `badge` when that is not empty (one badge per
-/// tensor and consumer partition).
+/// One drawn edge that crosses between partitions (`item` draws it): drawn bold in `colour`
+/// (its producer partition's), with a tensor badge saying `badge` when that is not empty (one
+/// badge per tensor and consumer partition).
 struct BoundaryCrossing
 {
     EdgeRef edge;
+    EdgeItem *item = nullptr;
     QColor colour;
     QString badge;
 };
@@ -39,11 +40,9 @@ struct BoundaryCrossing
 class BoundaryLayer
 {
 public:
-    /// Styles the items of `edgeItems` (the canvas' map, which outlives the layer).
-    explicit BoundaryLayer(const std::map<EdgeRef, EdgeItem *> &edgeItems);
-
-    /// Shows `crossings` (edges not drawn are skipped) instead of what was shown, badges under
-    /// `badgeLayer`, grouped for `zoom`.
+    /// Shows `crossings` instead of what was shown, badges under `badgeLayer` (a
+    /// PlanLayerItem; nullptr: top-level items of `scene`), grouped for `zoom`. The edge items
+    /// of the crossings shown must stay alive until the next show(), clear() or forget().
     void show(const std::vector<BoundaryCrossing> &crossings, QGraphicsItem *badgeLayer,
               QGraphicsScene &scene, qreal zoom);
     /// Shows nothing: every edge back to normal, every badge and count deleted.
@@ -65,8 +64,12 @@ public:
     [[nodiscard]] std::size_t lastRestyledEdges() const { return m_lastRestyled; }
 
 private:
-    const std::map<EdgeRef, EdgeItem *> &m_edgeItems;
-    std::map<EdgeRef, QColor> m_colours; // the bold edges shown
+    struct Bold
+    {
+        EdgeItem *item;
+        QColor colour;
+    };
+    std::map<EdgeRef, Bold> m_bold; // the bold edges shown
     std::map<EdgeRef, BadgeItem *> m_badges;
     std::vector<BadgeItem *> m_badgeList; // m_badges' items, in edge order
     std::vector<BadgeCountItem *> m_counts;

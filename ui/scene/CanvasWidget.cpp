@@ -128,7 +128,7 @@ struct CanvasWidget::Private
     PlanLayerItem *labelLayer = nullptr;
     PlanLayerItem *badgeLayer = nullptr;
     // Boundary edges, their badges and the counts of overlapping badges, kept across plans.
-    BoundaryLayer boundaryLayer { edgeItems };
+    BoundaryLayer boundaryLayer;
     FarPicture far;
     // What the far picture's plan layer shows, recorded by applyPlan (no plan is read later).
     std::vector<FarPartition> farPartitions;
@@ -486,7 +486,8 @@ CanvasWidget::Private::applyBoundary()
                 bool badged = false;
                 for (NodeId n : c.nodes) {
                     const EdgeRef edge { b.tensor, n };
-                    if (!edgeItems.contains(edge))
+                    const auto item = edgeItems.find(edge);
+                    if (item == edgeItems.end())
                         continue;
                     QString text;
                     if (!badged) {
@@ -497,7 +498,7 @@ CanvasWidget::Private::applyBoundary()
                         if (b.bytes)
                             text += QStringLiteral(" · ") + badgeBytes(*b.bytes);
                     }
-                    crossings.push_back({ edge, colour, std::move(text) });
+                    crossings.push_back({ edge, item->second, colour, std::move(text) });
                 }
             }
         }
