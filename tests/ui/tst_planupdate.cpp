@@ -65,6 +65,25 @@ std::map<EdgeRef, std::tuple<ui::BadgeItem *, QString, QRgb>> badgesOf(QGraphics
     return out;
 }
 
+// A partition's region tint near the nodes (zoom >= 0.5) on the light canvas: 16 % of the
+// palette colour over white, by hand (PartitionRegionItem's opaque tints).
+QColor nearTint(int red, int green, int blue)
+{
+    auto mix = [](int channel) { return qRound(255 * (1 - 0.16) + channel * 0.16); };
+    return { mix(red), mix(green), mix(blue) };
+}
+// The first three colours of the partition palette (OpCategory.cpp): #1f77b4, #e4571c,
+// #2ca02c.
+const QColor firstTint = nearTint(0x1f, 0x77, 0xb4); // (219, 233, 243)
+const QColor secondTint = nearTint(0xe4, 0x57, 0x1c); // (251, 228, 219)
+const QColor thirdTint = nearTint(0x2c, 0xa0, 0x2c); // (221, 240, 221)
+
+int distance(const QColor &a, const QColor &b)
+{
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green())
+        + std::abs(a.blue() - b.blue());
+}
+
 } // namespace
 
 /// A plan change is applied to the canvas by difference with the plan shown before (edges
@@ -78,6 +97,7 @@ private slots:
     void initTestCase();
     void cutsThenMergeMatchAFullRebuild();
     void samePlanAgainKeepsEveryBadge();
+    void regionTintsFollowCutsAndMerges();
 
 private:
     std::unique_ptr<CanvasWidget> laidOutCanvas();
@@ -89,6 +109,9 @@ private:
     // What a fresh canvas shows for `plan` (the full rebuild).
     void compareWithFreshCanvas(const PartitionPlan &plan, const BoundaryTable &boundary,
                                 QGraphicsScene *incremental);
+
+    // The colour drawn just left of `key`'s box (inside its region's padding), at zoom 1.
+    QColor colourBeside(CanvasWidget &canvas, const char *key) const;
 
     QTemporaryDir m_dir;
     std::unique_ptr<Graph> m_graph;
@@ -224,6 +247,59 @@ void TestPlanUpdate::samePlanAgainKeepsEveryBadge()
         QVERIFY(after.count(e) == 1);
         QCOMPARE(std::get<0>(after.at(e)), std::get<0>(badge));
         QCOMPARE(std::get<1>(after.at(e)), std::get<1>(badge));
+    }
+}
+
+QColor TestPlanUpdate::colourBeside(CanvasWidget &canvas, const char *key) const
+{
+    QGraphicsView *view = canvas.view();
+    for (ui::NodeItem *node : itemsOf<ui::NodeItem>(view->scene())) {
+        if (node->nodeId() != id(key))
+            continue;
+        view->setTransform(QTransform());
+        view->centerOn(node->rect().center());
+        const QPoint at
+            = view->mapFromScene(QPointF(node->rect().left() - 6, node->rect().center().y()));
+        return QColor(view->viewport()->grab().toImage().pixel(at));
+    }
+    return {};
+}
+
+void TestPlanUpdate::regionTintsFollowCutsAndMerges()
+{
+    auto canvas = laidOutCanvas();
+    QVERIFY(canvas != nullptr);
+    PartitionPlan plan(*m_graph);
+    plan.cutAcrossEdges({ edge("%0", "%1") });
+    BoundaryTable boundary = computeBoundary(plan);
+    canvas->setPlan(&plan, &boundary);
+    plan.cutAcrossEdges({ edge("%3", "%4") });
+    boundary = computeBoundary(plan);
+    canvas->setPlan(&plan, &boundary);
+    // Cut A then cut B: %0 in the first partition, %3 in the second, %4 in the third, each
+    // partition in the next colour of the palette.
+    QCOMPARE(plan.partitionCount(), std::size_t(3));
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(plan.partitions()[static_cast<std::size_t>(i)].colour, i);
+    const std::vector<std::pair<const char *, QColor>> afterCuts { { "%0", firstTint },
+                                                                   { "%3", secondTint },
+                                                                   { "%4", thirdTint } };
+    for (const auto &[key, tint] : afterCuts) {
+        const QColor drawn = colourBeside(*canvas, key);
+        QVERIFY2(distance(drawn, tint) <= 3,
+                 qPrintable(QStringLiteral("%1: %2, want %3")
+                                .arg(QLatin1String(key), drawn.name(), tint.name())));
+    }
+    // Merged back into the first partition: every node in its tint.
+    plan.mergePartitions(
+        { plan.partitions()[0].id, plan.partitions()[1].id, plan.partitions()[2].id });
+    boundary = computeBoundary(plan);
+    canvas->setPlan(&plan, &boundary);
+    for (const char *key : { "%0", "%3", "%4" }) {
+        const QColor drawn = colourBeside(*canvas, key);
+        QVERIFY2(distance(drawn, firstTint) <= 3,
+                 qPrintable(QStringLiteral("%1: %2, want %3")
+                                .arg(QLatin1String(key), drawn.name(), firstTint.name())));
     }
 }
 
