@@ -10,9 +10,15 @@
 //   frame_med / frame_max  a scripted pan/zoom sequence (zooms 1.0 .. 0.01 and fit, two pans
 //               each), each frame painted through the view, after the first far picture has
 //               arrived; a frame is the GUI thread's CPU time for the events pending before it
-//               (as the event loop would run them) and the viewport's paint;
-//   cut_engine  PartitionPlan::cutAcrossEdges + apply + computeBoundary of a mid-graph edge;
-//   cut_paint   CanvasWidget::setPlan + the next frame (GUI thread CPU, as a frame);
+//               (as the event loop would run them) and the viewport's paint, once: when those
+//               events already painted the viewport (an update was pending), it is not
+//               painted again;
+//   cut_engine  PartitionPlan::cutAcrossEdges + computeBoundary of a mid-graph edge;
+//   cut_paint   CanvasWidget::setPlan + the next frame (GUI thread CPU, as a frame), at zoom 0.45
+//               on the middle of the drawing;
+//   select_paint  selecting one node, then a rubber band's selection of ~1,000 nodes (the
+//               scene's setSelectionArea over a rectangle of that many nodes, as the rubber band
+//               sets it), each + the next frame (GUI thread CPU): the worse of the two;
 //   cut_far     the far picture after the cut: the worker thread's CPU time to render it (the
 //               GUI thread keeps painting the previous picture meanwhile);
 //   level_ms    switch to fused blocks: collapseBlocks + layout + scene + converted plan + frame;
@@ -25,6 +31,8 @@
 //               keeps from earlier stages.
 // Times are milliseconds of process CPU time (all threads), see Clock, except the frames, which
 // are the GUI thread's (ThreadClock): the far picture renders on a worker, reported as cut_far.
+// --frame-log prints each frame, the cut's and the selections' parts, and the level switch's
+// phases on stderr.
 // Usage: bench_editor [--cases rnnt,samples,resnet50,gen10000,gen30000,gen100000,chain100000]
 //                     [--timeout SECONDS] [--in-process] [--frame-log]
 #include "BenchGraphs.h"
@@ -42,9 +50,12 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
 #include <QGraphicsView>
 #include <QImage>
 #include <QPainter>
+#include <QPainterPath>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -148,10 +159,24 @@ bool waitForLayout(ui::CanvasWidget &canvas)
 // GUI thread CPU time.
 double renderFrame(QGraphicsView *view, QImage &)
 {
+    // Counts the viewport's paints while the pending events run.
+    struct PaintCounter : QObject
+    {
+        int paints = 0;
+        bool eventFilter(QObject *, QEvent *event) override
+        {
+            paints += event->type() == QEvent::Paint ? 1 : 0;
+            return false;
+        }
+    } counter;
+    view->viewport()->installEventFilter(&counter);
     const double start = threadCpuMs();
     QCoreApplication::processEvents();
-    view->viewport()->repaint();
-    return threadCpuMs() - start;
+    if (counter.paints == 0)
+        view->viewport()->repaint();
+    const double ms = threadCpuMs() - start;
+    view->viewport()->removeEventFilter(&counter);
+    return ms;
 }
 
 // The canvas' far picture (its view paints it when zoomed far out).
@@ -271,15 +296,26 @@ void runCase(const Case &c, const std::string &cacheDir)
         canvas->view()->setTransform(QTransform::fromScale(0.45, 0.45));
         const LayoutGraph::Edge &e = lg.edges[lg.edges.size() / 2];
         auto start = Clock::now();
-        const PlanEdit edit = cold.plan->cutAcrossEdges({ EdgeRef { e.tensor, e.consumer } });
-        cold.plan->apply(edit);
+        // The edit applies itself (PlanEdit records it for undo).
+        cold.plan->cutAcrossEdges({ EdgeRef { e.tensor, e.consumer } });
         cold.boundary = computeBoundary(*cold.plan);
         cutEngine = msSince(start);
+        canvas->view()->centerOn(canvas->view()->sceneRect().center());
+        renderFrame(canvas->view(), image);
         const double paintStart = threadCpuMs();
         canvas->setPlan(cold.plan.get(), &cold.boundary);
-        cutPaint = threadCpuMs() - paintStart + renderFrame(canvas->view(), image);
-        if (g_frameLog)
-            std::fprintf(stderr, "cut      setPlan+frame %.1f ms\n", cutPaint);
+        const double setPlanMs = threadCpuMs() - paintStart;
+        const double cutFrame = renderFrame(canvas->view(), image);
+        cutPaint = setPlanMs + cutFrame;
+        if (g_frameLog) {
+            // The same view painted again, nothing changed: what the frame itself costs there.
+            canvas->view()->viewport()->update();
+            const double again = renderFrame(canvas->view(), image);
+            std::fprintf(stderr,
+                         "cut      setPlan %.1f ms + frame %.1f ms = %.1f ms (%zu boundary "
+                         "tensors; the same frame again %.1f ms)\n",
+                         setPlanMs, cutFrame, cutPaint, cold.boundary.tensors.size(), again);
+        }
         // Zoomed out, the previous picture shows until the new one arrives from the worker.
         canvas->view()->setTransform(QTransform::fromScale(0.01, 0.01));
         const double farFrame = renderFrame(canvas->view(), image);
@@ -293,6 +329,52 @@ void runCase(const Case &c, const std::string &cacheDir)
                          farFrame, cutFar,
                          farPictureOf(*canvas).lastRenderReusedBase() ? "reused" : "redrawn",
                          arrived);
+    }
+
+    // Selections at the same place: one node, then ~1,000 under a rubber band.
+    double selectPaint = -1;
+    {
+        QGraphicsView *view = canvas->view();
+        const std::vector<NodeId> one { lg.nodes[lg.nodes.size() / 2].id };
+        canvas->selectNodes({});
+        renderFrame(view, image);
+        double start = threadCpuMs();
+        canvas->selectNodes(one);
+        const double oneMs = threadCpuMs() - start + renderFrame(view, image);
+        canvas->selectNodes({});
+        renderFrame(view, image);
+        // A band from the middle of the drawing.
+        const QPointF centre = view->sceneRect().center();
+        QRectF band(centre - QPointF(300, 100), QSizeF(600, 200));
+        // Grown (untimed) until the band selects ~1,000 nodes, as the scene selects them.
+        auto selectBand = [&](const QRectF &r) {
+            QPainterPath area;
+            area.addRect(r);
+            view->scene()->setSelectionArea(area, Qt::ReplaceSelection, Qt::IntersectsItemShape,
+                                            view->viewportTransform());
+        };
+        auto selectedIn = [&](const QRectF &r) {
+            selectBand(r);
+            const std::size_t n = canvas->selectedNodes().size();
+            canvas->selectNodes({});
+            return n;
+        };
+        while (selectedIn(band) < 1000 && !band.contains(view->sceneRect()))
+            band = QRectF(band.center() - QPointF(band.width(), band.height()) * 0.625,
+                          band.size() * 1.25);
+        renderFrame(view, image);
+        view->centerOn(band.center());
+        renderFrame(view, image);
+        start = threadCpuMs();
+        selectBand(band);
+        const double bandMs = threadCpuMs() - start + renderFrame(view, image);
+        const std::size_t selected = canvas->selectedNodes().size();
+        canvas->selectNodes({});
+        renderFrame(view, image);
+        selectPaint = std::max(oneMs, bandMs);
+        if (g_frameLog)
+            std::fprintf(stderr, "select   one node %.1f ms, rubber band of %zu nodes %.1f ms\n",
+                         oneMs, selected, bandMs);
     }
 
     // Level switch to fused blocks.
@@ -348,11 +430,11 @@ void runCase(const Case &c, const std::string &cacheDir)
     const double rssKb = static_cast<double>(usage.ru_maxrss);
     const double perNode = 1.0 / static_cast<double>(std::max<std::size_t>(1, nodes));
     std::printf(
-        "%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %7.1f %9.0f %8.0f %9.2f %8.0f %9.2f "
-        "%7.0f %8.2f\n",
+        "%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %7.1f %12.1f %9.0f %8.0f %9.2f %8.0f "
+        "%9.2f %7.0f %8.2f\n",
         c.name.c_str(), nodes, coldMs, cachedMs, frameMed, frameMax, cutEngine, cutPaint, cutFar,
-        levelMs, rssKb / 1024, rssKb * perNode, openHeapMb, openHeapMb * 1024 * perNode,
-        baseRssKb / 1024, (rssKb - baseRssKb) * perNode);
+        selectPaint, levelMs, rssKb / 1024, rssKb * perNode, openHeapMb,
+        openHeapMb * 1024 * perNode, baseRssKb / 1024, (rssKb - baseRssKb) * perNode);
     std::fflush(stdout);
 }
 
@@ -416,10 +498,10 @@ int main(int argc, char **argv)
         }
     }
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %7s %9s %8s %9s %8s %9s %7s %8s\n", "graph",
-                "nodes", "open_cold", "open_cached", "frame_med", "frame_max", "cut_engine",
-                "cut_paint", "cut_far", "level_ms", "rss_MB", "KB/node", "heap_MB", "heapKB/nd",
-                "base_MB", "KB/nd+");
+    std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %7s %12s %9s %8s %9s %8s %9s %7s %8s\n",
+                "graph", "nodes", "open_cold", "open_cached", "frame_med", "frame_max",
+                "cut_engine", "cut_paint", "cut_far", "select_paint", "level_ms", "rss_MB",
+                "KB/node", "heap_MB", "heapKB/nd", "base_MB", "KB/nd+");
     std::fflush(stdout);
     for (const Case &c : cases) {
         const std::string cacheDir

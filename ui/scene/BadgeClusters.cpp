@@ -10,6 +10,7 @@
 #include <QPainter>
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace cleave::ui {
 
@@ -38,9 +39,15 @@ BadgeCountItem::BadgeCountItem(std::vector<BadgeItem *> members, qreal zoom)
     : m_members(std::move(members))
     , m_zoom(zoom)
 {
-    const QFontMetricsF fm(countFont());
-    const qreal h = fm.height() + 6;
-    m_rect = QRectF(8, -h / 2, fm.horizontalAdvance(text()) + 16, h);
+    // Measured once per count of tensors (a plan change on a large model makes hundreds).
+    static const qreal h = QFontMetricsF(countFont()).height() + 6;
+    static std::unordered_map<std::size_t, qreal> widths;
+    auto width = widths.find(m_members.size());
+    if (width == widths.end())
+        width
+            = widths.emplace(m_members.size(), QFontMetricsF(countFont()).horizontalAdvance(text()))
+                  .first;
+    m_rect = QRectF(8, -h / 2, width->second + 16, h);
     setFlag(ItemIgnoresTransformations);
     setAcceptHoverEvents(true);
     setZValue(5.5);

@@ -6,7 +6,7 @@
 #include "core/layout/LayoutGraph.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
-#include "ui/scene/BadgeClusters.h"
+#include "ui/scene/BoundaryLayer.h"
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/CanvasToolTips.h"
 #include "ui/scene/CanvasView.h"
@@ -120,16 +120,15 @@ struct CanvasWidget::Private
 
     std::unordered_map<NodeId, NodeItem *> nodeItems;
     std::map<EdgeRef, EdgeItem *> edgeItems;
-    std::vector<QGraphicsItem *> planItems; // regions and badges
+    std::vector<QGraphicsItem *> planItems; // regions and their names
     // The shapes every plan's regions draw (made on the first plan of a layout) and the items
     // the regions, their names and the badges hang under (made with it, deleted with the scene).
     std::shared_ptr<const RegionGeometry> regionGeometry;
     PlanLayerItem *regionLayer = nullptr;
     PlanLayerItem *labelLayer = nullptr;
     PlanLayerItem *badgeLayer = nullptr;
-    std::vector<BadgeItem *> badges; // also in planItems
-    std::vector<BadgeCountItem *> badgeCounts; // groups of overlapping badges
-    qreal groupedZoom = 0;
+    // Boundary edges, their badges and the counts of overlapping badges, kept across plans.
+    BoundaryLayer boundaryLayer;
     FarPicture far;
     // What the far picture's plan layer shows, recorded by applyPlan (no plan is read later).
     std::vector<FarPartition> farPartitions;
@@ -138,7 +137,6 @@ struct CanvasWidget::Private
     std::vector<QGraphicsItem *> blockItems;
     std::unordered_map<NodeId, QColor> marks; // shown node -> comparison colour
     ShapeLabels shapeLabels;
-    std::vector<EdgeRef> boundaryEdges;
     std::vector<EdgeRef> flashing;
     std::vector<std::pair<NodeId, std::string>> problems; // drawn in red
     NodeId highlightedNode;
@@ -165,7 +163,12 @@ struct CanvasWidget::Private
     /// Redraws the regions of `partitions` with their current names and targets (same nodes).
     void relabelRegions(const std::vector<PartitionId> &partitions);
     [[nodiscard]] std::shared_ptr<const RegionGeometry> makeRegionGeometry();
-    void regroupBadges();
+    /// Shows the boundary tensors of the plan (bold edges, badges) by difference with those
+    /// shown; returns them as the far picture's lines.
+    [[nodiscard]] std::shared_ptr<const std::vector<std::pair<QPolygonF, QRgb>>> applyBoundary();
+    /// The scene rectangle the minimap shows: the drawing with the partitions' tint around its
+    /// nodes (the same for every plan, so a plan change never redraws its node boxes).
+    [[nodiscard]] QRectF minimapBounds() const;
     void setUpFarPicture();
     [[nodiscard]] FarState farState() const;
     void clearHighlights();
@@ -252,14 +255,23 @@ QRectF CanvasWidget::Private::drawingBounds() const
     // Regions with their name labels (left of the region) and badges (right of their edge),
     // at the drawing's own scale: what an export writes must not be cut off.
     for (const QGraphicsItem *item : planItems) {
-        if (item->type() == RegionItemType || item->type() == RegionLabelItemType
-            || item->type() == BadgeItemType)
+        if (item->type() == RegionItemType || item->type() == RegionLabelItemType)
             bounds = bounds.united(item->sceneBoundingRect());
     }
+    for (const BadgeItem *badge : boundaryLayer.badges())
+        bounds = bounds.united(badge->sceneBoundingRect());
     // Fused-block frames with their name tabs (right of the frame).
     for (const QGraphicsItem *item : blockItems)
         bounds = bounds.united(item->sceneBoundingRect());
     return bounds.adjusted(-8, -8, 8, 8);
+}
+
+QRectF CanvasWidget::Private::minimapBounds() const
+{
+    if (!layout)
+        return {};
+    const QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
+    return bounds.adjusted(-regionPadX - 8, -regionPadY - 8, regionPadX + 8, regionPadY + 8);
 }
 
 void CanvasWidget::Private::clearItems() const
@@ -278,9 +290,7 @@ void CanvasWidget::Private::clearScene()
     cutTool->deactivate();
     flash->stop();
     flashing.clear();
-    badges.clear();
-    badgeCounts.clear(); // deleted with the scene
-    groupedZoom = 0;
+    boundaryLayer.forget(); // its badges are deleted with the scene
     far.clear();
     nodeItems.clear();
     edgeItems.clear();
@@ -288,7 +298,6 @@ void CanvasWidget::Private::clearScene()
     regionLayer = labelLayer = badgeLayer = nullptr; // deleted with the scene
     planItems.clear();
     blockItems.clear();
-    boundaryEdges.clear();
     highlightedNode = {};
     highlightedEdge = {};
     const bool hadSelection = !scene->selectedItems().isEmpty();
@@ -380,59 +389,48 @@ FarState CanvasWidget::Private::farState() const
     return state;
 }
 
-void CanvasWidget::Private::regroupBadges()
-{
-    ungroupBadges(badgeCounts);
-    groupedZoom = view->zoom();
-    badgeCounts = groupOverlappingBadges(*scene, badges, groupedZoom);
-}
-
 void CanvasWidget::Private::applyPlan()
 {
-    ungroupBadges(badgeCounts);
-    badges.clear();
     far.invalidate();
     for (QGraphicsItem *item : planItems) {
         scene->removeItem(item);
         delete item;
     }
-
     planItems.clear();
-    for (const EdgeRef &e : boundaryEdges)
-        if (auto it = edgeItems.find(e); it != edgeItems.end())
-            it->second->setBoundaryColour({});
-    boundaryEdges.clear();
 
     farPartitions.clear();
     farPlan = {};
     if (!layout || plan == nullptr || graph == nullptr || planGraph != graph
-        || planFunction != function)
+        || planFunction != function) {
+        boundaryLayer.clear();
         return;
+    }
 
     // One pass over the drawn nodes and one over the edges give each its partition's index:
     // the regions draw the layout's shared shapes by these slots, and so does the far
-    // picture's plan layer (in the orders of its geometry, the maps' iteration orders).
+    // picture's plan layer (in the orders of its geometry, the maps' iteration orders). Both
+    // walk the region geometry's vectors, not the item maps.
+    if (!regionGeometry)
+        regionGeometry = makeRegionGeometry();
     const auto &partitions = plan->partitions();
-    std::vector<QRectF> topmost(partitions.size());
+    // The padded box of each partition's topmost (then leftmost) node, where its name goes.
+    std::vector<const QRectF *> topmost(partitions.size(), nullptr);
     auto nodeSlots = std::make_shared<std::vector<std::int32_t>>();
-    nodeSlots->reserve(nodeItems.size());
+    nodeSlots->reserve(regionGeometry->nodes.size());
     auto edgeSlots = std::make_shared<std::vector<std::int32_t>>();
-    edgeSlots->reserve(edgeItems.size());
-    auto boundaryLines = std::make_shared<std::vector<std::pair<QPolygonF, QRgb>>>();
+    edgeSlots->reserve(regionGeometry->edges.size());
     for (const Partition &p : partitions)
         farPartitions.push_back({ p.id, partitionColour(p.colour) });
-    for (const auto &[id, item] : nodeItems) {
-        const int index = plan->indexOf(plan->partitionOf(id));
+    for (std::size_t i = 0; i < regionGeometry->nodes.size(); ++i) {
+        const int index = plan->indexOf(plan->partitionOf(regionGeometry->nodes[i]));
         nodeSlots->push_back(index);
         if (index < 0)
             continue;
-        const QRectF r = item->rect();
-        QRectF &top = topmost[static_cast<std::size_t>(index)];
-        if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
-            top = r;
+        const QRectF &r = regionGeometry->boxes[i];
+        const QRectF *&top = topmost[static_cast<std::size_t>(index)];
+        if (top == nullptr || r.y() < top->y() || (r.y() == top->y() && r.x() < top->x()))
+            top = &r;
     }
-    if (!regionGeometry)
-        regionGeometry = makeRegionGeometry();
     for (const EdgeRef &edge : regionGeometry->edges) {
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
         const bool inside = from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer));
@@ -444,7 +442,6 @@ void CanvasWidget::Private::applyPlan()
         = regionExtents(*regionGeometry, membership, partitions.size());
     farPlan.nodeSlots = std::move(nodeSlots);
     farPlan.edgeSlots = std::move(edgeSlots);
-    farPlan.boundary = boundaryLines;
     if (regionLayer == nullptr) {
         // At the depths the items had as top-level items: regions under edges and nodes,
         // their names above every region, badges above nodes.
@@ -459,7 +456,8 @@ void CanvasWidget::Private::applyPlan()
             continue;
         const Partition &p = partitions[i];
         const QString name = regionName(p);
-        const QPointF labelPos(topmost[i].x() - regionPadX - 6, topmost[i].center().y());
+        // Left of the node's own box (the padded box less its padding), at its middle.
+        const QPointF labelPos(topmost[i]->x() - 6, topmost[i]->center().y());
         auto *region = new PartitionRegionItem(
             p.id, partitionColour(p.colour), name, regionGeometry, membership,
             static_cast<std::int32_t>(i), extents[i], labelPos, regionLayer);
@@ -471,41 +469,55 @@ void CanvasWidget::Private::applyPlan()
         planItems.push_back(label);
     }
 
-    if (boundary == nullptr)
-        return;
-    for (const BoundaryTensor &b : boundary->tensors) {
-        const Partition *producer = plan->partition(b.producerPartition);
-        const QColor colour = partitionColour(producer != nullptr ? producer->colour : 0);
-        for (const BoundaryConsumer &c : b.consumers) {
-            bool badged = false;
-            for (NodeId n : c.nodes) {
-                auto it = edgeItems.find(EdgeRef { b.tensor, n });
-                if (it == edgeItems.end())
-                    continue;
-                it->second->setBoundaryColour(colour);
-                boundaryEdges.push_back(it->first);
-                QPolygonF line;
-                it->second->onCurve(line);
-                boundaryLines->emplace_back(std::move(line), colour.rgba());
-                if (badged)
-                    continue;
-                badged = true;
-                QString text = QString::fromStdString(c.inputName);
-                const QString shape = QString::fromStdString(shapeText(b.type));
-                if (!shape.isEmpty())
-                    text += QStringLiteral(" · ") + shape;
-                if (b.bytes)
-                    text += QStringLiteral(" · ") + badgeBytes(*b.bytes);
-                auto *badge = new BadgeItem(it->first, text, colour);
-                badge->setPos(it->second->midPoint());
-                badge->setParentItem(badgeLayer);
-                planItems.push_back(badge);
-                badges.push_back(badge);
+    farPlan.boundary = applyBoundary();
+}
+
+std::shared_ptr<const std::vector<std::pair<QPolygonF, QRgb>>>
+CanvasWidget::Private::applyBoundary()
+{
+    std::vector<BoundaryCrossing> crossings;
+    if (boundary != nullptr) {
+        for (const BoundaryTensor &b : boundary->tensors) {
+            const Partition *producer = plan->partition(b.producerPartition);
+            const QColor colour = partitionColour(producer != nullptr ? producer->colour : 0);
+            const QString shape = QString::fromStdString(shapeText(b.type));
+            for (const BoundaryConsumer &c : b.consumers) {
+                // The badge goes on the first drawn edge into the consumer partition.
+                bool badged = false;
+                for (NodeId n : c.nodes) {
+                    const EdgeRef edge { b.tensor, n };
+                    const auto item = edgeItems.find(edge);
+                    if (item == edgeItems.end())
+                        continue;
+                    QString text;
+                    if (!badged) {
+                        badged = true;
+                        text = QString::fromStdString(c.inputName);
+                        if (!shape.isEmpty())
+                            text += QStringLiteral(" · ") + shape;
+                        if (b.bytes)
+                            text += QStringLiteral(" · ") + badgeBytes(*b.bytes);
+                    }
+                    crossings.push_back({ edge, item->second, colour, std::move(text) });
+                }
             }
         }
     }
+    boundaryLayer.show(crossings, badgeLayer, *scene, view->zoom());
 
-    regroupBadges();
+    // The far picture's boundary lines share the region geometry's routes (implicitly shared
+    // polygons, in the sorted order of its edges).
+    auto lines = std::make_shared<std::vector<std::pair<QPolygonF, QRgb>>>();
+    lines->reserve(crossings.size());
+    const std::vector<EdgeRef> &edges = regionGeometry->edges;
+    for (const BoundaryCrossing &c : crossings) {
+        const auto it = std::lower_bound(edges.begin(), edges.end(), c.edge);
+        if (it != edges.end() && *it == c.edge)
+            lines->emplace_back(
+                regionGeometry->routes[static_cast<std::size_t>(it - edges.begin())],
+                c.colour.rgba());
+    }
+    return lines;
 }
 
 void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &partitions)
@@ -534,9 +546,12 @@ std::shared_ptr<const RegionGeometry> CanvasWidget::Private::makeRegionGeometry(
 {
     auto geometry = std::make_shared<RegionGeometry>();
     geometry->boxes.reserve(nodeItems.size());
-    for (const auto &[id, item] : nodeItems)
+    geometry->nodes.reserve(nodeItems.size());
+    for (const auto &[id, item] : nodeItems) {
         geometry->boxes.push_back(
             item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
+        geometry->nodes.push_back(id);
+    }
     geometry->edges.reserve(edgeItems.size());
     geometry->routes.reserve(edgeItems.size());
     for (const auto &[edge, item] : edgeItems) {
@@ -608,7 +623,7 @@ void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
                             .rgba());
     }
     minimap->setTints(farPlan.nodeSlots, std::move(tints));
-    minimap->refresh(drawingBounds());
+    minimap->refresh(minimapBounds());
     minimap->move(q->width() - minimap->width() - 12, q->height() - minimap->height() - 12);
     minimap->raise();
 }
@@ -694,8 +709,9 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     connect(m_d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
     connect(m_d->view, &CanvasView::visibleAreaChanged, this, [this] {
         // Badges keep their screen size: which of them overlap changes with the zoom only.
-        if (!m_d->badges.empty() && m_d->view->zoom() != m_d->groupedZoom)
-            m_d->regroupBadges();
+        if (!m_d->boundaryLayer.badges().empty()
+            && m_d->view->zoom() != m_d->boundaryLayer.groupedZoom())
+            m_d->boundaryLayer.regroup(*m_d->scene, m_d->view->zoom());
     });
     connect(m_d->view, &CanvasView::fitRequested, this, &CanvasWidget::fitToView);
     connect(m_d->view, &CanvasView::zoomToSelectionRequested, this, &CanvasWidget::zoomToSelection);

@@ -80,6 +80,10 @@ const QFont &badgeFont()
     static const QFont font = [] {
         QFont f;
         f.setPixelSize(11);
+        // Measured and drawn without shaping (plain Latin names, shapes and sizes): a plan
+        // change on a large model measures hundreds of badges, and shaping was most of it.
+        f.setKerning(false);
+        f.setStyleStrategy(QFont::PreferNoShaping);
         return f;
     }();
     return font;

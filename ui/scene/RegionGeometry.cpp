@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/RegionGeometry.h"
 
+#include <algorithm>
+
 namespace cleave::ui {
 
 void RegionGeometry::index(qreal halfPen)
@@ -17,13 +19,24 @@ void RegionGeometry::index(qreal halfPen)
 std::vector<RegionExtent> regionExtents(const RegionGeometry &geometry,
                                         const RegionSlots &membership, std::size_t partitionCount)
 {
-    std::vector<RegionExtent> extents(partitionCount);
+    // Coordinates kept as plain minima and maxima (a QRectF union per shape normalises both
+    // rectangles: most of a pass over 100k boxes and routes).
+    struct Span
+    {
+        qreal left = 0, top = 0, right = 0, bottom = 0;
+        std::size_t boxes = 0, routes = 0;
+    };
+    std::vector<Span> spans(partitionCount);
     auto add = [&](std::int32_t slot, const QRectF &rect, bool box) {
         if (slot < 0 || static_cast<std::size_t>(slot) >= partitionCount)
             return;
-        RegionExtent &e = extents[static_cast<std::size_t>(slot)];
-        e.bounds = e.bounds.isNull() ? rect : e.bounds.united(rect);
-        ++(box ? e.boxCount : e.routeCount);
+        Span &s = spans[static_cast<std::size_t>(slot)];
+        const bool first = s.boxes + s.routes == 0;
+        s.left = first ? rect.left() : std::min(s.left, rect.left());
+        s.top = first ? rect.top() : std::min(s.top, rect.top());
+        s.right = first ? rect.right() : std::max(s.right, rect.right());
+        s.bottom = first ? rect.bottom() : std::max(s.bottom, rect.bottom());
+        ++(box ? s.boxes : s.routes);
     };
     if (membership.nodes)
         for (std::size_t i = 0; i < membership.nodes->size() && i < geometry.boxes.size(); ++i)
@@ -32,6 +45,14 @@ std::vector<RegionExtent> regionExtents(const RegionGeometry &geometry,
         for (std::size_t i = 0; i < membership.edges->size() && i < geometry.routeBounds.size();
              ++i)
             add((*membership.edges)[i], geometry.routeBounds[i], false);
+    std::vector<RegionExtent> extents(partitionCount);
+    for (std::size_t i = 0; i < partitionCount; ++i) {
+        const Span &s = spans[i];
+        if (s.boxes + s.routes > 0)
+            extents[i].bounds = QRectF(QPointF(s.left, s.top), QPointF(s.right, s.bottom));
+        extents[i].boxCount = s.boxes;
+        extents[i].routeCount = s.routes;
+    }
     return extents;
 }
 

@@ -21,6 +21,7 @@ namespace cleave::ui {
 struct RegionGeometry
 {
     std::vector<QRectF> boxes; // padded node boxes, in the order of RegionSlots::nodes
+    std::vector<NodeId> nodes; // the node of each box: a plan walks this, not the item map
     std::vector<EdgeRef> edges; // the edge of each route: a plan walks this, not the item map
     std::vector<QPolygonF> routes; // on-curve routes, in the order of RegionSlots::edges
     std::vector<QRectF> routeBounds; // each route's box grown by half the route pen

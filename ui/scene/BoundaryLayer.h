@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Ids.h"
+
+#include <QColor>
+#include <QString>
+
+#include <map>
+#include <vector>
+
+class QGraphicsItem;
+class QGraphicsScene;
+
+namespace cleave::ui {
+
+class BadgeCountItem;
+class BadgeItem;
+class EdgeItem;
+
+/// One drawn edge that crosses between partitions (`item` draws it): drawn bold in `colour`
+/// (its producer partition's), with a tensor badge saying `badge` when that is not empty (one
+/// badge per tensor and consumer partition).
+struct BoundaryCrossing
+{
+    EdgeRef edge;
+    EdgeItem *item = nullptr;
+    QColor colour;
+    QString badge;
+};
+
+/// What a plan shows of its boundary tensors on the canvas: the bold boundary edges, their
+/// badges, and the counts that stand for badges overlapping on screen.
+///
+/// A plan change is applied as a difference with the plan shown before: only the edges whose
+/// colour changed are restyled (each restyled edge is an item the scene repaints), and a badge
+/// whose edge, text and colour are unchanged is kept rather than made again (measuring a
+/// badge's text is most of its cost). The counts are made again, as on every zoom change.
+class BoundaryLayer
+{
+public:
+    /// Shows `crossings` instead of what was shown, badges under `badgeLayer` (a
+    /// PlanLayerItem; nullptr: top-level items of `scene`), grouped for `zoom`. The edge items
+    /// of the crossings shown must stay alive until the next show(), clear() or forget().
+    void show(const std::vector<BoundaryCrossing> &crossings, QGraphicsItem *badgeLayer,
+              QGraphicsScene &scene, qreal zoom);
+    /// Shows nothing: every edge back to normal, every badge and count deleted.
+    void clear();
+    /// Forgets the edges, badges and counts without touching them: the scene deletes them all
+    /// (a new layout).
+    void forget();
+    /// Groups the badges that overlap at `zoom` again (badges keep their screen size).
+    void regroup(QGraphicsScene &scene, qreal zoom);
+
+    /// The boundary edges shown, sorted.
+    [[nodiscard]] std::vector<EdgeRef> edges() const;
+    [[nodiscard]] const std::vector<BadgeItem *> &badges() const { return m_badgeList; }
+    /// The zoom the badges were last grouped for.
+    [[nodiscard]] qreal groupedZoom() const { return m_groupedZoom; }
+    /// How many badges the last show() made (the others it kept), and how many edges it
+    /// restyled.
+    [[nodiscard]] std::size_t lastMadeBadges() const { return m_lastMade; }
+    [[nodiscard]] std::size_t lastRestyledEdges() const { return m_lastRestyled; }
+
+private:
+    struct Bold
+    {
+        EdgeItem *item;
+        QColor colour;
+    };
+    std::map<EdgeRef, Bold> m_bold; // the bold edges shown
+    std::map<EdgeRef, BadgeItem *> m_badges;
+    std::vector<BadgeItem *> m_badgeList; // m_badges' items, in edge order
+    std::vector<BadgeCountItem *> m_counts;
+    qreal m_groupedZoom = 0;
+    std::size_t m_lastMade = 0;
+    std::size_t m_lastRestyled = 0;
+};
+
+} // namespace cleave::ui
