@@ -8,6 +8,7 @@
 // input marked as a parameter from its diagnostic and exported through param_connection; every
 // setting undoable, marking the document modified, and restored from the saved project.
 #include "TestSupport.h"
+#include "core/auto/AutoPlan.h"
 #include "ui/MainWindow.h"
 #include "ui/dialogs/CostTargetsDialog.h"
 #include "ui/dialogs/ExportDialog.h"
@@ -402,6 +403,20 @@ void TestCostTargets::latencyFillsColumnAndBalance()
     QVERIFY(!w.document()->settings().latency);
     QVERIFY(partitions->isColumnHidden(PartitionListModel::LatencyColumn));
     QVERIFY(!model->index(0, PartitionListModel::LatencyColumn).data().isValid());
+
+    // Without the table the dock costs FLOPs at its rate again: the cost graph it reused for the
+    // cut is built anew, so its bars are those of a cost graph built afresh for the same plan.
+    const cleave::PartitionPlan &plan = *w.document()->plan();
+    cleave::DeviceSpec device;
+    device.gflops = balance->settings().gflops;
+    const cleave::CostGraph fresh
+        = cleave::CostGraph::build(plan.view(), { device }, balance->settings().link);
+    const std::vector<cleave::StageCost> stages
+        = fresh.evaluate(cleave::stagesOfPlan(plan, fresh), plan.partitionCount());
+    QCOMPARE(balance->chart()->bars().size(), std::size_t(2));
+    QVERIFY(stages[0].computeUs != 23.0);
+    QCOMPARE(balance->chart()->bars()[0].computeUs, stages[0].computeUs);
+    QCOMPARE(balance->chart()->bars()[1].computeUs, stages[1].computeUs);
 }
 
 void TestCostTargets::fusionOptionsReformBlocks()

@@ -98,6 +98,11 @@ BalanceDock::BalanceDock(Document *document, QWidget *parent)
     // Costing a plan walks every node (a quarter of a second at 100k nodes): the chart is
     // brought up to date when the dock shows, not on every edit made while it is hidden.
     connect(document, &Document::planChanged, this, &BalanceDock::recompute);
+    // The cost graph of a replaced model is let go with it (it is rebuilt for the next plan).
+    connect(document, &Document::graphChanged, this, [this] {
+        m_cost.reset();
+        m_costKey = {};
+    });
     // (A dock behind another's tab stays isVisible(): its tab being current is what shows it.)
     connect(this, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         m_shown = visible;
@@ -141,8 +146,7 @@ void BalanceDock::refresh()
     // The auto-partition run's table, else the document's (Model ▸ Cost & Targets).
     device.latency
         = m_settings.latency ? m_settings.latency.get() : m_document->settings().latency.get();
-    const cleave::CostGraph cost
-        = cleave::CostGraph::build(plan->view(), { device }, m_settings.link);
+    const cleave::CostGraph &cost = costGraph(*plan, device);
     const std::vector<cleave::StageCost> stages
         = cost.evaluate(cleave::stagesOfPlan(*plan, cost), plan->partitionCount());
     std::size_t worst = 0;
@@ -169,6 +173,26 @@ void BalanceDock::refresh()
                  QString::fromStdString(plan->partitions()[worst].name),
                  QString::number(bottleneck > 0 ? 1e6 / bottleneck : 0.0, 'f', 1),
                  QString::fromStdString(cleave::humanBytes(cleave::totalTransferBytes(stages)))));
+}
+
+const cleave::CostGraph &BalanceDock::costGraph(const cleave::PartitionPlan &plan,
+                                                const cleave::DeviceSpec &device)
+{
+    CostKey key;
+    key.view = plan.sharedView();
+    key.latency = m_settings.latency ? m_settings.latency : m_document->settings().latency;
+    key.gflops = device.gflops;
+    key.link = m_settings.link;
+    const bool same = m_cost && key.view == m_costKey.view && key.latency == m_costKey.latency
+        && key.gflops == m_costKey.gflops
+        && key.link.bytesPerSecond == m_costKey.link.bytesPerSecond
+        && key.link.latencyUs == m_costKey.link.latencyUs;
+    if (!same) {
+        m_cost.reset(); // the old graph goes before the new one is built
+        m_cost.emplace(cleave::CostGraph::build(plan.view(), { device }, m_settings.link));
+        m_costKey = std::move(key);
+    }
+    return *m_cost;
 }
 
 } // namespace cleave::ui

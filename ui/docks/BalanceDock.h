@@ -4,6 +4,7 @@
 
 #include "core/analysis/LatencyTable.h"
 #include "core/auto/CostModel.h"
+#include "core/partition/PartitionPlan.h"
 
 #include <QDockWidget>
 #include <QWidget>
@@ -79,8 +80,25 @@ private:
     /// Recomputes the chart now when the dock shows, else marks it stale.
     void recompute();
     void refresh();
+    /// The cost graph of the plan's function under the current settings: built once per
+    /// function view, latency table, rate and link (a walk over every node, a quarter of a
+    /// second at 100k nodes), then reused by every plan edit, which only re-evaluates stages.
+    const cleave::CostGraph &costGraph(const cleave::PartitionPlan &plan,
+                                       const cleave::DeviceSpec &device);
+
+    /// What the cached cost graph was built from; the shared pointers keep their objects
+    /// alive, so an address seen again is the same view / table, never a new one.
+    struct CostKey
+    {
+        std::shared_ptr<const cleave::FunctionView> view;
+        std::shared_ptr<const cleave::LatencyTable> latency;
+        double gflops = 0;
+        cleave::LinkSpec link;
+    };
 
     Document *m_document;
+    CostKey m_costKey;
+    std::optional<cleave::CostGraph> m_cost;
     BalanceSettings m_settings;
     BalanceChart *m_chart;
     QLabel *m_summary;
