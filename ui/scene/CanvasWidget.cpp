@@ -264,11 +264,7 @@ QRectF CanvasWidget::Private::drawingBounds() const
 
 void CanvasWidget::Private::clearItems() const
 {
-    // Deleting items one by one from a BSP-indexed scene is quadratic (100k nodes: minutes):
-    // drop the index first, delete, and index again.
-    scene->setItemIndexMethod(QGraphicsScene::NoIndex);
     scene->clear();
-    scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
 }
 
 void CanvasWidget::Private::clearScene()
@@ -310,13 +306,9 @@ void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QS
     const Layout &l = *building;
     const QRectF bounds(l.bbox.x, l.bbox.y, l.bbox.width, l.bbox.height);
     const qreal margin = std::max<qreal>(400, std::max(bounds.width(), bounds.height()) * 0.25);
-    // The scene's rect and the depth of its BSP index are those of the finished scene from the
-    // start: the index is then filled item by item instead of being rebuilt from scratch each
-    // time the item count doubles (a 100k-node scene: hundreds of milliseconds each).
+    // The scene's rect is that of the finished scene from the start (the scrollbars do not
+    // change as the items arrive). The scene keeps no index: its items hang under ItemTiles.
     scene->setSceneRect(bounds.adjusted(-margin, -margin, margin, margin));
-    const auto items = static_cast<double>(layoutGraph->nodes.size() + layoutGraph->edges.size());
-    scene->setBspTreeDepth(
-        std::max(5, static_cast<int>(std::ceil(std::log2(std::max(items, 1.0))))));
     // The view opens where it will stay (unless the user moves it meanwhile) and the items it
     // shows are made first.
     showInitialView(l, bounds.adjusted(-8, -8, 8, 8));
@@ -620,7 +612,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->q = this;
     m_d->view = new CanvasView(this);
     m_d->scene = new QGraphicsScene(this);
-    m_d->scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    m_d->scene->setItemIndexMethod(QGraphicsScene::NoIndex);
     m_d->view->setScene(m_d->scene);
     m_d->view->setFarPicture(&m_d->far);
     m_d->view->setToolTipProvider([this](const QPoint &pos) { return m_d->toolTipAt(pos); });
