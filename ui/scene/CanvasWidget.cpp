@@ -20,6 +20,7 @@
 #include "ui/scene/OpCategory.h"
 #include "ui/scene/PlanLayerItem.h"
 #include "ui/scene/SceneBuilder.h"
+#include "ui/scene/SceneDisposer.h"
 #include "ui/tools/CutTool.h"
 #include "ui/tools/SelectTool.h"
 
@@ -53,6 +54,9 @@ constexpr qreal regionPadY = 15;
 // Node labels are drawn from a zoom of 0.45 on (NodeItem's level of detail).
 constexpr qreal readableZoom = 0.45;
 constexpr qreal initialZoom = 0.8;
+// A scene of up to this many items is cleared at once (a few milliseconds); a larger one is
+// swapped for a fresh scene and deleted over the next event-loop turns.
+constexpr qsizetype itemsClearedAtOnce = 4000;
 
 // The tensor shapes written on edges when zoomed in: made as they are painted.
 class ShapeLabels : public EdgeLabels
@@ -92,6 +96,7 @@ struct CanvasWidget::Private
     Minimap *minimap = nullptr;
     LayoutRunner *runner = nullptr;
     SceneBuilder *builder = nullptr;
+    SceneDisposer *disposer = nullptr;
     QTimer *finishing = nullptr; // between the two turns that complete a built scene
     QTimer *overlayDelay = nullptr;
     QVariantAnimation *flash = nullptr;
@@ -151,7 +156,12 @@ struct CanvasWidget::Private
     bool minimapEnabled = true;
 
     void clearScene();
-    void clearItems() const;
+    /// Removes every item: a small scene is cleared, a large one replaced by a fresh scene
+    /// (the old one is deleted in slices, holding the layouts its items point into).
+    /// `leftovers` (lookups of the old items, shapes made from them) go after the items.
+    void clearItems(std::vector<std::shared_ptr<const void>> leftovers = {});
+    /// Follows the shown scene's selection.
+    void connectScene();
     /// Starts making the items of a finished layout (the view opens on its top first).
     void buildScene(std::shared_ptr<const Layout> laidOut, QString message);
     /// Every item is made: the plan's regions and badges; finishScene() on the next turn.
@@ -262,9 +272,35 @@ QRectF CanvasWidget::Private::drawingBounds() const
     return bounds.adjusted(-8, -8, 8, 8);
 }
 
-void CanvasWidget::Private::clearItems() const
+void CanvasWidget::Private::clearItems(std::vector<std::shared_ptr<const void>> leftovers)
 {
-    scene->clear();
+    if (scene->items().size() <= itemsClearedAtOnce) {
+        scene->clear();
+        return;
+    }
+    // Deleting the items of a 100k-node model takes hundreds of milliseconds: the view shows
+    // an empty scene at once and the old one goes in slices.
+    auto *fresh = new QGraphicsScene(q);
+    fresh->setItemIndexMethod(QGraphicsScene::NoIndex);
+    QGraphicsScene *old = scene;
+    old->blockSignals(true); // its selection empties as its items go
+    old->setParent(nullptr);
+    view->setScene(fresh);
+    scene = fresh;
+    connectScene();
+    builder->setScene(*fresh);
+    leftovers.push_back(layout);
+    leftovers.push_back(building);
+    disposer->dispose(std::unique_ptr<QGraphicsScene>(old), std::move(leftovers));
+}
+
+void CanvasWidget::Private::connectScene()
+{
+    connect(scene, &QGraphicsScene::selectionChanged, q, [this] {
+        far.invalidate();
+        if (!selecting)
+            emit q->selectionChanged();
+    });
 }
 
 void CanvasWidget::Private::clearScene()
@@ -278,9 +314,13 @@ void CanvasWidget::Private::clearScene()
     badgeCounts.clear(); // deleted with the scene
     groupedZoom = 0;
     far.clear();
-    nodeItems.clear();
-    edgeItems.clear();
-    regionGeometry.reset();
+    // The lookups of the items and the regions' shapes go with the items: freeing them took
+    // tens of milliseconds on a 100k-node model.
+    std::vector<std::shared_ptr<const void>> leftovers {
+        std::make_shared<std::unordered_map<NodeId, NodeItem *>>(std::exchange(nodeItems, {})),
+        std::make_shared<std::map<EdgeRef, EdgeItem *>>(std::exchange(edgeItems, {})),
+        std::exchange(regionGeometry, nullptr)
+    };
     regionLayer = labelLayer = badgeLayer = nullptr; // deleted with the scene
     planItems.clear();
     blockItems.clear();
@@ -289,7 +329,7 @@ void CanvasWidget::Private::clearScene()
     highlightedEdge = {};
     const bool hadSelection = !scene->selectedItems().isEmpty();
     selecting = true;
-    clearItems();
+    clearItems(std::move(leftovers));
     selecting = false;
     building.reset(); // after its items
     minimap->clear();
@@ -625,6 +665,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->runner = new LayoutRunner(this);
     m_d->builder = new SceneBuilder(*m_d->scene, m_d->nodeItems, m_d->edgeItems, this);
     connect(m_d->builder, &SceneBuilder::built, this, [this] { m_d->sceneBuilt(); });
+    m_d->disposer = new SceneDisposer(this);
     m_d->finishing = new QTimer(this);
     m_d->finishing->setSingleShot(true);
     m_d->finishing->setInterval(0);
@@ -678,11 +719,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         if (m_d->far.covers(m_d->view->zoom()))
             m_d->view->viewport()->update();
     });
-    connect(m_d->scene, &QGraphicsScene::selectionChanged, this, [this] {
-        m_d->far.invalidate();
-        if (!m_d->selecting)
-            emit selectionChanged();
-    });
+    m_d->connectScene();
     connect(m_d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
     connect(m_d->view, &CanvasView::visibleAreaChanged, this, [this] {
         // Badges keep their screen size: which of them overlap changes with the zoom only.
@@ -722,7 +759,9 @@ CanvasWidget::~CanvasWidget()
 {
     m_d->builder->stop();
     m_d->finishing->stop();
-    m_d->clearItems();
+    m_d->scene->clear();
+    delete m_d->disposer; // the scenes it still holds, at once
+    m_d->disposer = nullptr;
     m_d->view->setTool(nullptr);
     m_d->cutTool.reset();
     m_d->selectTool.reset();
