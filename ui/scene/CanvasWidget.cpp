@@ -14,6 +14,7 @@
 #include "ui/scene/FarPicture.h"
 #include "ui/scene/FarPictureSource.h"
 #include "ui/scene/GraphItems.h"
+#include "ui/scene/ItemTile.h"
 #include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LayoutRunner.h"
 #include "ui/scene/Minimap.h"
@@ -140,7 +141,7 @@ struct CanvasWidget::Private
     std::vector<FarPartition> farPartitions;
     FarPlan farPlan;
     std::vector<std::pair<std::string, std::vector<NodeId>>> blocks;
-    std::vector<QGraphicsItem *> blockItems;
+    std::vector<QGraphicsItem *> blockItems; // the tiles of the block frames
     std::unordered_map<NodeId, QColor> marks; // shown node -> comparison colour
     ShapeLabels shapeLabels;
     std::vector<EdgeRef> boundaryEdges;
@@ -200,6 +201,8 @@ void CanvasWidget::Private::applyBlocks()
     blockItems.clear();
     if (!layout)
         return;
+    std::vector<BlockFrameItem *> frames;
+    std::vector<QRectF> boxes;
     for (const auto &[name, nodes] : blocks) {
         QRectF frame;
         std::vector<NodeId> drawn;
@@ -219,9 +222,22 @@ void CanvasWidget::Private::applyBlocks()
                 selection.insert(selection.end(), members.begin(), members.end());
                 q->selectNodes(selection);
             });
-        scene->addItem(item);
-        blockItems.push_back(item);
+        frames.push_back(item);
+        boxes.push_back(item->boundingRect());
     }
+    // In tiles of neighbours, as nodes and edges are: the scene keeps no index, and thousands
+    // of top-level frames (rnnt: 6.9k blocks) would each be looked at by every paint.
+    std::vector<QRectF> tileBoxes;
+    const std::vector<std::uint32_t> tileOf = groupIntoTiles(boxes, 256, tileBoxes);
+    std::vector<ItemTile *> tiles;
+    tiles.reserve(tileBoxes.size());
+    for (const QRectF &box : tileBoxes) {
+        tiles.push_back(new ItemTile(box, frames.front()->zValue()));
+        scene->addItem(tiles.back());
+        blockItems.push_back(tiles.back());
+    }
+    for (std::size_t i = 0; i < frames.size(); ++i)
+        frames[i]->setParentItem(tiles[tileOf[i]]);
 }
 
 void CanvasWidget::Private::showInitialView(const Layout &l, const QRectF &bounds) const

@@ -73,6 +73,18 @@ void ItemTile::paint(QPainter * /*painter*/, const QStyleOptionGraphicsItem * /*
     ++m_paints;
 }
 
+std::vector<std::uint32_t> groupIntoTiles(const std::vector<QRectF> &boxes, std::size_t perTile,
+                                          std::vector<QRectF> &tiles)
+{
+    std::vector<Entry> entries;
+    entries.reserve(boxes.size());
+    for (std::size_t i = 0; i < boxes.size(); ++i)
+        entries.push_back({ boxes[i], static_cast<std::uint32_t>(i) });
+    std::vector<std::uint32_t> tileOf(boxes.size(), TilePlan::none);
+    split(entries.begin(), entries.end(), std::max<std::size_t>(perTile, 1), tiles, tileOf);
+    return tileOf;
+}
+
 TilePlan planTiles(const LayoutGraph &graph, const Layout &layout, std::size_t perTile)
 {
     TilePlan plan;

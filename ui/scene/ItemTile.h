@@ -55,6 +55,11 @@ struct TilePlan
     std::vector<std::uint32_t> edgeTile; ///< Per edge of the layout graph (`none`: not drawn).
 };
 
+/// Groups `boxes` into tiles of at most `perTile` neighbours each (as planTiles does) and returns
+/// the tile of each box; `tiles` receives the tiles' boxes (the unions of their members').
+[[nodiscard]] std::vector<std::uint32_t>
+groupIntoTiles(const std::vector<QRectF> &boxes, std::size_t perTile, std::vector<QRectF> &tiles);
+
 /// Groups the drawn nodes and edges of `layout` into tiles of at most `perTile` items each:
 /// the set is halved at the median of the items' centres along its longer side until it is
 /// small enough, so that a tile holds neighbours. Edges much taller or wider than most (long
