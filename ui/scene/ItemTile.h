@@ -25,7 +25,9 @@ namespace cleave::ui {
 ///
 /// Its box, the union of its children's boxes, is known from the layout before any child is
 /// made. It paints nothing, but has contents: Qt prunes the children of an item outside the
-/// painted area only when that item has contents.
+/// painted area only when that item has contents. Queries in a Contains mode
+/// (Qt::ContainsItemShape, Qt::ContainsItemBoundingRect) skip the children of every tile not
+/// wholly inside the query: the canvas asks in the Intersects modes only.
 class ItemTile : public QGraphicsItem
 {
 public:
