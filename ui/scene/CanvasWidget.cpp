@@ -14,12 +14,14 @@
 #include "ui/scene/FarPicture.h"
 #include "ui/scene/FarPictureSource.h"
 #include "ui/scene/GraphItems.h"
+#include "ui/scene/ItemTile.h"
 #include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LayoutRunner.h"
 #include "ui/scene/Minimap.h"
 #include "ui/scene/OpCategory.h"
 #include "ui/scene/PlanLayerItem.h"
 #include "ui/scene/SceneBuilder.h"
+#include "ui/scene/SceneDisposer.h"
 #include "ui/tools/CutTool.h"
 #include "ui/tools/SelectTool.h"
 
@@ -53,6 +55,9 @@ constexpr qreal regionPadY = 15;
 // Node labels are drawn from a zoom of 0.45 on (NodeItem's level of detail).
 constexpr qreal readableZoom = 0.45;
 constexpr qreal initialZoom = 0.8;
+// A scene of up to this many items is cleared at once (a few milliseconds); a larger one is
+// swapped for a fresh scene and deleted over the next event-loop turns.
+constexpr qsizetype itemsClearedAtOnce = 4000;
 
 // The tensor shapes written on edges when zoomed in: made as they are painted.
 class ShapeLabels : public EdgeLabels
@@ -92,6 +97,7 @@ struct CanvasWidget::Private
     Minimap *minimap = nullptr;
     LayoutRunner *runner = nullptr;
     SceneBuilder *builder = nullptr;
+    SceneDisposer *disposer = nullptr;
     QTimer *finishing = nullptr; // between the two turns that complete a built scene
     QTimer *overlayDelay = nullptr;
     QVariantAnimation *flash = nullptr;
@@ -134,7 +140,7 @@ struct CanvasWidget::Private
     std::vector<FarPartition> farPartitions;
     FarPlan farPlan;
     std::vector<std::pair<std::string, std::vector<NodeId>>> blocks;
-    std::vector<QGraphicsItem *> blockItems;
+    std::vector<QGraphicsItem *> blockItems; // the tiles of the block frames
     std::unordered_map<NodeId, QColor> marks; // shown node -> comparison colour
     ShapeLabels shapeLabels;
     std::vector<EdgeRef> flashing;
@@ -149,7 +155,12 @@ struct CanvasWidget::Private
     bool minimapEnabled = true;
 
     void clearScene();
-    void clearItems() const;
+    /// Removes every item: a small scene is cleared, a large one replaced by a fresh scene
+    /// (the old one is deleted in slices, holding the layouts its items point into).
+    /// `leftovers` (lookups of the old items, shapes made from them) go after the items.
+    void clearItems(std::vector<std::shared_ptr<const void>> leftovers = {});
+    /// Follows the shown scene's selection.
+    void connectScene();
     /// Starts making the items of a finished layout (the view opens on its top first).
     void buildScene(std::shared_ptr<const Layout> laidOut, QString message);
     /// Every item is made: the plan's regions and badges; finishScene() on the next turn.
@@ -193,6 +204,8 @@ void CanvasWidget::Private::applyBlocks()
     blockItems.clear();
     if (!layout)
         return;
+    std::vector<BlockFrameItem *> frames;
+    std::vector<QRectF> boxes;
     for (const auto &[name, nodes] : blocks) {
         QRectF frame;
         std::vector<NodeId> drawn;
@@ -212,9 +225,22 @@ void CanvasWidget::Private::applyBlocks()
                 selection.insert(selection.end(), members.begin(), members.end());
                 q->selectNodes(selection);
             });
-        scene->addItem(item);
-        blockItems.push_back(item);
+        frames.push_back(item);
+        boxes.push_back(item->boundingRect());
     }
+    // In tiles of neighbours, as nodes and edges are: the scene keeps no index, and thousands
+    // of top-level frames (rnnt: 6.9k blocks) would each be looked at by every paint.
+    std::vector<QRectF> tileBoxes;
+    const std::vector<std::uint32_t> tileOf = groupIntoTiles(boxes, 256, tileBoxes);
+    std::vector<ItemTile *> tiles;
+    tiles.reserve(tileBoxes.size());
+    for (const QRectF &box : tileBoxes) {
+        tiles.push_back(new ItemTile(box, frames.front()->zValue()));
+        scene->addItem(tiles.back());
+        blockItems.push_back(tiles.back());
+    }
+    for (std::size_t i = 0; i < frames.size(); ++i)
+        frames[i]->setParentItem(tiles[tileOf[i]]);
 }
 
 void CanvasWidget::Private::showInitialView(const Layout &l, const QRectF &bounds) const
@@ -274,13 +300,35 @@ QRectF CanvasWidget::Private::minimapBounds() const
     return bounds.adjusted(-regionPadX - 8, -regionPadY - 8, regionPadX + 8, regionPadY + 8);
 }
 
-void CanvasWidget::Private::clearItems() const
+void CanvasWidget::Private::clearItems(std::vector<std::shared_ptr<const void>> leftovers)
 {
-    // Deleting items one by one from a BSP-indexed scene is quadratic (100k nodes: minutes):
-    // drop the index first, delete, and index again.
-    scene->setItemIndexMethod(QGraphicsScene::NoIndex);
-    scene->clear();
-    scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    if (scene->items().size() <= itemsClearedAtOnce) {
+        scene->clear();
+        return;
+    }
+    // Deleting the items of a 100k-node model takes hundreds of milliseconds: the view shows
+    // an empty scene at once and the old one goes in slices.
+    auto *fresh = new QGraphicsScene(q);
+    fresh->setItemIndexMethod(QGraphicsScene::NoIndex);
+    QGraphicsScene *old = scene;
+    old->blockSignals(true); // its selection empties as its items go
+    old->setParent(nullptr);
+    view->setScene(fresh);
+    scene = fresh;
+    connectScene();
+    builder->setScene(*fresh);
+    leftovers.push_back(layout);
+    leftovers.push_back(building);
+    disposer->dispose(std::unique_ptr<QGraphicsScene>(old), std::move(leftovers));
+}
+
+void CanvasWidget::Private::connectScene()
+{
+    connect(scene, &QGraphicsScene::selectionChanged, q, [this] {
+        far.invalidate();
+        if (!selecting)
+            emit q->selectionChanged();
+    });
 }
 
 void CanvasWidget::Private::clearScene()
@@ -292,9 +340,13 @@ void CanvasWidget::Private::clearScene()
     flashing.clear();
     boundaryLayer.forget(); // its badges are deleted with the scene
     far.clear();
-    nodeItems.clear();
-    edgeItems.clear();
-    regionGeometry.reset();
+    // The lookups of the items and the regions' shapes go with the items: freeing them took
+    // tens of milliseconds on a 100k-node model.
+    std::vector<std::shared_ptr<const void>> leftovers {
+        std::make_shared<std::unordered_map<NodeId, NodeItem *>>(std::exchange(nodeItems, {})),
+        std::make_shared<std::map<EdgeRef, EdgeItem *>>(std::exchange(edgeItems, {})),
+        std::exchange(regionGeometry, nullptr)
+    };
     regionLayer = labelLayer = badgeLayer = nullptr; // deleted with the scene
     planItems.clear();
     blockItems.clear();
@@ -302,7 +354,7 @@ void CanvasWidget::Private::clearScene()
     highlightedEdge = {};
     const bool hadSelection = !scene->selectedItems().isEmpty();
     selecting = true;
-    clearItems();
+    clearItems(std::move(leftovers));
     selecting = false;
     building.reset(); // after its items
     minimap->clear();
@@ -319,13 +371,9 @@ void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QS
     const Layout &l = *building;
     const QRectF bounds(l.bbox.x, l.bbox.y, l.bbox.width, l.bbox.height);
     const qreal margin = std::max<qreal>(400, std::max(bounds.width(), bounds.height()) * 0.25);
-    // The scene's rect and the depth of its BSP index are those of the finished scene from the
-    // start: the index is then filled item by item instead of being rebuilt from scratch each
-    // time the item count doubles (a 100k-node scene: hundreds of milliseconds each).
+    // The scene's rect is that of the finished scene from the start (the scrollbars do not
+    // change as the items arrive). The scene keeps no index: its items hang under ItemTiles.
     scene->setSceneRect(bounds.adjusted(-margin, -margin, margin, margin));
-    const auto items = static_cast<double>(layoutGraph->nodes.size() + layoutGraph->edges.size());
-    scene->setBspTreeDepth(
-        std::max(5, static_cast<int>(std::ceil(std::log2(std::max(items, 1.0))))));
     // The view opens where it will stay (unless the user moves it meanwhile) and the items it
     // shows are made first.
     showInitialView(l, bounds.adjusted(-8, -8, 8, 8));
@@ -635,7 +683,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->q = this;
     m_d->view = new CanvasView(this);
     m_d->scene = new QGraphicsScene(this);
-    m_d->scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    m_d->scene->setItemIndexMethod(QGraphicsScene::NoIndex);
     m_d->view->setScene(m_d->scene);
     m_d->view->setFarPicture(&m_d->far);
     m_d->view->setToolTipProvider([this](const QPoint &pos) { return m_d->toolTipAt(pos); });
@@ -648,6 +696,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->runner = new LayoutRunner(this);
     m_d->builder = new SceneBuilder(*m_d->scene, m_d->nodeItems, m_d->edgeItems, this);
     connect(m_d->builder, &SceneBuilder::built, this, [this] { m_d->sceneBuilt(); });
+    m_d->disposer = new SceneDisposer(this);
     m_d->finishing = new QTimer(this);
     m_d->finishing->setSingleShot(true);
     m_d->finishing->setInterval(0);
@@ -701,11 +750,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         if (m_d->far.covers(m_d->view->zoom()))
             m_d->view->viewport()->update();
     });
-    connect(m_d->scene, &QGraphicsScene::selectionChanged, this, [this] {
-        m_d->far.invalidate();
-        if (!m_d->selecting)
-            emit selectionChanged();
-    });
+    m_d->connectScene();
     connect(m_d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
     connect(m_d->view, &CanvasView::visibleAreaChanged, this, [this] {
         // Badges keep their screen size: which of them overlap changes with the zoom only.
@@ -746,7 +791,9 @@ CanvasWidget::~CanvasWidget()
 {
     m_d->builder->stop();
     m_d->finishing->stop();
-    m_d->clearItems();
+    m_d->scene->clear();
+    delete m_d->disposer; // the scenes it still holds, at once
+    m_d->disposer = nullptr;
     m_d->view->setTool(nullptr);
     m_d->cutTool.reset();
     m_d->selectTool.reset();

@@ -145,9 +145,14 @@ NodeItem::NodeItem(NodeId node, const QRectF &rect, LayoutNodeRole role, OpCateg
     setZValue(2);
 }
 
+QRectF nodeItemBounds(const QRectF &rect, bool marked)
+{
+    return marked ? rect.adjusted(-7, -7, 7, 7) : rect.adjusted(-3, -3, 3, 3);
+}
+
 QRectF NodeItem::boundingRect() const
 {
-    return m_mark != 0 ? m_rect.adjusted(-7, -7, 7, 7) : m_rect.adjusted(-3, -3, 3, 3);
+    return nodeItemBounds(m_rect, m_mark != 0);
 }
 
 void NodeItem::setMark(const QColor &colour)
@@ -320,18 +325,27 @@ void onCurvePoints(const LayoutSpline &spline, QPolygonF &out)
         out.append(QPointF(p[i].x, p[i].y));
 }
 
-EdgeItem::EdgeItem(EdgeRef edge, const LayoutSpline *spline, const EdgeLabels *labels)
-    : m_edge(edge)
-    , m_labels(labels)
-    , m_spline(spline)
-    , m_stub(spline->stub)
+namespace {
+
+// Where an edge's shape label goes: just below the producer, right of the route's start.
+QRectF labelRectOf(const LayoutSpline &spline)
+{
+    if (spline.points.empty())
+        return {};
+    const LayoutPoint &start = spline.points.front();
+    return { start.x + 4, start.y + 1, edgeLabelWidth, edgeLabelHeight };
+}
+
+} // namespace
+
+QRectF edgeItemBounds(const LayoutSpline &spline, bool labelled)
 {
     // The route's control points bound it; the arrowhead stays within the margin of its tip.
     QRectF bounds;
-    if (!spline->points.empty()) {
-        qreal left = spline->points.front().x;
+    if (!spline.points.empty()) {
+        qreal left = spline.points.front().x;
         qreal right = left;
-        qreal top = spline->points.front().y;
+        qreal top = spline.points.front().y;
         qreal bottom = top;
         auto extend = [&](const LayoutPoint &p) {
             left = std::min(left, p.x);
@@ -339,26 +353,32 @@ EdgeItem::EdgeItem(EdgeRef edge, const LayoutSpline *spline, const EdgeLabels *l
             top = std::min(top, p.y);
             bottom = std::max(bottom, p.y);
         };
-        for (const LayoutPoint &p : spline->points)
+        for (const LayoutPoint &p : spline.points)
             extend(p);
-        if (spline->hasArrow)
-            extend(spline->arrowTip);
+        if (spline.hasArrow)
+            extend(spline.arrowTip);
         bounds = QRectF(QPointF(left, top), QPointF(right, bottom));
     }
-    m_bounds = bounds.adjusted(-4, -4, 4, 4);
-    if (m_labels != nullptr)
-        m_bounds = m_bounds.united(labelRect());
+    bounds = bounds.adjusted(-4, -4, 4, 4);
+    if (labelled && !spline.points.empty())
+        bounds = bounds.united(labelRectOf(spline));
+    return bounds;
+}
+
+EdgeItem::EdgeItem(EdgeRef edge, const LayoutSpline *spline, const EdgeLabels *labels)
+    : m_edge(edge)
+    , m_labels(labels)
+    , m_spline(spline)
+    , m_bounds(edgeItemBounds(*spline, labels != nullptr))
+    , m_stub(spline->stub)
+{
     setAcceptHoverEvents(true);
     setZValue(1);
 }
 
 QRectF EdgeItem::labelRect() const
 {
-    if (m_labels == nullptr || m_spline->points.empty())
-        return {};
-    // Just below the producer, right of the route's start.
-    const LayoutPoint &start = m_spline->points.front();
-    return { start.x + 4, start.y + 1, edgeLabelWidth, edgeLabelHeight };
+    return m_labels != nullptr ? labelRectOf(*m_spline) : QRectF();
 }
 
 const QPainterPath &EdgeItem::path() const

@@ -32,6 +32,7 @@ enum ItemType {
     BadgeItemType,
     BlockFrameItemType,
     RegionLabelItemType,
+    ItemTileType,
 };
 
 /// The on-curve points of a path of lines and cubic segments (its start and each segment's
@@ -47,6 +48,10 @@ void onCurvePoints(const LayoutSpline &spline, QPolygonF &out);
 void strokeSplineNear(QPainter &painter, const LayoutSpline &spline, const QRectF &clip);
 /// The arrowhead at the spline's end (empty without one).
 [[nodiscard]] QPolygonF arrowHead(const LayoutSpline &spline);
+/// The box a NodeItem of `rect` draws in (`marked`: with a comparison's ring around it).
+[[nodiscard]] QRectF nodeItemBounds(const QRectF &rect, bool marked);
+/// The box an EdgeItem of `spline` draws in (`labelled`: with its tensor's shape label).
+[[nodiscard]] QRectF edgeItemBounds(const LayoutSpline &spline, bool labelled);
 
 /// One drawn node: a rounded box coloured by its op category with the op name and output
 /// shape (text hidden when zoomed far out). Holds the node's id, never a pointer into the model.

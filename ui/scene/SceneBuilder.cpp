@@ -3,6 +3,7 @@
 #include "ui/scene/SceneBuilder.h"
 
 #include "ui/scene/GraphItems.h"
+#include "ui/scene/ItemTile.h"
 #include "ui/scene/OpCategory.h"
 
 #include <QGraphicsScene>
@@ -22,7 +23,7 @@ constexpr std::size_t itemsPerClockCheck = 64;
 SceneBuilder::SceneBuilder(QGraphicsScene &scene, std::unordered_map<NodeId, NodeItem *> &nodeItems,
                            std::map<EdgeRef, EdgeItem *> &edgeItems, QObject *parent)
     : QObject(parent)
-    , m_scene(scene)
+    , m_scene(&scene)
     , m_nodeItems(nodeItems)
     , m_edgeItems(edgeItems)
     , m_next(new QTimer(this))
@@ -34,6 +35,12 @@ SceneBuilder::SceneBuilder(QGraphicsScene &scene, std::unordered_map<NodeId, Nod
 
 SceneBuilder::~SceneBuilder() = default;
 
+void SceneBuilder::setScene(QGraphicsScene &scene)
+{
+    stop();
+    m_scene = &scene;
+}
+
 void SceneBuilder::start(Request request)
 {
     stop();
@@ -44,6 +51,19 @@ void SceneBuilder::start(Request request)
     m_firstNode.assign(nodes, false);
     m_edgeMade.assign(edges, false);
     m_labelled.assign(edges, false);
+    // The tiles first: their boxes come from the layout, before any item is made. Edge tiles
+    // lie under node tiles, as edges lie under nodes.
+    TilePlan tiles = planTiles(*m_request.layoutGraph, *m_request.layout);
+    for (const QRectF &box : tiles.edgeTiles) {
+        m_edgeTiles.push_back(new ItemTile(box, 1));
+        m_scene->addItem(m_edgeTiles.back());
+    }
+    for (const QRectF &box : tiles.nodeTiles) {
+        m_nodeTiles.push_back(new ItemTile(box, 2));
+        m_scene->addItem(m_nodeTiles.back());
+    }
+    m_nodeTile = std::move(tiles.nodeTile);
+    m_edgeTile = std::move(tiles.edgeTile);
     m_step = Step::FirstNodes;
     m_cursor = 0;
     m_building = true;
@@ -58,6 +78,10 @@ void SceneBuilder::stop()
     m_request = Request {};
     m_labelledTensors.clear();
     m_texts.clear();
+    m_nodeTiles.clear(); // they stay in the scene
+    m_edgeTiles.clear();
+    m_nodeTile.clear();
+    m_edgeTile.clear();
     m_nodeMade.clear();
     m_edgeMade.clear();
     m_labelled.clear();
@@ -71,7 +95,7 @@ void SceneBuilder::runSlice()
     // The whole scene is marked for repainting: Qt then skips its per-item pass over the items
     // marked dirty by addItem(), which otherwise keeps a map of painted view rects in every
     // new item (1.3 KB per item: a 100k-node scene held 300 MB more than built in one go).
-    m_scene.update();
+    m_scene->update();
     while (m_step != Step::Done) {
         if (!runStep(clock)) {
             m_next->start(); // the rest after the events waiting meanwhile (paints, input)
@@ -136,7 +160,7 @@ void SceneBuilder::makeNode(std::size_t index)
     m_nodeMade[index] = true;
     const LayoutGraph::Node &n = m_request.layoutGraph->nodes[index];
     const LayoutRect *r = m_request.layout->rect(n.id);
-    if (r == nullptr)
+    if (r == nullptr || m_nodeTile[index] == TilePlan::none)
         return;
     const Graph &graph = *m_request.graph;
     const NodeLabel label = nodeLabel(graph, n.id);
@@ -153,7 +177,7 @@ void SceneBuilder::makeNode(std::size_t index)
     if (m_request.marks != nullptr)
         if (auto mark = m_request.marks->find(n.id); mark != m_request.marks->end())
             item->setMark(mark->second);
-    m_scene.addItem(item);
+    item->setParentItem(m_nodeTiles[m_nodeTile[index]]);
     m_nodeItems.emplace(n.id, item);
 }
 
@@ -164,12 +188,12 @@ void SceneBuilder::makeEdge(std::size_t index)
     m_edgeMade[index] = true;
     const LayoutGraph::Edge &e = m_request.layoutGraph->edges[index];
     const LayoutSpline *s = m_request.layout->spline(e.tensor, e.consumer);
-    if (s == nullptr || s->points.empty())
+    if (s == nullptr || s->points.empty() || m_edgeTile[index] == TilePlan::none)
         return;
     const EdgeRef key { e.tensor, e.consumer };
     // The item points into the layout, which outlives the scene's items.
     auto *item = new EdgeItem(key, s, m_labelled[index] ? m_request.labels : nullptr);
-    m_scene.addItem(item);
+    item->setParentItem(m_edgeTiles[m_edgeTile[index]]);
     m_edgeItems.emplace(key, item);
 }
 

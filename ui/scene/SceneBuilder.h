@@ -27,13 +27,15 @@ namespace cleave::ui {
 
 class EdgeItem;
 class EdgeLabels;
+class ItemTile;
 class NodeItem;
 
 /// Fills a scene with the items of a layout: one NodeItem per laid-out node and one EdgeItem per
-/// drawn edge. The work is cut into slices of a few milliseconds, one per event-loop turn, so
-/// that the window keeps painting and answering while a large graph (100k nodes: seconds of
-/// item construction) is drawn; the items in the area the view opens on come first. A graph
-/// whose items fit in one slice is built within start().
+/// drawn edge, as children of ItemTiles (a few hundred neighbours each; edge tiles under node
+/// tiles), which are made first, all at once. The work is cut into slices of a few milliseconds,
+/// one per event-loop turn, so that the window keeps painting and answering while a large graph
+/// (100k nodes: seconds of item construction) is drawn; the items in the area the view opens on
+/// come first. A graph whose items fit in one slice is built within start().
 ///
 /// The items point into the layout (EdgeItem keeps its spline): the builder holds the layout
 /// while it builds, and its owner must keep it alive as long as the items exist.
@@ -62,6 +64,8 @@ public:
     SceneBuilder(const SceneBuilder &) = delete;
     SceneBuilder &operator=(const SceneBuilder &) = delete;
 
+    /// Builds into `scene` from now on (a running build is stopped first).
+    void setScene(QGraphicsScene &scene);
     /// Starts building (a running build is stopped first; the items it made stay in the scene,
     /// the caller clears them). Makes the first slice at once; built() is emitted when the last
     /// item is made, before start() returns when all fit in that slice.
@@ -84,13 +88,17 @@ private:
     void makeNode(std::size_t index);
     void makeEdge(std::size_t index);
 
-    QGraphicsScene &m_scene;
+    QGraphicsScene *m_scene;
     std::unordered_map<NodeId, NodeItem *> &m_nodeItems;
     std::map<EdgeRef, EdgeItem *> &m_edgeItems;
     QTimer *m_next = nullptr;
     Request m_request;
     Step m_step = Step::Done;
     std::size_t m_cursor = 0;
+    std::vector<ItemTile *> m_nodeTiles; ///< In the scene; by TilePlan::nodeTiles' index.
+    std::vector<ItemTile *> m_edgeTiles;
+    std::vector<std::uint32_t> m_nodeTile; ///< Per node of the layout graph (TilePlan).
+    std::vector<std::uint32_t> m_edgeTile;
     std::vector<bool> m_nodeMade;
     std::vector<bool> m_edgeMade;
     std::vector<bool> m_labelled; ///< Per edge: it carries its tensor's shape label.

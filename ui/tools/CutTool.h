@@ -19,9 +19,10 @@ class EdgeItem;
 
 /// Drag a stroke: it is drawn as a polyline, the edges it crosses light up while dragging, and
 /// on release the view reports the crossed edges (CanvasView::cutStroke). Crossings are found
-/// per stroke segment from the scene's BSP index (items in the segment's bounding box) and an
-/// exact segment test against each candidate edge's flattened route, so a stroke costs
-/// O(segments × nearby edges), independent of the graph's size.
+/// per stroke segment from the scene (items in the segment's bounding box: the scene looks only
+/// into the ItemTiles near it) and an exact segment test against each candidate edge's
+/// flattened route, so a stroke costs O(segments × nearby edges), about independent of the
+/// graph's size.
 class CutTool : public CanvasTool
 {
 public:

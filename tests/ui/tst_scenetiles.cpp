@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// The canvas's scene keeps no index: node and edge items hang under tiles of neighbours, and
+// painting, clicks and cut strokes look at the tiles near them only.
+#include "GatedChain.h"
+#include "ui/scene/CanvasWidget.h"
+#include "ui/scene/GraphItems.h"
+#include "ui/scene/ItemTile.h"
+
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace cleave;
+using cleave::ui::CanvasWidget;
+
+Q_DECLARE_METATYPE(std::vector<cleave::EdgeRef>)
+
+namespace {
+
+template <typename T>
+std::vector<T *> itemsOf(QGraphicsScene *scene)
+{
+    std::vector<T *> out;
+    for (QGraphicsItem *item : scene->items())
+        if (auto *t = qgraphicsitem_cast<T *>(item))
+            out.push_back(t);
+    return out;
+}
+
+// 2000 steps of the gated chain: 1 + 3 × 2000 = 6001 nodes; per step relu and sigmoid read the
+// step's input and multiply reads both: 4 × 2000 = 8000 edges, each between adjacent ranks.
+constexpr std::size_t steps = 2000;
+constexpr std::size_t nodeCount = 1 + 3 * steps;
+constexpr std::size_t edgeCount = 4 * steps;
+// Tiles are halved until they hold at most 256 items: 6001 nodes take 5 halvings (6001 / 32 =
+// 187.5 <= 256 < 375) and so do 8000 edges (8000 / 32 = 250), 32 tiles each.
+constexpr std::size_t perTile = 256;
+constexpr std::size_t nodeTiles = 32;
+constexpr std::size_t edgeTiles = 32;
+
+std::size_t childrenOfType(const QGraphicsItem *tile, int type)
+{
+    const QList<QGraphicsItem *> children = tile->childItems();
+    return static_cast<std::size_t>(
+        std::count_if(children.begin(), children.end(),
+                      [type](const QGraphicsItem *c) { return c->type() == type; }));
+}
+
+} // namespace
+
+class TestSceneTiles : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void itemsHangUnderTiles();
+    void paintVisitsOnlyTilesInView();
+    void clickFarDownSelectsThatNode();
+    void cutFarDownReportsCrossedEdges();
+
+private:
+    [[nodiscard]] QWidget *viewport() const { return m_canvas->view()->viewport(); }
+    [[nodiscard]] QGraphicsScene *scene() const { return m_canvas->view()->scene(); }
+
+    QTemporaryDir m_cache;
+    test::GatedChain m_chain;
+    std::unique_ptr<CanvasWidget> m_canvas;
+};
+
+void TestSceneTiles::initTestCase()
+{
+    qRegisterMetaType<std::vector<EdgeRef>>();
+    QVERIFY(m_cache.isValid());
+    m_chain = test::gatedChain(steps);
+}
+
+void TestSceneTiles::init()
+{
+    m_canvas = std::make_unique<CanvasWidget>();
+    m_canvas->setCacheDirectory(m_cache.path());
+    m_canvas->setMinimapEnabled(false);
+    m_canvas->resize(900, 700);
+    m_canvas->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_canvas.get()));
+    QSignalSpy finished(m_canvas.get(), &CanvasWidget::layoutFinished);
+    m_canvas->setGraph(m_chain.graph.get(), m_chain.graph->mainFunction(), "tiles-chain");
+    QVERIFY(finished.wait(120000));
+    QVERIFY(finished.front().at(0).toBool());
+}
+
+void TestSceneTiles::cleanup()
+{
+    m_canvas.reset();
+}
+
+void TestSceneTiles::itemsHangUnderTiles()
+{
+    QCOMPARE(scene()->itemIndexMethod(), QGraphicsScene::NoIndex);
+    const auto tiles = itemsOf<ui::ItemTile>(scene());
+    std::size_t nodes = 0;
+    std::size_t edges = 0;
+    std::size_t withNodes = 0;
+    std::size_t withEdges = 0;
+    for (ui::ItemTile *tile : tiles) {
+        QVERIFY(tile->parentItem() == nullptr);
+        QVERIFY(tile->flags() & QGraphicsItem::ItemContainsChildrenInShape);
+        QVERIFY(!(tile->flags() & QGraphicsItem::ItemHasNoContents));
+        const std::size_t n = childrenOfType(tile, ui::NodeItemType);
+        const std::size_t e = childrenOfType(tile, ui::EdgeItemType);
+        // A tile holds nodes or edges, never both; nodes stack above edges.
+        QVERIFY((n == 0) != (e == 0));
+        QCOMPARE(static_cast<std::size_t>(tile->childItems().size()), n + e);
+        QVERIFY(n + e <= perTile);
+        QCOMPARE(tile->zValue(), n > 0 ? 2.0 : 1.0);
+        // Qt skips the children of a tile whose box misses a query: they lie inside it.
+        for (const QGraphicsItem *child : tile->childItems())
+            QVERIFY(tile->sceneBoundingRect().contains(child->sceneBoundingRect()));
+        nodes += n;
+        edges += e;
+        withNodes += n > 0 ? 1 : 0;
+        withEdges += e > 0 ? 1 : 0;
+    }
+    QCOMPARE(nodes, nodeCount);
+    QCOMPARE(edges, edgeCount);
+    QCOMPARE(withNodes, nodeTiles);
+    QCOMPARE(withEdges, edgeTiles);
+    // Every node and edge item is in a tile.
+    QCOMPARE(itemsOf<ui::NodeItem>(scene()).size(), nodeCount);
+    QCOMPARE(itemsOf<ui::EdgeItem>(scene()).size(), edgeCount);
+    for (const ui::NodeItem *n : itemsOf<ui::NodeItem>(scene()))
+        QVERIFY(qgraphicsitem_cast<ui::ItemTile *>(n->parentItem()) != nullptr);
+    for (const ui::EdgeItem *e : itemsOf<ui::EdgeItem>(scene()))
+        QVERIFY(qgraphicsitem_cast<ui::ItemTile *>(e->parentItem()) != nullptr);
+}
+
+void TestSceneTiles::paintVisitsOnlyTilesInView()
+{
+    // Zoomed in on the middle of the chain, where shape labels are written (zoom >= 1).
+    const NodeId middle = m_chain.multiply[steps / 2];
+    m_canvas->placeNode(middle, viewport()->rect().center(), 1.25);
+    QTest::qWait(50);
+    const auto tiles = itemsOf<ui::ItemTile>(scene());
+    std::map<const ui::ItemTile *, std::size_t> before;
+    for (const ui::ItemTile *tile : tiles)
+        before[tile] = tile->paintCount();
+    viewport()->repaint();
+    const QRectF visible = m_canvas->view()->mapToScene(viewport()->rect()).boundingRect();
+    std::set<const QGraphicsItem *> painted;
+    std::size_t paintedNodeTiles = 0;
+    std::size_t paintedEdgeTiles = 0;
+    std::size_t nodesUnderPainted = 0;
+    for (const ui::ItemTile *tile : tiles) {
+        const QRectF box = tile->sceneBoundingRect();
+        if (tile->paintCount() > before[tile]) {
+            // Painted tiles meet the viewport (Qt widens an item's box by 2 pixels)...
+            QVERIFY(box.intersects(visible.adjusted(-4, -4, 4, 4)));
+            painted.insert(tile);
+            const std::size_t n = childrenOfType(tile, ui::NodeItemType);
+            nodesUnderPainted += n;
+            (n > 0 ? paintedNodeTiles : paintedEdgeTiles) += 1;
+        } else {
+            // ... and every tile that clearly meets it is painted.
+            QVERIFY(!box.intersects(visible.adjusted(4, 4, -4, -4)));
+        }
+    }
+    // A node tile is about 62 steps (124 ranks) of the chain tall, far more than the 700-pixel
+    // viewport shows at this zoom: the view meets one tile of each kind, or two where tiles meet.
+    QVERIFY(paintedNodeTiles >= 1 && paintedNodeTiles <= 2);
+    QVERIFY(paintedEdgeTiles >= 1 && paintedEdgeTiles <= 2);
+    QVERIFY(nodesUnderPainted <= 2 * 188);
+    // The edges whose shape label the paint wrote are children of painted tiles.
+    const auto labels = m_canvas->edgeLabelsDrawn();
+    QVERIFY(!labels.empty());
+    std::set<EdgeRef> labelled;
+    for (const auto &[edge, text] : labels)
+        labelled.insert(edge);
+    std::size_t found = 0;
+    for (const ui::EdgeItem *e : itemsOf<ui::EdgeItem>(scene())) {
+        if (labelled.count(e->edge()) == 0)
+            continue;
+        ++found;
+        QVERIFY(painted.count(e->parentItem()) == 1);
+    }
+    QCOMPARE(found, labelled.size());
+}
+
+void TestSceneTiles::clickFarDownSelectsThatNode()
+{
+    // Near the bottom of a drawing some 4000 ranks tall.
+    const NodeId relu = m_chain.relu[steps - 10];
+    const NodeId sigmoid = m_chain.sigmoid[steps - 10];
+    m_canvas->placeNode(relu, viewport()->rect().center(), 1.0);
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, m_canvas->viewportPosOfNode(relu));
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ relu }));
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, m_canvas->viewportPosOfNode(sigmoid));
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ sigmoid }));
+    // A click on the gap between relu and sigmoid (one rank, side by side) lands inside their
+    // tile's box but on no node or edge: it clears the selection.
+    std::vector<QRectF> pair;
+    for (const ui::NodeItem *n : itemsOf<ui::NodeItem>(scene())) {
+        if (n->nodeId() == relu || n->nodeId() == sigmoid)
+            pair.push_back(n->rect());
+    }
+    QCOMPARE(pair.size(), std::size_t(2));
+    std::sort(pair.begin(), pair.end(),
+              [](const QRectF &a, const QRectF &b) { return a.left() < b.left(); });
+    const QRectF left = pair[0];
+    const QRectF right = pair[1];
+    QVERIFY(left.right() < right.left());
+    const QPoint gap = m_canvas->view()->mapFromScene(
+        QPointF((left.right() + right.left()) / 2, left.center().y()));
+    bool inTile = false;
+    for (const QGraphicsItem *item : m_canvas->view()->items(gap)) {
+        QVERIFY(item->type() != ui::NodeItemType && item->type() != ui::EdgeItemType);
+        inTile = inTile || item->type() == ui::ItemTileType;
+    }
+    QVERIFY(inTile);
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, gap);
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>());
+}
+
+void TestSceneTiles::cutFarDownReportsCrossedEdges()
+{
+    // Between the ranks of relu_k / sigmoid_k and multiply_k run exactly two edges: relu_k and
+    // sigmoid_k into multiply_k. A level stroke across them there crosses both and no other.
+    const std::size_t k = steps - 20;
+    const EdgeRef fromRelu { TensorRef { m_chain.relu[k], 0 }, m_chain.multiply[k] };
+    const EdgeRef fromSigmoid { TensorRef { m_chain.sigmoid[k], 0 }, m_chain.multiply[k] };
+    m_canvas->setTool(CanvasWidget::Tool::Cut);
+    m_canvas->placeNode(m_chain.multiply[k], viewport()->rect().center(), 1.0);
+    QSignalSpy cut(m_canvas.get(), &CanvasWidget::cutRequested);
+    const QPoint p = m_canvas->viewportPosOfEdge(fromRelu.tensor, fromRelu.consumer);
+    QVERIFY(!p.isNull());
+    const QPoint from = p - QPoint(150, 0);
+    QTest::mousePress(viewport(), Qt::LeftButton, {}, from);
+    for (int i = 1; i <= 30; ++i)
+        QTest::mouseMove(viewport(), from + QPoint(10 * i, 0));
+    QTest::mouseRelease(viewport(), Qt::LeftButton, {}, p + QPoint(150, 0));
+    QCOMPARE(cut.count(), 1);
+    auto crossed = cut.at(0).at(0).value<std::vector<EdgeRef>>();
+    std::sort(crossed.begin(), crossed.end());
+    std::vector<EdgeRef> expected { fromRelu, fromSigmoid };
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(crossed, expected);
+}
+
+QTEST_MAIN(TestSceneTiles)
+#include "tst_scenetiles.moc"
