@@ -182,11 +182,7 @@ void ungroupBadges(std::vector<BadgeCountItem *> &counts)
             b->setZValue(5);
             b->setVisible(true);
         }
-        // Out of the scene first: an item deleted while in a BSP-indexed scene is purged by a
-        // walk over every item in the index (a regroup on each zoom step did that).
-        if (QGraphicsScene *scene = count->scene())
-            scene->removeItem(count);
-        delete count;
+        delete count; // leaves its scene as it goes
     }
     counts.clear();
 }

@@ -9,12 +9,10 @@ namespace cleave::ui {
 /// The parent of what a plan draws at one depth (the partition regions, their names, the
 /// boundary badges): as large as the scene, drawing nothing itself, made once per layout.
 ///
-/// Each plan change replaces these items, and as top-level items of a large scene they were
-/// costly to replace: a region spans most of the drawing, so the scene's BSP index files it in
-/// every leaf (hundreds of thousands on a 100k-node model) and walked them all to add or remove
-/// it, and removing any top-level item searches the scene's list of all top-level items.
-/// Children of an item that clips them are not filed in the index (the scene finds them
-/// through this one item) and are removed from their parent's short list of children.
+/// Each plan change replaces these items. As children of a layer they never enter the scene's
+/// list of top-level items (its index: the canvas's scene keeps no BSP tree, see ItemTile), so
+/// adding or removing one touches only its parent's short list of children, and a paint or a
+/// hit test reaches them through this one item.
 class PlanLayerItem : public QGraphicsItem
 {
 public:
