@@ -48,17 +48,21 @@ std::string LayoutCache::pathFor(const std::string &key) const
     return (std::filesystem::path(m_directory) / (key + ".layout.bin")).string();
 }
 
+std::shared_ptr<const Layout> LayoutCache::findInMemory(const std::string &key)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_memory.find(key);
+    if (it == m_memory.end())
+        return nullptr;
+    m_recent.remove(key);
+    m_recent.push_front(key);
+    return it->second;
+}
+
 std::shared_ptr<const Layout> LayoutCache::find(const std::string &key)
 {
-    {
-        std::lock_guard lock(m_mutex);
-        auto it = m_memory.find(key);
-        if (it != m_memory.end()) {
-            m_recent.remove(key);
-            m_recent.push_front(key);
-            return it->second;
-        }
-    }
+    if (std::shared_ptr<const Layout> hit = findInMemory(key))
+        return hit;
     const std::string path = pathFor(key);
     if (path.empty())
         return nullptr;

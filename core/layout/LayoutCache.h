@@ -30,6 +30,9 @@ public:
 
     /// The cached layout, from memory or disk; nullptr on a miss (or an unreadable file).
     [[nodiscard]] std::shared_ptr<const Layout> find(const std::string &key);
+    /// The cached layout when it is held in memory (no file is read: cheap enough for the UI
+    /// thread), else nullptr.
+    [[nodiscard]] std::shared_ptr<const Layout> findInMemory(const std::string &key);
     /// Stores a layout in memory and (atomically: temporary file + rename) on disk. Disk
     /// errors are ignored: the cache is an optimisation.
     void store(const std::string &key, const std::shared_ptr<const Layout> &layout);

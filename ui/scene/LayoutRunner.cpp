@@ -28,8 +28,17 @@ void LayoutRunner::setCacheDirectory(const QString &directory)
     m_cache = std::make_shared<LayoutCache>(directory.toStdString());
 }
 
+std::shared_ptr<const Layout> LayoutRunner::findInMemory(const LayoutGraph &graph,
+                                                         const std::string &modelKey,
+                                                         const LayoutSettings &settings) const
+{
+    if (modelKey.empty())
+        return nullptr;
+    return m_cache->findInMemory(layoutCacheKey(modelKey, graph, settings));
+}
+
 quint64 LayoutRunner::start(std::shared_ptr<const LayoutGraph> graph, std::string modelKey,
-                            LayoutSettings settings)
+                            const LayoutSettings &settings)
 {
     for (Job &job : m_jobs)
         job.cancel->store(true);
