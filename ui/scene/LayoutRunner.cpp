@@ -32,7 +32,9 @@ std::shared_ptr<const Layout> LayoutRunner::findInMemory(const LayoutGraph &grap
                                                          const std::string &modelKey,
                                                          const LayoutSettings &settings) const
 {
-    if (modelKey.empty())
+    // The full key costs a pass over the graph (a few milliseconds at 24k nodes): only worth it
+    // when a layout of this model and size is held at all (not on a first open).
+    if (modelKey.empty() || !m_cache->holdsInMemory(LayoutCache::keyPrefixFor(modelKey, graph)))
         return nullptr;
     return m_cache->findInMemory(layoutCacheKey(modelKey, graph, settings));
 }
