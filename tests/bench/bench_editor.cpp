@@ -313,6 +313,10 @@ LevelFigures appLevelSwitch(Opened &cold, const std::string &name, ui::CanvasWid
     {
         ui::PreparedModel model;
         model.graph = std::move(cold.graph);
+        // A generated graph has no file, hence no checksum, and a layout without a model key is
+        // never cached: give it one, as every opened file has.
+        if (model.graph->checksum().empty())
+            model.graph->setChecksum("bench-" + name);
         model.blocks = cold.blocks;
         model.summary = ModelSummary::compute(*model.graph);
         model.plan.emplace(std::move(*cold.plan));
@@ -322,7 +326,8 @@ LevelFigures appLevelSwitch(Opened &cold, const std::string &name, ui::CanvasWid
             buildLayoutGraph(*model.graph, model.graph->mainFunction()));
         document.setPrepared(std::move(model), QString::fromStdString(name));
     }
-    // The operators' layout comes from the disk cache (on a worker), as in a cached open.
+    // The operators' layout comes from the disk cache (on a worker), as in a cached open (laid
+    // out again for a generated graph).
     if (waitForLayout(canvas)) {
         canvas.view()->setTransform(QTransform::fromScale(0.45, 0.45));
         renderFrame(canvas.view(), image); // the first frame: the preparation starts behind it
