@@ -75,6 +75,8 @@ void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::
                 return;
             level->drawn = std::make_shared<const cleave::LayoutGraph>(
                 cleave::buildLayoutGraph(collapsed->graph, collapsed->graph.mainFunction()));
+            level->view = std::make_shared<const cleave::FunctionView>(
+                collapsed->graph, collapsed->graph.mainFunction());
             level->blocks = std::move(collapsed);
             if (cancel->load())
                 return;

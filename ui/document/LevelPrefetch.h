@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/analysis/FusionAnalysis.h"
+#include "core/graph/FunctionView.h"
 #include "core/graph/Graph.h"
 #include "core/partition/BlockGraph.h"
 
@@ -23,13 +24,16 @@ struct LayoutGraph;
 namespace cleave::ui {
 
 /// The Fused Blocks level of a graph, made off the UI thread: the collapsed block graph, its
-/// drawn graph, and whether its layout went into the cache it was prepared for.
+/// drawn graph and function view, and whether its layout went into the cache it was prepared
+/// for.
 struct PreparedLevel
 {
     std::string key; ///< The layout key of the level (LevelView::layoutKey() at that level).
     std::shared_ptr<const cleave::Graph> source; ///< The graph the blocks were collapsed from.
     std::shared_ptr<const cleave::BlockGraph> blocks;
     std::shared_ptr<const cleave::LayoutGraph> drawn; ///< blocks->graph as the canvas draws it.
+    /// The main function of blocks->graph viewed, for the conversion of plans to this level.
+    std::shared_ptr<const cleave::FunctionView> view;
     bool laidOut = false; ///< The layout is in the cache (memory, and disk when it has one).
     double cpuMs = 0; ///< The worker's CPU time (collapse, drawn graph, layout).
 };

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/document/LevelView.h"
 
+#include "core/graph/FunctionView.h"
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/PlanConversion.h"
 #include "ui/document/Document.h"
@@ -185,22 +186,26 @@ void LevelView::rebuild(bool graphChanged)
     // ones stay alive until then.
     const std::shared_ptr<const cleave::BlockGraph> previous = std::move(m_blockGraph);
     m_blockDrawn.reset();
+    m_blockView.reset();
     const cleave::Graph *graph = m_document->graph();
     if (graph && m_level == Level::Blocks) {
         const std::string key = layoutKeyFor(Level::Blocks, m_expanded);
         if (const PreparedLevel *ready = m_prefetch->prepared(key, graph)) {
             m_blockGraph = ready->blocks;
             m_blockDrawn = ready->drawn;
+            m_blockView = ready->view;
         } else {
             auto made = std::make_shared<const cleave::BlockGraph>(
                 cleave::collapseBlocks(*graph, shownFunction(), m_document->blocks(), m_expanded));
             m_blockDrawn = std::make_shared<const cleave::LayoutGraph>(
                 cleave::buildLayoutGraph(made->graph, made->graph.mainFunction()));
+            m_blockView = std::make_shared<const cleave::FunctionView>(made->graph,
+                                                                       made->graph.mainFunction());
             m_blockGraph = std::move(made);
             // Kept for the next switch (a worker preparing the same is stopped: too late).
             if (m_expanded.empty())
-                m_prefetch->adopt(
-                    PreparedLevel { key, m_document->sharedGraph(), m_blockGraph, m_blockDrawn });
+                m_prefetch->adopt(PreparedLevel { key, m_document->sharedGraph(), m_blockGraph,
+                                                  m_blockDrawn, m_blockView });
         }
     }
     std::optional<cleave::PartitionPlan> previousPlan = std::exchange(m_blockPlan, std::nullopt);
@@ -217,8 +222,10 @@ void LevelView::convertPlan()
         m_blockBoundary = {};
         return;
     }
-    cleave::PlanConversion converted
-        = cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockGraph->graph);
+    // The block graph's view is made once with it, not on every conversion (every edit).
+    cleave::PlanConversion converted = m_blockView
+        ? cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockView)
+        : cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockGraph->graph);
     m_blockPlan.reset();
     m_blockBoundary = {};
     if (!converted.plan)

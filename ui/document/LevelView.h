@@ -17,6 +17,7 @@
 #include <vector>
 
 namespace cleave {
+class FunctionView;
 class LayoutCache;
 struct LayoutGraph;
 } // namespace cleave
@@ -133,6 +134,7 @@ private:
     LevelPrefetch *m_prefetch;
     std::shared_ptr<const cleave::BlockGraph> m_blockGraph;
     std::shared_ptr<const cleave::LayoutGraph> m_blockDrawn; ///< m_blockGraph drawn, when made.
+    std::shared_ptr<const cleave::FunctionView> m_blockView; ///< Its main function, for plans.
     std::optional<cleave::PartitionPlan> m_blockPlan;
     cleave::BoundaryTable m_blockBoundary;
 };
