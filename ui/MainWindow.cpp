@@ -24,6 +24,7 @@
 #include "ui/scene/CanvasViewState.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/LevelPlace.h"
+#include "ui/scene/LevelPrefetchStarter.h"
 #include "ui/widgets/ThemeMenu.h"
 #include "ui/widgets/ThemedIcon.h"
 #include "ui/widgets/WelcomePage.h"
@@ -106,6 +107,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_canvas->observe(m_levels);
     m_viewState = new CanvasViewState(m_canvas, m_levels, this);
     m_levelPlace = new LevelPlace(m_canvas, m_levels, this);
+    new LevelPrefetchStarter(m_canvas, m_levels, this); // the other level, in the background
     m_session->setViewStateProvider([this] { return m_viewState->capture(); });
     m_central->addWidget(m_emptyHint);
     m_central->addWidget(m_canvas);

@@ -32,13 +32,25 @@ std::string LayoutCache::keyFor(const std::string &modelKey, const LayoutGraph &
     char fingerprint[17];
     std::snprintf(fingerprint, sizeof fingerprint, "%016llx",
                   static_cast<unsigned long long>(graph.fingerprint()));
+    return keyPrefixFor(modelKey, graph) + fingerprint;
+}
+
+std::string LayoutCache::keyPrefixFor(const std::string &modelKey, const LayoutGraph &graph)
+{
     std::string safe;
     for (char c : modelKey.substr(0, 64))
         safe
             += (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_') ? c : '_';
     return std::string(cacheVersion) + "-" + safe + "-f" + std::to_string(graph.function.value)
         + "-n" + std::to_string(graph.nodes.size()) + "-e" + std::to_string(graph.edges.size())
-        + "-" + fingerprint;
+        + "-";
+}
+
+bool LayoutCache::holdsInMemory(const std::string &prefix)
+{
+    std::lock_guard lock(m_mutex);
+    return std::any_of(m_recent.begin(), m_recent.end(),
+                       [&](const std::string &key) { return key.starts_with(prefix); });
 }
 
 std::string LayoutCache::pathFor(const std::string &key) const
@@ -48,17 +60,21 @@ std::string LayoutCache::pathFor(const std::string &key) const
     return (std::filesystem::path(m_directory) / (key + ".layout.bin")).string();
 }
 
+std::shared_ptr<const Layout> LayoutCache::findInMemory(const std::string &key)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_memory.find(key);
+    if (it == m_memory.end())
+        return nullptr;
+    m_recent.remove(key);
+    m_recent.push_front(key);
+    return it->second;
+}
+
 std::shared_ptr<const Layout> LayoutCache::find(const std::string &key)
 {
-    {
-        std::lock_guard lock(m_mutex);
-        auto it = m_memory.find(key);
-        if (it != m_memory.end()) {
-            m_recent.remove(key);
-            m_recent.push_front(key);
-            return it->second;
-        }
-    }
+    if (std::shared_ptr<const Layout> hit = findInMemory(key))
+        return hit;
     const std::string path = pathFor(key);
     if (path.empty())
         return nullptr;

@@ -27,9 +27,18 @@ public:
 
     /// The full key of a layout of `graph` for the model `modelKey`.
     [[nodiscard]] static std::string keyFor(const std::string &modelKey, const LayoutGraph &graph);
+    /// The start of keyFor() made without a pass over the graph (model, function, node and edge
+    /// counts): what holdsInMemory() checks before a full key is worth computing.
+    [[nodiscard]] static std::string keyPrefixFor(const std::string &modelKey,
+                                                  const LayoutGraph &graph);
 
     /// The cached layout, from memory or disk; nullptr on a miss (or an unreadable file).
     [[nodiscard]] std::shared_ptr<const Layout> find(const std::string &key);
+    /// The cached layout when it is held in memory (no file is read: cheap enough for the UI
+    /// thread), else nullptr.
+    [[nodiscard]] std::shared_ptr<const Layout> findInMemory(const std::string &key);
+    /// True when a layout whose key starts with `prefix` is held in memory.
+    [[nodiscard]] bool holdsInMemory(const std::string &prefix);
     /// Stores a layout in memory and (atomically: temporary file + rename) on disk. Disk
     /// errors are ignored: the cache is an optimisation.
     void store(const std::string &key, const std::shared_ptr<const Layout> &layout);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace cleave {
 
@@ -90,9 +91,16 @@ PlanConversion kernelPlanToRelay(const PartitionPlan &kernelPlan, const KernelMa
 PlanConversion relayPlanToKernels(const PartitionPlan &relayPlan, const KernelMapping &mapping,
                                   const Graph &kernels)
 {
+    return relayPlanToKernels(
+        relayPlan, mapping, std::make_shared<const FunctionView>(kernels, kernels.mainFunction()));
+}
+
+PlanConversion relayPlanToKernels(const PartitionPlan &relayPlan, const KernelMapping &mapping,
+                                  std::shared_ptr<const FunctionView> kernels)
+{
     PlanConversion out;
-    auto view = std::make_shared<const FunctionView>(kernels, kernels.mainFunction());
-    std::vector<int> partitionOf(kernels.nodeCount(), -1);
+    const std::shared_ptr<const FunctionView> view = std::move(kernels);
+    std::vector<int> partitionOf(view->graph().nodeCount(), -1);
     const Graph &relay = relayPlan.graph();
     for (const KernelMatch &k : mapping.kernels) {
         if (!k.matched) {

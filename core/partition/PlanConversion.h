@@ -6,6 +6,7 @@
 #include "core/graph/Diagnostic.h"
 #include "core/partition/PartitionPlan.h"
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -34,5 +35,10 @@ PlanConversion kernelPlanToRelay(const PartitionPlan &kernelPlan, const KernelMa
 /// its output op). Unmatched kernels follow their latest producer (warning).
 PlanConversion relayPlanToKernels(const PartitionPlan &relayPlan, const KernelMapping &mapping,
                                   const Graph &kernels);
+/// The same over `kernels`, the kernels graph's main function viewed already (made once,
+/// e.g. off the UI thread, it is the bulk of the work: every conversion of a plan at this level
+/// can share it).
+PlanConversion relayPlanToKernels(const PartitionPlan &relayPlan, const KernelMapping &mapping,
+                                  std::shared_ptr<const FunctionView> kernels);
 
 } // namespace cleave

@@ -21,7 +21,21 @@
 //               sets it), each + the next frame (GUI thread CPU): the worse of the two;
 //   cut_far     the far picture after the cut: the worker thread's CPU time to render it (the
 //               GUI thread keeps painting the previous picture meanwhile);
-//   level_ms    switch to fused blocks: collapseBlocks + layout + scene + converted plan + frame;
+//   level_ms    switch to fused blocks unprepared (what a switch before the background
+//               preparation has finished costs): collapseBlocks + layout (under a key of its
+//               own, so never from the cache) + scene + converted plan + frame, process CPU;
+//   prep_ms     the editor's own path from here on: the model handed to a Document as the
+//               loader prepares it (with the cut plan), a LevelView the canvas observes,
+//               LevelPlace and LevelPrefetchStarter as the main window wires them; after the
+//               first frame the Blocks level is prepared in the background: the worker's CPU
+//               time (collapseBlocks + drawn graph + layout into the canvas' cache);
+//   level_warm  then Ctrl+2's slot (LevelPlace::switchTo(Blocks)): GUI thread CPU from the
+//               call to the end of the first frame painted after it (take the prepared level,
+//               convert the plan, canvas setGraph with the layout from memory, first slice of
+//               items, paint);
+//   warm_gap    the longest GUI-thread frame after it (the events pending before it + its
+//               paint) until the scene is built and the place is kept;
+//   level_back, back_gap  the same for Ctrl+1 back to operators (their layout is in memory);
 //   rss_MB, KB/node  max RSS (getrusage) of the whole run, and per drawn node;
 //   base_MB, KB/nd+  RSS of the empty editor (QApplication and a shown canvas, before the
 //               model is imported: libraries, fonts, the platform plugin), and the max RSS
@@ -37,15 +51,22 @@
 //                     [--timeout SECONDS] [--in-process] [--frame-log]
 #include "BenchGraphs.h"
 #include "core/analysis/FusionAnalysis.h"
+#include "core/analysis/ModelSummary.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/BlockGraph.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "core/partition/PlanConversion.h"
+#include "ui/document/Document.h"
+#include "ui/document/LevelPrefetch.h"
+#include "ui/document/LevelView.h"
+#include "ui/document/ModelLoader.h"
 #include "ui/scene/CanvasView.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/FarPicture.h"
+#include "ui/scene/LevelPlace.h"
+#include "ui/scene/LevelPrefetchStarter.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -73,6 +94,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 using namespace cleave;
@@ -255,6 +278,123 @@ std::vector<double> panZoomFrames(QGraphicsView *view, QImage &image)
     return times;
 }
 
+// The level switch through the editor's own classes (see level_warm in the header).
+struct LevelFigures
+{
+    double prep = -1;
+    double warm = -1;
+    double warmGap = -1;
+    double back = -1;
+    double backGap = -1;
+};
+
+// GUI-thread CPU stamps between the phases of a switch, on stderr with --frame-log.
+struct PhaseLog
+{
+    const char *what = "";
+    double stamp = 0;
+    void begin(const char *name)
+    {
+        what = name;
+        stamp = threadCpuMs();
+    }
+    void mark(const char *phase)
+    {
+        const double now = threadCpuMs();
+        if (g_frameLog)
+            std::fprintf(stderr, "%-8s %-24s %.1f ms\n", what, phase, now - stamp);
+        stamp = now;
+    }
+};
+
+// One switch: {GUI-thread CPU from the call to the end of the first frame painted after it,
+// the longest frame after that until the scene is built and the place kept}.
+std::pair<double, double> timedSwitch(const char *name, PhaseLog &log, ui::LevelPlace &place,
+                                      ui::LevelView::Level level, ui::CanvasWidget &canvas,
+                                      QImage &image)
+{
+    log.begin(name);
+    const double start = log.stamp;
+    place.switchTo(level);
+    log.mark("switchTo (rest)");
+    canvas.view()->viewport()->repaint();
+    log.mark("first frame");
+    const double first = threadCpuMs() - start;
+    double gap = 0;
+    int frames = 0;
+    QElapsedTimer timer;
+    timer.start();
+    while (!canvas.isLayoutReady() && timer.elapsed() < 120000) {
+        const double frame = renderFrame(canvas.view(), image);
+        logFrame(name, canvas.view()->transform().m11(), ++frames, frame);
+        gap = std::max(gap, frame);
+    }
+    const double last = renderFrame(canvas.view(), image); // the place, kept
+    logFrame(name, canvas.view()->transform().m11(), frames + 1, last);
+    gap = std::max(gap, last);
+    log.stamp = threadCpuMs();
+    if (g_frameLog)
+        std::fprintf(stderr, "%-8s built over %d more frames, longest %.1f ms\n", name, frames + 1,
+                     gap);
+    return { first, gap };
+}
+
+LevelFigures appLevelSwitch(Opened &cold, const std::string &name, ui::CanvasWidget &canvas,
+                            QImage &image)
+{
+    LevelFigures f;
+    ui::Document document;
+    ui::LevelView levels(&document);
+    PhaseLog log;
+    // Connected before the canvas observes the view: these run before the canvas' own slots.
+    QObject::connect(&levels, &ui::LevelView::graphShown, [&] { log.mark("level+convert"); });
+    QObject::connect(&levels, &ui::LevelView::planShown, [&] { log.mark("canvas setGraph"); });
+    canvas.observe(&levels);
+    ui::LevelPlace place(&canvas, &levels);
+    ui::LevelPrefetchStarter starter(&canvas, &levels);
+    log.begin("open");
+    {
+        ui::PreparedModel model;
+        model.graph = std::move(cold.graph);
+        // A generated graph has no file, hence no checksum, and a layout without a model key is
+        // never cached: give it one, as every opened file has.
+        if (model.graph->checksum().empty())
+            model.graph->setChecksum("bench-" + name);
+        model.blocks = cold.blocks;
+        model.summary = ModelSummary::compute(*model.graph);
+        model.plan.emplace(std::move(*cold.plan));
+        cold.plan.reset();
+        model.boundary = cold.boundary;
+        model.layoutGraph = std::make_shared<const LayoutGraph>(
+            buildLayoutGraph(*model.graph, model.graph->mainFunction()));
+        document.setPrepared(std::move(model), QString::fromStdString(name));
+    }
+    // The operators' layout comes from the disk cache (on a worker), as in a cached open (laid
+    // out again for a generated graph).
+    if (waitForLayout(canvas)) {
+        canvas.view()->setTransform(QTransform::fromScale(0.45, 0.45));
+        renderFrame(canvas.view(), image); // the first frame: the preparation starts behind it
+        log.begin("prepare");
+        QCoreApplication::processEvents(); // LevelPrefetchStarter starts the worker
+        log.mark("start (GUI thread)");
+        QElapsedTimer timer;
+        timer.start();
+        while (!levels.isBlocksPrepared() && timer.elapsed() < 600000)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        if (const ui::PreparedLevel *prepared = levels.preparedBlocks()) {
+            f.prep = prepared->cpuMs;
+            std::tie(f.warm, f.warmGap)
+                = timedSwitch("warm", log, place, ui::LevelView::Level::Blocks, canvas, image);
+            std::tie(f.back, f.backGap)
+                = timedSwitch("back", log, place, ui::LevelView::Level::Ops, canvas, image);
+        }
+    }
+    canvas.observe(nullptr);
+    canvas.setPlan(nullptr, nullptr);
+    canvas.setGraph(nullptr, {}, {});
+    return f;
+}
+
 void runCase(const Case &c, const std::string &cacheDir)
 {
     int argc = 1;
@@ -388,6 +528,9 @@ void runCase(const Case &c, const std::string &cacheDir)
             phase = Clock::now();
         };
         canvas->setPlan(nullptr, nullptr);
+        // A cache of its own, in memory only: the blocks are laid out, and the preparation
+        // measured below does not find them.
+        canvas->setCacheDirectory(QString());
         BlockGraph blocks = collapseBlocks(*cold.graph, cold.graph->mainFunction(), cold.blocks);
         logPhase("collapse");
         // The UI thread's part of replacing the drawn model: its scene goes, the layout starts.
@@ -416,6 +559,9 @@ void runCase(const Case &c, const std::string &cacheDir)
         }
         canvas->setGraph(nullptr, {}, {});
     }
+    // The cache of the open again (its operators' layout on disk, nothing in memory).
+    canvas->setCacheDirectory(QString::fromStdString(cacheDir));
+    const LevelFigures level = appLevelSwitch(cold, c.name, *canvas, image);
     canvas.reset();
     cold = Opened {};
 
@@ -434,12 +580,12 @@ void runCase(const Case &c, const std::string &cacheDir)
     getrusage(RUSAGE_SELF, &usage);
     const double rssKb = static_cast<double>(usage.ru_maxrss);
     const double perNode = 1.0 / static_cast<double>(std::max<std::size_t>(1, nodes));
-    std::printf(
-        "%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %7.1f %12.1f %9.0f %8.0f %9.2f %8.0f "
-        "%9.2f %7.0f %8.2f\n",
-        c.name.c_str(), nodes, coldMs, cachedMs, frameMed, frameMax, cutEngine, cutPaint, cutFar,
-        selectPaint, levelMs, rssKb / 1024, rssKb * perNode, openHeapMb,
-        openHeapMb * 1024 * perNode, baseRssKb / 1024, (rssKb - baseRssKb) * perNode);
+    std::printf("%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %7.1f %12.1f %9.0f %8.0f "
+                "%10.1f %8.1f %10.1f %8.1f %8.0f %9.2f %8.0f %9.2f %7.0f %8.2f\n",
+                c.name.c_str(), nodes, coldMs, cachedMs, frameMed, frameMax, cutEngine, cutPaint,
+                cutFar, selectPaint, levelMs, level.prep, level.warm, level.warmGap, level.back,
+                level.backGap, rssKb / 1024, rssKb * perNode, openHeapMb,
+                openHeapMb * 1024 * perNode, baseRssKb / 1024, (rssKb - baseRssKb) * perNode);
     std::fflush(stdout);
 }
 
@@ -503,10 +649,12 @@ int main(int argc, char **argv)
         }
     }
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %7s %12s %9s %8s %9s %8s %9s %7s %8s\n",
+    std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %7s %12s %9s %8s %10s %8s %10s %8s %8s "
+                "%9s %8s %9s %7s %8s\n",
                 "graph", "nodes", "open_cold", "open_cached", "frame_med", "frame_max",
-                "cut_engine", "cut_paint", "cut_far", "select_paint", "level_ms", "rss_MB",
-                "KB/node", "heap_MB", "heapKB/nd", "base_MB", "KB/nd+");
+                "cut_engine", "cut_paint", "cut_far", "select_paint", "level_ms", "prep_ms",
+                "level_warm", "warm_gap", "level_back", "back_gap", "rss_MB", "KB/node", "heap_MB",
+                "heapKB/nd", "base_MB", "KB/nd+");
     std::fflush(stdout);
     for (const Case &c : cases) {
         const std::string cacheDir

@@ -5,6 +5,7 @@
 // into single nodes, expanding them in place, and carrying plans and cut edges between levels.
 #include "TestSupport.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/FunctionView.h"
 #include "core/partition/BlockGraph.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanConversion.h"
@@ -126,6 +127,21 @@ void TestBlockGraph::plansCrossLevels()
     const PlanConversion refused = relayPlanToKernels(inside, bg.mapping, bg.graph);
     QCOMPARE(refused.diagnostics.size(), std::size_t(1));
     QCOMPARE(refused.diagnostics[0].code, std::string("convert.split_kernel"));
+
+    // Over a view of the block graph made once (the editor's prepared level), both conversions
+    // share it and give the same plans: 3 kernels before the cut, and the refused split.
+    const auto view = std::make_shared<const FunctionView>(bg.graph, bg.graph.mainFunction());
+    const PlanConversion shared = relayPlanToKernels(ops, bg.mapping, view);
+    QVERIFY(shared.diagnostics.empty());
+    QCOMPARE(&shared.plan->view(), view.get());
+    QCOMPARE(shared.plan->partitionCount(), std::size_t(2));
+    QCOMPARE(shared.plan->nodeCount(shared.plan->partitions()[0].id), std::size_t(3));
+    for (NodeId n : view->assignableNodes())
+        QCOMPARE(shared.plan->indexOf(shared.plan->partitionOf(n)),
+                 up.plan->indexOf(up.plan->partitionOf(n)));
+    const PlanConversion sharedRefused = relayPlanToKernels(inside, bg.mapping, view);
+    QCOMPARE(sharedRefused.diagnostics.size(), std::size_t(1));
+    QCOMPARE(sharedRefused.diagnostics[0].code, std::string("convert.split_kernel"));
 }
 
 void TestBlockGraph::blockEdgesMapToOpEdges()

@@ -150,8 +150,21 @@ void TestLayout::cacheHitReturnsIdenticalLayout()
     QVERIFY(QFileInfo::exists(
         QString::fromStdString(cache.pathFor(layoutCacheKey(g->checksum(), lg)))));
 
+    // The UI thread's lookups answer from memory only: the stored layout itself, and a prefix
+    // check that needs no fingerprint (another model, or another node count, holds nothing).
+    const std::string stored = layoutCacheKey(g->checksum(), lg);
+    QCOMPARE(cache.findInMemory(stored).get(), first.layout.get());
+    QVERIFY(cache.holdsInMemory(LayoutCache::keyPrefixFor(g->checksum(), lg)));
+    QVERIFY(stored.starts_with(LayoutCache::keyPrefixFor(g->checksum(), lg)));
+    QVERIFY(!cache.holdsInMemory(LayoutCache::keyPrefixFor("other-model", lg)));
+    LayoutGraph smaller = lg;
+    smaller.nodes.pop_back();
+    QVERIFY(!cache.holdsInMemory(LayoutCache::keyPrefixFor(g->checksum(), smaller)));
+
     // A new cache over the same directory (the editor reopened) reads it back from disk.
     LayoutCache reopened(dir.path().toStdString());
+    QVERIFY(reopened.findInMemory(stored) == nullptr); // on disk only: not read by that lookup
+    QVERIFY(!reopened.holdsInMemory(LayoutCache::keyPrefixFor(g->checksum(), lg)));
     const LayoutResult third = computeLayoutCached(&reopened, g->checksum(), lg);
     QVERIFY(third.fromCache);
     QVERIFY(*third.layout == *first.layout);

@@ -81,7 +81,7 @@ void Document::setGraph(std::unique_ptr<cleave::Graph> graph, const QString &pat
                         std::optional<cleave::PartitionPlan> plan, EngineSettings settings)
 {
     // The old graph stays alive until every listener has moved to the new one.
-    std::unique_ptr<cleave::Graph> previous
+    std::shared_ptr<const cleave::Graph> previous
         = replaceGraph(std::move(graph), path, std::move(plan), std::move(settings));
     m_summary = m_graph ? cleave::ModelSummary::compute(*m_graph) : cleave::ModelSummary {};
     refresh();
@@ -95,7 +95,7 @@ void Document::setPrepared(PreparedModel &&model, const QString &path,
     std::optional<cleave::PartitionPlan> chosen
         = ownPlan ? std::exchange(model.plan, std::nullopt) : std::move(plan);
     model.plan.reset();
-    std::unique_ptr<cleave::Graph> previous
+    std::shared_ptr<const cleave::Graph> previous
         = replaceGraph(std::move(model.graph), path, std::move(chosen), std::move(settings));
     m_summary = std::move(model.summary);
     if (m_graph)
@@ -122,16 +122,15 @@ void Document::setPrepared(PreparedModel &&model, const QString &path,
     announceNewGraph();
 }
 
-std::unique_ptr<cleave::Graph> Document::replaceGraph(std::unique_ptr<cleave::Graph> graph,
-                                                      const QString &path,
-                                                      std::optional<cleave::PartitionPlan> plan,
-                                                      EngineSettings settings)
+std::shared_ptr<const cleave::Graph>
+Document::replaceGraph(std::unique_ptr<cleave::Graph> graph, const QString &path,
+                       std::optional<cleave::PartitionPlan> plan, EngineSettings settings)
 {
     // Commands hold edits of the old plan: they go first, then the plan (it refers to the old
     // graph), then the graph, which the caller keeps alive until listeners have moved on.
     m_undoStack.clear();
     m_plan.reset();
-    std::unique_ptr<cleave::Graph> previous = std::exchange(m_graph, std::move(graph));
+    std::shared_ptr<const cleave::Graph> previous = std::exchange(m_graph, std::move(graph));
     m_plan = std::move(plan);
     if (m_graph && !m_plan)
         m_plan.emplace(*m_graph);

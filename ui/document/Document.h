@@ -69,6 +69,10 @@ public:
     /// The open graph, or nullptr before the first successful open().
     [[nodiscard]] const cleave::Graph *graph() const { return m_graph.get(); }
     [[nodiscard]] bool hasGraph() const { return m_graph != nullptr; }
+    /// The open graph, shared: a background job (LevelPrefetch) holds it while it reads it, so
+    /// the graph outlives the job even when another model replaces it meanwhile. The graph is
+    /// never modified once it is the document's.
+    [[nodiscard]] std::shared_ptr<const cleave::Graph> sharedGraph() const { return m_graph; }
     [[nodiscard]] const QString &filePath() const { return m_filePath; }
     /// The file name without its folder, or an empty string.
     [[nodiscard]] QString fileName() const;
@@ -157,16 +161,16 @@ signals:
 private:
     void refresh();
     /// Replaces the graph and the plan and resets what depends on them (blocks, summary, undo).
-    std::unique_ptr<cleave::Graph> replaceGraph(std::unique_ptr<cleave::Graph> graph,
-                                                const QString &path,
-                                                std::optional<cleave::PartitionPlan> plan,
-                                                EngineSettings settings);
+    std::shared_ptr<const cleave::Graph> replaceGraph(std::unique_ptr<cleave::Graph> graph,
+                                                      const QString &path,
+                                                      std::optional<cleave::PartitionPlan> plan,
+                                                      EngineSettings settings);
     /// What validation checks with `settings` for the open graph's writer.
     [[nodiscard]] cleave::ValidationOptions validationFor(const EngineSettings &settings) const;
     void announceNewGraph();
     void indexBlocks() const;
 
-    std::unique_ptr<cleave::Graph> m_graph;
+    std::shared_ptr<const cleave::Graph> m_graph;
     QString m_filePath;
     QString m_projectPath;
     cleave::ModelSummary m_summary;

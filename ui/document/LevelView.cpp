@@ -2,9 +2,11 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/document/LevelView.h"
 
+#include "core/graph/FunctionView.h"
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/PlanConversion.h"
 #include "ui/document/Document.h"
+#include "ui/document/LevelPrefetch.h"
 
 #include <algorithm>
 #include <utility>
@@ -27,15 +29,23 @@ void appendOnce(std::vector<T> &out, const T &value)
 LevelView::LevelView(Document *document, QObject *parent)
     : QObject(parent)
     , m_document(document)
+    , m_prefetch(new LevelPrefetch(this))
 {
-    connect(m_document, &Document::graphChanged, this, [this] { rebuild(true); });
+    // What was prepared for the previous graph or blocks is stale: dropped before the rebuild.
+    connect(m_document, &Document::graphChanged, this, [this] {
+        m_prefetch->discard();
+        rebuild(true);
+    });
     connect(m_document, &Document::planReset, this, [this] {
         convertPlan();
         emit planShown(nullptr);
     });
     connect(m_document, &Document::planEdited, this, &LevelView::onPlanEdited);
     // Other fusion options or another function: other blocks, another graph to show.
-    connect(m_document, &Document::blocksChanged, this, [this] { rebuild(true); });
+    connect(m_document, &Document::blocksChanged, this, [this] {
+        m_prefetch->discard();
+        rebuild(true);
+    });
 }
 
 LevelView::~LevelView() = default;
@@ -87,7 +97,37 @@ cleave::FunctionId LevelView::shownFunction() const
     return graph ? graph->mainFunction() : cleave::FunctionId {};
 }
 
+bool LevelView::prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache)
+{
+    const std::shared_ptr<const cleave::Graph> graph = m_document->sharedGraph();
+    if (!graph)
+        return false;
+    const std::vector<cleave::FusedBlock> &blocks = m_document->blocks();
+    // Blocks of one operator each: the Blocks level draws the same graph again, nothing to gain.
+    if (std::none_of(blocks.begin(), blocks.end(),
+                     [](const cleave::FusedBlock &b) { return b.nodes.size() > 1; }))
+        return false;
+    const std::string key = layoutKeyFor(Level::Blocks, {});
+    if (m_prefetch->prepared(key, graph.get()) != nullptr
+        || (m_prefetch->isRunning() && m_prefetch->key() == key))
+        return false;
+    const cleave::PartitionPlan *plan = m_document->plan();
+    m_prefetch->start(key, graph, plan ? plan->function() : graph->mainFunction(), blocks,
+                      std::move(cache));
+    return true;
+}
+
+const PreparedLevel *LevelView::preparedBlocks() const
+{
+    return m_prefetch->prepared(layoutKeyFor(Level::Blocks, {}), m_document->graph());
+}
+
 std::string LevelView::layoutKey() const
+{
+    return layoutKeyFor(m_level, m_expanded);
+}
+
+std::string LevelView::layoutKeyFor(Level level, const std::vector<std::size_t> &expanded) const
 {
     const cleave::Graph *graph = m_document->graph();
     if (!graph)
@@ -97,7 +137,7 @@ std::string LevelView::layoutKey() const
     const cleave::PartitionPlan *plan = m_document->plan();
     if (plan && plan->function() != graph->mainFunction())
         base += "/function=" + graph->function(plan->function()).name;
-    if (m_level == Level::Ops)
+    if (level == Level::Ops)
         return base;
     const EngineSettings &settings = m_document->settings();
     std::string key = base + "/blocks";
@@ -107,7 +147,7 @@ std::string LevelView::layoutKey() const
         key += "/transparent-stop";
     if (!settings.opPatternsPath.empty())
         key += "/patterns=" + settings.opPatternsPath;
-    for (std::size_t b : m_expanded)
+    for (std::size_t b : expanded)
         key += "+" + std::to_string(b);
     return key;
 }
@@ -115,7 +155,7 @@ std::string LevelView::layoutKey() const
 std::shared_ptr<const cleave::LayoutGraph> LevelView::shownLayoutGraph() const
 {
     if (m_level == Level::Blocks && m_blockGraph)
-        return nullptr;
+        return m_blockDrawn;
     return m_document->preparedLayoutGraph(shownFunction());
 }
 
@@ -144,11 +184,30 @@ void LevelView::rebuild(bool graphChanged)
         m_expanded.clear();
     // Observers point into the block graph and plan until they hear of the new ones: the old
     // ones stay alive until then.
-    std::unique_ptr<cleave::BlockGraph> previous = std::move(m_blockGraph);
+    const std::shared_ptr<const cleave::BlockGraph> previous = std::move(m_blockGraph);
+    m_blockDrawn.reset();
+    m_blockView.reset();
     const cleave::Graph *graph = m_document->graph();
-    if (graph && m_level == Level::Blocks)
-        m_blockGraph = std::make_unique<cleave::BlockGraph>(
-            cleave::collapseBlocks(*graph, shownFunction(), m_document->blocks(), m_expanded));
+    if (graph && m_level == Level::Blocks) {
+        const std::string key = layoutKeyFor(Level::Blocks, m_expanded);
+        if (const PreparedLevel *ready = m_prefetch->prepared(key, graph)) {
+            m_blockGraph = ready->blocks;
+            m_blockDrawn = ready->drawn;
+            m_blockView = ready->view;
+        } else {
+            auto made = std::make_shared<const cleave::BlockGraph>(
+                cleave::collapseBlocks(*graph, shownFunction(), m_document->blocks(), m_expanded));
+            m_blockDrawn = std::make_shared<const cleave::LayoutGraph>(
+                cleave::buildLayoutGraph(made->graph, made->graph.mainFunction()));
+            m_blockView = std::make_shared<const cleave::FunctionView>(made->graph,
+                                                                       made->graph.mainFunction());
+            m_blockGraph = std::move(made);
+            // Kept for the next switch (a worker preparing the same is stopped: too late).
+            if (m_expanded.empty())
+                m_prefetch->adopt(PreparedLevel { key, m_document->sharedGraph(), m_blockGraph,
+                                                  m_blockDrawn, m_blockView });
+        }
+    }
     std::optional<cleave::PartitionPlan> previousPlan = std::exchange(m_blockPlan, std::nullopt);
     convertPlan();
     emit graphShown();
@@ -163,8 +222,10 @@ void LevelView::convertPlan()
         m_blockBoundary = {};
         return;
     }
-    cleave::PlanConversion converted
-        = cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockGraph->graph);
+    // The block graph's view is made once with it, not on every conversion (every edit).
+    cleave::PlanConversion converted = m_blockView
+        ? cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockView)
+        : cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockGraph->graph);
     m_blockPlan.reset();
     m_blockBoundary = {};
     if (!converted.plan)

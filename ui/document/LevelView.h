@@ -17,12 +17,16 @@
 #include <vector>
 
 namespace cleave {
+class FunctionView;
+class LayoutCache;
 struct LayoutGraph;
 } // namespace cleave
 
 namespace cleave::ui {
 
 class Document;
+class LevelPrefetch;
+struct PreparedLevel;
 
 /// What the canvas shows of the document: every operator (Ops level) or one node per fused block
 /// (Blocks level, FuseOps kernels, each expandable in place), with the plan converted to that
@@ -33,6 +37,11 @@ class Document;
 /// The view follows its document: a new graph resets it (blocks collapsed); an edit converts the
 /// plan again at Blocks level. Observers (the canvas) follow graphShown() and planShown(). The
 /// blocks are the document's (Document::blocks(), computed once per graph).
+///
+/// The Blocks level (none expanded) can be prepared in the background while Operators are shown
+/// (prepareBlocks(): LevelPrefetch collapses, builds the drawn graph and lays it out into the
+/// canvas' cache); the switch then takes it as it is. A level made at the switch is kept the
+/// same way, so that switching back and forth collapses the blocks once per graph.
 class LevelView : public QObject
 {
     Q_OBJECT
@@ -52,6 +61,15 @@ public:
     /// Collapses every expanded block again.
     void collapseAllBlocks();
     [[nodiscard]] bool hasExpandedBlocks() const { return !m_expanded.empty(); }
+    /// Starts preparing the Blocks level (none expanded) off the UI thread, laid out into
+    /// `cache`, unless it is prepared or being prepared, or the blocks collapse nothing (every
+    /// block is one operator). False when nothing was started.
+    bool prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache);
+    /// The background preparation of the Blocks level (its ready() says when it is there).
+    [[nodiscard]] LevelPrefetch *prefetch() const { return m_prefetch; }
+    /// The prepared Blocks level of the open graph (none expanded), or null.
+    [[nodiscard]] const PreparedLevel *preparedBlocks() const;
+    [[nodiscard]] bool isBlocksPrepared() const { return preparedBlocks() != nullptr; }
 
     /// The graph shown (the document's, or the block graph), its function and the key its
     /// layout is cached under; nullptr without a document graph.
@@ -104,13 +122,19 @@ signals:
 
 private:
     void rebuild(bool graphChanged);
+    /// The key the layout of `level` with these blocks expanded is cached under.
+    [[nodiscard]] std::string layoutKeyFor(Level level,
+                                           const std::vector<std::size_t> &expanded) const;
     void convertPlan();
     void onPlanEdited(const cleave::PlanEdit &edit);
 
     Document *m_document;
     Level m_level = Level::Ops;
     std::vector<std::size_t> m_expanded; ///< Blocks shown as their ops at Blocks level.
-    std::unique_ptr<cleave::BlockGraph> m_blockGraph;
+    LevelPrefetch *m_prefetch;
+    std::shared_ptr<const cleave::BlockGraph> m_blockGraph;
+    std::shared_ptr<const cleave::LayoutGraph> m_blockDrawn; ///< m_blockGraph drawn, when made.
+    std::shared_ptr<const cleave::FunctionView> m_blockView; ///< Its main function, for plans.
     std::optional<cleave::PartitionPlan> m_blockPlan;
     cleave::BoundaryTable m_blockBoundary;
 };

@@ -153,6 +153,11 @@ struct CanvasWidget::Private
     QMetaObject::Connection planShown;
     bool selecting = false;
     bool minimapEnabled = true;
+    // Where the next graph set opens (setOpeningPlace()), and where this graph's drawing opens;
+    // `placed`: the drawing being built opened there (the initial view is not shown then).
+    OpeningPlace nextPlace;
+    OpeningPlace place;
+    bool placed = false;
 
     void clearScene();
     /// Removes every item: a small scene is cleared, a large one replaced by a fresh scene
@@ -189,6 +194,10 @@ struct CanvasWidget::Private
     void refreshMinimap(bool drawingChanged = true);
     /// Shows the top of a tall drawing or all of a small one (`bounds`, in `l`).
     void showInitialView(const Layout &l, const QRectF &bounds) const;
+    /// Opens the view at `place` when its node is in `l`; false otherwise.
+    bool showPlace(const Layout &l, const OpeningPlace &place) const;
+    /// Zooms to `zoom` and scrolls so that scene point `centre` is at `viewportPos`.
+    void centreAt(const QPointF &centre, const QPoint &viewportPos, qreal zoom) const;
     void applyBlocks();
     [[nodiscard]] QRectF drawingBounds() const;
     [[nodiscard]] QString toolTipAt(const QPoint &viewportPos) const;
@@ -270,6 +279,31 @@ void CanvasWidget::Private::showInitialView(const Layout &l, const QRectF &bound
         x = std::clamp(x, bounds.left() + visible.width() / 2,
                        bounds.right() - visible.width() / 2);
     view->centerOn(QPointF(x, bounds.top() + visible.height() / 2));
+    emit view->visibleAreaChanged();
+}
+
+bool CanvasWidget::Private::showPlace(const Layout &l, const OpeningPlace &place) const
+{
+    if (!place.node || place.zoom <= 0)
+        return false;
+    const auto it = l.nodes.find(place.node());
+    if (it == l.nodes.end())
+        return false;
+    centreAt(QPointF(it->second.centerX(), it->second.centerY()), place.viewportPos, place.zoom);
+    return true;
+}
+
+void CanvasWidget::Private::centreAt(const QPointF &centre, const QPoint &viewportPos,
+                                     qreal zoom) const
+{
+    view->setTransform(QTransform::fromScale(zoom, zoom));
+    // The viewport's centre goes where the node must be seen from it.
+    const QPointF offset = QPointF(view->viewport()->rect().center() - viewportPos) / zoom;
+    view->centerOn(centre + offset);
+    // centerOn() rounds, and scroll bars appearing change the viewport: scroll the rest.
+    const QPoint miss = view->mapFromScene(centre) - viewportPos;
+    view->horizontalScrollBar()->setValue(view->horizontalScrollBar()->value() + miss.x());
+    view->verticalScrollBar()->setValue(view->verticalScrollBar()->value() + miss.y());
     emit view->visibleAreaChanged();
 }
 
@@ -376,7 +410,9 @@ void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QS
     scene->setSceneRect(bounds.adjusted(-margin, -margin, margin, margin));
     // The view opens where it will stay (unless the user moves it meanwhile) and the items it
     // shows are made first.
-    showInitialView(l, bounds.adjusted(-8, -8, 8, 8));
+    placed = showPlace(l, std::exchange(place, {}));
+    if (!placed)
+        showInitialView(l, bounds.adjusted(-8, -8, 8, 8));
     previewTransform = view->transform();
     previewScroll = scrollPosition();
     previewViewport = view->viewport()->size();
@@ -414,7 +450,7 @@ void CanvasWidget::Private::finishScene()
     // meanwhile (a resized viewport scrolls by itself: the view is then placed again).
     const bool moved = view->transform() != previewTransform
         || (view->viewport()->size() == previewViewport && scrollPosition() != previewScroll);
-    if (!moved)
+    if (!moved && !placed)
         showInitialView(*layout, drawingBounds());
     refreshMinimap();
     emit q->layoutFinished(true, builtMessage);
@@ -810,6 +846,7 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
     m_d->layoutGraph.reset();
     m_d->blocks.clear();
     m_d->problems.clear();
+    m_d->place = std::exchange(m_d->nextPlace, {});
     m_d->graph = graph;
     m_d->function = function;
     if (graph == nullptr)
@@ -825,6 +862,14 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
 
 void CanvasWidget::Private::startLayout()
 {
+    // A layout held in memory (laid out before, or prepared in the background: the other level)
+    // is drawn at once, on this thread: no worker, no card.
+    if (std::shared_ptr<const Layout> held = runner->findInMemory(*layoutGraph, cacheKey)) {
+        overlay->hide();
+        buildScene(held,
+                   CanvasWidget::tr("Layout of %1 nodes from memory").arg(held->nodes.size()));
+        return;
+    }
     overlay->hide();
     overlay->begin(CanvasWidget::tr("Laying out %1 nodes and %2 edges…")
                        .arg(layoutGraph->nodes.size())
@@ -1070,17 +1115,12 @@ void CanvasWidget::placeNode(NodeId node, const QPoint &viewportPos, qreal zoom)
     auto it = m_d->nodeItems.find(node);
     if (it == m_d->nodeItems.end() || zoom <= 0)
         return;
-    m_d->view->setTransform(QTransform::fromScale(zoom, zoom));
-    // The viewport's centre goes where the node must be seen from it.
-    const QPointF centre = it->second->rect().center();
-    const QPointF offset = QPointF(m_d->view->viewport()->rect().center() - viewportPos) / zoom;
-    m_d->view->centerOn(centre + offset);
-    // centerOn() rounds, and scroll bars appearing change the viewport: scroll the rest.
-    const QPoint miss = m_d->view->mapFromScene(centre) - viewportPos;
-    m_d->view->horizontalScrollBar()->setValue(m_d->view->horizontalScrollBar()->value()
-                                               + miss.x());
-    m_d->view->verticalScrollBar()->setValue(m_d->view->verticalScrollBar()->value() + miss.y());
-    emit m_d->view->visibleAreaChanged();
+    m_d->centreAt(it->second->rect().center(), viewportPos, zoom);
+}
+
+void CanvasWidget::setOpeningPlace(OpeningPlace place)
+{
+    m_d->nextPlace = std::move(place);
 }
 
 bool CanvasWidget::exportImage(const QString &path, QString *error, int dpi) const
@@ -1191,6 +1231,11 @@ void CanvasWidget::changeEvent(QEvent *event)
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         m_d->applyTheme();
+}
+
+std::shared_ptr<LayoutCache> CanvasWidget::layoutCache() const
+{
+    return m_d->runner->cache();
 }
 
 void CanvasWidget::setCacheDirectory(const QString &dir)

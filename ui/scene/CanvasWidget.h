@@ -13,6 +13,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 class QGraphicsView;
 
 namespace cleave {
+class LayoutCache;
 struct LayoutGraph;
 } // namespace cleave
 
@@ -89,6 +91,17 @@ public:
     /// Zooms to `zoom` and scrolls so that the centre of `node` is at `viewportPos` (as far as
     /// the scene reaches); does nothing when the node is not drawn.
     void placeNode(cleave::NodeId node, const QPoint &viewportPos, qreal zoom);
+    /// Where a drawing opens instead of its initial view: the node `node()` names once the
+    /// layout is there, at `viewportPos` and `zoom`.
+    struct OpeningPlace
+    {
+        std::function<cleave::NodeId()> node; ///< Asked when the layout arrives.
+        QPoint viewportPos;
+        qreal zoom = 0;
+    };
+    /// The drawing of the next setGraph() opens at `place` (its first items are those seen
+    /// there) when that node is drawn; a later setGraph() forgets it.
+    void setOpeningPlace(OpeningPlace place);
     /// Writes the whole drawn graph as SVG (".svg"), PNG (".png") or PDF (".pdf"); false +
     /// message on error. `dpi` sets the raster resolution (the scene's unit is a pixel at 96 dpi,
     /// so a PNG is the drawing's size × dpi / 96); 0 draws a PNG at twice the drawing's size,
@@ -119,6 +132,10 @@ public:
     /// Directory of the on-disk layout cache (default: QStandardPaths::CacheLocation/layouts;
     /// empty disables the disk cache).
     void setCacheDirectory(const QString &dir);
+    /// The layout cache the canvas lays out through (replaced by setCacheDirectory()): a layout
+    /// stored into it in the background is drawn without a new layout (from memory, on the UI
+    /// thread) when its graph is shown.
+    [[nodiscard]] std::shared_ptr<cleave::LayoutCache> layoutCache() const;
 
 signals:
     void layoutStarted();

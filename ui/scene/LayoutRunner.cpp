@@ -28,8 +28,19 @@ void LayoutRunner::setCacheDirectory(const QString &directory)
     m_cache = std::make_shared<LayoutCache>(directory.toStdString());
 }
 
+std::shared_ptr<const Layout> LayoutRunner::findInMemory(const LayoutGraph &graph,
+                                                         const std::string &modelKey,
+                                                         const LayoutSettings &settings) const
+{
+    // The full key costs a pass over the graph (a few milliseconds at 24k nodes): only worth it
+    // when a layout of this model and size is held at all (not on a first open).
+    if (modelKey.empty() || !m_cache->holdsInMemory(LayoutCache::keyPrefixFor(modelKey, graph)))
+        return nullptr;
+    return m_cache->findInMemory(layoutCacheKey(modelKey, graph, settings));
+}
+
 quint64 LayoutRunner::start(std::shared_ptr<const LayoutGraph> graph, std::string modelKey,
-                            LayoutSettings settings)
+                            const LayoutSettings &settings)
 {
     for (Job &job : m_jobs)
         job.cancel->store(true);

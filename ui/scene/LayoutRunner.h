@@ -30,11 +30,20 @@ public:
     /// Cancels everything and waits for running layouts to reach a phase boundary.
     ~LayoutRunner() override;
 
-    /// The directory of the on-disk cache (empty: memory only).
+    /// The directory of the on-disk cache (empty: memory only). A new cache replaces the
+    /// previous one.
     void setCacheDirectory(const QString &directory);
+    /// The cache layouts are looked up in and stored to (shared with the workers; a layout
+    /// prepared in the background into it is found by the next start() or findInMemory()).
+    [[nodiscard]] std::shared_ptr<LayoutCache> cache() const { return m_cache; }
+    /// The layout start() would find in memory for the same arguments, looked up on the
+    /// calling thread (no file is read, nothing is laid out), or nullptr.
+    [[nodiscard]] std::shared_ptr<const Layout>
+    findInMemory(const LayoutGraph &graph, const std::string &modelKey,
+                 const LayoutSettings &settings = {}) const;
     /// Starts laying out `graph`; returns the request's generation.
     quint64 start(std::shared_ptr<const LayoutGraph> graph, std::string modelKey,
-                  LayoutSettings settings = {});
+                  const LayoutSettings &settings = {});
     /// Cancels the current request: finished() is emitted at once with a Cancelled result.
     void cancel();
     /// Drops the current request without emitting anything.

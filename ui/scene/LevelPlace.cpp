@@ -6,6 +6,8 @@
 
 #include <QGraphicsView>
 
+#include <utility>
+
 namespace cleave::ui {
 
 LevelPlace::LevelPlace(CanvasWidget *canvas, LevelView *levels, QObject *parent)
@@ -49,6 +51,20 @@ void LevelPlace::switchTo(LevelView::Level level)
     }
     m_roundTripModel = {};
     m_roundTripShown = {};
+    if (m_pending) {
+        // The new level's drawing opens there, its first items being those seen there (the
+        // node it is shown as is known once the level view has switched).
+        const LevelView *levels = m_levels;
+        const cleave::NodeId anchor = m_pending->anchor;
+        CanvasWidget::OpeningPlace opening;
+        opening.node = [levels, anchor] {
+            const std::vector<cleave::NodeId> shown = levels->shownNodes({ anchor });
+            return shown.empty() ? cleave::NodeId {} : shown.front();
+        };
+        opening.viewportPos = m_pending->viewportPos;
+        opening.zoom = m_pending->zoom;
+        m_canvas->setOpeningPlace(std::move(opening));
+    }
     m_levels->setLevel(level);
 }
 

@@ -22,6 +22,9 @@ class CanvasWidget;
 /// operators at Operators level) and the node standing for the place is put back at the same
 /// viewport position and zoom.
 ///
+/// The new level's drawing opens at that place (CanvasWidget::setOpeningPlace()), so that its
+/// first frame shows it; the selection follows once every item is made.
+///
 /// A round trip returns to the node the user had: switching Ops → Blocks → Ops with the block
 /// still selected selects and places the original operator again, not all of its block.
 class LevelPlace : public QObject

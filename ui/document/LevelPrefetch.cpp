@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/document/LevelPrefetch.h"
+
+#include "core/layout/GraphLayouter.h"
+#include "core/layout/LayoutCache.h"
+#include "core/layout/LayoutGraph.h"
+
+#include <QThread>
+
+#include <ctime>
+#include <exception>
+#include <utility>
+
+namespace cleave::ui {
+
+namespace {
+
+double threadCpuMs()
+{
+    timespec ts {};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+} // namespace
+
+LevelPrefetch::LevelPrefetch(QObject *parent)
+    : QObject(parent)
+{
+}
+
+LevelPrefetch::~LevelPrefetch()
+{
+    for (Worker &worker : m_workers)
+        worker.cancel->store(true);
+    for (Worker &worker : m_workers) {
+        worker.thread->wait();
+        delete worker.thread;
+    }
+}
+
+void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::Graph> graph,
+                          cleave::FunctionId function, std::vector<cleave::FusedBlock> blocks,
+                          std::shared_ptr<cleave::LayoutCache> cache)
+{
+    if (!graph || key.empty())
+        return;
+    if (key == m_key && (m_running || (m_prepared && m_prepared->source == graph)))
+        return;
+    stopWorkers();
+    m_prepared.reset();
+    m_key = key;
+    m_running = true;
+    const quint64 generation = ++m_generation;
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    // The worker owns copies of everything it reads (the graph is shared and never modified);
+    // it reports back through a queued call, which Qt drops once the prefetch is gone (the
+    // destructor waits for the thread anyway).
+    QThread *thread = QThread::create([this, generation, cancel, key, graph = std::move(graph),
+                                       function, blocks = std::move(blocks),
+                                       cache = std::move(cache)] {
+        const double started = threadCpuMs();
+        auto fail = [this, generation] {
+            QMetaObject::invokeMethod(
+                this, [this, generation] { deliver(generation, nullptr); }, Qt::QueuedConnection);
+        };
+        auto level = std::make_shared<PreparedLevel>();
+        level->key = key;
+        level->source = graph;
+        try {
+            auto collapsed = std::make_shared<cleave::BlockGraph>(
+                cleave::collapseBlocks(*graph, function, blocks));
+            if (cancel->load())
+                return;
+            level->drawn = std::make_shared<const cleave::LayoutGraph>(
+                cleave::buildLayoutGraph(collapsed->graph, collapsed->graph.mainFunction()));
+            level->view = std::make_shared<const cleave::FunctionView>(
+                collapsed->graph, collapsed->graph.mainFunction());
+            level->blocks = std::move(collapsed);
+            if (cancel->load())
+                return;
+            if (cache) {
+                cleave::LayoutControl control;
+                control.cancel = cancel.get();
+                const cleave::LayoutResult result
+                    = cleave::computeLayoutCached(cache.get(), key, *level->drawn, {}, control);
+                if (result.status == cleave::LayoutResult::Status::Cancelled)
+                    return;
+                level->laidOut = result.isOk();
+            }
+        } catch (const std::exception &) {
+            // Nothing prepared: the switch makes the level itself (and reports what fails).
+            fail();
+            return;
+        }
+        level->cpuMs = threadCpuMs() - started;
+        QMetaObject::invokeMethod(
+            this, [this, generation, level] { deliver(generation, level); }, Qt::QueuedConnection);
+    });
+    connect(thread, &QThread::finished, this, [this, thread] { reap(thread); });
+    m_workers.push_back(Worker { generation, cancel, thread });
+    thread->start(QThread::LowPriority);
+}
+
+void LevelPrefetch::discard()
+{
+    stopWorkers();
+    m_prepared.reset();
+    m_key.clear();
+}
+
+void LevelPrefetch::adopt(PreparedLevel level)
+{
+    stopWorkers();
+    m_key = level.key;
+    m_prepared = std::make_shared<const PreparedLevel>(std::move(level));
+}
+
+const PreparedLevel *LevelPrefetch::prepared(const std::string &key,
+                                             const cleave::Graph *graph) const
+{
+    if (!m_prepared || m_prepared->key != key || m_prepared->source.get() != graph)
+        return nullptr;
+    return m_prepared.get();
+}
+
+void LevelPrefetch::stopWorkers()
+{
+    for (Worker &worker : m_workers)
+        worker.cancel->store(true);
+    ++m_generation; // whatever a worker still delivers is stale now
+    m_running = false;
+}
+
+void LevelPrefetch::deliver(quint64 generation, const std::shared_ptr<PreparedLevel> &level)
+{
+    if (generation != m_generation || !m_running)
+        return;
+    m_running = false;
+    m_prepared = level;
+    if (level)
+        emit ready();
+}
+
+void LevelPrefetch::reap(QThread *thread)
+{
+    for (auto it = m_workers.begin(); it != m_workers.end(); ++it) {
+        if (it->thread == thread) {
+            m_workers.erase(it);
+            thread->deleteLater();
+            return;
+        }
+    }
+}
+
+} // namespace cleave::ui
