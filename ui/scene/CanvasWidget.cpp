@@ -98,7 +98,8 @@ struct CanvasWidget::Private
     LayoutRunner *runner = nullptr;
     SceneBuilder *builder = nullptr;
     SceneDisposer *disposer = nullptr;
-    QTimer *finishing = nullptr; // between the two turns that complete a built scene
+    QTimer *finishing = nullptr; // between the turns that complete a built scene
+    int finishStep = 0; // the next of those turns (finishTurn())
     QTimer *overlayDelay = nullptr;
     QVariantAnimation *flash = nullptr;
     std::unique_ptr<SelectTool> selectTool;
@@ -170,6 +171,8 @@ struct CanvasWidget::Private
     void buildScene(std::shared_ptr<const Layout> laidOut, QString message);
     /// Every item is made: the plan's regions and badges; finishScene() on the next turn.
     void sceneBuilt();
+    /// One of the turns that complete a built scene (problems and far picture, plan, the rest).
+    void finishTurn();
     /// Block frames, the initial view, the minimap, and layoutFinished().
     void finishScene();
     [[nodiscard]] QPoint scrollPosition() const;
@@ -434,12 +437,28 @@ QPoint CanvasWidget::Private::scrollPosition() const
 
 void CanvasWidget::Private::sceneBuilt()
 {
-    // Each pass over a large graph's items takes tens of milliseconds: the plan goes on this
-    // turn, the rest on the next. The canvas is ready (isLayoutReady()) once all is done.
+    // Each pass over a large graph's items takes up to tens of milliseconds: they go on the
+    // turns after the last slice of items, one a turn, so that a frame is painted between
+    // them. The canvas is ready (isLayoutReady()) once all are done.
     layout = std::exchange(building, nullptr);
-    applyProblems(true);
-    setUpFarPicture();
-    applyPlan();
+    finishStep = 0;
+    finishing->start();
+}
+
+void CanvasWidget::Private::finishTurn()
+{
+    switch (finishStep++) {
+    case 0:
+        applyProblems(true);
+        setUpFarPicture();
+        break;
+    case 1:
+        applyPlan();
+        break;
+    default:
+        finishScene();
+        return;
+    }
     finishing->start();
 }
 
@@ -736,7 +755,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->finishing = new QTimer(this);
     m_d->finishing->setSingleShot(true);
     m_d->finishing->setInterval(0);
-    connect(m_d->finishing, &QTimer::timeout, this, [this] { m_d->finishScene(); });
+    connect(m_d->finishing, &QTimer::timeout, this, [this] { m_d->finishTurn(); });
     m_d->runner->setCacheDirectory(
         QDir(QStandardPaths::writableLocation(QStandardPaths::CacheLocation))
             .filePath(QStringLiteral("layouts")));
