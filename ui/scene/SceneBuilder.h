@@ -105,7 +105,7 @@ private:
     std::vector<bool> m_firstNode; ///< Per node: it lies in Request::first.
     std::set<TensorRef> m_labelledTensors;
     std::unordered_map<std::string, QString> m_texts; ///< One QString per distinct label text.
-    int m_budget = 12;
+    int m_budget = 8;
     bool m_building = false;
 };
 
