@@ -194,6 +194,10 @@ private slots:
     void loaderCancelsInEveryPhase();
 
 private:
+    /// Writes %x -> relu -> sigmoid (three nodes, two edges) as `name` in the test's folder;
+    /// its path, or empty when it could not be written.
+    [[nodiscard]] QString writeSmallModel(const QString &name) const;
+
     QTemporaryDir m_dir;
     QString m_big;
     static constexpr int units = 33334; // 100,002 operators
@@ -207,6 +211,19 @@ void TestBackgroundOpen::initTestCase()
     QVERIFY(m_dir.isValid());
     m_big = m_dir.filePath(QStringLiteral("residual_100k.relay"));
     QVERIFY(writeResidualChain(m_big, units));
+}
+
+QString TestBackgroundOpen::writeSmallModel(const QString &name) const
+{
+    const QString path = m_dir.filePath(name);
+    const bool written = cleave::test::writeAll(path,
+                                                "#[version = \"0.0.5\"]\n"
+                                                "def @main(%x: Tensor[(1, 4), float32]) {\n"
+                                                "  %0 = nn.relu(%x);\n"
+                                                "  %1 = sigmoid(%0);\n"
+                                                "  %1\n"
+                                                "}\n");
+    return written ? path : QString();
 }
 
 void TestBackgroundOpen::init()
@@ -313,14 +330,8 @@ void TestBackgroundOpen::windowAnswersWhileImporting()
 void TestBackgroundOpen::openWhileDrawingReplacesDrawing()
 {
     // %x -> relu -> sigmoid: three nodes and two edges.
-    const QString small = m_dir.filePath(QStringLiteral("small.relay"));
-    QVERIFY(cleave::test::writeAll(small,
-                                   "#[version = \"0.0.5\"]\n"
-                                   "def @main(%x: Tensor[(1, 4), float32]) {\n"
-                                   "  %0 = nn.relu(%x);\n"
-                                   "  %1 = sigmoid(%0);\n"
-                                   "  %1\n"
-                                   "}\n"));
+    const QString small = writeSmallModel(QStringLiteral("small.relay"));
+    QVERIFY(!small.isEmpty());
 
     MainWindow window;
     window.canvas()->setCacheDirectory({});
@@ -369,14 +380,8 @@ void TestBackgroundOpen::openWhileDrawingReplacesDrawing()
 void TestBackgroundOpen::replacingBigDrawingKeepsAnswering()
 {
     // %x -> relu -> sigmoid: three nodes and two edges.
-    const QString small = m_dir.filePath(QStringLiteral("after_big.relay"));
-    QVERIFY(cleave::test::writeAll(small,
-                                   "#[version = \"0.0.5\"]\n"
-                                   "def @main(%x: Tensor[(1, 4), float32]) {\n"
-                                   "  %0 = nn.relu(%x);\n"
-                                   "  %1 = sigmoid(%0);\n"
-                                   "  %1\n"
-                                   "}\n"));
+    const QString small = writeSmallModel(QStringLiteral("after_big.relay"));
+    QVERIFY(!small.isEmpty());
     MainWindow window;
     window.canvas()->setCacheDirectory({});
     window.show();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "SceneItems.h"
 #include "TestSupport.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/formats/FormatRegistry.h"
@@ -21,22 +22,13 @@
 
 using namespace cleave;
 using cleave::ui::CanvasWidget;
+using test::itemsOf;
 
 Q_DECLARE_METATYPE(std::vector<cleave::EdgeRef>)
 
 namespace {
 
 using test::loadSample;
-
-template <typename T>
-std::vector<T *> itemsOf(QGraphicsScene *scene)
-{
-    std::vector<T *> out;
-    for (QGraphicsItem *item : scene->items())
-        if (auto *t = qgraphicsitem_cast<T *>(item))
-            out.push_back(t);
-    return out;
-}
 
 ui::EdgeItem *edgeItem(QGraphicsScene *scene, EdgeRef edge)
 {

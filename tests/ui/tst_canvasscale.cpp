@@ -4,6 +4,7 @@
 // that costs what is visible, and a cancelled layout that can be started again.
 #include "../core/GraphBuilder.h"
 #include "GatedChain.h"
+#include "SceneItems.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "ui/scene/CanvasView.h"
@@ -23,22 +24,13 @@
 
 using namespace cleave;
 using cleave::ui::CanvasWidget;
+using test::itemsOf;
 using Shape = test::GraphBuilder::Shape;
 
 namespace {
 
 using Chain = test::GatedChain;
 using test::gatedChain;
-
-template <typename T>
-std::vector<T *> itemsOf(QGraphicsScene *scene)
-{
-    std::vector<T *> out;
-    for (QGraphicsItem *item : scene->items())
-        if (auto *t = qgraphicsitem_cast<T *>(item))
-            out.push_back(t);
-    return out;
-}
 
 // The canvas' far picture (its view paints it when zoomed far out).
 const ui::FarPicture &farPictureOf(const ui::CanvasWidget &canvas)

@@ -103,6 +103,9 @@ private slots:
 
 private:
     QString write(const char *name, const char *text);
+    /// Shows `window` with no disk cache for layouts (each test lays out afresh) and waits
+    /// until it is active.
+    static void showWithoutDiskCache(MainWindow &window);
     /// Opens `path` in `window` and waits until it is drawn and its blocks are prepared.
     static void openAndPrepare(MainWindow &window, const QString &path);
 
@@ -124,6 +127,13 @@ QString TestLevelPrefetch::write(const char *name, const char *text)
     return cleave::test::writeAll(path, text) ? path : QString();
 }
 
+void TestLevelPrefetch::showWithoutDiskCache(MainWindow &window)
+{
+    window.canvas()->setCacheDirectory({});
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+}
+
 void TestLevelPrefetch::openAndPrepare(MainWindow &window, const QString &path)
 {
     QVERIFY(window.openFile(path));
@@ -136,9 +146,9 @@ void TestLevelPrefetch::switchTakesPreparedLevel()
     const QString path = write("two_dense.relay", twoDense);
     QVERIFY(!path.isEmpty());
     MainWindow window;
-    window.canvas()->setCacheDirectory({});
-    window.show();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
+    showWithoutDiskCache(window);
+    if (QTest::currentTestFailed())
+        return;
     openAndPrepare(window, path);
     if (QTest::currentTestFailed())
         return;
@@ -211,9 +221,9 @@ void TestLevelPrefetch::anotherModelIsPreparedAgain()
     const QString second = write("dense_softmax.relay", denseSoftmax);
     QVERIFY(!first.isEmpty() && !second.isEmpty());
     MainWindow window;
-    window.canvas()->setCacheDirectory({});
-    window.show();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
+    showWithoutDiskCache(window);
+    if (QTest::currentTestFailed())
+        return;
     openAndPrepare(window, first);
     if (QTest::currentTestFailed())
         return;
@@ -247,9 +257,9 @@ void TestLevelPrefetch::expandedBlockIsNotTakenFromPreparation()
     const QString path = write("dense_softmax.relay", denseSoftmax);
     QVERIFY(!path.isEmpty());
     MainWindow window;
-    window.canvas()->setCacheDirectory({});
-    window.show();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
+    showWithoutDiskCache(window);
+    if (QTest::currentTestFailed())
+        return;
     openAndPrepare(window, path);
     if (QTest::currentTestFailed())
         return;
@@ -291,9 +301,9 @@ void TestLevelPrefetch::singleOpBlocksPrepareNothing()
     const QString path = write("single_ops.relay", singleOps);
     QVERIFY(!path.isEmpty());
     MainWindow window;
-    window.canvas()->setCacheDirectory({});
-    window.show();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
+    showWithoutDiskCache(window);
+    if (QTest::currentTestFailed())
+        return;
     QVERIFY(window.openFile(path));
     QTRY_VERIFY_WITH_TIMEOUT(window.canvas()->isLayoutReady(), 30000);
     QCOMPARE(window.document()->blocks().size(), std::size_t(2));

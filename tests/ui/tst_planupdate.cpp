@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "SceneItems.h"
 #include "TestSupport.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
@@ -20,6 +21,7 @@
 
 using namespace cleave;
 using cleave::ui::CanvasWidget;
+using test::itemsOf;
 
 namespace {
 
@@ -35,16 +37,6 @@ def @main(%x: Tensor[(1, 8), float32]) -> Tensor[(1, 8), float32] {
   %4
 }
 )";
-
-template <typename T>
-std::vector<T *> itemsOf(QGraphicsScene *scene)
-{
-    std::vector<T *> out;
-    for (QGraphicsItem *item : scene->items())
-        if (auto *t = qgraphicsitem_cast<T *>(item))
-            out.push_back(t);
-    return out;
-}
 
 // The edges drawn bold, with their colours.
 std::map<EdgeRef, QRgb> boldEdges(QGraphicsScene *scene)

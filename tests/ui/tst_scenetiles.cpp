@@ -3,6 +3,7 @@
 // The canvas's scene keeps no index: node and edge items hang under tiles of neighbours, and
 // painting, clicks and cut strokes look at the tiles near them only.
 #include "GatedChain.h"
+#include "SceneItems.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/ItemTile.h"
@@ -19,20 +20,11 @@
 
 using namespace cleave;
 using cleave::ui::CanvasWidget;
+using test::itemsOf;
 
 Q_DECLARE_METATYPE(std::vector<cleave::EdgeRef>)
 
 namespace {
-
-template <typename T>
-std::vector<T *> itemsOf(QGraphicsScene *scene)
-{
-    std::vector<T *> out;
-    for (QGraphicsItem *item : scene->items())
-        if (auto *t = qgraphicsitem_cast<T *>(item))
-            out.push_back(t);
-    return out;
-}
 
 // 2000 steps of the gated chain: 1 + 3 × 2000 = 6001 nodes; per step relu and sigmoid read the
 // step's input and multiply reads both: 4 × 2000 = 8000 edges, each between adjacent ranks.

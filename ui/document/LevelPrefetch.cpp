@@ -5,25 +5,14 @@
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutCache.h"
 #include "core/layout/LayoutGraph.h"
+#include "ui/scene/ThreadClock.h"
 
 #include <QThread>
 
-#include <ctime>
 #include <exception>
 #include <utility>
 
 namespace cleave::ui {
-
-namespace {
-
-double threadCpuMs()
-{
-    timespec ts {};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-} // namespace
 
 LevelPrefetch::LevelPrefetch(QObject *parent)
     : QObject(parent)

@@ -3,26 +3,15 @@
 #include "ui/scene/FarPicture.h"
 
 #include "ui/scene/FarPictureRenderer.h"
+#include "ui/scene/ThreadClock.h"
 
 #include <QPainter>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <ctime>
 
 namespace cleave::ui {
-
-namespace {
-
-double threadCpuMs()
-{
-    timespec ts {};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-} // namespace
 
 // What the worker shares with the GUI thread: the renderer (used by the pool's one thread
 // only) and the number of the newest request, which tells a running render it is stale.
