@@ -108,6 +108,9 @@ private:
     static void showWithoutDiskCache(MainWindow &window);
     /// Opens `path` in `window` and waits until it is drawn and its blocks are prepared.
     static void openAndPrepare(MainWindow &window, const QString &path);
+    /// Writes `text` as `name`, shows `window` (showWithoutDiskCache) and opens it there
+    /// (openAndPrepare).
+    void showAndPrepare(MainWindow &window, const char *name, const char *text);
 
     QTemporaryDir m_dir;
 };
@@ -141,15 +144,20 @@ void TestLevelPrefetch::openAndPrepare(MainWindow &window, const QString &path)
     QTRY_VERIFY_WITH_TIMEOUT(window.levelView()->isBlocksPrepared(), 30000);
 }
 
-void TestLevelPrefetch::switchTakesPreparedLevel()
+void TestLevelPrefetch::showAndPrepare(MainWindow &window, const char *name, const char *text)
 {
-    const QString path = write("two_dense.relay", twoDense);
+    const QString path = write(name, text);
     QVERIFY(!path.isEmpty());
-    MainWindow window;
     showWithoutDiskCache(window);
     if (QTest::currentTestFailed())
         return;
     openAndPrepare(window, path);
+}
+
+void TestLevelPrefetch::switchTakesPreparedLevel()
+{
+    MainWindow window;
+    showAndPrepare(window, "two_dense.relay", twoDense);
     if (QTest::currentTestFailed())
         return;
     QCOMPARE(drawnNodes(window), 8);
@@ -254,13 +262,8 @@ void TestLevelPrefetch::anotherModelIsPreparedAgain()
 
 void TestLevelPrefetch::expandedBlockIsNotTakenFromPreparation()
 {
-    const QString path = write("dense_softmax.relay", denseSoftmax);
-    QVERIFY(!path.isEmpty());
     MainWindow window;
-    showWithoutDiskCache(window);
-    if (QTest::currentTestFailed())
-        return;
-    openAndPrepare(window, path);
+    showAndPrepare(window, "dense_softmax.relay", denseSoftmax);
     if (QTest::currentTestFailed())
         return;
     const cleave::Graph &graph = *window.document()->graph();
