@@ -235,6 +235,10 @@ Opened openModel(const Case &c, ui::CanvasWidget &canvas, QImage &image)
     o.graph = c.load();
     if (!o.graph)
         return o;
+    // A generated graph has no file, hence no checksum, and a layout without a model key is
+    // never cached: give it one, as every opened file has (else open_cached lays out again).
+    if (o.graph->checksum().empty())
+        o.graph->setChecksum("bench-" + c.name);
     o.blocks = fuseOps(*o.graph, o.graph->mainFunction());
     canvas.setGraph(o.graph.get(), o.graph->mainFunction(), o.graph->checksum());
     if (!waitForLayout(canvas))
