@@ -16,17 +16,13 @@ namespace cleave::ui {
 
 LevelPrefetch::LevelPrefetch(QObject *parent)
     : QObject(parent)
+    , m_workers(this)
 {
 }
 
 LevelPrefetch::~LevelPrefetch()
 {
-    for (Worker &worker : m_workers)
-        worker.cancel->store(true);
-    for (Worker &worker : m_workers) {
-        worker.thread->wait();
-        delete worker.thread;
-    }
+    m_workers.cancelAndWait();
 }
 
 void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::Graph> graph,
@@ -87,9 +83,7 @@ void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::
         QMetaObject::invokeMethod(
             this, [this, generation, level] { deliver(generation, level); }, Qt::QueuedConnection);
     });
-    connect(thread, &QThread::finished, this, [this, thread] { reap(thread); });
-    m_workers.push_back(Worker { generation, cancel, thread });
-    thread->start(QThread::LowPriority);
+    m_workers.run(thread, cancel, QThread::LowPriority);
 }
 
 void LevelPrefetch::discard()
@@ -116,8 +110,7 @@ const PreparedLevel *LevelPrefetch::prepared(const std::string &key,
 
 void LevelPrefetch::stopWorkers()
 {
-    for (Worker &worker : m_workers)
-        worker.cancel->store(true);
+    m_workers.cancelAll();
     ++m_generation; // whatever a worker still delivers is stale now
     m_running = false;
 }
@@ -130,17 +123,6 @@ void LevelPrefetch::deliver(quint64 generation, const std::shared_ptr<PreparedLe
     m_prepared = level;
     if (level)
         emit ready();
-}
-
-void LevelPrefetch::reap(QThread *thread)
-{
-    for (auto it = m_workers.begin(); it != m_workers.end(); ++it) {
-        if (it->thread == thread) {
-            m_workers.erase(it);
-            thread->deleteLater();
-            return;
-        }
-    }
 }
 
 } // namespace cleave::ui

@@ -6,6 +6,7 @@
 #include "core/graph/FunctionView.h"
 #include "core/graph/Graph.h"
 #include "core/partition/BlockGraph.h"
+#include "ui/scene/WorkerThreads.h"
 
 #include <QObject>
 
@@ -13,8 +14,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-class QThread;
 
 namespace cleave {
 class LayoutCache;
@@ -80,17 +79,10 @@ signals:
     void ready();
 
 private:
-    struct Worker
-    {
-        quint64 generation = 0;
-        std::shared_ptr<std::atomic<bool>> cancel;
-        QThread *thread = nullptr;
-    };
     void deliver(quint64 generation, const std::shared_ptr<PreparedLevel> &level);
-    void reap(QThread *thread);
     void stopWorkers();
 
-    std::vector<Worker> m_workers;
+    WorkerThreads m_workers;
     quint64 m_generation = 0;
     bool m_running = false;
     std::string m_key;

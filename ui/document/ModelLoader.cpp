@@ -75,17 +75,13 @@ bool prepare(const std::string &path, const std::atomic<bool> &cancel, const Ann
 
 ModelLoader::ModelLoader(QObject *parent)
     : QObject(parent)
+    , m_workers(this, [this] { emit idle(); })
 {
 }
 
 ModelLoader::~ModelLoader()
 {
-    for (Worker &worker : m_workers)
-        worker.cancel->store(true);
-    for (Worker &worker : m_workers) {
-        worker.thread->wait();
-        delete worker.thread;
-    }
+    m_workers.cancelAndWait();
 }
 
 QString ModelLoader::phaseText(Phase phase, const QString &fileName, const QString &detail)
@@ -148,16 +144,13 @@ quint64 ModelLoader::start(const QString &path)
         QMetaObject::invokeMethod(
             this, [this, generation, model] { deliver(generation, model); }, Qt::QueuedConnection);
     });
-    connect(thread, &QThread::finished, this, [this, thread] { reap(thread); });
-    m_workers.push_back(Worker { generation, cancel, thread });
-    thread->start();
+    m_workers.run(thread, cancel);
     return generation;
 }
 
 void ModelLoader::abandonCurrent()
 {
-    for (Worker &worker : m_workers)
-        worker.cancel->store(true);
+    m_workers.cancelAll();
     if (!m_running)
         return;
     m_running = false;
@@ -177,19 +170,6 @@ void ModelLoader::deliver(quint64 generation, std::shared_ptr<PreparedModel> mod
         return;
     m_running = false;
     emit finished(generation, std::move(model));
-}
-
-void ModelLoader::reap(QThread *thread)
-{
-    for (auto it = m_workers.begin(); it != m_workers.end(); ++it) {
-        if (it->thread == thread) {
-            m_workers.erase(it);
-            thread->deleteLater();
-            break;
-        }
-    }
-    if (m_workers.empty())
-        emit idle();
 }
 
 } // namespace cleave::ui

@@ -8,6 +8,7 @@
 #include "core/graph/Graph.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "ui/scene/WorkerThreads.h"
 
 #include <QObject>
 #include <QString>
@@ -16,8 +17,6 @@
 #include <memory>
 #include <optional>
 #include <vector>
-
-class QThread;
 
 namespace cleave {
 struct LayoutGraph;
@@ -82,7 +81,7 @@ public:
     /// True while a request waits for its result.
     [[nodiscard]] bool isRunning() const { return m_running; }
     /// True while a worker thread (of the current or an abandoned request) still runs.
-    [[nodiscard]] bool hasWorkers() const { return !m_workers.empty(); }
+    [[nodiscard]] bool hasWorkers() const { return !m_workers.isEmpty(); }
     [[nodiscard]] quint64 generation() const { return m_generation; }
     /// What the card says of a phase ("Importing resnet.relay (Relay): parsing…").
     [[nodiscard]] static QString phaseText(Phase phase, const QString &fileName,
@@ -101,17 +100,10 @@ signals:
     void idle();
 
 private:
-    struct Worker
-    {
-        quint64 generation = 0;
-        std::shared_ptr<std::atomic<bool>> cancel;
-        QThread *thread = nullptr;
-    };
     void deliver(quint64 generation, std::shared_ptr<PreparedModel> model);
-    void reap(QThread *thread);
     void abandonCurrent();
 
-    std::vector<Worker> m_workers;
+    WorkerThreads m_workers;
     quint64 m_generation = 0;
     bool m_running = false;
 };

@@ -10,17 +10,13 @@ namespace cleave::ui {
 LayoutRunner::LayoutRunner(QObject *parent)
     : QObject(parent)
     , m_cache(std::make_shared<LayoutCache>())
+    , m_jobs(this)
 {
 }
 
 LayoutRunner::~LayoutRunner()
 {
-    for (Job &job : m_jobs)
-        job.cancel->store(true);
-    for (Job &job : m_jobs) {
-        job.thread->wait();
-        delete job.thread;
-    }
+    m_jobs.cancelAndWait();
 }
 
 void LayoutRunner::setCacheDirectory(const QString &directory)
@@ -42,8 +38,7 @@ std::shared_ptr<const Layout> LayoutRunner::findInMemory(const LayoutGraph &grap
 quint64 LayoutRunner::start(std::shared_ptr<const LayoutGraph> graph, std::string modelKey,
                             const LayoutSettings &settings)
 {
-    for (Job &job : m_jobs)
-        job.cancel->store(true);
+    m_jobs.cancelAll();
     const quint64 generation = ++m_generation;
     m_running = true;
     auto cancel = std::make_shared<std::atomic<bool>>(false);
@@ -79,9 +74,7 @@ quint64 LayoutRunner::start(std::shared_ptr<const LayoutGraph> graph, std::strin
             this, [this, generation, result] { deliver(generation, result); },
             Qt::QueuedConnection);
     });
-    connect(thread, &QThread::finished, this, [this, thread] { reap(thread); });
-    m_jobs.push_back(Job { generation, cancel, thread });
-    thread->start(QThread::LowPriority);
+    m_jobs.run(thread, cancel, QThread::LowPriority);
     return generation;
 }
 
@@ -89,8 +82,7 @@ void LayoutRunner::cancel()
 {
     if (!m_running)
         return;
-    for (Job &job : m_jobs)
-        job.cancel->store(true);
+    m_jobs.cancelAll();
     const quint64 generation = m_generation;
     ++m_generation; // whatever the running job still delivers is stale now
     m_running = false;
@@ -102,8 +94,7 @@ void LayoutRunner::cancel()
 
 void LayoutRunner::discard()
 {
-    for (Job &job : m_jobs)
-        job.cancel->store(true);
+    m_jobs.cancelAll();
     ++m_generation;
     m_running = false;
 }
@@ -114,17 +105,6 @@ void LayoutRunner::deliver(quint64 generation, const LayoutResult &result)
         return;
     m_running = false;
     emit finished(generation, result);
-}
-
-void LayoutRunner::reap(QThread *thread)
-{
-    for (auto it = m_jobs.begin(); it != m_jobs.end(); ++it) {
-        if (it->thread == thread) {
-            m_jobs.erase(it);
-            thread->deleteLater();
-            return;
-        }
-    }
 }
 
 } // namespace cleave::ui

@@ -5,6 +5,7 @@
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutCache.h"
 #include "core/layout/LayoutGraph.h"
+#include "ui/scene/WorkerThreads.h"
 
 #include <QObject>
 #include <QString>
@@ -13,8 +14,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-class QThread;
 
 namespace cleave::ui {
 
@@ -56,17 +55,10 @@ signals:
     void finished(quint64 generation, const cleave::LayoutResult &result);
 
 private:
-    struct Job
-    {
-        quint64 generation = 0;
-        std::shared_ptr<std::atomic<bool>> cancel;
-        QThread *thread = nullptr;
-    };
     void deliver(quint64 generation, const LayoutResult &result);
-    void reap(QThread *thread);
 
     std::shared_ptr<LayoutCache> m_cache;
-    std::vector<Job> m_jobs;
+    WorkerThreads m_jobs;
     quint64 m_generation = 0;
     bool m_running = false;
 };
