@@ -9,6 +9,16 @@
 
 namespace cleave::ui {
 
+namespace {
+
+void deleteBadges(const std::map<EdgeRef, BadgeItem *> &badges)
+{
+    for (const auto &[edge, badge] : badges)
+        delete badge; // leaves its scene as it goes
+}
+
+} // namespace
+
 void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphicsItem *badgeLayer,
                          QGraphicsScene &scene, qreal zoom)
 {
@@ -38,12 +48,7 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
         badges.emplace(c.edge, badge);
         ++m_lastMade;
     }
-    // The badges no longer shown (children of a layer: not in the scene's index).
-    for (const auto &[edge, badge] : m_badges) {
-        if (QGraphicsScene *in = badge->scene())
-            in->removeItem(badge);
-        delete badge;
-    }
+    deleteBadges(m_badges); // the badges no longer shown
     m_badges = std::move(badges);
 
     // Restyle only the edges whose colour changed: the old ones going back to normal first.
@@ -72,11 +77,7 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
 void BoundaryLayer::clear()
 {
     ungroupBadges(m_counts);
-    for (const auto &[edge, badge] : m_badges) {
-        if (QGraphicsScene *in = badge->scene())
-            in->removeItem(badge);
-        delete badge;
-    }
+    deleteBadges(m_badges);
     m_badges.clear();
     m_badgeList.clear();
     for (const auto &[edge, was] : m_bold)
