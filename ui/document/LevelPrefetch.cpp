@@ -14,6 +14,22 @@
 
 namespace cleave::ui {
 
+bool collapseLevel(PreparedLevel &level, const cleave::Graph &graph, cleave::FunctionId function,
+                   const std::vector<cleave::FusedBlock> &blocks,
+                   const std::vector<std::size_t> &expanded, const std::atomic<bool> *cancel)
+{
+    auto collapsed = std::make_shared<const cleave::BlockGraph>(
+        cleave::collapseBlocks(graph, function, blocks, expanded));
+    if (cancel != nullptr && cancel->load())
+        return false;
+    level.drawn = std::make_shared<const cleave::LayoutGraph>(
+        cleave::buildLayoutGraph(collapsed->graph, collapsed->graph.mainFunction()));
+    level.view = std::make_shared<const cleave::FunctionView>(collapsed->graph,
+                                                              collapsed->graph.mainFunction());
+    level.blocks = std::move(collapsed);
+    return true;
+}
+
 LevelPrefetch::LevelPrefetch(QObject *parent)
     : QObject(parent)
     , m_workers(this)
@@ -54,16 +70,8 @@ void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::
         level->key = key;
         level->source = graph;
         try {
-            auto collapsed = std::make_shared<cleave::BlockGraph>(
-                cleave::collapseBlocks(*graph, function, blocks));
-            if (cancel->load())
-                return;
-            level->drawn = std::make_shared<const cleave::LayoutGraph>(
-                cleave::buildLayoutGraph(collapsed->graph, collapsed->graph.mainFunction()));
-            level->view = std::make_shared<const cleave::FunctionView>(
-                collapsed->graph, collapsed->graph.mainFunction());
-            level->blocks = std::move(collapsed);
-            if (cancel->load())
+            if (!collapseLevel(*level, *graph, function, blocks, {}, cancel.get())
+                || cancel->load())
                 return;
             if (cache) {
                 cleave::LayoutControl control;

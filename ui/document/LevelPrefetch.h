@@ -37,6 +37,15 @@ struct PreparedLevel
     double cpuMs = 0; ///< The worker's CPU time (collapse, drawn graph, layout).
 };
 
+/// Collapses the blocks of `function` of `graph` (`expanded` ones left open) into `level`: its
+/// block graph, drawn graph and function view. What the worker prepares, and what the switch
+/// makes itself when nothing was prepared. False, with `level` part-filled, when `cancel` (may
+/// be null) is raised between the steps.
+bool collapseLevel(PreparedLevel &level, const cleave::Graph &graph, cleave::FunctionId function,
+                   const std::vector<cleave::FusedBlock> &blocks,
+                   const std::vector<std::size_t> &expanded,
+                   const std::atomic<bool> *cancel = nullptr);
+
 /// Prepares the Fused Blocks level in the background once a model is shown (LevelView asks for
 /// it): a worker thread collapses the blocks (collapseBlocks), builds their drawn graph and lays
 /// it out into the canvas' layout cache, so that the level switch only takes what is ready.

@@ -195,17 +195,16 @@ void LevelView::rebuild(bool graphChanged)
             m_blockDrawn = ready->drawn;
             m_blockView = ready->view;
         } else {
-            auto made = std::make_shared<const cleave::BlockGraph>(
-                cleave::collapseBlocks(*graph, shownFunction(), m_document->blocks(), m_expanded));
-            m_blockDrawn = std::make_shared<const cleave::LayoutGraph>(
-                cleave::buildLayoutGraph(made->graph, made->graph.mainFunction()));
-            m_blockView = std::make_shared<const cleave::FunctionView>(made->graph,
-                                                                       made->graph.mainFunction());
-            m_blockGraph = std::move(made);
+            PreparedLevel made;
+            made.key = key;
+            made.source = m_document->sharedGraph();
+            collapseLevel(made, *graph, shownFunction(), m_document->blocks(), m_expanded);
+            m_blockGraph = made.blocks;
+            m_blockDrawn = made.drawn;
+            m_blockView = made.view;
             // Kept for the next switch (a worker preparing the same is stopped: too late).
             if (m_expanded.empty())
-                m_prefetch->adopt(PreparedLevel { key, m_document->sharedGraph(), m_blockGraph,
-                                                  m_blockDrawn, m_blockView });
+                m_prefetch->adopt(std::move(made));
         }
     }
     std::optional<cleave::PartitionPlan> previousPlan = std::exchange(m_blockPlan, std::nullopt);
