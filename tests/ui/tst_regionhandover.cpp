@@ -3,10 +3,10 @@
 //
 // The shapes of the partition regions are made from the layout alone, beside it, by the worker
 // that makes or prepares it, and handed over with it: the boxes and routes are those of the
-// layout's own rectangles and splines; a store keeps the last two and forgets those whose layout
-// is gone; after Ctrl+2 with a plan of two partitions the regions and the badges of both
-// boundary tensors are all there once the drawing is complete, and Ctrl+1 brings them back with
-// the focused node in its place.
+// layout's own rectangles and splines; a store keeps the last two until the canvas takes them
+// and forgets those whose layout is gone; after Ctrl+2 with a plan of two partitions the regions
+// and the badges of both boundary tensors are all there once the drawing is complete, and Ctrl+1
+// brings them back with the focused node in its place.
 #include "TestSupport.h"
 #include "core/analysis/Cost.h"
 #include "core/layout/GraphLayouter.h"
@@ -197,31 +197,33 @@ void TestRegionHandover::storeKeepsLastTwoOfLiveLayouts()
     const auto ga = makeRegionGeometry(a);
     store.put(ga);
     store.put(makeRegionGeometry(b));
-    QCOMPARE(store.find(a.get()), ga);
-    QCOMPARE(store.find(b.get())->boxes.front(), QRectF(988, -15, 84, 60));
+    QVERIFY(store.holds(a.get()) && store.holds(b.get()));
     // A third goes in, the oldest goes out.
     store.put(makeRegionGeometry(c));
     QCOMPARE(store.size(), std::size_t(2));
-    QVERIFY(!store.find(a.get()));
-    QCOMPARE(store.find(c.get())->boxes.front(), QRectF(1988, -15, 84, 60));
-    // One made again for the same layout replaces the one held.
+    QVERIFY(!store.holds(a.get()));
+    QVERIFY(!store.take(a.get()));
+    // One made again for the same layout replaces the one waiting.
     const auto gc = makeRegionGeometry(c);
     store.put(gc);
     QCOMPARE(store.size(), std::size_t(2));
-    QCOMPARE(store.find(c.get()), gc);
-    QVERIFY(store.find(b.get()));
-    // A layout gone: its geometry is never found, and the next put drops it.
+    // Taken out once: the store lets go of it.
+    QCOMPARE(store.take(c.get()), gc);
+    QCOMPARE(gc->boxes.front(), QRectF(1988, -15, 84, 60));
+    QVERIFY(!store.holds(c.get()));
+    QCOMPARE(store.size(), std::size_t(1));
+    // A layout gone: its geometry is never taken, and the next put drops it.
     const Layout *gone = b.get();
     b.reset();
-    QVERIFY(!store.find(gone));
+    QVERIFY(!store.holds(gone));
     const std::shared_ptr<const Layout> d = twoNodeLayout(3000);
     store.put(makeRegionGeometry(d));
-    QCOMPARE(store.size(), std::size_t(2));
-    QVERIFY(store.find(c.get()) && store.find(d.get()));
+    QCOMPARE(store.size(), std::size_t(1));
+    QVERIFY(store.holds(d.get()));
     // A geometry without a live layout is not kept.
     a.reset();
     store.put(ga);
-    QCOMPARE(store.size(), std::size_t(2));
+    QCOMPARE(store.size(), std::size_t(1));
 }
 
 void TestRegionHandover::blocksLevelShowsRegionsAndBadges()
@@ -245,8 +247,11 @@ void TestRegionHandover::blocksLevelShowsRegionsAndBadges()
     const std::shared_ptr<const Layout> blocksLayout = window.canvas()->layoutCache()->findInMemory(
         cleave::layoutCacheKey(prepared->key, *prepared->drawn, {}));
     QVERIFY(blocksLayout);
-    const auto handed = window.canvas()->regionGeometries()->find(blocksLayout.get());
+    const std::shared_ptr<cleave::ui::RegionGeometryStore> store
+        = window.canvas()->regionGeometries();
+    const auto handed = store->take(blocksLayout.get());
     QVERIFY(handed);
+    store->put(handed); // where the switch takes it
     QCOMPARE(handed->boxes.size(), std::size_t(7));
     QCOMPARE(handed->routes.size(), std::size_t(7));
     compareWithLayout(*handed, *blocksLayout);
@@ -311,6 +316,7 @@ void TestRegionHandover::blocksLevelShowsRegionsAndBadges()
     QTest::keyClick(&window, Qt::Key_2, Qt::ControlModifier);
     QCOMPARE(window.level(), MainWindow::Level::Blocks);
     QTRY_VERIFY_WITH_TIMEOUT(window.canvas()->isLayoutReady(), 30000);
+    QVERIFY(!store->holds(blocksLayout.get())); // taken by the canvas
     checkPlanDrawn(3, 2);
     if (QTest::currentTestFailed())
         return;

@@ -21,6 +21,7 @@
 #include "ui/scene/Minimap.h"
 #include "ui/scene/OpCategory.h"
 #include "ui/scene/PlanLayerItem.h"
+#include "ui/scene/RegionGeometryMaker.h"
 #include "ui/scene/RegionGeometryStore.h"
 #include "ui/scene/SceneBuilder.h"
 #include "ui/scene/SceneDisposer.h"
@@ -55,8 +56,13 @@ namespace {
 // Node labels are drawn from a zoom of 0.45 on (NodeItem's level of detail).
 constexpr qreal readableZoom = 0.45;
 constexpr qreal initialZoom = 0.8;
-// The longest a turn completing a built scene may run a sliced job (the paint follows).
+// How long a turn may run each sliced job, a paint following it: the items of a new scene
+// and the disposal of the old one in the same turns; a job completing a built scene; the
+// disposal alone.
+constexpr int buildSliceMs = 6;
+constexpr int disposeWhileBuildingMs = 3;
 constexpr int finishSliceMs = 6;
+constexpr int disposeSliceMs = 6;
 // A scene of up to this many items is cleared at once (a few milliseconds); a larger one is
 // swapped for a fresh scene and deleted over the next event-loop turns.
 constexpr qsizetype itemsClearedAtOnce = 4000;
@@ -102,6 +108,7 @@ struct CanvasWidget::Private
     SceneDisposer *disposer = nullptr;
     QTimer *finishing = nullptr; // between the turns that complete a built scene
     QTimer *badges = nullptr; // between the turns that make a plan's badges out of view
+    RegionGeometryMaker *geometryMaker = nullptr;
     int finishStep = 0; // the next of those turns (finishTurn())
     QTimer *overlayDelay = nullptr;
     QVariantAnimation *flash = nullptr;
@@ -184,7 +191,7 @@ struct CanvasWidget::Private
     void startLayout();
     /// Redraws the regions of `partitions` with their current names and targets (same nodes).
     void relabelRegions(const std::vector<PartitionId> &partitions);
-    /// The region geometry of `layout`: as the worker made it, else made now.
+    /// The region geometry of `layout`: as a worker made it, else made now.
     [[nodiscard]] std::shared_ptr<const RegionGeometry> takeRegionGeometry() const;
     /// Shows the boundary tensors of the plan (bold edges, badges) by difference with those
     /// shown; returns them as the far picture's lines.
@@ -328,7 +335,8 @@ void CanvasWidget::Private::connectScene()
 void CanvasWidget::Private::clearScene()
 {
     builder->stop();
-    disposer->setPaused(false); // until the next build
+    geometryMaker->cancel();
+    disposer->setSliceBudget(disposeSliceMs);
     finishing->stop();
     badges->stop();
     cutTool->deactivate();
@@ -388,9 +396,12 @@ void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QS
     request.marks = &marks;
     request.labels = &shapeLabels;
     request.first = view->mapToScene(view->viewport()->rect()).boundingRect();
-    // The old scene's slices wait for the new one's: a turn running a slice of each (8 + 6
-    // ms) and then a paint would be a frame of 20 ms.
-    disposer->setPaused(true);
+    // A turn runs a slice of the new scene's items and one of the old scene's disposal (which
+    // frees the memory the new items reuse) before its paint: both short while building.
+    disposer->setSliceBudget(disposeWhileBuildingMs);
+    // The region geometry is made meanwhile, unless a worker made it with the layout.
+    if (!runner->regionGeometries()->holds(building.get()))
+        geometryMaker->start(building, runner->regionGeometries());
     builder->start(std::move(request));
 }
 
@@ -418,9 +429,15 @@ void CanvasWidget::Private::finishTurn()
         finishing->start();
         return;
     }
+    finishing->setInterval(0);
     switch (finishStep++) {
     case 0:
-        // Handed over with the layout; made here (a turn of its own) when no longer held.
+        // Made by a worker with the layout, or while the items were made (waited for).
+        if (!runner->regionGeometries()->holds(layout.get()) && geometryMaker->isRunning()) {
+            --finishStep;
+            finishing->start(1);
+            return;
+        }
         regionGeometry = takeRegionGeometry();
         break;
     case 1:
@@ -451,7 +468,7 @@ void CanvasWidget::Private::finishScene()
     if (!moved && !placed)
         showInitialView(*layout, drawingBounds());
     refreshMinimap();
-    disposer->setPaused(false);
+    disposer->setSliceBudget(disposeSliceMs);
     emit q->layoutFinished(true, builtMessage);
 }
 
@@ -629,14 +646,11 @@ void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &parti
 
 std::shared_ptr<const RegionGeometry> CanvasWidget::Private::takeRegionGeometry() const
 {
-    // Made by the worker that laid out or prepared the layout; made here only for a layout
-    // whose geometry is no longer held (and kept then, for a switch back).
-    const std::shared_ptr<RegionGeometryStore> store = runner->regionGeometries();
-    if (std::shared_ptr<const RegionGeometry> held = store->find(layout.get()))
-        return held;
-    std::shared_ptr<const RegionGeometry> made = makeRegionGeometry(layout);
-    store->put(made);
-    return made;
+    // Made by a worker (with the layout, or while the items were made); made here only when
+    // no worker could (a plan set before the scene was complete, a worker stopped).
+    if (std::shared_ptr<const RegionGeometry> made = runner->regionGeometries()->take(layout.get()))
+        return made;
+    return makeRegionGeometry(layout);
 }
 
 void CanvasWidget::Private::applyProblems(bool on)
@@ -751,8 +765,9 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->builder = new SceneBuilder(*m_d->scene, m_d->nodeItems, m_d->edgeItems, this);
     connect(m_d->builder, &SceneBuilder::built, this, [this] { m_d->sceneBuilt(); });
     m_d->disposer = new SceneDisposer(this);
-    // Its slices run in the turns after a build, where a frame is a paint: 6 ms + the paint.
-    m_d->disposer->setSliceBudget(6);
+    m_d->disposer->setSliceBudget(disposeSliceMs);
+    m_d->builder->setSliceBudget(buildSliceMs);
+    m_d->geometryMaker = new RegionGeometryMaker(this);
     m_d->finishing = new QTimer(this);
     m_d->finishing->setSingleShot(true);
     m_d->finishing->setInterval(0);

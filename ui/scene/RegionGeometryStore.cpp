@@ -32,13 +32,25 @@ void RegionGeometryStore::put(std::shared_ptr<const RegionGeometry> geometry)
     }
 }
 
-std::shared_ptr<const RegionGeometry> RegionGeometryStore::find(const Layout *layout) const
+std::shared_ptr<const RegionGeometry> RegionGeometryStore::take(const Layout *layout)
 {
     const std::lock_guard lock(m_mutex);
     const auto it = std::find_if(
         m_held.begin(), m_held.end(),
         [&](const std::shared_ptr<const RegionGeometry> &g) { return g->isOf(layout); });
-    return it != m_held.end() ? *it : nullptr;
+    if (it == m_held.end())
+        return nullptr;
+    std::shared_ptr<const RegionGeometry> taken = std::move(*it);
+    m_held.erase(it);
+    return taken;
+}
+
+bool RegionGeometryStore::holds(const Layout *layout) const
+{
+    const std::lock_guard lock(m_mutex);
+    return std::any_of(
+        m_held.begin(), m_held.end(),
+        [&](const std::shared_ptr<const RegionGeometry> &g) { return g->isOf(layout); });
 }
 
 std::size_t RegionGeometryStore::size() const

@@ -11,11 +11,11 @@
 namespace cleave::ui {
 
 /// Where the region geometry of a layout waits for the canvas that draws it: the worker that
-/// lays out a graph (LayoutRunner) or prepares the other level (LevelPrefetch) makes the
-/// geometry beside the layout and puts it here, so that the first plan on that layout finds
-/// its shapes made instead of building them on the UI thread. Holds the last few geometries
-/// put (the shown level's and the prepared one's: a switch back finds its own again); one
-/// whose layout is gone is dropped. Thread-safe.
+/// lays out a graph (LayoutRunner), prepares the other level (LevelPrefetch) or makes the
+/// geometry of a layout found in memory (RegionGeometryMaker) puts it here beside the layout,
+/// so that the first plan on that layout finds its shapes made instead of building them on the
+/// UI thread. The canvas takes it out (the store keeps nothing the canvas holds); at most the
+/// last two put wait, and one whose layout is gone is dropped. Thread-safe.
 class RegionGeometryStore
 {
 public:
@@ -24,8 +24,10 @@ public:
 
     /// Keeps `geometry` (made from a live layout), replacing one of the same layout.
     void put(std::shared_ptr<const RegionGeometry> geometry);
-    /// The geometry made from `layout`, or null.
-    [[nodiscard]] std::shared_ptr<const RegionGeometry> find(const Layout *layout) const;
+    /// The geometry made from `layout`, or null; the store lets go of it.
+    [[nodiscard]] std::shared_ptr<const RegionGeometry> take(const Layout *layout);
+    /// True when a geometry made from `layout` waits here.
+    [[nodiscard]] bool holds(const Layout *layout) const;
     /// How many geometries are held (those of layouts gone included, until the next put()).
     [[nodiscard]] std::size_t size() const;
 

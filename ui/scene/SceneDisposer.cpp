@@ -49,16 +49,7 @@ void SceneDisposer::dispose(std::unique_ptr<QGraphicsScene> scene,
     p.keepAlive = std::move(keepAlive);
     p.scene = std::move(scene);
     m_pending.push_back(std::move(p));
-    if (!m_next->isActive() && !m_paused)
-        m_next->start();
-}
-
-void SceneDisposer::setPaused(bool on)
-{
-    m_paused = on;
-    if (on)
-        m_next->stop();
-    else if (!m_pending.empty() && !m_next->isActive())
+    if (!m_next->isActive())
         m_next->start();
 }
 

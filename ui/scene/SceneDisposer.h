@@ -45,10 +45,6 @@ public:
     [[nodiscard]] bool isBusy() const { return !m_pending.empty(); }
     /// The longest a slice may take (milliseconds); 0 deletes everything in one slice.
     void setSliceBudget(int milliseconds) { m_budget = milliseconds; }
-    /// Holds the slices back while `on` (another job has the event-loop turns: a scene being
-    /// built), so that no turn runs a slice of both; they resume when it is lifted.
-    void setPaused(bool on);
-    [[nodiscard]] bool isPaused() const { return m_paused; }
 
 signals:
     /// The last scene handed over is deleted.
@@ -74,7 +70,6 @@ private:
     std::deque<Pending> m_pending;
     QTimer *m_next = nullptr;
     int m_budget = 10;
-    bool m_paused = false;
 };
 
 } // namespace cleave::ui
