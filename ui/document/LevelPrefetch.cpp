@@ -5,6 +5,7 @@
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutCache.h"
 #include "core/layout/LayoutGraph.h"
+#include "ui/scene/RegionGeometryStore.h"
 #include "ui/scene/ThreadClock.h"
 
 #include <QThread>
@@ -43,7 +44,8 @@ LevelPrefetch::~LevelPrefetch()
 
 void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::Graph> graph,
                           cleave::FunctionId function, std::vector<cleave::FusedBlock> blocks,
-                          std::shared_ptr<cleave::LayoutCache> cache)
+                          std::shared_ptr<cleave::LayoutCache> cache,
+                          std::shared_ptr<RegionGeometryStore> regions)
 {
     if (!graph || key.empty())
         return;
@@ -60,7 +62,7 @@ void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::
     // destructor waits for the thread anyway).
     QThread *thread = QThread::create([this, generation, cancel, key, graph = std::move(graph),
                                        function, blocks = std::move(blocks),
-                                       cache = std::move(cache)] {
+                                       cache = std::move(cache), regions = std::move(regions)] {
         const double started = threadCpuMs();
         auto fail = [this, generation] {
             QMetaObject::invokeMethod(
@@ -81,6 +83,10 @@ void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::
                 if (result.status == cleave::LayoutResult::Status::Cancelled)
                     return;
                 level->laidOut = result.isOk();
+                // The shapes of its partition regions, which the switch would otherwise make
+                // on the UI thread with its first plan.
+                if (level->laidOut && regions && !cancel->load())
+                    regions->put(makeRegionGeometry(result.layout));
             }
         } catch (const std::exception &) {
             // Nothing prepared: the switch makes the level itself (and reports what fails).

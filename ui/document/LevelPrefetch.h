@@ -22,6 +22,8 @@ struct LayoutGraph;
 
 namespace cleave::ui {
 
+class RegionGeometryStore;
+
 /// The Fused Blocks level of a graph, made off the UI thread: the collapsed block graph, its
 /// drawn graph and function view, and whether its layout went into the cache it was prepared
 /// for.
@@ -34,7 +36,7 @@ struct PreparedLevel
     /// The main function of blocks->graph viewed, for the conversion of plans to this level.
     std::shared_ptr<const cleave::FunctionView> view;
     bool laidOut = false; ///< The layout is in the cache (memory, and disk when it has one).
-    double cpuMs = 0; ///< The worker's CPU time (collapse, drawn graph, layout).
+    double cpuMs = 0; ///< The worker's CPU time (collapse, drawn graph, layout, regions).
 };
 
 /// Collapses the blocks of `function` of `graph` (`expanded` ones left open) into `level`: its
@@ -66,10 +68,12 @@ public:
     LevelPrefetch &operator=(const LevelPrefetch &) = delete;
 
     /// Prepares the blocks of `function` of `graph` (none expanded) under `key`, laid out into
-    /// `cache` (null: not laid out). Does nothing when that key is prepared or being prepared.
+    /// `cache` (null: not laid out), the layout's region geometry made and left in `regions`
+    /// (null: not made). Does nothing when that key is prepared or being prepared.
     void start(const std::string &key, std::shared_ptr<const cleave::Graph> graph,
                cleave::FunctionId function, std::vector<cleave::FusedBlock> blocks,
-               std::shared_ptr<cleave::LayoutCache> cache);
+               std::shared_ptr<cleave::LayoutCache> cache,
+               std::shared_ptr<RegionGeometryStore> regions = nullptr);
     /// Drops the running request and what was prepared.
     void discard();
     /// Keeps a level made on the UI thread (the switch came before the worker), to be reused.

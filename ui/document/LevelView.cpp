@@ -97,7 +97,8 @@ cleave::FunctionId LevelView::shownFunction() const
     return graph ? graph->mainFunction() : cleave::FunctionId {};
 }
 
-bool LevelView::prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache)
+bool LevelView::prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache,
+                              std::shared_ptr<RegionGeometryStore> regions)
 {
     const std::shared_ptr<const cleave::Graph> graph = m_document->sharedGraph();
     if (!graph)
@@ -113,7 +114,7 @@ bool LevelView::prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache)
         return false;
     const cleave::PartitionPlan *plan = m_document->plan();
     m_prefetch->start(key, graph, plan ? plan->function() : graph->mainFunction(), blocks,
-                      std::move(cache));
+                      std::move(cache), std::move(regions));
     return true;
 }
 

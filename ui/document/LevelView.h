@@ -26,6 +26,7 @@ namespace cleave::ui {
 
 class Document;
 class LevelPrefetch;
+class RegionGeometryStore;
 struct PreparedLevel;
 
 /// What the canvas shows of the document: every operator (Ops level) or one node per fused block
@@ -62,9 +63,11 @@ public:
     void collapseAllBlocks();
     [[nodiscard]] bool hasExpandedBlocks() const { return !m_expanded.empty(); }
     /// Starts preparing the Blocks level (none expanded) off the UI thread, laid out into
-    /// `cache`, unless it is prepared or being prepared, or the blocks collapse nothing (every
-    /// block is one operator). False when nothing was started.
-    bool prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache);
+    /// `cache` with its region geometry left in `regions` (may be null), unless it is prepared
+    /// or being prepared, or the blocks collapse nothing (every block is one operator). False
+    /// when nothing was started.
+    bool prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache,
+                       std::shared_ptr<RegionGeometryStore> regions = nullptr);
     /// The background preparation of the Blocks level (its ready() says when it is there).
     [[nodiscard]] LevelPrefetch *prefetch() const { return m_prefetch; }
     /// The prepared Blocks level of the open graph (none expanded), or null.

@@ -5,6 +5,7 @@
 #include "ui/scene/BadgeClusters.h"
 #include "ui/scene/GraphItems.h"
 
+#include <QElapsedTimer>
 #include <QGraphicsScene>
 
 namespace cleave::ui {
@@ -20,14 +21,17 @@ void deleteBadges(const std::map<EdgeRef, BadgeItem *> &badges)
 } // namespace
 
 void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphicsItem *badgeLayer,
-                         QGraphicsScene &scene, qreal zoom)
+                         QGraphicsScene &scene, qreal zoom, const QRectF &first)
 {
     ungroupBadges(m_counts);
     m_lastMade = 0;
     m_lastRestyled = 0;
+    m_pending.clear();
+    m_layer = badgeLayer;
 
     std::map<EdgeRef, Bold> bold;
     std::map<EdgeRef, BadgeItem *> badges;
+    std::vector<PendingBadge> made; // new badges, in crossing order
     for (const BoundaryCrossing &c : crossings) {
         bold.emplace(c.edge, Bold { c.item, c.colour });
         if (c.badge.isEmpty() || badges.contains(c.edge))
@@ -39,14 +43,19 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
             m_badges.erase(kept);
             continue;
         }
-        auto *badge = new BadgeItem(c.edge, c.badge, c.colour);
-        badge->setPos(c.item->midPoint());
-        if (badgeLayer != nullptr)
-            badge->setParentItem(badgeLayer);
-        else
-            scene.addItem(badge);
-        badges.emplace(c.edge, badge);
-        ++m_lastMade;
+        badges.emplace(c.edge, nullptr); // one badge per edge
+        made.push_back({ c.edge, c.item->midPoint(), c.badge, c.colour });
+    }
+    // Measuring a badge's text is most of its cost: hundreds of them (a cut across a large
+    // model) are made in view first, the rest on the next turns (showMore()).
+    const bool sliced = made.size() > badgesAtOnce && first.isValid();
+    for (PendingBadge &p : made) {
+        if (sliced && !first.contains(p.pos)) {
+            badges.erase(p.edge);
+            m_pending.push_back(std::move(p));
+            continue;
+        }
+        badges[p.edge] = makeBadge(scene, p);
     }
     deleteBadges(m_badges); // the badges no longer shown
     m_badges = std::move(badges);
@@ -74,8 +83,45 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
     regroup(scene, zoom);
 }
 
+BadgeItem *BoundaryLayer::makeBadge(QGraphicsScene &scene, const PendingBadge &p)
+{
+    auto *badge = new BadgeItem(p.edge, p.text, p.colour);
+    badge->setPos(p.pos);
+    if (m_layer != nullptr)
+        badge->setParentItem(m_layer);
+    else
+        scene.addItem(badge);
+    ++m_lastMade;
+    return badge;
+}
+
+bool BoundaryLayer::showMore(QGraphicsScene &scene, qreal zoom, int budgetMs)
+{
+    if (m_pending.empty())
+        return true;
+    QElapsedTimer clock;
+    clock.start();
+    std::size_t done = 0;
+    while (done < m_pending.size()
+           && (budgetMs <= 0 || done % 16 != 15 || clock.elapsed() < budgetMs)) {
+        const PendingBadge &p = m_pending[m_pending.size() - 1 - done];
+        m_badges.emplace(p.edge, makeBadge(scene, p));
+        ++done;
+    }
+    m_pending.resize(m_pending.size() - done);
+    if (!m_pending.empty())
+        return false;
+    m_badgeList.clear();
+    m_badgeList.reserve(m_badges.size());
+    for (const auto &[edge, badge] : m_badges)
+        m_badgeList.push_back(badge);
+    regroup(scene, zoom);
+    return true;
+}
+
 void BoundaryLayer::clear()
 {
+    m_pending.clear();
     ungroupBadges(m_counts);
     deleteBadges(m_badges);
     m_badges.clear();
@@ -87,6 +133,8 @@ void BoundaryLayer::clear()
 
 void BoundaryLayer::forget()
 {
+    m_pending.clear();
+    m_layer = nullptr;
     m_counts.clear();
     m_badges.clear();
     m_badgeList.clear();

@@ -5,6 +5,8 @@
 #include "core/graph/Ids.h"
 
 #include <QColor>
+#include <QPointF>
+#include <QRectF>
 #include <QString>
 
 #include <map>
@@ -43,8 +45,18 @@ public:
     /// Shows `crossings` instead of what was shown, badges under `badgeLayer` (a
     /// PlanLayerItem; nullptr: top-level items of `scene`), grouped for `zoom`. The edge items
     /// of the crossings shown must stay alive until the next show(), clear() or forget().
+    ///
+    /// When more than `badgesAtOnce` badges are to be made, only those anchored in `first`
+    /// (the visible area) are made now; showMore() makes the others.
     void show(const std::vector<BoundaryCrossing> &crossings, QGraphicsItem *badgeLayer,
-              QGraphicsScene &scene, qreal zoom);
+              QGraphicsScene &scene, qreal zoom, const QRectF &first = {});
+    /// Makes badges left by show() for about `budgetMs` milliseconds (0: all), grouping them all
+    /// again once the last is made; true when none is left.
+    bool showMore(QGraphicsScene &scene, qreal zoom, int budgetMs);
+    /// True while show() left badges to make.
+    [[nodiscard]] bool hasPendingBadges() const { return !m_pending.empty(); }
+    /// Above this many badges to make, show() makes those in view first.
+    static constexpr std::size_t badgesAtOnce = 200;
     /// Shows nothing: every edge back to normal, every badge and count deleted.
     void clear();
     /// Forgets the edges, badges and counts without touching them: the scene deletes them all
@@ -69,10 +81,22 @@ private:
         EdgeItem *item;
         QColor colour;
     };
+    struct PendingBadge
+    {
+        EdgeRef edge;
+        QPointF pos;
+        QString text;
+        QColor colour;
+    };
+    /// Makes the badge `p` says under m_layer (or in `scene`).
+    BadgeItem *makeBadge(QGraphicsScene &scene, const PendingBadge &p);
+
     std::map<EdgeRef, Bold> m_bold; // the bold edges shown
     std::map<EdgeRef, BadgeItem *> m_badges;
     std::vector<BadgeItem *> m_badgeList; // m_badges' items, in edge order
     std::vector<BadgeCountItem *> m_counts;
+    std::vector<PendingBadge> m_pending; // badges show() left for showMore()
+    QGraphicsItem *m_layer = nullptr; // where badges go (null: top-level in the scene)
     qreal m_groupedZoom = 0;
     std::size_t m_lastMade = 0;
     std::size_t m_lastRestyled = 0;

@@ -6,6 +6,7 @@
 #include "core/layout/LayoutGraph.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
+#include "ui/scene/BlockFrames.h"
 #include "ui/scene/BoundaryLayer.h"
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/CanvasToolTips.h"
@@ -20,6 +21,8 @@
 #include "ui/scene/Minimap.h"
 #include "ui/scene/OpCategory.h"
 #include "ui/scene/PlanLayerItem.h"
+#include "ui/scene/RegionGeometryMaker.h"
+#include "ui/scene/RegionGeometryStore.h"
 #include "ui/scene/SceneBuilder.h"
 #include "ui/scene/SceneDisposer.h"
 #include "ui/tools/CutTool.h"
@@ -50,11 +53,16 @@ namespace cleave::ui {
 
 namespace {
 
-constexpr qreal regionPadX = 12;
-constexpr qreal regionPadY = 15;
 // Node labels are drawn from a zoom of 0.45 on (NodeItem's level of detail).
 constexpr qreal readableZoom = 0.45;
 constexpr qreal initialZoom = 0.8;
+// How long a turn may run each sliced job, a paint following it: the items of a new scene
+// and the disposal of the old one in the same turns; a job completing a built scene; the
+// disposal alone.
+constexpr int buildSliceMs = 6;
+constexpr int disposeWhileBuildingMs = 3;
+constexpr int finishSliceMs = 6;
+constexpr int disposeSliceMs = 6;
 // A scene of up to this many items is cleared at once (a few milliseconds); a larger one is
 // swapped for a fresh scene and deleted over the next event-loop turns.
 constexpr qsizetype itemsClearedAtOnce = 4000;
@@ -99,6 +107,8 @@ struct CanvasWidget::Private
     SceneBuilder *builder = nullptr;
     SceneDisposer *disposer = nullptr;
     QTimer *finishing = nullptr; // between the turns that complete a built scene
+    QTimer *badges = nullptr; // between the turns that make a plan's badges out of view
+    RegionGeometryMaker *geometryMaker = nullptr;
     int finishStep = 0; // the next of those turns (finishTurn())
     QTimer *overlayDelay = nullptr;
     QVariantAnimation *flash = nullptr;
@@ -140,8 +150,7 @@ struct CanvasWidget::Private
     // What the far picture's plan layer shows, recorded by applyPlan (no plan is read later).
     std::vector<FarPartition> farPartitions;
     FarPlan farPlan;
-    std::vector<std::pair<std::string, std::vector<NodeId>>> blocks;
-    std::vector<QGraphicsItem *> blockItems; // the tiles of the block frames
+    std::unique_ptr<BlockFrames> blockFrames;
     std::unordered_map<NodeId, QColor> marks; // shown node -> comparison colour
     ShapeLabels shapeLabels;
     std::vector<EdgeRef> flashing;
@@ -171,9 +180,10 @@ struct CanvasWidget::Private
     void buildScene(std::shared_ptr<const Layout> laidOut, QString message);
     /// Every item is made: the plan's regions and badges; finishScene() on the next turn.
     void sceneBuilt();
-    /// One of the turns that complete a built scene (problems and far picture, plan, the rest).
+    /// One of the turns that complete a built scene (region geometry, problems and far
+    /// picture, plan, block frames, the rest).
     void finishTurn();
-    /// Block frames, the initial view, the minimap, and layoutFinished().
+    /// The initial view, the minimap, and layoutFinished().
     void finishScene();
     [[nodiscard]] QPoint scrollPosition() const;
     void applyPlan();
@@ -181,7 +191,8 @@ struct CanvasWidget::Private
     void startLayout();
     /// Redraws the regions of `partitions` with their current names and targets (same nodes).
     void relabelRegions(const std::vector<PartitionId> &partitions);
-    [[nodiscard]] std::shared_ptr<const RegionGeometry> makeRegionGeometry();
+    /// The region geometry of `layout`: as a worker made it, else made now.
+    [[nodiscard]] std::shared_ptr<const RegionGeometry> takeRegionGeometry() const;
     /// Shows the boundary tensors of the plan (bold edges, badges) by difference with those
     /// shown; returns them as the far picture's lines.
     [[nodiscard]] std::shared_ptr<const std::vector<std::pair<QPolygonF, QRgb>>> applyBoundary();
@@ -201,59 +212,12 @@ struct CanvasWidget::Private
     bool showPlace(const Layout &l, const OpeningPlace &place) const;
     /// Zooms to `zoom` and scrolls so that scene point `centre` is at `viewportPos`.
     void centreAt(const QPointF &centre, const QPoint &viewportPos, qreal zoom) const;
-    void applyBlocks();
+    /// The timer that makes a plan's badges out of view, and the block frames.
+    void setUpSlicedJobs();
     [[nodiscard]] QRectF drawingBounds() const;
     [[nodiscard]] QString toolTipAt(const QPoint &viewportPos) const;
     void applyTheme();
 };
-
-void CanvasWidget::Private::applyBlocks()
-{
-    for (QGraphicsItem *item : blockItems) {
-        scene->removeItem(item);
-        delete item;
-    }
-    blockItems.clear();
-    if (!layout)
-        return;
-    std::vector<BlockFrameItem *> frames;
-    std::vector<QRectF> boxes;
-    for (const auto &[name, nodes] : blocks) {
-        QRectF frame;
-        std::vector<NodeId> drawn;
-        for (NodeId n : nodes) {
-            auto it = nodeItems.find(n);
-            if (it == nodeItems.end())
-                continue;
-            frame = frame.united(it->second->rect());
-            drawn.push_back(n);
-        }
-        if (drawn.size() < 2)
-            continue; // a single node already is its block
-        auto *item = new BlockFrameItem(
-            QString::fromStdString(name), std::move(drawn), frame.adjusted(-7, -7, 7, 7),
-            [this](const std::vector<NodeId> &members, bool add) {
-                std::vector<NodeId> selection = add ? q->selectedNodes() : std::vector<NodeId>();
-                selection.insert(selection.end(), members.begin(), members.end());
-                q->selectNodes(selection);
-            });
-        frames.push_back(item);
-        boxes.push_back(item->boundingRect());
-    }
-    // In tiles of neighbours, as nodes and edges are: the scene keeps no index, and thousands
-    // of top-level frames (rnnt: 6.9k blocks) would each be looked at by every paint.
-    std::vector<QRectF> tileBoxes;
-    const std::vector<std::uint32_t> tileOf = groupIntoTiles(boxes, 256, tileBoxes);
-    std::vector<ItemTile *> tiles;
-    tiles.reserve(tileBoxes.size());
-    for (const QRectF &box : tileBoxes) {
-        tiles.push_back(new ItemTile(box, frames.front()->zValue()));
-        scene->addItem(tiles.back());
-        blockItems.push_back(tiles.back());
-    }
-    for (std::size_t i = 0; i < frames.size(); ++i)
-        frames[i]->setParentItem(tiles[tileOf[i]]);
-}
 
 void CanvasWidget::Private::showInitialView(const Layout &l, const QRectF &bounds) const
 {
@@ -324,7 +288,7 @@ QRectF CanvasWidget::Private::drawingBounds() const
     for (const BadgeItem *badge : boundaryLayer.badges())
         bounds = bounds.united(badge->sceneBoundingRect());
     // Fused-block frames with their name tabs (right of the frame).
-    for (const QGraphicsItem *item : blockItems)
+    for (const QGraphicsItem *item : blockFrames->tiles())
         bounds = bounds.united(item->sceneBoundingRect());
     return bounds.adjusted(-8, -8, 8, 8);
 }
@@ -371,12 +335,17 @@ void CanvasWidget::Private::connectScene()
 void CanvasWidget::Private::clearScene()
 {
     builder->stop();
+    geometryMaker->cancel();
+    disposer->setSliceBudget(disposeSliceMs);
     finishing->stop();
+    badges->stop();
     cutTool->deactivate();
     flash->stop();
     flashing.clear();
     boundaryLayer.forget(); // its badges are deleted with the scene
     far.clear();
+    farPartitions.clear();
+    farPlan = {};
     // The lookups of the items and the regions' shapes go with the items: freeing them took
     // tens of milliseconds on a 100k-node model.
     std::vector<std::shared_ptr<const void>> leftovers {
@@ -386,7 +355,7 @@ void CanvasWidget::Private::clearScene()
     };
     regionLayer = labelLayer = badgeLayer = nullptr; // deleted with the scene
     planItems.clear();
-    blockItems.clear();
+    blockFrames->forget(); // the frames shown are deleted with the scene
     highlightedNode = {};
     highlightedEdge = {};
     const bool hadSelection = !scene->selectedItems().isEmpty();
@@ -427,6 +396,12 @@ void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QS
     request.marks = &marks;
     request.labels = &shapeLabels;
     request.first = view->mapToScene(view->viewport()->rect()).boundingRect();
+    // A turn runs a slice of the new scene's items and one of the old scene's disposal (which
+    // frees the memory the new items reuse) before its paint: both short while building.
+    disposer->setSliceBudget(disposeWhileBuildingMs);
+    // The region geometry is made meanwhile, unless a worker made it with the layout.
+    if (!runner->regionGeometries()->holds(building.get()))
+        geometryMaker->start(building, runner->regionGeometries());
     builder->start(std::move(request));
 }
 
@@ -447,13 +422,35 @@ void CanvasWidget::Private::sceneBuilt()
 
 void CanvasWidget::Private::finishTurn()
 {
+    // The badges out of view that the plan left to make come first: the drawing is complete
+    // with them.
+    if (boundaryLayer.hasPendingBadges()) {
+        boundaryLayer.showMore(*scene, view->zoom(), finishSliceMs);
+        finishing->start();
+        return;
+    }
+    finishing->setInterval(0);
     switch (finishStep++) {
     case 0:
+        // Made by a worker with the layout, or while the items were made (waited for).
+        if (!runner->regionGeometries()->holds(layout.get()) && geometryMaker->isRunning()) {
+            --finishStep;
+            finishing->start(1);
+            return;
+        }
+        regionGeometry = takeRegionGeometry();
+        break;
+    case 1:
         applyProblems(true);
         setUpFarPicture();
         break;
-    case 1:
+    case 2:
         applyPlan();
+        break;
+    case 3:
+        // Thousands of frames on a large model's operators: over as many turns as it takes.
+        if (!blockFrames->apply(*scene, *layout, finishSliceMs))
+            --finishStep;
         break;
     default:
         finishScene();
@@ -464,7 +461,6 @@ void CanvasWidget::Private::finishTurn()
 
 void CanvasWidget::Private::finishScene()
 {
-    applyBlocks();
     // With the regions and frames in the bounds, unless the user has zoomed or scrolled
     // meanwhile (a resized viewport scrolls by itself: the view is then placed again).
     const bool moved = view->transform() != previewTransform
@@ -472,15 +468,16 @@ void CanvasWidget::Private::finishScene()
     if (!moved && !placed)
         showInitialView(*layout, drawingBounds());
     refreshMinimap();
+    disposer->setSliceBudget(disposeSliceMs);
     emit q->layoutFinished(true, builtMessage);
 }
 
 void CanvasWidget::Private::setUpFarPicture()
 {
     const QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
-    far.setSource(farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), nodeItems, edgeItems,
-                              regionPadX, regionPadY),
-                  [this] { return farState(); });
+    far.setSource(
+        farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), *regionGeometry, nodeItems, graph),
+        [this] { return farState(); });
 }
 
 FarState CanvasWidget::Private::farState() const
@@ -510,11 +507,10 @@ void CanvasWidget::Private::applyPlan()
     }
 
     // One pass over the drawn nodes and one over the edges give each its partition's index:
-    // the regions draw the layout's shared shapes by these slots, and so does the far
-    // picture's plan layer (in the orders of its geometry, the maps' iteration orders). Both
-    // walk the region geometry's vectors, not the item maps.
+    // the regions draw the layout's shared shapes by these slots, and so do the far picture's
+    // plan layer and the minimap (whose geometries follow the region geometry's orders).
     if (!regionGeometry)
-        regionGeometry = makeRegionGeometry();
+        regionGeometry = takeRegionGeometry();
     const auto &partitions = plan->partitions();
     // The padded box of each partition's topmost (then leftmost) node, where its name goes.
     std::vector<const QRectF *> topmost(partitions.size(), nullptr);
@@ -606,7 +602,10 @@ CanvasWidget::Private::applyBoundary()
             }
         }
     }
-    boundaryLayer.show(crossings, badgeLayer, *scene, view->zoom());
+    boundaryLayer.show(crossings, badgeLayer, *scene, view->zoom(),
+                       view->mapToScene(view->viewport()->rect()).boundingRect());
+    if (boundaryLayer.hasPendingBadges() && !finishing->isActive())
+        badges->start();
 
     // The far picture's boundary lines share the region geometry's routes (implicitly shared
     // polygons, in the sorted order of its edges).
@@ -645,24 +644,13 @@ void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &parti
     }
 }
 
-std::shared_ptr<const RegionGeometry> CanvasWidget::Private::makeRegionGeometry()
+std::shared_ptr<const RegionGeometry> CanvasWidget::Private::takeRegionGeometry() const
 {
-    auto geometry = std::make_shared<RegionGeometry>();
-    geometry->boxes.reserve(nodeItems.size());
-    geometry->nodes.reserve(nodeItems.size());
-    for (const auto &[id, item] : nodeItems) {
-        geometry->boxes.push_back(
-            item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
-        geometry->nodes.push_back(id);
-    }
-    geometry->edges.reserve(edgeItems.size());
-    geometry->routes.reserve(edgeItems.size());
-    for (const auto &[edge, item] : edgeItems) {
-        geometry->edges.push_back(edge);
-        item->onCurve(geometry->routes.emplace_back());
-    }
-    geometry->index(PartitionRegionItem::routeWidth / 2);
-    return geometry;
+    // Made by a worker (with the layout, or while the items were made); made here only when
+    // no worker could (a plan set before the scene was complete, a worker stopped).
+    if (std::shared_ptr<const RegionGeometry> made = runner->regionGeometries()->take(layout.get()))
+        return made;
+    return makeRegionGeometry(layout);
 }
 
 void CanvasWidget::Private::applyProblems(bool on)
@@ -698,19 +686,25 @@ void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
     if (drawingChanged || !minimap->hasDrawing()) {
         // Node boxes in their category's colour (a ringed node, a comparison's difference, in
         // its ring's colour, a little larger) over the padded boxes that partitions tint, both
-        // in the order of the plan's node slots (nodeItems').
+        // in the order of the plan's node slots (the region geometry's).
         std::vector<MinimapBox> nodes;
-        nodes.reserve(nodeItems.size());
         std::vector<QRectF> tintBoxes;
-        tintBoxes.reserve(nodeItems.size());
-        for (const auto &[id, item] : nodeItems) {
-            const QColor mark = item->mark();
-            if (mark.isValid())
-                nodes.push_back({ item->rect().adjusted(-6, -6, 6, 6), mark });
-            else
-                nodes.push_back({ item->rect(), categoryStroke(item->category()) });
-            tintBoxes.push_back(
-                item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
+        if (regionGeometry) {
+            // The layout's nodes are the geometry's, in its order.
+            nodes.reserve(layout->nodes.size());
+            tintBoxes = regionGeometry->boxes;
+            for (const auto &[id, r] : layout->nodes) {
+                const QRectF box(r.x, r.y, r.width, r.height);
+                const auto item = nodeItems.find(id);
+                const QColor mark = item != nodeItems.end() ? item->second->mark() : QColor();
+                if (mark.isValid())
+                    nodes.push_back({ box.adjusted(-6, -6, 6, 6), mark });
+                else
+                    nodes.push_back(
+                        { box,
+                          categoryStroke(item != nodeItems.end() ? item->second->category()
+                                                                 : opCategory(*graph, id)) });
+            }
         }
         minimap->setDrawing(std::move(nodes), std::move(tintBoxes));
     }
@@ -729,6 +723,25 @@ void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
     minimap->refresh(minimapBounds());
     minimap->move(q->width() - minimap->width() - 12, q->height() - minimap->height() - 12);
     minimap->raise();
+}
+
+void CanvasWidget::Private::setUpSlicedJobs()
+{
+    badges = new QTimer(q);
+    badges->setSingleShot(true);
+    badges->setInterval(0);
+    QObject::connect(badges, &QTimer::timeout, q, [this] {
+        // While a built scene is being completed, its turns make them.
+        if (finishing->isActive() || boundaryLayer.showMore(*scene, view->zoom(), finishSliceMs))
+            return;
+        badges->start();
+    });
+    blockFrames
+        = std::make_unique<BlockFrames>([this](const std::vector<NodeId> &members, bool add) {
+              std::vector<NodeId> selection = add ? q->selectedNodes() : std::vector<NodeId>();
+              selection.insert(selection.end(), members.begin(), members.end());
+              q->selectNodes(selection);
+          });
 }
 
 CanvasWidget::CanvasWidget(QWidget *parent)
@@ -752,10 +765,14 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->builder = new SceneBuilder(*m_d->scene, m_d->nodeItems, m_d->edgeItems, this);
     connect(m_d->builder, &SceneBuilder::built, this, [this] { m_d->sceneBuilt(); });
     m_d->disposer = new SceneDisposer(this);
+    m_d->disposer->setSliceBudget(disposeSliceMs);
+    m_d->builder->setSliceBudget(buildSliceMs);
+    m_d->geometryMaker = new RegionGeometryMaker(this);
     m_d->finishing = new QTimer(this);
     m_d->finishing->setSingleShot(true);
     m_d->finishing->setInterval(0);
     connect(m_d->finishing, &QTimer::timeout, this, [this] { m_d->finishTurn(); });
+    m_d->setUpSlicedJobs();
     m_d->runner->setCacheDirectory(
         QDir(QStandardPaths::writableLocation(QStandardPaths::CacheLocation))
             .filePath(QStringLiteral("layouts")));
@@ -846,6 +863,7 @@ CanvasWidget::~CanvasWidget()
 {
     m_d->builder->stop();
     m_d->finishing->stop();
+    m_d->badges->stop();
     m_d->scene->clear();
     delete m_d->disposer; // the scenes it still holds, at once
     m_d->disposer = nullptr;
@@ -863,7 +881,7 @@ void CanvasWidget::setGraph(const Graph *graph, FunctionId function, const std::
     m_d->clearScene();
     m_d->layout.reset();
     m_d->layoutGraph.reset();
-    m_d->blocks.clear();
+    m_d->blockFrames->clearBlocks();
     m_d->problems.clear();
     m_d->place = std::exchange(m_d->nextPlace, {});
     m_d->graph = graph;
@@ -929,7 +947,12 @@ void CanvasWidget::observe(const LevelView *view)
     if (view == nullptr)
         return;
     auto showGraph = [this] {
-        setPlan(nullptr, nullptr);
+        // The plan shown goes with the scene setGraph() replaces (its regions, badges and bold
+        // edges are deleted with it): not taken down item by item first.
+        m_d->plan = nullptr;
+        m_d->boundary = nullptr;
+        m_d->planGraph = nullptr;
+        m_d->planFunction = {};
         setGraph(m_d->observed->shownGraph(), m_d->observed->shownFunction(),
                  m_d->observed->layoutKey(), m_d->observed->shownLayoutGraph());
         setBlocks(m_d->observed->framedBlocks());
@@ -974,10 +997,11 @@ std::vector<NodeId> CanvasWidget::problemNodes() const
 
 void CanvasWidget::setBlocks(const std::vector<FusedBlock> &blocks)
 {
-    m_d->blocks.clear();
-    for (const FusedBlock &b : blocks)
-        m_d->blocks.emplace_back(b.name, b.nodes);
-    m_d->applyBlocks();
+    m_d->blockFrames->setBlocks(blocks);
+    if (m_d->layout)
+        m_d->blockFrames->apply(*m_d->scene, *m_d->layout);
+    else
+        m_d->blockFrames->drop(*m_d->scene);
 }
 
 void CanvasWidget::setTool(Tool tool)
@@ -1255,6 +1279,11 @@ void CanvasWidget::changeEvent(QEvent *event)
 std::shared_ptr<LayoutCache> CanvasWidget::layoutCache() const
 {
     return m_d->runner->cache();
+}
+
+std::shared_ptr<RegionGeometryStore> CanvasWidget::regionGeometries() const
+{
+    return m_d->runner->regionGeometries();
 }
 
 void CanvasWidget::setCacheDirectory(const QString &dir)

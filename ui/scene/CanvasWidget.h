@@ -33,6 +33,7 @@ class LayoutOverlay;
 class LayoutRunner;
 class LevelView;
 class Minimap;
+class RegionGeometryStore;
 
 /// The graph canvas: a QGraphicsView over the Graphviz layout plus overlay (progress + Cancel
 /// while laying out, minimap in a corner). Knows no file format. Never owns graph/plan.
@@ -136,6 +137,9 @@ public:
     /// stored into it in the background is drawn without a new layout (from memory, on the UI
     /// thread) when its graph is shown.
     [[nodiscard]] std::shared_ptr<cleave::LayoutCache> layoutCache() const;
+    /// Where the region geometry of a layout made in the background waits for its first plan
+    /// (the canvas' layouts, and the level prepared into layoutCache()).
+    [[nodiscard]] std::shared_ptr<RegionGeometryStore> regionGeometries() const;
 
 signals:
     void layoutStarted();

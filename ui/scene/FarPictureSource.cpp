@@ -4,6 +4,7 @@
 
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/GraphItems.h"
+#include "ui/scene/OpCategory.h"
 
 namespace cleave::ui {
 
@@ -17,25 +18,35 @@ const QColor problemColour(0xd3, 0x2f, 0x2f);
 } // namespace
 
 std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> layout,
-                                               const QRectF &bounds, const NodeItemMap &nodes,
-                                               const EdgeItemMap &edges, qreal regionPadX,
-                                               qreal regionPadY)
+                                               const QRectF &bounds, const RegionGeometry &regions,
+                                               const NodeItemMap &items, const Graph *graph)
 {
     auto g = std::make_shared<FarGeometry>();
-    g->layout = std::move(layout);
     g->bounds = bounds;
     g->regionPadX = regionPadX;
     g->regionPadY = regionPadY;
     g->routeWidth = PartitionRegionItem::routeWidth;
-    g->nodes.reserve(nodes.size());
-    g->categories.reserve(nodes.size());
-    for (const auto &[id, item] : nodes) {
-        g->nodes.push_back(item->rect());
-        g->categories.push_back(static_cast<std::uint8_t>(item->category()));
+    if (!layout || !regions.isOf(layout.get())) {
+        g->layout = std::move(layout);
+        return g;
     }
-    g->edges.reserve(edges.size());
-    for (const auto &[edge, item] : edges)
-        g->edges.push_back(item->spline());
+    // The region geometry holds the layout's nodes in the layout's order, and its edges with a
+    // route in theirs: walking the layout gives the same orders without a lookup per shape.
+    g->nodes.reserve(regions.nodes.size());
+    g->categories.reserve(regions.nodes.size());
+    for (const auto &[id, r] : layout->nodes) {
+        g->nodes.emplace_back(r.x, r.y, r.width, r.height);
+        const auto item = items.find(id);
+        const OpCategory category = item != items.end()
+            ? item->second->category()
+            : (graph != nullptr ? opCategory(*graph, id) : OpCategory::Other);
+        g->categories.push_back(static_cast<std::uint8_t>(category));
+    }
+    g->edges.reserve(regions.edges.size());
+    for (const auto &[edge, spline] : layout->edges)
+        if (!spline.points.empty())
+            g->edges.push_back(&spline);
+    g->layout = std::move(layout);
     return g;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/graph/Ids.h"
 #include "ui/scene/FarPictureData.h"
+#include "ui/scene/RegionGeometry.h"
 
 #include <QList>
 
@@ -16,6 +17,10 @@
 
 class QGraphicsItem;
 
+namespace cleave {
+class Graph;
+} // namespace cleave
+
 namespace cleave::ui {
 
 class EdgeItem;
@@ -24,12 +29,13 @@ class NodeItem;
 using NodeItemMap = std::unordered_map<NodeId, NodeItem *>;
 using EdgeItemMap = std::map<EdgeRef, EdgeItem *>;
 
-/// The far picture's geometry of a drawn scene: its node boxes in `nodes`' iteration order and
-/// its routes in `edges`' order (the orders the plan layer's slots follow), over `bounds`.
-/// Linear in the items; the routes stay in `layout`.
+/// The far picture's geometry of `layout` over `bounds`: its node boxes and routes in the
+/// orders of its region geometry `regions` (the orders the plan layer's slots follow), each
+/// node in the category of its item in `items` (else of its node in `graph`). Linear in the
+/// layout; the routes stay in `layout`.
 [[nodiscard]] std::shared_ptr<const FarGeometry>
-farGeometry(std::shared_ptr<const Layout> layout, const QRectF &bounds, const NodeItemMap &nodes,
-            const EdgeItemMap &edges, qreal regionPadX, qreal regionPadY);
+farGeometry(std::shared_ptr<const Layout> layout, const QRectF &bounds,
+            const RegionGeometry &regions, const NodeItemMap &items, const Graph *graph);
 
 /// The colours of the far picture's base layer in the active theme: boxes by category, then
 /// in their problem, mark, highlight or selection colour (sparse: only such nodes are visited).

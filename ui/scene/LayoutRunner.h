@@ -5,6 +5,7 @@
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutCache.h"
 #include "core/layout/LayoutGraph.h"
+#include "ui/scene/RegionGeometryStore.h"
 #include "ui/scene/WorkerThreads.h"
 
 #include <QObject>
@@ -20,7 +21,8 @@ namespace cleave::ui {
 /// Runs layouts on worker threads, one request at a time from the canvas' point of view: a new
 /// start() supersedes the previous request, whose result is dropped when it arrives (Graphviz
 /// cannot be interrupted; core serialises the runs). Results and progress arrive on the
-/// runner's thread, tagged with the request's generation.
+/// runner's thread, tagged with the request's generation. The worker also makes the layout's
+/// region geometry and puts it into regionGeometries() before the result arrives.
 class LayoutRunner : public QObject
 {
     Q_OBJECT
@@ -35,6 +37,12 @@ public:
     /// The cache layouts are looked up in and stored to (shared with the workers; a layout
     /// prepared in the background into it is found by the next start() or findInMemory()).
     [[nodiscard]] std::shared_ptr<LayoutCache> cache() const { return m_cache; }
+    /// Where the workers leave the region geometry of each layout they deliver (shared with
+    /// the level preparation, which leaves the prepared level's there too).
+    [[nodiscard]] std::shared_ptr<RegionGeometryStore> regionGeometries() const
+    {
+        return m_regions;
+    }
     /// The layout start() would find in memory for the same arguments, looked up on the
     /// calling thread (no file is read, nothing is laid out), or nullptr.
     [[nodiscard]] std::shared_ptr<const Layout>
@@ -58,6 +66,7 @@ private:
     void deliver(quint64 generation, const LayoutResult &result);
 
     std::shared_ptr<LayoutCache> m_cache;
+    std::shared_ptr<RegionGeometryStore> m_regions = std::make_shared<RegionGeometryStore>();
     WorkerThreads m_jobs;
     quint64 m_generation = 0;
     bool m_running = false;

@@ -41,7 +41,7 @@ void LevelPrefetchStarter::start()
 {
     // The user may have switched meanwhile, or another model may be laid out.
     if (m_levels->level() == LevelView::Level::Ops && m_canvas->isLayoutReady())
-        m_levels->prepareBlocks(m_canvas->layoutCache());
+        m_levels->prepareBlocks(m_canvas->layoutCache(), m_canvas->regionGeometries());
 }
 
 } // namespace cleave::ui

@@ -12,7 +12,8 @@ class LevelView;
 /// Starts preparing the Fused Blocks level (LevelView::prepareBlocks()) once the canvas shows a
 /// model at Operators level: after the first frame painted with the finished drawing, so that
 /// the preparation never delays the open (at once when the canvas is not on screen). The level
-/// is laid out into the canvas' own cache, where the switch finds it.
+/// is laid out into the canvas' own cache, and its region geometry left in the canvas' store,
+/// where the switch finds them.
 class LevelPrefetchStarter : public QObject
 {
     Q_OBJECT

@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/RegionGeometry.h"
 
+#include "ui/scene/GraphItems.h"
+
 #include <algorithm>
 
 namespace cleave::ui {
@@ -14,6 +16,37 @@ void RegionGeometry::index(qreal halfPen)
         routeBounds.push_back(route.boundingRect().adjusted(-halfPen, -halfPen, halfPen, halfPen));
     boxIndex.build(boxes);
     routeIndex.build(routeBounds);
+}
+
+bool RegionGeometry::isOf(const Layout *l) const
+{
+    return l != nullptr && layout.lock().get() == l;
+}
+
+std::shared_ptr<const RegionGeometry>
+makeRegionGeometry(const std::shared_ptr<const Layout> &layout)
+{
+    auto geometry = std::make_shared<RegionGeometry>();
+    if (!layout)
+        return geometry;
+    geometry->layout = layout;
+    geometry->boxes.reserve(layout->nodes.size());
+    geometry->nodes.reserve(layout->nodes.size());
+    for (const auto &[id, r] : layout->nodes) {
+        geometry->boxes.emplace_back(r.x - regionPadX, r.y - regionPadY, r.width + 2 * regionPadX,
+                                     r.height + 2 * regionPadY);
+        geometry->nodes.push_back(id);
+    }
+    geometry->edges.reserve(layout->edges.size());
+    geometry->routes.reserve(layout->edges.size());
+    for (const auto &[edge, spline] : layout->edges) {
+        if (spline.points.empty())
+            continue; // not drawn
+        geometry->edges.push_back(edge);
+        onCurvePoints(spline, geometry->routes.emplace_back());
+    }
+    geometry->index(PartitionRegionItem::routeWidth / 2);
+    return geometry;
 }
 
 std::vector<RegionExtent> regionExtents(const RegionGeometry &geometry,
