@@ -26,10 +26,10 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
     m_lastMade = 0;
     m_lastRestyled = 0;
 
-    std::map<EdgeRef, Bold> bold;
+    std::map<EdgeRef, QColor> bold;
     std::map<EdgeRef, BadgeItem *> badges;
     for (const BoundaryCrossing &c : crossings) {
-        bold.emplace(c.edge, Bold { c.item, c.colour });
+        bold.emplace(c.edge, c.colour);
         if (c.badge.isEmpty() || badges.contains(c.edge))
             continue;
         const auto kept = m_badges.find(c.edge);
@@ -40,7 +40,7 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
             continue;
         }
         auto *badge = new BadgeItem(c.edge, c.badge, c.colour);
-        badge->setPos(c.item->midPoint());
+        badge->setPos(c.badgePos);
         if (badgeLayer != nullptr)
             badge->setParentItem(badgeLayer);
         else
@@ -54,15 +54,15 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
     // Restyle only the edges whose colour changed: the old ones going back to normal first.
     for (const auto &[edge, was] : m_bold) {
         const auto now = bold.find(edge);
-        if (now != bold.end() && now->second.colour == was.colour)
+        if (now != bold.end() && now->second == was)
             continue;
-        was.item->setBoundaryColour(now != bold.end() ? now->second.colour : QColor());
+        restyle(edge, now != bold.end() ? now->second : QColor());
         ++m_lastRestyled;
     }
     for (const auto &[edge, now] : bold) {
         if (m_bold.contains(edge))
             continue;
-        now.item->setBoundaryColour(now.colour);
+        restyle(edge, now);
         ++m_lastRestyled;
     }
     m_bold = std::move(bold);
@@ -81,7 +81,7 @@ void BoundaryLayer::clear()
     m_badges.clear();
     m_badgeList.clear();
     for (const auto &[edge, was] : m_bold)
-        was.item->setBoundaryColour({});
+        restyle(edge, {});
     m_bold.clear();
 }
 

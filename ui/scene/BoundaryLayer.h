@@ -5,9 +5,12 @@
 #include "core/graph/Ids.h"
 
 #include <QColor>
+#include <QPointF>
 #include <QString>
 
+#include <functional>
 #include <map>
+#include <utility>
 #include <vector>
 
 class QGraphicsItem;
@@ -17,15 +20,14 @@ namespace cleave::ui {
 
 class BadgeCountItem;
 class BadgeItem;
-class EdgeItem;
 
-/// One drawn edge that crosses between partitions (`item` draws it): drawn bold in `colour`
-/// (its producer partition's), with a tensor badge saying `badge` when that is not empty (one
-/// badge per tensor and consumer partition).
+/// One drawn edge that crosses between partitions: drawn bold in `colour` (its producer
+/// partition's), with a tensor badge saying `badge` at `badgePos` (the route's middle) when
+/// that is not empty (one badge per tensor and consumer partition).
 struct BoundaryCrossing
 {
     EdgeRef edge;
-    EdgeItem *item = nullptr;
+    QPointF badgePos;
     QColor colour;
     QString badge;
 };
@@ -40,9 +42,14 @@ struct BoundaryCrossing
 class BoundaryLayer
 {
 public:
+    /// How an edge is drawn bold in a colour, or normal again (an invalid colour): the canvas
+    /// keeps it per edge, for the edge's item whenever that exists.
+    void setRestyle(std::function<void(const EdgeRef &edge, const QColor &colour)> restyle)
+    {
+        m_restyle = std::move(restyle);
+    }
     /// Shows `crossings` instead of what was shown, badges under `badgeLayer` (a
-    /// PlanLayerItem; nullptr: top-level items of `scene`), grouped for `zoom`. The edge items
-    /// of the crossings shown must stay alive until the next show(), clear() or forget().
+    /// PlanLayerItem; nullptr: top-level items of `scene`), grouped for `zoom`.
     void show(const std::vector<BoundaryCrossing> &crossings, QGraphicsItem *badgeLayer,
               QGraphicsScene &scene, qreal zoom);
     /// Shows nothing: every edge back to normal, every badge and count deleted.
@@ -64,12 +71,14 @@ public:
     [[nodiscard]] std::size_t lastRestyledEdges() const { return m_lastRestyled; }
 
 private:
-    struct Bold
+    void restyle(const EdgeRef &edge, const QColor &colour) const
     {
-        EdgeItem *item;
-        QColor colour;
-    };
-    std::map<EdgeRef, Bold> m_bold; // the bold edges shown
+        if (m_restyle)
+            m_restyle(edge, colour);
+    }
+
+    std::function<void(const EdgeRef &, const QColor &)> m_restyle;
+    std::map<EdgeRef, QColor> m_bold; // the bold edges shown
     std::map<EdgeRef, BadgeItem *> m_badges;
     std::vector<BadgeItem *> m_badgeList; // m_badges' items, in edge order
     std::vector<BadgeCountItem *> m_counts;

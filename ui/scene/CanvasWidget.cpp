@@ -20,8 +20,8 @@
 #include "ui/scene/Minimap.h"
 #include "ui/scene/OpCategory.h"
 #include "ui/scene/PlanLayerItem.h"
-#include "ui/scene/SceneBuilder.h"
 #include "ui/scene/SceneDisposer.h"
+#include "ui/scene/TileMaterializer.h"
 #include "ui/tools/CutTool.h"
 #include "ui/tools/SelectTool.h"
 
@@ -58,6 +58,9 @@ constexpr qreal initialZoom = 0.8;
 // A scene of up to this many items is cleared at once (a few milliseconds); a larger one is
 // swapped for a fresh scene and deleted over the next event-loop turns.
 constexpr qsizetype itemsClearedAtOnce = 4000;
+// The longest a frame spends making items (milliseconds; 256 items take about one): a pan that
+// reveals more unmade tiles shows their nodes as plain boxes and the rest on the next turns.
+constexpr int itemsPerFrameMs = 5;
 
 // The tensor shapes written on edges when zoomed in: made as they are painted.
 class ShapeLabels : public EdgeLabels
@@ -96,7 +99,11 @@ struct CanvasWidget::Private
     LayoutOverlay *overlay = nullptr;
     Minimap *minimap = nullptr;
     LayoutRunner *runner = nullptr;
-    SceneBuilder *builder = nullptr;
+    // The items of the drawing, made where the view needs them, and the state they show.
+    std::unique_ptr<TileMaterializer> drawing;
+    QTimer *moreItems = nullptr; // the items a frame had no time for, on the next turn
+    QTimer *settled = nullptr; // the items of a view scrolled or zoomed, on the next turn
+    bool makingItems = false;
     SceneDisposer *disposer = nullptr;
     QTimer *finishing = nullptr; // between the turns that complete a built scene
     int finishStep = 0; // the next of those turns (finishTurn())
@@ -125,8 +132,6 @@ struct CanvasWidget::Private
     const Graph *planGraph = nullptr;
     FunctionId planFunction;
 
-    std::unordered_map<NodeId, NodeItem *> nodeItems;
-    std::map<EdgeRef, EdgeItem *> edgeItems;
     std::vector<QGraphicsItem *> planItems; // regions and their names
     // The shapes every plan's regions draw (made on the first plan of a layout) and the items
     // the regions, their names and the badges hang under (made with it, deleted with the scene).
@@ -152,7 +157,9 @@ struct CanvasWidget::Private
     const LevelView *observed = nullptr;
     QMetaObject::Connection graphShown;
     QMetaObject::Connection planShown;
-    bool selecting = false;
+    // The selection a rubber band started from (empty unless Shift or Ctrl was held).
+    std::vector<std::size_t> bandBase;
+    bool banding = false;
     bool minimapEnabled = true;
     // Where the next graph set opens (setOpeningPlace()), and where this graph's drawing opens;
     // `placed`: the drawing being built opened there (the initial view is not shown then).
@@ -161,12 +168,31 @@ struct CanvasWidget::Private
     bool placed = false;
 
     void clearScene();
+    /// Makes the items of the tiles meeting `visible` (within a frame's budget) and drops
+    /// those of the tiles least recently needed beyond the cap; nothing while the far picture
+    /// stands for the items.
+    void needItems(const QRectF &visible);
+    /// The selected nodes, by layout-graph index, sorted.
+    [[nodiscard]] std::vector<std::size_t> selection() const;
+    /// Makes `nodes` (layout-graph indices) the selection; emits selectionChanged() when it
+    /// changed.
+    void select(const std::vector<std::size_t> &nodes);
+    /// A click of the select tool at `scenePos`; false when no node is there.
+    bool clickNode(const QPointF &scenePos, bool add);
+    /// The rubber band covers `area`: the nodes it meets join the selection it started from.
+    void band(const QRectF &area);
+    /// The node under a scene point, or an invalid id.
+    [[nodiscard]] NodeId nodeAt(const QPointF &scenePos) const;
+    /// Makes the items near a viewport point (hit tests over the items: tooltips).
+    void makeItemsAt(const QPoint &viewportPos) const;
+    /// Sets the flat state of an edge and its item's, when it exists.
+    void setEdgeFlash(const EdgeRef &edge, qreal strength) const;
+    /// Hands the tools and the boundary layer what they ask of the drawing.
+    void wireDrawing();
     /// Removes every item: a small scene is cleared, a large one replaced by a fresh scene
     /// (the old one is deleted in slices, holding the layouts its items point into).
     /// `leftovers` (lookups of the old items, shapes made from them) go after the items.
     void clearItems(std::vector<std::shared_ptr<const void>> leftovers = {});
-    /// Follows the shown scene's selection.
-    void connectScene();
     /// Starts making the items of a finished layout (the view opens on its top first).
     void buildScene(std::shared_ptr<const Layout> laidOut, QString message);
     /// Every item is made: the plan's regions and badges; finishScene() on the next turn.
@@ -181,7 +207,7 @@ struct CanvasWidget::Private
     void startLayout();
     /// Redraws the regions of `partitions` with their current names and targets (same nodes).
     void relabelRegions(const std::vector<PartitionId> &partitions);
-    [[nodiscard]] std::shared_ptr<const RegionGeometry> makeRegionGeometry();
+    [[nodiscard]] std::shared_ptr<const RegionGeometry> makeRegionGeometry() const;
     /// Shows the boundary tensors of the plan (bold edges, badges) by difference with those
     /// shown; returns them as the far picture's lines.
     [[nodiscard]] std::shared_ptr<const std::vector<std::pair<QPolygonF, QRgb>>> applyBoundary();
@@ -222,10 +248,10 @@ void CanvasWidget::Private::applyBlocks()
         QRectF frame;
         std::vector<NodeId> drawn;
         for (NodeId n : nodes) {
-            auto it = nodeItems.find(n);
-            if (it == nodeItems.end())
+            const std::size_t index = drawing->nodeIndex(n);
+            if (index == TileMaterializer::none)
                 continue;
-            frame = frame.united(it->second->rect());
+            frame = frame.united(drawing->nodeRect(index));
             drawn.push_back(n);
         }
         if (drawn.size() < 2)
@@ -352,47 +378,35 @@ void CanvasWidget::Private::clearItems(std::vector<std::shared_ptr<const void>> 
     old->setParent(nullptr);
     view->setScene(fresh);
     scene = fresh;
-    connectScene();
-    builder->setScene(*fresh);
+    drawing->setScene(*fresh);
     leftovers.push_back(layout);
     leftovers.push_back(building);
     disposer->dispose(std::unique_ptr<QGraphicsScene>(old), std::move(leftovers));
 }
 
-void CanvasWidget::Private::connectScene()
-{
-    connect(scene, &QGraphicsScene::selectionChanged, q, [this] {
-        far.invalidate();
-        if (!selecting)
-            emit q->selectionChanged();
-    });
-}
-
 void CanvasWidget::Private::clearScene()
 {
-    builder->stop();
     finishing->stop();
+    moreItems->stop();
+    settled->stop();
     cutTool->deactivate();
     flash->stop();
     flashing.clear();
     boundaryLayer.forget(); // its badges are deleted with the scene
     far.clear();
-    // The lookups of the items and the regions' shapes go with the items: freeing them took
-    // tens of milliseconds on a 100k-node model.
-    std::vector<std::shared_ptr<const void>> leftovers {
-        std::make_shared<std::unordered_map<NodeId, NodeItem *>>(std::exchange(nodeItems, {})),
-        std::make_shared<std::map<EdgeRef, EdgeItem *>>(std::exchange(edgeItems, {})),
-        std::exchange(regionGeometry, nullptr)
-    };
+    // The regions' shapes go with the items: freeing them took tens of milliseconds on a
+    // 100k-node model.
+    std::vector<std::shared_ptr<const void>> leftovers { std::exchange(regionGeometry, nullptr) };
+    const bool hadSelection = drawing->states().selectedCount() > 0;
+    banding = false;
+    bandBase.clear();
+    drawing->clear(); // its tiles and items go with the scene
     regionLayer = labelLayer = badgeLayer = nullptr; // deleted with the scene
     planItems.clear();
     blockItems.clear();
     highlightedNode = {};
     highlightedEdge = {};
-    const bool hadSelection = !scene->selectedItems().isEmpty();
-    selecting = true;
     clearItems(std::move(leftovers));
-    selecting = false;
     building.reset(); // after its items
     minimap->clear();
     if (hadSelection)
@@ -420,14 +434,16 @@ void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QS
     previewScroll = scrollPosition();
     previewViewport = view->viewport()->size();
     shapeLabels.graph = graph;
-    SceneBuilder::Request request;
+    TileMaterializer::Request request;
     request.graph = graph;
     request.layoutGraph = layoutGraph;
     request.layout = building;
     request.marks = &marks;
     request.labels = &shapeLabels;
-    request.first = view->mapToScene(view->viewport()->rect()).boundingRect();
-    builder->start(std::move(request));
+    // The tiles only (a few hundred items): their children are made as the view needs them,
+    // those of the area the view opens on first, before its first detailed frame.
+    drawing->start(std::move(request));
+    sceneBuilt();
 }
 
 QPoint CanvasWidget::Private::scrollPosition() const
@@ -441,6 +457,9 @@ void CanvasWidget::Private::sceneBuilt()
     // turns after the last slice of items, one a turn, so that a frame is painted between
     // them. The canvas is ready (isLayoutReady()) once all are done.
     layout = std::exchange(building, nullptr);
+    // The items of the view the drawing opens on (none far out: the far picture, set up on
+    // the next turn, stands for them there).
+    needItems(view->visibleArea());
     finishStep = 0;
     finishing->start();
 }
@@ -451,6 +470,7 @@ void CanvasWidget::Private::finishTurn()
     case 0:
         applyProblems(true);
         setUpFarPicture();
+        view->viewport()->update(); // items or the picture, whichever the zoom shows now
         break;
     case 1:
         applyPlan();
@@ -478,15 +498,15 @@ void CanvasWidget::Private::finishScene()
 void CanvasWidget::Private::setUpFarPicture()
 {
     const QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
-    far.setSource(farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), nodeItems, edgeItems,
-                              regionPadX, regionPadY),
-                  [this] { return farState(); });
+    far.setSource(
+        farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), *drawing, regionPadX, regionPadY),
+        [this] { return farState(); });
 }
 
 FarState CanvasWidget::Private::farState() const
 {
     FarState state;
-    state.style = farStyle(nodeItems, scene->selectedItems(), highlightedNode, marks, problems);
+    state.style = farStyle(*drawing, highlightedNode, marks, problems);
     state.plan = farPlan;
     state.plan.tints = farTints(farPartitions, highlightedPartition);
     return state;
@@ -589,8 +609,8 @@ CanvasWidget::Private::applyBoundary()
                 bool badged = false;
                 for (NodeId n : c.nodes) {
                     const EdgeRef edge { b.tensor, n };
-                    const auto item = edgeItems.find(edge);
-                    if (item == edgeItems.end())
+                    const std::size_t index = drawing->edgeIndex(edge);
+                    if (index == TileMaterializer::none)
                         continue;
                     QString text;
                     if (!badged) {
@@ -601,7 +621,8 @@ CanvasWidget::Private::applyBoundary()
                         if (b.bytes)
                             text += QStringLiteral(" · ") + badgeBytes(*b.bytes);
                     }
-                    crossings.push_back({ edge, item->second, colour, std::move(text) });
+                    crossings.push_back(
+                        { edge, splineMidPoint(drawing->spline(index)), colour, std::move(text) });
                 }
             }
         }
@@ -645,21 +666,24 @@ void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &parti
     }
 }
 
-std::shared_ptr<const RegionGeometry> CanvasWidget::Private::makeRegionGeometry()
+std::shared_ptr<const RegionGeometry> CanvasWidget::Private::makeRegionGeometry() const
 {
+    // From the layout, in the drawing's orders (nodes by id, edges sorted): no item is needed.
     auto geometry = std::make_shared<RegionGeometry>();
-    geometry->boxes.reserve(nodeItems.size());
-    geometry->nodes.reserve(nodeItems.size());
-    for (const auto &[id, item] : nodeItems) {
+    const auto &nodes = drawing->drawnNodes();
+    geometry->boxes.reserve(nodes.size());
+    geometry->nodes.reserve(nodes.size());
+    for (const auto &[id, index] : nodes) {
         geometry->boxes.push_back(
-            item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
+            drawing->nodeRect(index).adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
         geometry->nodes.push_back(id);
     }
-    geometry->edges.reserve(edgeItems.size());
-    geometry->routes.reserve(edgeItems.size());
-    for (const auto &[edge, item] : edgeItems) {
+    const auto &edges = drawing->drawnEdges();
+    geometry->edges.reserve(edges.size());
+    geometry->routes.reserve(edges.size());
+    for (const auto &[edge, index] : edges) {
         geometry->edges.push_back(edge);
-        item->onCurve(geometry->routes.emplace_back());
+        onCurvePoints(drawing->spline(index), geometry->routes.emplace_back());
     }
     geometry->index(PartitionRegionItem::routeWidth / 2);
     return geometry;
@@ -669,21 +693,28 @@ void CanvasWidget::Private::applyProblems(bool on)
 {
     // The messages join the node's tooltip when it is asked for (toolTipAt).
     for (const auto &[node, message] : problems) {
-        const auto it = nodeItems.find(node);
-        if (it != nodeItems.end())
-            it->second->setProblem(on);
+        const std::size_t index = drawing->nodeIndex(node);
+        drawing->states().setProblem(index, on);
+        if (NodeItem *item = drawing->madeNodeItem(index))
+            item->setProblem(on);
     }
     far.invalidate();
 }
 
 void CanvasWidget::Private::clearHighlights()
 {
-    if (highlightedNode.isValid())
-        if (auto it = nodeItems.find(highlightedNode); it != nodeItems.end())
-            it->second->setHighlighted(false);
-    if (highlightedEdge.consumer.isValid())
-        if (auto it = edgeItems.find(highlightedEdge); it != edgeItems.end())
-            it->second->setHighlighted(false);
+    if (highlightedNode.isValid()) {
+        const std::size_t index = drawing->nodeIndex(highlightedNode);
+        drawing->states().setHighlighted(index, false);
+        if (NodeItem *item = drawing->madeNodeItem(index))
+            item->setHighlighted(false);
+    }
+    if (highlightedEdge.consumer.isValid()) {
+        const std::size_t index = drawing->edgeIndex(highlightedEdge);
+        drawing->states().setEdgeHighlighted(index, false);
+        if (EdgeItem *item = drawing->madeEdgeItem(index))
+            item->setHighlighted(false);
+    }
     highlightedNode = {};
     highlightedEdge = {};
     far.invalidate();
@@ -698,19 +729,20 @@ void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
     if (drawingChanged || !minimap->hasDrawing()) {
         // Node boxes in their category's colour (a ringed node, a comparison's difference, in
         // its ring's colour, a little larger) over the padded boxes that partitions tint, both
-        // in the order of the plan's node slots (nodeItems').
+        // in the order of the plan's node slots (the drawing's).
+        const auto &drawn = drawing->drawnNodes();
         std::vector<MinimapBox> nodes;
-        nodes.reserve(nodeItems.size());
+        nodes.reserve(drawn.size());
         std::vector<QRectF> tintBoxes;
-        tintBoxes.reserve(nodeItems.size());
-        for (const auto &[id, item] : nodeItems) {
-            const QColor mark = item->mark();
-            if (mark.isValid())
-                nodes.push_back({ item->rect().adjusted(-6, -6, 6, 6), mark });
+        tintBoxes.reserve(drawn.size());
+        for (const auto &[id, index] : drawn) {
+            const QRectF rect = drawing->nodeRect(index);
+            const auto mark = marks.find(id);
+            if (mark != marks.end() && mark->second.isValid())
+                nodes.push_back({ rect.adjusted(-6, -6, 6, 6), mark->second });
             else
-                nodes.push_back({ item->rect(), categoryStroke(item->category()) });
-            tintBoxes.push_back(
-                item->rect().adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
+                nodes.push_back({ rect, categoryStroke(opCategory(*graph, id)) });
+            tintBoxes.push_back(rect.adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
         }
         minimap->setDrawing(std::move(nodes), std::move(tintBoxes));
     }
@@ -749,8 +781,17 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->overlay = new LayoutOverlay(this);
     m_d->minimap = new Minimap(m_d->view, this);
     m_d->runner = new LayoutRunner(this);
-    m_d->builder = new SceneBuilder(*m_d->scene, m_d->nodeItems, m_d->edgeItems, this);
-    connect(m_d->builder, &SceneBuilder::built, this, [this] { m_d->sceneBuilt(); });
+    m_d->drawing = std::make_unique<TileMaterializer>(*m_d->scene);
+    m_d->moreItems = new QTimer(this);
+    m_d->moreItems->setSingleShot(true);
+    m_d->moreItems->setInterval(0);
+    connect(m_d->moreItems, &QTimer::timeout, this, [this] { m_d->view->viewport()->update(); });
+    m_d->settled = new QTimer(this);
+    m_d->settled->setSingleShot(true);
+    m_d->settled->setInterval(0);
+    connect(m_d->settled, &QTimer::timeout, this,
+            [this] { m_d->needItems(m_d->view->visibleArea()); });
+    m_d->view->setItemsNeeded([this](const QRectF &visible) { m_d->needItems(visible); });
     m_d->disposer = new SceneDisposer(this);
     m_d->finishing = new QTimer(this);
     m_d->finishing->setSingleShot(true);
@@ -769,6 +810,16 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->applyTheme();
     m_d->selectTool = std::make_unique<SelectTool>(*m_d->view);
     m_d->cutTool = std::make_unique<CutTool>(*m_d->view);
+    m_d->wireDrawing();
+    connect(m_d->view, &QGraphicsView::rubberBandChanged, this,
+            [this](const QRect &viewportRect, const QPointF & /*from*/, const QPointF & /*to*/) {
+                if (viewportRect.isNull()) {
+                    m_d->banding = false;
+                    return;
+                }
+                // The band's own rectangle: the scene points given with it lag a move behind.
+                m_d->band(m_d->view->mapToScene(viewportRect).boundingRect());
+            });
     m_d->view->setTool(m_d->selectTool.get());
 
     connect(m_d->overlayDelay, &QTimer::timeout, this, [this] {
@@ -805,31 +856,29 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         if (m_d->far.covers(m_d->view->zoom()))
             m_d->view->viewport()->update();
     });
-    m_d->connectScene();
     connect(m_d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
     connect(m_d->view, &CanvasView::visibleAreaChanged, this, [this] {
         // Badges keep their screen size: which of them overlap changes with the zoom only.
         if (!m_d->boundaryLayer.badges().empty()
             && m_d->view->zoom() != m_d->boundaryLayer.groupedZoom())
             m_d->boundaryLayer.regroup(*m_d->scene, m_d->view->zoom());
+        // The items the new view shows, before it is painted (once the zoom or scroll has
+        // settled: a zoom scrolls in steps, each reported).
+        if (m_d->layout)
+            m_d->settled->start();
     });
     connect(m_d->view, &CanvasView::fitRequested, this, &CanvasWidget::fitToView);
     connect(m_d->view, &CanvasView::zoomToSelectionRequested, this, &CanvasWidget::zoomToSelection);
     connect(m_d->view, &CanvasView::nodeDoubleClicked, this, [this](const QPointF &pos) {
-        for (QGraphicsItem *item : m_d->scene->items(pos))
-            if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
-                emit nodeActivated(node->nodeId());
-                return;
-            }
+        if (const NodeId node = m_d->nodeAt(pos); node.isValid())
+            emit nodeActivated(node);
     });
     connect(m_d->view, &CanvasView::contextMenuAt, this,
             [this](const QPoint &viewportPos, const QPoint &globalPos) {
-                for (QGraphicsItem *item : m_d->view->items(viewportPos))
-                    if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
-                        if (!node->isSelected())
-                            selectNodes({ node->nodeId() });
-                        break;
-                    }
+                const NodeId node = m_d->nodeAt(m_d->view->mapToScene(viewportPos));
+                if (node.isValid()
+                    && !m_d->drawing->states().isSelected(m_d->drawing->nodeIndex(node)))
+                    selectNodes({ node });
                 emit contextMenuRequested(globalPos);
             });
     connect(m_d->flash, &QVariantAnimation::valueChanged, this, [this](const QVariant &value) {
@@ -837,15 +886,14 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         const qreal t = value.toReal();
         const qreal strength = t >= 1.0 ? 0.0 : std::abs(std::sin(t * 3 * M_PI));
         for (const EdgeRef &e : m_d->flashing)
-            if (auto it = m_d->edgeItems.find(e); it != m_d->edgeItems.end())
-                it->second->setFlash(strength);
+            m_d->setEdgeFlash(e, strength);
     });
 }
 
 CanvasWidget::~CanvasWidget()
 {
-    m_d->builder->stop();
     m_d->finishing->stop();
+    m_d->drawing->clear();
     m_d->scene->clear();
     delete m_d->disposer; // the scenes it still holds, at once
     m_d->disposer = nullptr;
@@ -964,11 +1012,9 @@ void CanvasWidget::setNodeProblems(const std::vector<std::pair<NodeId, std::stri
 std::vector<NodeId> CanvasWidget::problemNodes() const
 {
     std::vector<NodeId> out;
-    for (const auto &[node, item] : m_d->nodeItems) {
-        if (item->hasProblem())
+    for (const auto &[node, index] : m_d->drawing->drawnNodes()) // in id order
+        if (m_d->drawing->states().hasProblem(index))
             out.push_back(node);
-    }
-    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -1000,49 +1046,198 @@ bool CanvasWidget::isLayoutReady() const
 std::vector<NodeId> CanvasWidget::selectedNodes() const
 {
     std::vector<NodeId> nodes;
-    for (QGraphicsItem *item : m_d->scene->selectedItems())
-        if (auto *node = qgraphicsitem_cast<NodeItem *>(item))
-            nodes.push_back(node->nodeId());
-    std::sort(nodes.begin(), nodes.end());
+    nodes.reserve(m_d->drawing->states().selectedCount());
+    for (const auto &[node, index] : m_d->drawing->drawnNodes()) // in id order
+        if (m_d->drawing->states().isSelected(index))
+            nodes.push_back(node);
     return nodes;
 }
 
 void CanvasWidget::selectNodes(const std::vector<NodeId> &nodes)
 {
-    const std::vector<NodeId> before = selectedNodes();
-    m_d->selecting = true;
-    m_d->scene->clearSelection();
+    std::vector<std::size_t> indices;
+    indices.reserve(nodes.size());
     for (NodeId id : nodes)
-        if (auto it = m_d->nodeItems.find(id); it != m_d->nodeItems.end())
-            it->second->setSelected(true);
-    m_d->selecting = false;
-    if (selectedNodes() != before)
-        emit selectionChanged();
+        if (const std::size_t index = m_d->drawing->nodeIndex(id); index != TileMaterializer::none)
+            indices.push_back(index);
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    m_d->select(indices);
+}
+
+std::vector<std::size_t> CanvasWidget::Private::selection() const
+{
+    std::vector<std::size_t> out;
+    out.reserve(drawing->states().selectedCount());
+    if (drawing->states().selectedCount() == 0 || layoutGraph == nullptr)
+        return out;
+    for (std::size_t i = 0; i < layoutGraph->nodes.size(); ++i)
+        if (drawing->states().isSelected(i))
+            out.push_back(i);
+    return out;
+}
+
+void CanvasWidget::Private::select(const std::vector<std::size_t> &nodes)
+{
+    ItemStates &states = drawing->states();
+    bool changed = false;
+    auto set = [&](std::size_t index, bool on) {
+        if (!states.setSelected(index, on))
+            return;
+        changed = true;
+        if (NodeItem *item = drawing->madeNodeItem(index))
+            item->setInSelection(on);
+    };
+    // Off for the selected nodes not in `nodes` (both sorted), on for the others.
+    const std::vector<std::size_t> before = selection();
+    auto next = nodes.begin();
+    for (std::size_t index : before) {
+        while (next != nodes.end() && *next < index)
+            ++next;
+        if (next == nodes.end() || *next != index)
+            set(index, false);
+    }
+    for (std::size_t index : nodes)
+        set(index, true);
+    if (!changed)
+        return;
+    far.invalidate();
+    emit q->selectionChanged();
+}
+
+bool CanvasWidget::Private::clickNode(const QPointF &scenePos, bool add)
+{
+    const std::size_t index = drawing->nodeAt(scenePos);
+    if (index == TileMaterializer::none)
+        return false;
+    if (!add) {
+        select({ index });
+        return true;
+    }
+    std::vector<std::size_t> nodes = selection();
+    const auto it = std::lower_bound(nodes.begin(), nodes.end(), index);
+    if (it != nodes.end() && *it == index)
+        nodes.erase(it); // Shift or Ctrl toggles
+    else
+        nodes.insert(it, index);
+    select(nodes);
+    return true;
+}
+
+void CanvasWidget::Private::band(const QRectF &area)
+{
+    if (!banding) {
+        // The select tool emptied the selection on the press unless Shift or Ctrl was held.
+        banding = true;
+        bandBase = selection();
+    }
+    std::vector<std::size_t> nodes = drawing->nodesIn(area);
+    std::vector<std::size_t> merged;
+    merged.reserve(nodes.size() + bandBase.size());
+    std::set_union(bandBase.begin(), bandBase.end(), nodes.begin(), nodes.end(),
+                   std::back_inserter(merged));
+    select(merged);
+}
+
+NodeId CanvasWidget::Private::nodeAt(const QPointF &scenePos) const
+{
+    const std::size_t index = drawing->nodeAt(scenePos);
+    return index != TileMaterializer::none ? drawing->nodeId(index) : NodeId();
+}
+
+void CanvasWidget::Private::makeItemsAt(const QPoint &viewportPos) const
+{
+    const QPointF p = view->mapToScene(viewportPos);
+    drawing->makeArea(QRectF(p - QPointF(4, 4), QSizeF(8, 8)));
+}
+
+void CanvasWidget::Private::setEdgeFlash(const EdgeRef &edge, qreal strength) const
+{
+    const std::size_t index = drawing->edgeIndex(edge);
+    drawing->states().setFlash(index, strength);
+    if (EdgeItem *item = drawing->madeEdgeItem(index))
+        item->setFlash(strength);
+}
+
+void CanvasWidget::Private::wireDrawing()
+{
+    selectTool->setClicks({ [this](const QPointF &pos, bool add) { return clickNode(pos, add); },
+                            [this] { select({}); } });
+    CutTargets targets;
+    targets.crossing = [this](const QPointF &a, const QPointF &b) {
+        std::vector<EdgeRef> edges;
+        for (std::size_t e : drawing->edgesCrossing(a, b))
+            edges.push_back(drawing->edgeRef(e));
+        return edges;
+    };
+    targets.light = [this](const EdgeRef &edge, bool on) {
+        const std::size_t index = drawing->edgeIndex(edge);
+        drawing->states().setCutHover(index, on);
+        if (EdgeItem *item = drawing->madeEdgeItem(index))
+            item->setCutHover(on);
+        if (view->lastPaintWasFar())
+            view->viewport()->update();
+    };
+    targets.route = [this](const EdgeRef &edge) {
+        QPolygonF line;
+        if (const std::size_t index = drawing->edgeIndex(edge); index != TileMaterializer::none)
+            onCurvePoints(drawing->spline(index), line);
+        return line;
+    };
+    cutTool->setTargets(std::move(targets));
+    boundaryLayer.setRestyle([this](const EdgeRef &edge, const QColor &colour) {
+        const std::size_t index = drawing->edgeIndex(edge);
+        drawing->states().setBoundaryColour(index, colour);
+        if (EdgeItem *item = drawing->madeEdgeItem(index))
+            item->setBoundaryColour(colour);
+    });
+}
+
+void CanvasWidget::Private::needItems(const QRectF &visible)
+{
+    if (!layout || makingItems)
+        return;
+    // Where the far picture stands for the items (or will, once rendered) none are made: the
+    // tiles show plain boxes until it arrives.
+    const qreal zoom = view->zoom();
+    if (far.covers(zoom) || (zoom <= FarPicture::farZoom && far.scale() <= 0))
+        return;
+    makingItems = true;
+    const bool made = drawing->makeArea(visible, itemsPerFrameMs);
+    const bool trimmed = drawing->trim(visible, itemsPerFrameMs / 2);
+    makingItems = false;
+    if (!made || !trimmed)
+        moreItems->start();
 }
 
 void CanvasWidget::centerOnNode(NodeId node)
 {
-    auto it = m_d->nodeItems.find(node);
-    if (it == m_d->nodeItems.end())
+    const std::size_t index = m_d->drawing->nodeIndex(node);
+    if (index == TileMaterializer::none)
         return;
     m_d->clearHighlights();
     m_d->highlightedNode = node;
-    it->second->setHighlighted(true);
+    m_d->drawing->states().setHighlighted(index, true);
+    if (NodeItem *item = m_d->drawing->madeNodeItem(index))
+        item->setHighlighted(true);
     if (m_d->view->zoom() < 0.6)
         m_d->view->setTransform(QTransform::fromScale(1.0, 1.0));
-    m_d->view->centerOn(it->second->rect().center());
+    m_d->view->centerOn(m_d->drawing->nodeRect(index).center());
     emit m_d->view->visibleAreaChanged();
 }
 
 void CanvasWidget::highlightEdge(TensorRef tensor, NodeId consumer)
 {
-    auto it = m_d->edgeItems.find(EdgeRef { tensor, consumer });
-    if (it == m_d->edgeItems.end())
+    const EdgeRef edge { tensor, consumer };
+    const std::size_t index = m_d->drawing->edgeIndex(edge);
+    if (index == TileMaterializer::none)
         return;
     m_d->clearHighlights();
-    m_d->highlightedEdge = it->first;
-    it->second->setHighlighted(true);
-    const QRectF bounds = it->second->boundingRect();
+    m_d->highlightedEdge = edge;
+    m_d->drawing->states().setEdgeHighlighted(index, true);
+    if (EdgeItem *item = m_d->drawing->madeEdgeItem(index))
+        item->setHighlighted(true);
+    const QRectF bounds = edgeItemBounds(m_d->drawing->spline(index), false);
     if (m_d->view->zoom() < 0.6)
         m_d->view->setTransform(QTransform::fromScale(1.0, 1.0));
     const QRectF visible = m_d->view->mapToScene(m_d->view->viewport()->rect()).boundingRect();
@@ -1066,8 +1261,7 @@ void CanvasWidget::flashEdges(const std::vector<EdgeRef> &edges)
 {
     m_d->flash->stop();
     for (const EdgeRef &e : m_d->flashing)
-        if (auto it = m_d->edgeItems.find(e); it != m_d->edgeItems.end())
-            it->second->setFlash(0);
+        m_d->setEdgeFlash(e, 0);
     m_d->flashing = edges;
     if (!edges.empty())
         m_d->flash->start();
@@ -1082,8 +1276,8 @@ void CanvasWidget::fitToView()
 void CanvasWidget::zoomToSelection()
 {
     QRectF bounds;
-    for (QGraphicsItem *item : m_d->scene->selectedItems())
-        bounds = bounds.united(item->sceneBoundingRect());
+    for (std::size_t index : m_d->selection())
+        bounds = bounds.united(nodeItemBounds(m_d->drawing->nodeRect(index), false));
     if (bounds.isNull())
         return;
     m_d->view->showRect(bounds.adjusted(-40, -40, 40, 40));
@@ -1091,18 +1285,18 @@ void CanvasWidget::zoomToSelection()
 
 QPoint CanvasWidget::viewportPosOfNode(NodeId node) const
 {
-    auto it = m_d->nodeItems.find(node);
-    if (it == m_d->nodeItems.end())
+    const std::size_t index = m_d->drawing->nodeIndex(node);
+    if (index == TileMaterializer::none)
         return {};
-    return m_d->view->mapFromScene(it->second->rect().center());
+    return m_d->view->mapFromScene(m_d->drawing->nodeRect(index).center());
 }
 
 QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
 {
-    auto it = m_d->edgeItems.find(EdgeRef { tensor, consumer });
-    if (it == m_d->edgeItems.end())
+    const std::size_t index = m_d->drawing->edgeIndex(EdgeRef { tensor, consumer });
+    if (index == TileMaterializer::none)
         return {};
-    return m_d->view->mapFromScene(it->second->midPoint());
+    return m_d->view->mapFromScene(splineMidPoint(m_d->drawing->spline(index)));
 }
 
 QGraphicsView *CanvasWidget::view() const
@@ -1110,19 +1304,38 @@ QGraphicsView *CanvasWidget::view() const
     return m_d->view;
 }
 
+NodeItem *CanvasWidget::nodeItem(NodeId node) const
+{
+    return m_d->drawing->nodeItem(m_d->drawing->nodeIndex(node));
+}
+
+EdgeItem *CanvasWidget::edgeItem(const EdgeRef &edge) const
+{
+    return m_d->drawing->edgeItem(m_d->drawing->edgeIndex(edge));
+}
+
+std::size_t CanvasWidget::itemsMade() const
+{
+    return m_d->drawing->madeItems();
+}
+
+void CanvasWidget::setItemCap(std::size_t items)
+{
+    m_d->drawing->setCap(items);
+}
+
 NodeId CanvasWidget::nodeNearViewportCentre() const
 {
     const QPointF centre = m_d->view->mapToScene(m_d->view->viewport()->rect().center());
     NodeId best;
     qreal bestDistance = 0;
-    for (QGraphicsItem *item : m_d->view->items(m_d->view->viewport()->rect())) {
-        const auto *node = qgraphicsitem_cast<NodeItem *>(item);
-        if (node == nullptr)
-            continue;
-        const QPointF delta = node->rect().center() - centre;
+    for (std::size_t index : m_d->drawing->nodesIn(m_d->view->visibleArea())) {
+        const QPointF delta = m_d->drawing->nodeRect(index).center() - centre;
         const qreal distance = QPointF::dotProduct(delta, delta);
-        if (!best.isValid() || distance < bestDistance) {
-            best = node->nodeId();
+        const NodeId node = m_d->drawing->nodeId(index);
+        if (!best.isValid() || distance < bestDistance
+            || (distance == bestDistance && node < best)) {
+            best = node;
             bestDistance = distance;
         }
     }
@@ -1131,10 +1344,10 @@ NodeId CanvasWidget::nodeNearViewportCentre() const
 
 void CanvasWidget::placeNode(NodeId node, const QPoint &viewportPos, qreal zoom)
 {
-    auto it = m_d->nodeItems.find(node);
-    if (it == m_d->nodeItems.end() || zoom <= 0)
+    const std::size_t index = m_d->drawing->nodeIndex(node);
+    if (index == TileMaterializer::none || zoom <= 0)
         return;
-    m_d->centreAt(it->second->rect().center(), viewportPos, zoom);
+    m_d->centreAt(m_d->drawing->nodeRect(index).center(), viewportPos, zoom);
 }
 
 void CanvasWidget::setOpeningPlace(OpeningPlace place)
@@ -1149,7 +1362,12 @@ bool CanvasWidget::exportImage(const QString &path, QString *error, int dpi) con
             *error = tr("There is no drawing to export yet (the layout has not finished).");
         return false;
     }
-    return writeDrawing(*m_d->scene, m_d->drawingBounds(), path, dpi, error);
+    // The whole drawing is written: every tile's items are made for it, and those beyond the
+    // cap dropped again after.
+    m_d->drawing->makeAll();
+    const bool written = writeDrawing(*m_d->scene, m_d->drawingBounds(), path, dpi, error);
+    m_d->drawing->trim(m_d->view->visibleArea(), 0);
+    return written;
 }
 
 void CanvasWidget::cancelLayout()
@@ -1168,7 +1386,7 @@ void CanvasWidget::cancelLayout()
 
 void CanvasWidget::restartLayout()
 {
-    if (!m_d->layoutGraph || m_d->layout || m_d->runner->isRunning() || m_d->builder->isBuilding())
+    if (!m_d->layoutGraph || m_d->layout || m_d->runner->isRunning() || m_d->building)
         return;
     m_d->startLayout();
 }
@@ -1177,6 +1395,8 @@ QString CanvasWidget::Private::toolTipAt(const QPoint &viewportPos) const
 {
     if (graph == nullptr || !layout)
         return {};
+    // The items there answer (an edge's shape, what lies on top), made first if need be.
+    makeItemsAt(viewportPos);
     for (QGraphicsItem *item : view->items(viewportPos)) {
         if (const auto *node = qgraphicsitem_cast<const NodeItem *>(item)) {
             QString text = nodeToolTip(*graph, node->nodeId());
@@ -1204,13 +1424,13 @@ QString CanvasWidget::toolTipAt(const QPoint &viewportPos) const
 void CanvasWidget::setNodeMarks(const std::vector<std::pair<NodeId, QColor>> &marks)
 {
     for (const auto &[id, colour] : m_d->marks)
-        if (auto it = m_d->nodeItems.find(id); it != m_d->nodeItems.end())
-            it->second->setMark({});
+        if (NodeItem *item = m_d->drawing->madeNodeItem(m_d->drawing->nodeIndex(id)))
+            item->setMark({});
     m_d->marks.clear();
     for (const auto &[id, colour] : marks) {
         m_d->marks[id] = colour;
-        if (auto it = m_d->nodeItems.find(id); it != m_d->nodeItems.end())
-            it->second->setMark(colour);
+        if (NodeItem *item = m_d->drawing->madeNodeItem(m_d->drawing->nodeIndex(id)))
+            item->setMark(colour);
     }
     m_d->far.invalidate();
     m_d->refreshMinimap();
@@ -1219,8 +1439,10 @@ void CanvasWidget::setNodeMarks(const std::vector<std::pair<NodeId, QColor>> &ma
 
 QColor CanvasWidget::nodeMark(NodeId node) const
 {
-    auto it = m_d->nodeItems.find(node);
-    return it != m_d->nodeItems.end() ? it->second->mark() : QColor();
+    if (m_d->drawing->nodeIndex(node) == TileMaterializer::none)
+        return {};
+    const auto it = m_d->marks.find(node);
+    return it != m_d->marks.end() ? it->second : QColor();
 }
 
 std::vector<std::pair<EdgeRef, QString>> CanvasWidget::edgeLabelsDrawn() const

@@ -4,6 +4,8 @@
 
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/GraphItems.h"
+#include "ui/scene/OpCategory.h"
+#include "ui/scene/TileMaterializer.h"
 
 namespace cleave::ui {
 
@@ -17,8 +19,8 @@ const QColor problemColour(0xd3, 0x2f, 0x2f);
 } // namespace
 
 std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> layout,
-                                               const QRectF &bounds, const NodeItemMap &nodes,
-                                               const EdgeItemMap &edges, qreal regionPadX,
+                                               const QRectF &bounds,
+                                               const TileMaterializer &drawing, qreal regionPadX,
                                                qreal regionPadY)
 {
     auto g = std::make_shared<FarGeometry>();
@@ -27,20 +29,22 @@ std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> lay
     g->regionPadX = regionPadX;
     g->regionPadY = regionPadY;
     g->routeWidth = PartitionRegionItem::routeWidth;
+    const auto &nodes = drawing.drawnNodes();
     g->nodes.reserve(nodes.size());
     g->categories.reserve(nodes.size());
-    for (const auto &[id, item] : nodes) {
-        g->nodes.push_back(item->rect());
-        g->categories.push_back(static_cast<std::uint8_t>(item->category()));
+    for (const auto &[id, index] : nodes) {
+        g->nodes.push_back(drawing.nodeRect(index));
+        g->categories.push_back(static_cast<std::uint8_t>(opCategory(*drawing.graph(), id)));
     }
+    const auto &edges = drawing.drawnEdges();
     g->edges.reserve(edges.size());
-    for (const auto &[edge, item] : edges)
-        g->edges.push_back(item->spline());
+    for (const auto &[edge, index] : edges)
+        g->edges.push_back(&drawing.spline(index));
     return g;
 }
 
-FarStyle farStyle(const NodeItemMap &nodes, const QList<QGraphicsItem *> &selected,
-                  NodeId highlighted, const std::unordered_map<NodeId, QColor> &marks,
+FarStyle farStyle(const TileMaterializer &drawing, NodeId highlighted,
+                  const std::unordered_map<NodeId, QColor> &marks,
                   const std::vector<std::pair<NodeId, std::string>> &problems)
 {
     const CanvasColours &colours = canvasColours();
@@ -49,8 +53,8 @@ FarStyle farStyle(const NodeItemMap &nodes, const QList<QGraphicsItem *> &select
     for (int c = 0; c <= static_cast<int>(OpCategory::Other); ++c)
         style.categories.push_back(colours.stroke(static_cast<OpCategory>(c)).rgba());
     auto add = [&](NodeId id, const QColor &colour) {
-        if (auto it = nodes.find(id); it != nodes.end())
-            style.boxes.emplace_back(it->second->rect(), colour.rgba());
+        if (const std::size_t index = drawing.nodeIndex(id); index != TileMaterializer::none)
+            style.boxes.emplace_back(drawing.nodeRect(index), colour.rgba());
     };
     // In rising precedence: a later box covers an earlier one of the same node.
     for (const auto &[id, message] : problems)
@@ -60,9 +64,10 @@ FarStyle farStyle(const NodeItemMap &nodes, const QList<QGraphicsItem *> &select
             add(id, colour);
     if (highlighted.isValid())
         add(highlighted, highlightColour);
-    for (const QGraphicsItem *item : selected)
-        if (const auto *node = qgraphicsitem_cast<const NodeItem *>(item))
-            style.boxes.emplace_back(node->rect(), selectionColour.rgba());
+    if (drawing.states().selectedCount() > 0)
+        for (const auto &[id, index] : drawing.drawnNodes())
+            if (drawing.states().isSelected(index))
+                style.boxes.emplace_back(drawing.nodeRect(index), selectionColour.rgba());
     return style;
 }
 
