@@ -18,6 +18,7 @@
 #include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LayoutRunner.h"
 #include "ui/scene/Minimap.h"
+#include "ui/scene/NodeSelection.h"
 #include "ui/scene/OpCategory.h"
 #include "ui/scene/PlanLayerItem.h"
 #include "ui/scene/SceneDisposer.h"
@@ -157,9 +158,7 @@ struct CanvasWidget::Private
     const LevelView *observed = nullptr;
     QMetaObject::Connection graphShown;
     QMetaObject::Connection planShown;
-    // The selection a rubber band started from (empty unless Shift or Ctrl was held).
-    std::vector<std::size_t> bandBase;
-    bool banding = false;
+    std::unique_ptr<NodeSelection> selection; // of the drawing's nodes
     bool minimapEnabled = true;
     // Where the next graph set opens (setOpeningPlace()), and where this graph's drawing opens;
     // `placed`: the drawing being built opened there (the initial view is not shown then).
@@ -172,8 +171,6 @@ struct CanvasWidget::Private
     /// those of the tiles least recently needed beyond the cap; nothing while the far picture
     /// stands for the items.
     void needItems(const QRectF &visible);
-    /// The selected nodes, by layout-graph index, sorted.
-    [[nodiscard]] std::vector<std::size_t> selection() const;
     /// Makes `nodes` (layout-graph indices) the selection; emits selectionChanged() when it
     /// changed.
     void select(const std::vector<std::size_t> &nodes);
@@ -187,7 +184,8 @@ struct CanvasWidget::Private
     void makeItemsAt(const QPoint &viewportPos) const;
     /// Sets the flat state of an edge and its item's, when it exists.
     void setEdgeFlash(const EdgeRef &edge, qreal strength) const;
-    /// Hands the tools and the boundary layer what they ask of the drawing.
+    /// Makes the drawing's items where the view needs them, and hands the tools and the
+    /// boundary layer what they ask of the drawing.
     void wireDrawing();
     /// Removes every item: a small scene is cleared, a large one replaced by a fresh scene
     /// (the old one is deleted in slices, holding the layouts its items point into).
@@ -398,8 +396,7 @@ void CanvasWidget::Private::clearScene()
     // 100k-node model.
     std::vector<std::shared_ptr<const void>> leftovers { std::exchange(regionGeometry, nullptr) };
     const bool hadSelection = drawing->states().selectedCount() > 0;
-    banding = false;
-    bandBase.clear();
+    selection->endBand();
     drawing->clear(); // its tiles and items go with the scene
     regionLayer = labelLayer = badgeLayer = nullptr; // deleted with the scene
     planItems.clear();
@@ -782,16 +779,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->minimap = new Minimap(m_d->view, this);
     m_d->runner = new LayoutRunner(this);
     m_d->drawing = std::make_unique<TileMaterializer>(*m_d->scene);
-    m_d->moreItems = new QTimer(this);
-    m_d->moreItems->setSingleShot(true);
-    m_d->moreItems->setInterval(0);
-    connect(m_d->moreItems, &QTimer::timeout, this, [this] { m_d->view->viewport()->update(); });
-    m_d->settled = new QTimer(this);
-    m_d->settled->setSingleShot(true);
-    m_d->settled->setInterval(0);
-    connect(m_d->settled, &QTimer::timeout, this,
-            [this] { m_d->needItems(m_d->view->visibleArea()); });
-    m_d->view->setItemsNeeded([this](const QRectF &visible) { m_d->needItems(visible); });
+    m_d->selection = std::make_unique<NodeSelection>(*m_d->drawing);
     m_d->disposer = new SceneDisposer(this);
     m_d->finishing = new QTimer(this);
     m_d->finishing->setSingleShot(true);
@@ -811,15 +799,6 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->selectTool = std::make_unique<SelectTool>(*m_d->view);
     m_d->cutTool = std::make_unique<CutTool>(*m_d->view);
     m_d->wireDrawing();
-    connect(m_d->view, &QGraphicsView::rubberBandChanged, this,
-            [this](const QRect &viewportRect, const QPointF & /*from*/, const QPointF & /*to*/) {
-                if (viewportRect.isNull()) {
-                    m_d->banding = false;
-                    return;
-                }
-                // The band's own rectangle: the scene points given with it lag a move behind.
-                m_d->band(m_d->view->mapToScene(viewportRect).boundingRect());
-            });
     m_d->view->setTool(m_d->selectTool.get());
 
     connect(m_d->overlayDelay, &QTimer::timeout, this, [this] {
@@ -1065,41 +1044,9 @@ void CanvasWidget::selectNodes(const std::vector<NodeId> &nodes)
     m_d->select(indices);
 }
 
-std::vector<std::size_t> CanvasWidget::Private::selection() const
-{
-    std::vector<std::size_t> out;
-    out.reserve(drawing->states().selectedCount());
-    if (drawing->states().selectedCount() == 0 || layoutGraph == nullptr)
-        return out;
-    for (std::size_t i = 0; i < layoutGraph->nodes.size(); ++i)
-        if (drawing->states().isSelected(i))
-            out.push_back(i);
-    return out;
-}
-
 void CanvasWidget::Private::select(const std::vector<std::size_t> &nodes)
 {
-    ItemStates &states = drawing->states();
-    bool changed = false;
-    auto set = [&](std::size_t index, bool on) {
-        if (!states.setSelected(index, on))
-            return;
-        changed = true;
-        if (NodeItem *item = drawing->madeNodeItem(index))
-            item->setInSelection(on);
-    };
-    // Off for the selected nodes not in `nodes` (both sorted), on for the others.
-    const std::vector<std::size_t> before = selection();
-    auto next = nodes.begin();
-    for (std::size_t index : before) {
-        while (next != nodes.end() && *next < index)
-            ++next;
-        if (next == nodes.end() || *next != index)
-            set(index, false);
-    }
-    for (std::size_t index : nodes)
-        set(index, true);
-    if (!changed)
+    if (!selection->set(nodes))
         return;
     far.invalidate();
     emit q->selectionChanged();
@@ -1107,36 +1054,20 @@ void CanvasWidget::Private::select(const std::vector<std::size_t> &nodes)
 
 bool CanvasWidget::Private::clickNode(const QPointF &scenePos, bool add)
 {
-    const std::size_t index = drawing->nodeAt(scenePos);
-    if (index == TileMaterializer::none)
-        return false;
-    if (!add) {
-        select({ index });
-        return true;
+    bool hit = false;
+    if (selection->click(scenePos, add, hit)) {
+        far.invalidate();
+        emit q->selectionChanged();
     }
-    std::vector<std::size_t> nodes = selection();
-    const auto it = std::lower_bound(nodes.begin(), nodes.end(), index);
-    if (it != nodes.end() && *it == index)
-        nodes.erase(it); // Shift or Ctrl toggles
-    else
-        nodes.insert(it, index);
-    select(nodes);
-    return true;
+    return hit;
 }
 
 void CanvasWidget::Private::band(const QRectF &area)
 {
-    if (!banding) {
-        // The select tool emptied the selection on the press unless Shift or Ctrl was held.
-        banding = true;
-        bandBase = selection();
-    }
-    std::vector<std::size_t> nodes = drawing->nodesIn(area);
-    std::vector<std::size_t> merged;
-    merged.reserve(nodes.size() + bandBase.size());
-    std::set_union(bandBase.begin(), bandBase.end(), nodes.begin(), nodes.end(),
-                   std::back_inserter(merged));
-    select(merged);
+    if (!selection->band(area))
+        return;
+    far.invalidate();
+    emit q->selectionChanged();
 }
 
 NodeId CanvasWidget::Private::nodeAt(const QPointF &scenePos) const
@@ -1161,6 +1092,24 @@ void CanvasWidget::Private::setEdgeFlash(const EdgeRef &edge, qreal strength) co
 
 void CanvasWidget::Private::wireDrawing()
 {
+    moreItems = new QTimer(q);
+    moreItems->setSingleShot(true);
+    moreItems->setInterval(0);
+    connect(moreItems, &QTimer::timeout, q, [this] { view->viewport()->update(); });
+    settled = new QTimer(q);
+    settled->setSingleShot(true);
+    settled->setInterval(0);
+    connect(settled, &QTimer::timeout, q, [this] { needItems(view->visibleArea()); });
+    view->setItemsNeeded([this](const QRectF &visible) { needItems(visible); });
+    connect(view, &QGraphicsView::rubberBandChanged, q,
+            [this](const QRect &viewportRect, const QPointF & /*from*/, const QPointF & /*to*/) {
+                if (viewportRect.isNull()) {
+                    selection->endBand();
+                    return;
+                }
+                // The band's own rectangle: the scene points given with it lag a move behind.
+                band(view->mapToScene(viewportRect).boundingRect());
+            });
     selectTool->setClicks({ [this](const QPointF &pos, bool add) { return clickNode(pos, add); },
                             [this] { select({}); } });
     CutTargets targets;
@@ -1276,7 +1225,7 @@ void CanvasWidget::fitToView()
 void CanvasWidget::zoomToSelection()
 {
     QRectF bounds;
-    for (std::size_t index : m_d->selection())
+    for (std::size_t index : m_d->selection->nodes())
         bounds = bounds.united(nodeItemBounds(m_d->drawing->nodeRect(index), false));
     if (bounds.isNull())
         return;
