@@ -931,7 +931,8 @@ void CanvasWidget::setPlan(const PartitionPlan *plan, const BoundaryTable *bound
     m_d->boundary = plan != nullptr ? boundary : nullptr;
     m_d->planGraph = plan != nullptr ? &plan->graph() : nullptr;
     m_d->planFunction = plan != nullptr ? plan->function() : FunctionId();
-    if (!m_d->layout)
+    // A drawing being completed gets its plan on one of the turns that complete it.
+    if (!m_d->layout || m_d->finishing->isActive())
         return;
     m_d->applyPlan();
     m_d->refreshMinimap(false);

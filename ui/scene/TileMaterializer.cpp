@@ -12,7 +12,7 @@
 #include <QPainter>
 
 #include <algorithm>
-#include <set>
+#include <unordered_set>
 
 namespace cleave::ui {
 
@@ -67,7 +67,8 @@ void TileMaterializer::start(Request request)
     }
     std::sort(m_nodeOrder.begin(), m_nodeOrder.end());
     // One shape label per tensor, on its first drawn edge in the layout graph's order.
-    std::set<TensorRef> labelledTensors;
+    std::unordered_set<TensorRef> labelledTensors;
+    labelledTensors.reserve(lg.edges.size());
     for (std::size_t i = 0; i < lg.edges.size(); ++i) {
         const LayoutGraph::Edge &e = lg.edges[i];
         const LayoutSpline *s = layout.spline(e.tensor, e.consumer);
