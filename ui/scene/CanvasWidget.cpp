@@ -61,7 +61,7 @@ constexpr qreal initialZoom = 0.8;
 constexpr qsizetype itemsClearedAtOnce = 4000;
 // The longest a frame spends making items (milliseconds; 256 items take about one): a pan that
 // reveals more unmade tiles shows their nodes as plain boxes and the rest on the next turns.
-constexpr int itemsPerFrameMs = 5;
+constexpr int itemsPerFrameMs = 3;
 
 // The tensor shapes written on edges when zoomed in: made as they are painted.
 class ShapeLabels : public EdgeLabels
