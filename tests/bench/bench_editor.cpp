@@ -17,8 +17,9 @@
 //   cut_paint   CanvasWidget::setPlan + the next frame (GUI thread CPU, as a frame), at zoom 0.45
 //               on the middle of the drawing;
 //   select_paint  selecting one node, then a rubber band's selection of ~1,000 nodes (the
-//               scene's setSelectionArea over a rectangle of that many nodes, as the rubber band
-//               sets it), each + the next frame (GUI thread CPU): the worse of the two;
+//               view's rubberBandChanged over a rectangle of that many nodes, as a drag emits
+//               it: the canvas selects the nodes it meets from the layout), each + the next
+//               frame (GUI thread CPU): the worse of the two;
 //   cut_far     the far picture after the cut: the worker thread's CPU time to render it (the
 //               GUI thread keeps painting the previous picture meanwhile);
 //   level_ms    switch to fused blocks unprepared (what a switch before the background
@@ -42,7 +43,10 @@
 //               above it per drawn node: what each node of a model costs the editor;
 //   heap_MB, heapKB/nd  live heap (mallinfo2) with the model open and drawn after the cold
 //               open, and per drawn node: what the open model holds, without what malloc
-//               keeps from earlier stages.
+//               keeps from earlier stages;
+//   items_open, items_pan  node and edge items that exist after the cold open and after the
+//               pan/zoom sequence (CanvasWidget::itemsMade: items are made per tile where the
+//               view needs them, at most the cap's 16,384 beyond those in view).
 // Times are milliseconds of process CPU time (all threads), see Clock, except the frames, which
 // are the GUI thread's (ThreadClock): the far picture renders on a worker, reported as cut_far.
 // --frame-log prints each frame, the cut's and the selections' parts, and the level switch's
@@ -76,7 +80,6 @@
 #include <QGraphicsView>
 #include <QImage>
 #include <QPainter>
-#include <QPainterPath>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -421,6 +424,7 @@ void runCase(const Case &c, const std::string &cacheDir)
     }
     const double coldMs = cold.ms;
     const double openHeapMb = heapMb();
+    const std::size_t itemsOpen = canvas->itemsMade();
     const std::size_t nodes
         = buildLayoutGraph(*cold.graph, cold.graph->mainFunction()).nodes.size();
 
@@ -430,6 +434,7 @@ void runCase(const Case &c, const std::string &cacheDir)
     std::sort(frames.begin(), frames.end());
     const double frameMed = frames[frames.size() / 2];
     const double frameMax = frames.back();
+    const std::size_t itemsPan = canvas->itemsMade();
 
     // A cut across a mid-graph edge.
     const LayoutGraph lg = buildLayoutGraph(*cold.graph, cold.graph->mainFunction());
@@ -492,10 +497,9 @@ void runCase(const Case &c, const std::string &cacheDir)
         QRectF band(centre - QPointF(300, 100), QSizeF(600, 200));
         // Grown (untimed) until the band selects ~1,000 nodes, as the scene selects them.
         auto selectBand = [&](const QRectF &r) {
-            QPainterPath area;
-            area.addRect(r);
-            view->scene()->setSelectionArea(area, Qt::ReplaceSelection, Qt::IntersectsItemShape,
-                                            view->viewportTransform());
+            const QRect rect(view->mapFromScene(r.topLeft()), view->mapFromScene(r.bottomRight()));
+            emit view->rubberBandChanged(rect.normalized(), r.topLeft(), r.bottomRight());
+            emit view->rubberBandChanged(QRect(), QPointF(), QPointF()); // released
         };
         auto selectedIn = [&](const QRectF &r) {
             selectBand(r);
@@ -585,11 +589,12 @@ void runCase(const Case &c, const std::string &cacheDir)
     const double rssKb = static_cast<double>(usage.ru_maxrss);
     const double perNode = 1.0 / static_cast<double>(std::max<std::size_t>(1, nodes));
     std::printf("%-26s %7zu %9.0f %11.0f %9.1f %9.1f %10.1f %9.1f %7.1f %12.1f %9.0f %8.0f "
-                "%10.1f %8.1f %10.1f %8.1f %8.0f %9.2f %8.0f %9.2f %7.0f %8.2f\n",
+                "%10.1f %8.1f %10.1f %8.1f %8.0f %9.2f %8.0f %9.2f %7.0f %8.2f %10zu %9zu\n",
                 c.name.c_str(), nodes, coldMs, cachedMs, frameMed, frameMax, cutEngine, cutPaint,
                 cutFar, selectPaint, levelMs, level.prep, level.warm, level.warmGap, level.back,
                 level.backGap, rssKb / 1024, rssKb * perNode, openHeapMb,
-                openHeapMb * 1024 * perNode, baseRssKb / 1024, (rssKb - baseRssKb) * perNode);
+                openHeapMb * 1024 * perNode, baseRssKb / 1024, (rssKb - baseRssKb) * perNode,
+                itemsOpen, itemsPan);
     std::fflush(stdout);
 }
 
@@ -654,11 +659,11 @@ int main(int argc, char **argv)
     }
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
     std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %7s %12s %9s %8s %10s %8s %10s %8s %8s "
-                "%9s %8s %9s %7s %8s\n",
+                "%9s %8s %9s %7s %8s %10s %9s\n",
                 "graph", "nodes", "open_cold", "open_cached", "frame_med", "frame_max",
                 "cut_engine", "cut_paint", "cut_far", "select_paint", "level_ms", "prep_ms",
                 "level_warm", "warm_gap", "level_back", "back_gap", "rss_MB", "KB/node", "heap_MB",
-                "heapKB/nd", "base_MB", "KB/nd+");
+                "heapKB/nd", "base_MB", "KB/nd+", "items_open", "items_pan");
     std::fflush(stdout);
     for (const Case &c : cases) {
         const std::string cacheDir

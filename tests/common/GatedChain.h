@@ -14,6 +14,7 @@ namespace cleave::test {
 struct GatedChain
 {
     std::unique_ptr<Graph> graph;
+    NodeId data; ///< The input.
     std::vector<NodeId> relu;
     std::vector<NodeId> sigmoid;
     std::vector<NodeId> multiply;
@@ -27,6 +28,7 @@ inline GatedChain gatedChain(std::size_t steps)
     const GraphBuilder::Shape s { 1, 16 };
     GatedChain c;
     NodeId x = b.input("data", s);
+    c.data = x;
     for (std::size_t k = 0; k < steps; ++k) {
         c.relu.push_back(b.op("nn.relu", { x }, s));
         c.sigmoid.push_back(b.op("sigmoid", { x }, s));

@@ -45,6 +45,22 @@ namespace {
 
 const QString resnet18 = QDir::cleanPath(QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay"));
 
+// The nodes and the edges of the shown model the canvas draws (it knows them from the layout,
+// whether or not their items are made: items exist only where the view needs them).
+std::pair<qsizetype, qsizetype> drawnCounts(const MainWindow &window)
+{
+    const cleave::Graph &graph = *window.document()->graph();
+    qsizetype nodes = 0;
+    qsizetype edges = 0;
+    for (std::size_t i = 0; i < graph.nodeCount(); ++i) {
+        const cleave::NodeId id(i);
+        nodes += window.canvas()->viewportPosOfNode(id).isNull() ? 0 : 1;
+        for (const cleave::TensorRef &t : graph.node(id).inputs)
+            edges += window.canvas()->viewportPosOfEdge(t, id).isNull() ? 0 : 1;
+    }
+    return { nodes, edges };
+}
+
 // Writes a Relay module of `units` residual units of three operators each (relu, sigmoid, an
 // add of the unit's input): 3 × units operators in a chain of residual diamonds, without type
 // annotations (the importer infers every shape).
@@ -302,13 +318,7 @@ void TestBackgroundOpen::windowAnswersWhileImporting()
     // add reads the sigmoid, which reads the relu: 4 edges, none drawn as a stub (no tensor is
     // read more than twice).
     QVERIFY(layoutAt >= 0 && layoutAt <= frameAt);
-    const QList<QGraphicsItem *> items = window.canvas()->view()->scene()->items();
-    const auto count = [&items](int type) {
-        return std::count_if(items.begin(), items.end(),
-                             [type](const QGraphicsItem *item) { return item->type() == type; });
-    };
-    QCOMPARE(count(cleave::ui::NodeItemType), qsizetype(1 + 3 * units));
-    QCOMPARE(count(cleave::ui::EdgeItemType), qsizetype(4 * units));
+    QCOMPARE(drawnCounts(window), std::make_pair(qsizetype(1 + 3 * units), qsizetype(4 * units)));
     // The event loop ran all along, never stopping for long: while importing, and over the whole
     // open up to the painted frame.
     QVERIFY(importTicks > 0);
@@ -339,29 +349,34 @@ void TestBackgroundOpen::openWhileDrawingReplacesDrawing()
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QGraphicsScene *scene = window.canvas()->view()->scene();
     QSignalSpy finished(window.canvas(), &cleave::ui::CanvasWidget::layoutFinished);
-    // The 100k model's scene is made over many event-loop turns once its layout has arrived
-    // (its scene rect is set first); the small model is opened while that goes on.
+    // The 100k model's drawing is completed over the event-loop turns after its layout has
+    // arrived (its scene rect is set first: its tiles, then the far picture, the plan, the
+    // frames); the small model is opened on the first of them.
     bool drawing = false;
     bool reopened = false;
     connect(scene, &QGraphicsScene::sceneRectChanged, this, [&](const QRectF &rect) {
         if (rect.height() < 100000 || drawing)
             return;
         drawing = true;
-        QTimer::singleShot(30, this, [&] {
+        QTimer::singleShot(0, this, [&] {
             QVERIFY(!window.canvas()->isLayoutReady());
             reopened = window.openFile(small);
         });
     });
     QVERIFY(window.openFile(m_big));
     QTRY_VERIFY_WITH_TIMEOUT(reopened, 300000);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    QVERIFY(finished.at(0).at(0).toBool());
-    QCOMPARE(window.document()->filePath(), small);
-    QVERIFY(window.canvas()->isLayoutReady());
+    // The big drawing may complete before the small model is read (its items are made where
+    // the view needs them: the turns after its layout are few); the small one comes last.
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() && window.document()->filePath() == small
+                                 && window.canvas()->isLayoutReady(),
+                             60000);
+    QVERIFY(finished.back().at(0).toBool());
+    QVERIFY(finished.count() <= 2);
     // Only the small model is drawn: nothing of the interrupted drawing is left, and nothing
     // more arrives later.
+    const qsizetype shown = finished.count();
     QTest::qWait(200);
-    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.count(), shown);
     // (The view's scene: one that held many items when the small model came is swapped for a
     // fresh one.)
     const QList<QGraphicsItem *> items = window.canvas()->view()->scene()->items();
@@ -398,8 +413,7 @@ void TestBackgroundOpen::replacingBigDrawingKeepsAnswering()
     };
     // As windowAnswersWhileImporting derives: the input and 3 operators per unit, 4 edges per
     // unit.
-    QCOMPARE(count(big, cleave::ui::NodeItemType), qsizetype(1 + 3 * units));
-    QCOMPARE(count(big, cleave::ui::EdgeItemType), qsizetype(4 * units));
+    QCOMPARE(drawnCounts(window), std::make_pair(qsizetype(1 + 3 * units), qsizetype(4 * units)));
 
     // From the open of the small model until the big drawing's scene is deleted.
     LatencyProbe probe;
@@ -415,7 +429,9 @@ void TestBackgroundOpen::replacingBigDrawingKeepsAnswering()
     QVERIFY(window.openFile(small));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
     QVERIFY(finished.at(1).at(0).toBool());
-    QTRY_VERIFY_WITH_TIMEOUT(big.isNull(), 60000);
+    // A scene of many items is swapped for a fresh one and deleted in slices; one of few (items
+    // are made only where the view needs them) is cleared at once and shown again.
+    QTRY_VERIFY_WITH_TIMEOUT(big.isNull() || big == window.canvas()->view()->scene(), 60000);
     const qint64 longest = probe.longestGap();
     const double longestCpu = probe.longestCpuGap();
     qInfo("UI thread from opening a small model over a 100k-node drawing until the old scene "

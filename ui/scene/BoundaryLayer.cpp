@@ -29,11 +29,11 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
     m_pending.clear();
     m_layer = badgeLayer;
 
-    std::map<EdgeRef, Bold> bold;
+    std::map<EdgeRef, QColor> bold;
     std::map<EdgeRef, BadgeItem *> badges;
     std::vector<PendingBadge> made; // new badges, in crossing order
     for (const BoundaryCrossing &c : crossings) {
-        bold.emplace(c.edge, Bold { c.item, c.colour });
+        bold.emplace(c.edge, c.colour);
         if (c.badge.isEmpty() || badges.contains(c.edge))
             continue;
         const auto kept = m_badges.find(c.edge);
@@ -44,7 +44,7 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
             continue;
         }
         badges.emplace(c.edge, nullptr); // one badge per edge
-        made.push_back({ c.edge, c.item->midPoint(), c.badge, c.colour });
+        made.push_back({ c.edge, c.badgePos, c.badge, c.colour });
     }
     // Measuring a badge's text is most of its cost: hundreds of them (a cut across a large
     // model) are made in view first, the rest on the next turns (showMore()).
@@ -63,15 +63,15 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
     // Restyle only the edges whose colour changed: the old ones going back to normal first.
     for (const auto &[edge, was] : m_bold) {
         const auto now = bold.find(edge);
-        if (now != bold.end() && now->second.colour == was.colour)
+        if (now != bold.end() && now->second == was)
             continue;
-        was.item->setBoundaryColour(now != bold.end() ? now->second.colour : QColor());
+        restyle(edge, now != bold.end() ? now->second : QColor());
         ++m_lastRestyled;
     }
     for (const auto &[edge, now] : bold) {
         if (m_bold.contains(edge))
             continue;
-        now.item->setBoundaryColour(now.colour);
+        restyle(edge, now);
         ++m_lastRestyled;
     }
     m_bold = std::move(bold);
@@ -127,7 +127,7 @@ void BoundaryLayer::clear()
     m_badges.clear();
     m_badgeList.clear();
     for (const auto &[edge, was] : m_bold)
-        was.item->setBoundaryColour({});
+        restyle(edge, {});
     m_bold.clear();
 }
 

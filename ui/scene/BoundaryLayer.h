@@ -9,7 +9,9 @@
 #include <QRectF>
 #include <QString>
 
+#include <functional>
 #include <map>
+#include <utility>
 #include <vector>
 
 class QGraphicsItem;
@@ -19,15 +21,14 @@ namespace cleave::ui {
 
 class BadgeCountItem;
 class BadgeItem;
-class EdgeItem;
 
-/// One drawn edge that crosses between partitions (`item` draws it): drawn bold in `colour`
-/// (its producer partition's), with a tensor badge saying `badge` when that is not empty (one
-/// badge per tensor and consumer partition).
+/// One drawn edge that crosses between partitions: drawn bold in `colour` (its producer
+/// partition's), with a tensor badge saying `badge` at `badgePos` (the route's middle) when
+/// that is not empty (one badge per tensor and consumer partition).
 struct BoundaryCrossing
 {
     EdgeRef edge;
-    EdgeItem *item = nullptr;
+    QPointF badgePos;
     QColor colour;
     QString badge;
 };
@@ -42,9 +43,14 @@ struct BoundaryCrossing
 class BoundaryLayer
 {
 public:
+    /// How an edge is drawn bold in a colour, or normal again (an invalid colour): the canvas
+    /// keeps it per edge, for the edge's item whenever that exists.
+    void setRestyle(std::function<void(const EdgeRef &edge, const QColor &colour)> restyle)
+    {
+        m_restyle = std::move(restyle);
+    }
     /// Shows `crossings` instead of what was shown, badges under `badgeLayer` (a
-    /// PlanLayerItem; nullptr: top-level items of `scene`), grouped for `zoom`. The edge items
-    /// of the crossings shown must stay alive until the next show(), clear() or forget().
+    /// PlanLayerItem; nullptr: top-level items of `scene`), grouped for `zoom`.
     ///
     /// When more than `badgesAtOnce` badges are to be made, only those anchored in `first`
     /// (the visible area) are made now; showMore() makes the others.
@@ -76,11 +82,11 @@ public:
     [[nodiscard]] std::size_t lastRestyledEdges() const { return m_lastRestyled; }
 
 private:
-    struct Bold
+    void restyle(const EdgeRef &edge, const QColor &colour) const
     {
-        EdgeItem *item;
-        QColor colour;
-    };
+        if (m_restyle)
+            m_restyle(edge, colour);
+    }
     struct PendingBadge
     {
         EdgeRef edge;
@@ -91,7 +97,8 @@ private:
     /// Makes the badge `p` says under m_layer (or in `scene`).
     BadgeItem *makeBadge(QGraphicsScene &scene, const PendingBadge &p);
 
-    std::map<EdgeRef, Bold> m_bold; // the bold edges shown
+    std::function<void(const EdgeRef &, const QColor &)> m_restyle;
+    std::map<EdgeRef, QColor> m_bold; // the bold edges shown
     std::map<EdgeRef, BadgeItem *> m_badges;
     std::vector<BadgeItem *> m_badgeList; // m_badges' items, in edge order
     std::vector<BadgeCountItem *> m_counts;

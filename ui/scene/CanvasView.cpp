@@ -6,14 +6,16 @@
 #include "ui/tools/CanvasTool.h"
 
 #include <QGestureEvent>
-#include <QGuiApplication>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QNativeGestureEvent>
 #include <QPainter>
 #include <QPinchGesture>
+#include <QRubberBand>
 #include <QScrollBar>
+#include <QStyle>
+#include <QStyleOptionRubberBand>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -85,19 +87,41 @@ void CanvasView::showRect(const QRectF &rect)
     emit visibleAreaChanged();
 }
 
+QRectF CanvasView::visibleArea() const
+{
+    return mapToScene(viewport()->rect()).boundingRect();
+}
+
 void CanvasView::paintEvent(QPaintEvent *event)
 {
     // Far out, one scaled picture stands for tens of thousands of items a few pixels each;
-    // a tool drawing with the left button (rubber band, cut stroke) gets the real items.
-    const bool toolBusy = !m_panning && (QGuiApplication::mouseButtons() & Qt::LeftButton) != 0;
-    m_lastFar = m_far != nullptr && !toolBusy && m_far->covers(zoom());
+    // a tool drawing with the left button (rubber band, cut stroke) draws over it.
+    m_lastFar = m_far != nullptr && m_far->covers(zoom());
     if (!m_lastFar) {
+        if (m_itemsNeeded)
+            m_itemsNeeded(visibleArea());
         QGraphicsView::paintEvent(event);
         return;
     }
     QPainter painter(viewport());
     painter.fillRect(event->rect(), backgroundBrush());
     m_far->paint(painter, viewportTransform());
+    if (m_tool != nullptr) {
+        painter.setTransform(viewportTransform());
+        m_tool->paintFarOverlay(painter);
+        painter.resetTransform();
+    }
+    if (const QRect band = rubberBandRect(); !band.isNull()) {
+        // As QGraphicsView draws it over the items.
+        QStyleOptionRubberBand option;
+        option.initFrom(viewport());
+        option.rect = band;
+        option.shape = QRubberBand::Rectangle;
+        QStyleHintReturnMask mask;
+        if (viewport()->style()->styleHint(QStyle::SH_RubberBand_Mask, &option, viewport(), &mask))
+            painter.setClipRegion(mask.region, Qt::IntersectClip);
+        viewport()->style()->drawControl(QStyle::CE_RubberBand, &option, &painter, viewport());
+    }
 }
 
 void CanvasView::wheelEvent(QWheelEvent *event)

@@ -42,6 +42,14 @@ public:
     {
         m_toolTips = std::move(provider);
     }
+    /// Called before the items are painted with the visible scene area, to make the items
+    /// there (TileMaterializer): before the paint, never while Qt walks the scene's items.
+    void setItemsNeeded(std::function<void(const QRectF &visible)> needed)
+    {
+        m_itemsNeeded = std::move(needed);
+    }
+    /// The scene area the viewport shows.
+    [[nodiscard]] QRectF visibleArea() const;
     /// True when the last paint showed the far picture instead of the items.
     [[nodiscard]] bool lastPaintWasFar() const { return m_lastFar; }
 
@@ -79,6 +87,7 @@ private:
     CanvasTool *m_tool = nullptr;
     FarPicture *m_far = nullptr;
     std::function<QString(const QPoint &)> m_toolTips;
+    std::function<void(const QRectF &)> m_itemsNeeded;
     bool m_lastFar = false;
     bool m_spaceHeld = false;
     bool m_panning = false;

@@ -19,12 +19,13 @@
 #include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LayoutRunner.h"
 #include "ui/scene/Minimap.h"
+#include "ui/scene/NodeSelection.h"
 #include "ui/scene/OpCategory.h"
 #include "ui/scene/PlanLayerItem.h"
 #include "ui/scene/RegionGeometryMaker.h"
 #include "ui/scene/RegionGeometryStore.h"
-#include "ui/scene/SceneBuilder.h"
 #include "ui/scene/SceneDisposer.h"
+#include "ui/scene/TileMaterializer.h"
 #include "ui/tools/CutTool.h"
 #include "ui/tools/SelectTool.h"
 
@@ -56,16 +57,17 @@ namespace {
 // Node labels are drawn from a zoom of 0.45 on (NodeItem's level of detail).
 constexpr qreal readableZoom = 0.45;
 constexpr qreal initialZoom = 0.8;
-// How long a turn may run each sliced job, a paint following it: the items of a new scene
-// and the disposal of the old one in the same turns; a job completing a built scene; the
-// disposal alone.
-constexpr int buildSliceMs = 6;
+// How long a turn may run each sliced job, a paint following it: the disposal of the old
+// scene while the new one is completed; a job completing a built scene; the disposal alone.
 constexpr int disposeWhileBuildingMs = 3;
 constexpr int finishSliceMs = 6;
 constexpr int disposeSliceMs = 6;
 // A scene of up to this many items is cleared at once (a few milliseconds); a larger one is
 // swapped for a fresh scene and deleted over the next event-loop turns.
 constexpr qsizetype itemsClearedAtOnce = 4000;
+// The longest a frame spends making items (milliseconds; 256 items take about one): a pan that
+// reveals more unmade tiles shows their nodes as plain boxes and the rest on the next turns.
+constexpr int itemsPerFrameMs = 3;
 
 // The tensor shapes written on edges when zoomed in: made as they are painted.
 class ShapeLabels : public EdgeLabels
@@ -104,7 +106,11 @@ struct CanvasWidget::Private
     LayoutOverlay *overlay = nullptr;
     Minimap *minimap = nullptr;
     LayoutRunner *runner = nullptr;
-    SceneBuilder *builder = nullptr;
+    // The items of the drawing, made where the view needs them, and the state they show.
+    std::unique_ptr<TileMaterializer> drawing;
+    QTimer *moreItems = nullptr; // the items a frame had no time for, on the next turn
+    QTimer *settled = nullptr; // the items of a view scrolled or zoomed, on the next turn
+    bool makingItems = false;
     SceneDisposer *disposer = nullptr;
     QTimer *finishing = nullptr; // between the turns that complete a built scene
     QTimer *badges = nullptr; // between the turns that make a plan's badges out of view
@@ -135,8 +141,6 @@ struct CanvasWidget::Private
     const Graph *planGraph = nullptr;
     FunctionId planFunction;
 
-    std::unordered_map<NodeId, NodeItem *> nodeItems;
-    std::map<EdgeRef, EdgeItem *> edgeItems;
     std::vector<QGraphicsItem *> planItems; // regions and their names
     // The shapes every plan's regions draw (made on the first plan of a layout) and the items
     // the regions, their names and the badges hang under (made with it, deleted with the scene).
@@ -161,7 +165,7 @@ struct CanvasWidget::Private
     const LevelView *observed = nullptr;
     QMetaObject::Connection graphShown;
     QMetaObject::Connection planShown;
-    bool selecting = false;
+    std::unique_ptr<NodeSelection> selection; // of the drawing's nodes
     bool minimapEnabled = true;
     // Where the next graph set opens (setOpeningPlace()), and where this graph's drawing opens;
     // `placed`: the drawing being built opened there (the initial view is not shown then).
@@ -170,12 +174,30 @@ struct CanvasWidget::Private
     bool placed = false;
 
     void clearScene();
+    /// Makes the items of the tiles meeting `visible` (within a frame's budget) and drops
+    /// those of the tiles least recently needed beyond the cap; nothing while the far picture
+    /// stands for the items.
+    void needItems(const QRectF &visible);
+    /// Makes `nodes` (layout-graph indices) the selection; emits selectionChanged() when it
+    /// changed.
+    void select(const std::vector<std::size_t> &nodes);
+    /// A click of the select tool at `scenePos`; false when no node is there.
+    bool clickNode(const QPointF &scenePos, bool add);
+    /// The rubber band covers `area`: the nodes it meets join the selection it started from.
+    void band(const QRectF &area);
+    /// The node under a scene point, or an invalid id.
+    [[nodiscard]] NodeId nodeAt(const QPointF &scenePos) const;
+    /// Makes the items near a viewport point (hit tests over the items: tooltips).
+    void makeItemsAt(const QPoint &viewportPos) const;
+    /// Sets the flat state of an edge and its item's, when it exists.
+    void setEdgeFlash(const EdgeRef &edge, qreal strength) const;
+    /// Makes the drawing's items where the view needs them, and hands the tools and the
+    /// boundary layer what they ask of the drawing.
+    void wireDrawing();
     /// Removes every item: a small scene is cleared, a large one replaced by a fresh scene
     /// (the old one is deleted in slices, holding the layouts its items point into).
     /// `leftovers` (lookups of the old items, shapes made from them) go after the items.
     void clearItems(std::vector<std::shared_ptr<const void>> leftovers = {});
-    /// Follows the shown scene's selection.
-    void connectScene();
     /// Starts making the items of a finished layout (the view opens on its top first).
     void buildScene(std::shared_ptr<const Layout> laidOut, QString message);
     /// Every item is made: the plan's regions and badges; finishScene() on the next turn.
@@ -316,29 +338,20 @@ void CanvasWidget::Private::clearItems(std::vector<std::shared_ptr<const void>> 
     old->setParent(nullptr);
     view->setScene(fresh);
     scene = fresh;
-    connectScene();
-    builder->setScene(*fresh);
+    drawing->setScene(*fresh);
     leftovers.push_back(layout);
     leftovers.push_back(building);
     disposer->dispose(std::unique_ptr<QGraphicsScene>(old), std::move(leftovers));
 }
 
-void CanvasWidget::Private::connectScene()
-{
-    connect(scene, &QGraphicsScene::selectionChanged, q, [this] {
-        far.invalidate();
-        if (!selecting)
-            emit q->selectionChanged();
-    });
-}
-
 void CanvasWidget::Private::clearScene()
 {
-    builder->stop();
     geometryMaker->cancel();
     disposer->setSliceBudget(disposeSliceMs);
     finishing->stop();
     badges->stop();
+    moreItems->stop();
+    settled->stop();
     cutTool->deactivate();
     flash->stop();
     flashing.clear();
@@ -346,22 +359,18 @@ void CanvasWidget::Private::clearScene()
     far.clear();
     farPartitions.clear();
     farPlan = {};
-    // The lookups of the items and the regions' shapes go with the items: freeing them took
-    // tens of milliseconds on a 100k-node model.
-    std::vector<std::shared_ptr<const void>> leftovers {
-        std::make_shared<std::unordered_map<NodeId, NodeItem *>>(std::exchange(nodeItems, {})),
-        std::make_shared<std::map<EdgeRef, EdgeItem *>>(std::exchange(edgeItems, {})),
-        std::exchange(regionGeometry, nullptr)
-    };
+    // The regions' shapes go with the items: freeing them took tens of milliseconds on a
+    // 100k-node model.
+    std::vector<std::shared_ptr<const void>> leftovers { std::exchange(regionGeometry, nullptr) };
+    const bool hadSelection = drawing->states().selectedCount() > 0;
+    selection->endBand();
+    drawing->clear(); // its tiles and items go with the scene
     regionLayer = labelLayer = badgeLayer = nullptr; // deleted with the scene
     planItems.clear();
     blockFrames->forget(); // the frames shown are deleted with the scene
     highlightedNode = {};
     highlightedEdge = {};
-    const bool hadSelection = !scene->selectedItems().isEmpty();
-    selecting = true;
     clearItems(std::move(leftovers));
-    selecting = false;
     building.reset(); // after its items
     minimap->clear();
     if (hadSelection)
@@ -389,20 +398,22 @@ void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QS
     previewScroll = scrollPosition();
     previewViewport = view->viewport()->size();
     shapeLabels.graph = graph;
-    SceneBuilder::Request request;
+    TileMaterializer::Request request;
     request.graph = graph;
     request.layoutGraph = layoutGraph;
     request.layout = building;
     request.marks = &marks;
     request.labels = &shapeLabels;
-    request.first = view->mapToScene(view->viewport()->rect()).boundingRect();
-    // A turn runs a slice of the new scene's items and one of the old scene's disposal (which
-    // frees the memory the new items reuse) before its paint: both short while building.
+    // The old scene's disposal runs in short slices while the new one is completed (it frees
+    // the memory the new items reuse).
     disposer->setSliceBudget(disposeWhileBuildingMs);
     // The region geometry is made meanwhile, unless a worker made it with the layout.
     if (!runner->regionGeometries()->holds(building.get()))
         geometryMaker->start(building, runner->regionGeometries());
-    builder->start(std::move(request));
+    // The tiles only (a few hundred items): their children are made as the view needs them,
+    // those of the area the view opens on first, before its first detailed frame.
+    drawing->start(std::move(request));
+    sceneBuilt();
 }
 
 QPoint CanvasWidget::Private::scrollPosition() const
@@ -416,6 +427,9 @@ void CanvasWidget::Private::sceneBuilt()
     // turns after the last slice of items, one a turn, so that a frame is painted between
     // them. The canvas is ready (isLayoutReady()) once all are done.
     layout = std::exchange(building, nullptr);
+    // The items of the view the drawing opens on (none far out: the far picture, set up on
+    // the next turn, stands for them there).
+    needItems(view->visibleArea());
     finishStep = 0;
     finishing->start();
 }
@@ -443,6 +457,7 @@ void CanvasWidget::Private::finishTurn()
     case 1:
         applyProblems(true);
         setUpFarPicture();
+        view->viewport()->update(); // items or the picture, whichever the zoom shows now
         break;
     case 2:
         applyPlan();
@@ -475,15 +490,14 @@ void CanvasWidget::Private::finishScene()
 void CanvasWidget::Private::setUpFarPicture()
 {
     const QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
-    far.setSource(
-        farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), *regionGeometry, nodeItems, graph),
-        [this] { return farState(); });
+    far.setSource(farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), *regionGeometry, *graph),
+                  [this] { return farState(); });
 }
 
 FarState CanvasWidget::Private::farState() const
 {
     FarState state;
-    state.style = farStyle(nodeItems, scene->selectedItems(), highlightedNode, marks, problems);
+    state.style = farStyle(*drawing, highlightedNode, marks, problems);
     state.plan = farPlan;
     state.plan.tints = farTints(farPartitions, highlightedPartition);
     return state;
@@ -585,8 +599,8 @@ CanvasWidget::Private::applyBoundary()
                 bool badged = false;
                 for (NodeId n : c.nodes) {
                     const EdgeRef edge { b.tensor, n };
-                    const auto item = edgeItems.find(edge);
-                    if (item == edgeItems.end())
+                    const std::size_t index = drawing->edgeIndex(edge);
+                    if (index == TileMaterializer::none)
                         continue;
                     QString text;
                     if (!badged) {
@@ -597,7 +611,8 @@ CanvasWidget::Private::applyBoundary()
                         if (b.bytes)
                             text += QStringLiteral(" · ") + badgeBytes(*b.bytes);
                     }
-                    crossings.push_back({ edge, item->second, colour, std::move(text) });
+                    crossings.push_back(
+                        { edge, splineMidPoint(drawing->spline(index)), colour, std::move(text) });
                 }
             }
         }
@@ -657,21 +672,28 @@ void CanvasWidget::Private::applyProblems(bool on)
 {
     // The messages join the node's tooltip when it is asked for (toolTipAt).
     for (const auto &[node, message] : problems) {
-        const auto it = nodeItems.find(node);
-        if (it != nodeItems.end())
-            it->second->setProblem(on);
+        const std::size_t index = drawing->nodeIndex(node);
+        drawing->states().setProblem(index, on);
+        if (NodeItem *item = drawing->madeNodeItem(index))
+            item->setProblem(on);
     }
     far.invalidate();
 }
 
 void CanvasWidget::Private::clearHighlights()
 {
-    if (highlightedNode.isValid())
-        if (auto it = nodeItems.find(highlightedNode); it != nodeItems.end())
-            it->second->setHighlighted(false);
-    if (highlightedEdge.consumer.isValid())
-        if (auto it = edgeItems.find(highlightedEdge); it != edgeItems.end())
-            it->second->setHighlighted(false);
+    if (highlightedNode.isValid()) {
+        const std::size_t index = drawing->nodeIndex(highlightedNode);
+        drawing->states().setHighlighted(index, false);
+        if (NodeItem *item = drawing->madeNodeItem(index))
+            item->setHighlighted(false);
+    }
+    if (highlightedEdge.consumer.isValid()) {
+        const std::size_t index = drawing->edgeIndex(highlightedEdge);
+        drawing->states().setEdgeHighlighted(index, false);
+        if (EdgeItem *item = drawing->madeEdgeItem(index))
+            item->setHighlighted(false);
+    }
     highlightedNode = {};
     highlightedEdge = {};
     far.invalidate();
@@ -695,15 +717,11 @@ void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
             tintBoxes = regionGeometry->boxes;
             for (const auto &[id, r] : layout->nodes) {
                 const QRectF box(r.x, r.y, r.width, r.height);
-                const auto item = nodeItems.find(id);
-                const QColor mark = item != nodeItems.end() ? item->second->mark() : QColor();
-                if (mark.isValid())
-                    nodes.push_back({ box.adjusted(-6, -6, 6, 6), mark });
+                const auto mark = marks.find(id);
+                if (mark != marks.end() && mark->second.isValid())
+                    nodes.push_back({ box.adjusted(-6, -6, 6, 6), mark->second });
                 else
-                    nodes.push_back(
-                        { box,
-                          categoryStroke(item != nodeItems.end() ? item->second->category()
-                                                                 : opCategory(*graph, id)) });
+                    nodes.push_back({ box, categoryStroke(opCategory(*graph, id)) });
             }
         }
         minimap->setDrawing(std::move(nodes), std::move(tintBoxes));
@@ -762,11 +780,10 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->overlay = new LayoutOverlay(this);
     m_d->minimap = new Minimap(m_d->view, this);
     m_d->runner = new LayoutRunner(this);
-    m_d->builder = new SceneBuilder(*m_d->scene, m_d->nodeItems, m_d->edgeItems, this);
-    connect(m_d->builder, &SceneBuilder::built, this, [this] { m_d->sceneBuilt(); });
+    m_d->drawing = std::make_unique<TileMaterializer>(*m_d->scene);
+    m_d->selection = std::make_unique<NodeSelection>(*m_d->drawing);
     m_d->disposer = new SceneDisposer(this);
     m_d->disposer->setSliceBudget(disposeSliceMs);
-    m_d->builder->setSliceBudget(buildSliceMs);
     m_d->geometryMaker = new RegionGeometryMaker(this);
     m_d->finishing = new QTimer(this);
     m_d->finishing->setSingleShot(true);
@@ -786,6 +803,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
     m_d->applyTheme();
     m_d->selectTool = std::make_unique<SelectTool>(*m_d->view);
     m_d->cutTool = std::make_unique<CutTool>(*m_d->view);
+    m_d->wireDrawing();
     m_d->view->setTool(m_d->selectTool.get());
 
     connect(m_d->overlayDelay, &QTimer::timeout, this, [this] {
@@ -822,31 +840,29 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         if (m_d->far.covers(m_d->view->zoom()))
             m_d->view->viewport()->update();
     });
-    m_d->connectScene();
     connect(m_d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
     connect(m_d->view, &CanvasView::visibleAreaChanged, this, [this] {
         // Badges keep their screen size: which of them overlap changes with the zoom only.
         if (!m_d->boundaryLayer.badges().empty()
             && m_d->view->zoom() != m_d->boundaryLayer.groupedZoom())
             m_d->boundaryLayer.regroup(*m_d->scene, m_d->view->zoom());
+        // The items the new view shows, before it is painted (once the zoom or scroll has
+        // settled: a zoom scrolls in steps, each reported).
+        if (m_d->layout)
+            m_d->settled->start();
     });
     connect(m_d->view, &CanvasView::fitRequested, this, &CanvasWidget::fitToView);
     connect(m_d->view, &CanvasView::zoomToSelectionRequested, this, &CanvasWidget::zoomToSelection);
     connect(m_d->view, &CanvasView::nodeDoubleClicked, this, [this](const QPointF &pos) {
-        for (QGraphicsItem *item : m_d->scene->items(pos))
-            if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
-                emit nodeActivated(node->nodeId());
-                return;
-            }
+        if (const NodeId node = m_d->nodeAt(pos); node.isValid())
+            emit nodeActivated(node);
     });
     connect(m_d->view, &CanvasView::contextMenuAt, this,
             [this](const QPoint &viewportPos, const QPoint &globalPos) {
-                for (QGraphicsItem *item : m_d->view->items(viewportPos))
-                    if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
-                        if (!node->isSelected())
-                            selectNodes({ node->nodeId() });
-                        break;
-                    }
+                const NodeId node = m_d->nodeAt(m_d->view->mapToScene(viewportPos));
+                if (node.isValid()
+                    && !m_d->drawing->states().isSelected(m_d->drawing->nodeIndex(node)))
+                    selectNodes({ node });
                 emit contextMenuRequested(globalPos);
             });
     connect(m_d->flash, &QVariantAnimation::valueChanged, this, [this](const QVariant &value) {
@@ -854,16 +870,15 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         const qreal t = value.toReal();
         const qreal strength = t >= 1.0 ? 0.0 : std::abs(std::sin(t * 3 * M_PI));
         for (const EdgeRef &e : m_d->flashing)
-            if (auto it = m_d->edgeItems.find(e); it != m_d->edgeItems.end())
-                it->second->setFlash(strength);
+            m_d->setEdgeFlash(e, strength);
     });
 }
 
 CanvasWidget::~CanvasWidget()
 {
-    m_d->builder->stop();
     m_d->finishing->stop();
     m_d->badges->stop();
+    m_d->drawing->clear();
     m_d->scene->clear();
     delete m_d->disposer; // the scenes it still holds, at once
     m_d->disposer = nullptr;
@@ -922,7 +937,8 @@ void CanvasWidget::setPlan(const PartitionPlan *plan, const BoundaryTable *bound
     m_d->boundary = plan != nullptr ? boundary : nullptr;
     m_d->planGraph = plan != nullptr ? &plan->graph() : nullptr;
     m_d->planFunction = plan != nullptr ? plan->function() : FunctionId();
-    if (!m_d->layout)
+    // A drawing being completed gets its plan on one of the turns that complete it.
+    if (!m_d->layout || m_d->finishing->isActive())
         return;
     m_d->applyPlan();
     m_d->refreshMinimap(false);
@@ -987,11 +1003,9 @@ void CanvasWidget::setNodeProblems(const std::vector<std::pair<NodeId, std::stri
 std::vector<NodeId> CanvasWidget::problemNodes() const
 {
     std::vector<NodeId> out;
-    for (const auto &[node, item] : m_d->nodeItems) {
-        if (item->hasProblem())
+    for (const auto &[node, index] : m_d->drawing->drawnNodes()) // in id order
+        if (m_d->drawing->states().hasProblem(index))
             out.push_back(node);
-    }
-    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -1024,49 +1038,168 @@ bool CanvasWidget::isLayoutReady() const
 std::vector<NodeId> CanvasWidget::selectedNodes() const
 {
     std::vector<NodeId> nodes;
-    for (QGraphicsItem *item : m_d->scene->selectedItems())
-        if (auto *node = qgraphicsitem_cast<NodeItem *>(item))
-            nodes.push_back(node->nodeId());
-    std::sort(nodes.begin(), nodes.end());
+    nodes.reserve(m_d->drawing->states().selectedCount());
+    for (const auto &[node, index] : m_d->drawing->drawnNodes()) // in id order
+        if (m_d->drawing->states().isSelected(index))
+            nodes.push_back(node);
     return nodes;
 }
 
 void CanvasWidget::selectNodes(const std::vector<NodeId> &nodes)
 {
-    const std::vector<NodeId> before = selectedNodes();
-    m_d->selecting = true;
-    m_d->scene->clearSelection();
+    std::vector<std::size_t> indices;
+    indices.reserve(nodes.size());
     for (NodeId id : nodes)
-        if (auto it = m_d->nodeItems.find(id); it != m_d->nodeItems.end())
-            it->second->setSelected(true);
-    m_d->selecting = false;
-    if (selectedNodes() != before)
-        emit selectionChanged();
+        if (const std::size_t index = m_d->drawing->nodeIndex(id); index != TileMaterializer::none)
+            indices.push_back(index);
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    m_d->select(indices);
+}
+
+void CanvasWidget::Private::select(const std::vector<std::size_t> &nodes)
+{
+    if (!selection->set(nodes))
+        return;
+    far.invalidate();
+    emit q->selectionChanged();
+}
+
+bool CanvasWidget::Private::clickNode(const QPointF &scenePos, bool add)
+{
+    bool hit = false;
+    if (selection->click(scenePos, add, hit)) {
+        far.invalidate();
+        emit q->selectionChanged();
+    }
+    return hit;
+}
+
+void CanvasWidget::Private::band(const QRectF &area)
+{
+    if (!selection->band(area))
+        return;
+    far.invalidate();
+    emit q->selectionChanged();
+}
+
+NodeId CanvasWidget::Private::nodeAt(const QPointF &scenePos) const
+{
+    const std::size_t index = drawing->nodeAt(scenePos);
+    return index != TileMaterializer::none ? drawing->nodeId(index) : NodeId();
+}
+
+void CanvasWidget::Private::makeItemsAt(const QPoint &viewportPos) const
+{
+    const QPointF p = view->mapToScene(viewportPos);
+    drawing->makeArea(QRectF(p - QPointF(4, 4), QSizeF(8, 8)));
+}
+
+void CanvasWidget::Private::setEdgeFlash(const EdgeRef &edge, qreal strength) const
+{
+    const std::size_t index = drawing->edgeIndex(edge);
+    drawing->states().setFlash(index, strength);
+    if (EdgeItem *item = drawing->madeEdgeItem(index))
+        item->setFlash(strength);
+}
+
+void CanvasWidget::Private::wireDrawing()
+{
+    moreItems = new QTimer(q);
+    moreItems->setSingleShot(true);
+    moreItems->setInterval(0);
+    connect(moreItems, &QTimer::timeout, q, [this] { view->viewport()->update(); });
+    settled = new QTimer(q);
+    settled->setSingleShot(true);
+    settled->setInterval(0);
+    connect(settled, &QTimer::timeout, q, [this] { needItems(view->visibleArea()); });
+    view->setItemsNeeded([this](const QRectF &visible) { needItems(visible); });
+    connect(view, &QGraphicsView::rubberBandChanged, q,
+            [this](const QRect &viewportRect, const QPointF & /*from*/, const QPointF & /*to*/) {
+                if (viewportRect.isNull()) {
+                    selection->endBand();
+                    return;
+                }
+                // The band's own rectangle: the scene points given with it lag a move behind.
+                band(view->mapToScene(viewportRect).boundingRect());
+            });
+    selectTool->setClicks({ [this](const QPointF &pos, bool add) { return clickNode(pos, add); },
+                            [this] { select({}); } });
+    CutTargets targets;
+    targets.crossing = [this](const QPointF &a, const QPointF &b) {
+        std::vector<EdgeRef> edges;
+        for (std::size_t e : drawing->edgesCrossing(a, b))
+            edges.push_back(drawing->edgeRef(e));
+        return edges;
+    };
+    targets.light = [this](const EdgeRef &edge, bool on) {
+        const std::size_t index = drawing->edgeIndex(edge);
+        drawing->states().setCutHover(index, on);
+        if (EdgeItem *item = drawing->madeEdgeItem(index))
+            item->setCutHover(on);
+        if (view->lastPaintWasFar())
+            view->viewport()->update();
+    };
+    targets.route = [this](const EdgeRef &edge) {
+        QPolygonF line;
+        if (const std::size_t index = drawing->edgeIndex(edge); index != TileMaterializer::none)
+            onCurvePoints(drawing->spline(index), line);
+        return line;
+    };
+    cutTool->setTargets(std::move(targets));
+    boundaryLayer.setRestyle([this](const EdgeRef &edge, const QColor &colour) {
+        const std::size_t index = drawing->edgeIndex(edge);
+        drawing->states().setBoundaryColour(index, colour);
+        if (EdgeItem *item = drawing->madeEdgeItem(index))
+            item->setBoundaryColour(colour);
+    });
+}
+
+void CanvasWidget::Private::needItems(const QRectF &visible)
+{
+    if (!layout || makingItems)
+        return;
+    // Where the far picture stands for the items (or will, once rendered) none are made: the
+    // tiles show plain boxes until it arrives.
+    const qreal zoom = view->zoom();
+    if (far.covers(zoom) || (zoom <= FarPicture::farZoom && far.scale() <= 0))
+        return;
+    makingItems = true;
+    const bool made = drawing->makeArea(visible, itemsPerFrameMs);
+    const bool trimmed = drawing->trim(visible, itemsPerFrameMs / 2);
+    makingItems = false;
+    if (!made || !trimmed)
+        moreItems->start();
 }
 
 void CanvasWidget::centerOnNode(NodeId node)
 {
-    auto it = m_d->nodeItems.find(node);
-    if (it == m_d->nodeItems.end())
+    const std::size_t index = m_d->drawing->nodeIndex(node);
+    if (index == TileMaterializer::none)
         return;
     m_d->clearHighlights();
     m_d->highlightedNode = node;
-    it->second->setHighlighted(true);
+    m_d->drawing->states().setHighlighted(index, true);
+    if (NodeItem *item = m_d->drawing->madeNodeItem(index))
+        item->setHighlighted(true);
     if (m_d->view->zoom() < 0.6)
         m_d->view->setTransform(QTransform::fromScale(1.0, 1.0));
-    m_d->view->centerOn(it->second->rect().center());
+    m_d->view->centerOn(m_d->drawing->nodeRect(index).center());
     emit m_d->view->visibleAreaChanged();
 }
 
 void CanvasWidget::highlightEdge(TensorRef tensor, NodeId consumer)
 {
-    auto it = m_d->edgeItems.find(EdgeRef { tensor, consumer });
-    if (it == m_d->edgeItems.end())
+    const EdgeRef edge { tensor, consumer };
+    const std::size_t index = m_d->drawing->edgeIndex(edge);
+    if (index == TileMaterializer::none)
         return;
     m_d->clearHighlights();
-    m_d->highlightedEdge = it->first;
-    it->second->setHighlighted(true);
-    const QRectF bounds = it->second->boundingRect();
+    m_d->highlightedEdge = edge;
+    m_d->drawing->states().setEdgeHighlighted(index, true);
+    if (EdgeItem *item = m_d->drawing->madeEdgeItem(index))
+        item->setHighlighted(true);
+    const QRectF bounds = edgeItemBounds(m_d->drawing->spline(index), false);
     if (m_d->view->zoom() < 0.6)
         m_d->view->setTransform(QTransform::fromScale(1.0, 1.0));
     const QRectF visible = m_d->view->mapToScene(m_d->view->viewport()->rect()).boundingRect();
@@ -1090,8 +1223,7 @@ void CanvasWidget::flashEdges(const std::vector<EdgeRef> &edges)
 {
     m_d->flash->stop();
     for (const EdgeRef &e : m_d->flashing)
-        if (auto it = m_d->edgeItems.find(e); it != m_d->edgeItems.end())
-            it->second->setFlash(0);
+        m_d->setEdgeFlash(e, 0);
     m_d->flashing = edges;
     if (!edges.empty())
         m_d->flash->start();
@@ -1106,8 +1238,8 @@ void CanvasWidget::fitToView()
 void CanvasWidget::zoomToSelection()
 {
     QRectF bounds;
-    for (QGraphicsItem *item : m_d->scene->selectedItems())
-        bounds = bounds.united(item->sceneBoundingRect());
+    for (std::size_t index : m_d->selection->nodes())
+        bounds = bounds.united(nodeItemBounds(m_d->drawing->nodeRect(index), false));
     if (bounds.isNull())
         return;
     m_d->view->showRect(bounds.adjusted(-40, -40, 40, 40));
@@ -1115,18 +1247,18 @@ void CanvasWidget::zoomToSelection()
 
 QPoint CanvasWidget::viewportPosOfNode(NodeId node) const
 {
-    auto it = m_d->nodeItems.find(node);
-    if (it == m_d->nodeItems.end())
+    const std::size_t index = m_d->drawing->nodeIndex(node);
+    if (index == TileMaterializer::none)
         return {};
-    return m_d->view->mapFromScene(it->second->rect().center());
+    return m_d->view->mapFromScene(m_d->drawing->nodeRect(index).center());
 }
 
 QPoint CanvasWidget::viewportPosOfEdge(TensorRef tensor, NodeId consumer) const
 {
-    auto it = m_d->edgeItems.find(EdgeRef { tensor, consumer });
-    if (it == m_d->edgeItems.end())
+    const std::size_t index = m_d->drawing->edgeIndex(EdgeRef { tensor, consumer });
+    if (index == TileMaterializer::none)
         return {};
-    return m_d->view->mapFromScene(it->second->midPoint());
+    return m_d->view->mapFromScene(splineMidPoint(m_d->drawing->spline(index)));
 }
 
 QGraphicsView *CanvasWidget::view() const
@@ -1134,19 +1266,38 @@ QGraphicsView *CanvasWidget::view() const
     return m_d->view;
 }
 
+NodeItem *CanvasWidget::nodeItem(NodeId node) const
+{
+    return m_d->drawing->nodeItem(m_d->drawing->nodeIndex(node));
+}
+
+EdgeItem *CanvasWidget::edgeItem(const EdgeRef &edge) const
+{
+    return m_d->drawing->edgeItem(m_d->drawing->edgeIndex(edge));
+}
+
+std::size_t CanvasWidget::itemsMade() const
+{
+    return m_d->drawing->madeItems();
+}
+
+void CanvasWidget::setItemCap(std::size_t items)
+{
+    m_d->drawing->setCap(items);
+}
+
 NodeId CanvasWidget::nodeNearViewportCentre() const
 {
     const QPointF centre = m_d->view->mapToScene(m_d->view->viewport()->rect().center());
     NodeId best;
     qreal bestDistance = 0;
-    for (QGraphicsItem *item : m_d->view->items(m_d->view->viewport()->rect())) {
-        const auto *node = qgraphicsitem_cast<NodeItem *>(item);
-        if (node == nullptr)
-            continue;
-        const QPointF delta = node->rect().center() - centre;
+    for (std::size_t index : m_d->drawing->nodesIn(m_d->view->visibleArea())) {
+        const QPointF delta = m_d->drawing->nodeRect(index).center() - centre;
         const qreal distance = QPointF::dotProduct(delta, delta);
-        if (!best.isValid() || distance < bestDistance) {
-            best = node->nodeId();
+        const NodeId node = m_d->drawing->nodeId(index);
+        if (!best.isValid() || distance < bestDistance
+            || (distance == bestDistance && node < best)) {
+            best = node;
             bestDistance = distance;
         }
     }
@@ -1155,10 +1306,10 @@ NodeId CanvasWidget::nodeNearViewportCentre() const
 
 void CanvasWidget::placeNode(NodeId node, const QPoint &viewportPos, qreal zoom)
 {
-    auto it = m_d->nodeItems.find(node);
-    if (it == m_d->nodeItems.end() || zoom <= 0)
+    const std::size_t index = m_d->drawing->nodeIndex(node);
+    if (index == TileMaterializer::none || zoom <= 0)
         return;
-    m_d->centreAt(it->second->rect().center(), viewportPos, zoom);
+    m_d->centreAt(m_d->drawing->nodeRect(index).center(), viewportPos, zoom);
 }
 
 void CanvasWidget::setOpeningPlace(OpeningPlace place)
@@ -1173,7 +1324,12 @@ bool CanvasWidget::exportImage(const QString &path, QString *error, int dpi) con
             *error = tr("There is no drawing to export yet (the layout has not finished).");
         return false;
     }
-    return writeDrawing(*m_d->scene, m_d->drawingBounds(), path, dpi, error);
+    // The whole drawing is written: every tile's items are made for it, and those beyond the
+    // cap dropped again after.
+    m_d->drawing->makeAll();
+    const bool written = writeDrawing(*m_d->scene, m_d->drawingBounds(), path, dpi, error);
+    m_d->drawing->trim(m_d->view->visibleArea(), 0);
+    return written;
 }
 
 void CanvasWidget::cancelLayout()
@@ -1192,7 +1348,7 @@ void CanvasWidget::cancelLayout()
 
 void CanvasWidget::restartLayout()
 {
-    if (!m_d->layoutGraph || m_d->layout || m_d->runner->isRunning() || m_d->builder->isBuilding())
+    if (!m_d->layoutGraph || m_d->layout || m_d->runner->isRunning() || m_d->building)
         return;
     m_d->startLayout();
 }
@@ -1201,6 +1357,8 @@ QString CanvasWidget::Private::toolTipAt(const QPoint &viewportPos) const
 {
     if (graph == nullptr || !layout)
         return {};
+    // The items there answer (an edge's shape, what lies on top), made first if need be.
+    makeItemsAt(viewportPos);
     for (QGraphicsItem *item : view->items(viewportPos)) {
         if (const auto *node = qgraphicsitem_cast<const NodeItem *>(item)) {
             QString text = nodeToolTip(*graph, node->nodeId());
@@ -1228,13 +1386,13 @@ QString CanvasWidget::toolTipAt(const QPoint &viewportPos) const
 void CanvasWidget::setNodeMarks(const std::vector<std::pair<NodeId, QColor>> &marks)
 {
     for (const auto &[id, colour] : m_d->marks)
-        if (auto it = m_d->nodeItems.find(id); it != m_d->nodeItems.end())
-            it->second->setMark({});
+        if (NodeItem *item = m_d->drawing->madeNodeItem(m_d->drawing->nodeIndex(id)))
+            item->setMark({});
     m_d->marks.clear();
     for (const auto &[id, colour] : marks) {
         m_d->marks[id] = colour;
-        if (auto it = m_d->nodeItems.find(id); it != m_d->nodeItems.end())
-            it->second->setMark(colour);
+        if (NodeItem *item = m_d->drawing->madeNodeItem(m_d->drawing->nodeIndex(id)))
+            item->setMark(colour);
     }
     m_d->far.invalidate();
     m_d->refreshMinimap();
@@ -1243,8 +1401,10 @@ void CanvasWidget::setNodeMarks(const std::vector<std::pair<NodeId, QColor>> &ma
 
 QColor CanvasWidget::nodeMark(NodeId node) const
 {
-    auto it = m_d->nodeItems.find(node);
-    return it != m_d->nodeItems.end() ? it->second->mark() : QColor();
+    if (m_d->drawing->nodeIndex(node) == TileMaterializer::none)
+        return {};
+    const auto it = m_d->marks.find(node);
+    return it != m_d->marks.end() ? it->second : QColor();
 }
 
 std::vector<std::pair<EdgeRef, QString>> CanvasWidget::edgeLabelsDrawn() const

@@ -13,6 +13,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,10 +30,12 @@ struct LayoutGraph;
 namespace cleave::ui {
 
 class CanvasView;
+class EdgeItem;
 class LayoutOverlay;
 class LayoutRunner;
 class LevelView;
 class Minimap;
+class NodeItem;
 class RegionGeometryStore;
 
 /// The graph canvas: a QGraphicsView over the Graphviz layout plus overlay (progress + Cancel
@@ -86,6 +89,15 @@ public:
     [[nodiscard]] QPoint viewportPosOfNode(cleave::NodeId node) const;
     [[nodiscard]] QPoint viewportPosOfEdge(cleave::TensorRef tensor, cleave::NodeId consumer) const;
     [[nodiscard]] QGraphicsView *view() const;
+    /// The item of a drawn node or edge (nullptr when not drawn). Items exist only where the
+    /// view needs them (the tiles it shows, the last few it showed): this makes the item's tile
+    /// first when it is not made, for tests and tools that need the item itself.
+    [[nodiscard]] NodeItem *nodeItem(cleave::NodeId node) const;
+    [[nodiscard]] EdgeItem *edgeItem(const cleave::EdgeRef &edge) const;
+    /// How many node and edge items exist now (benchmarks).
+    [[nodiscard]] std::size_t itemsMade() const;
+    /// The node and edge items kept when the view needs no more (TileMaterializer's cap).
+    void setItemCap(std::size_t items);
     /// The drawn node whose centre is nearest the middle of the viewport (searched within the
     /// visible area), or an invalid id.
     [[nodiscard]] cleave::NodeId nodeNearViewportCentre() const;

@@ -5,6 +5,7 @@
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/OpCategory.h"
+#include "ui/scene/TileMaterializer.h"
 
 namespace cleave::ui {
 
@@ -19,7 +20,7 @@ const QColor problemColour(0xd3, 0x2f, 0x2f);
 
 std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> layout,
                                                const QRectF &bounds, const RegionGeometry &regions,
-                                               const NodeItemMap &items, const Graph *graph)
+                                               const Graph &graph)
 {
     auto g = std::make_shared<FarGeometry>();
     g->bounds = bounds;
@@ -36,11 +37,7 @@ std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> lay
     g->categories.reserve(regions.nodes.size());
     for (const auto &[id, r] : layout->nodes) {
         g->nodes.emplace_back(r.x, r.y, r.width, r.height);
-        const auto item = items.find(id);
-        const OpCategory category = item != items.end()
-            ? item->second->category()
-            : (graph != nullptr ? opCategory(*graph, id) : OpCategory::Other);
-        g->categories.push_back(static_cast<std::uint8_t>(category));
+        g->categories.push_back(static_cast<std::uint8_t>(opCategory(graph, id)));
     }
     g->edges.reserve(regions.edges.size());
     for (const auto &[edge, spline] : layout->edges)
@@ -50,8 +47,8 @@ std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> lay
     return g;
 }
 
-FarStyle farStyle(const NodeItemMap &nodes, const QList<QGraphicsItem *> &selected,
-                  NodeId highlighted, const std::unordered_map<NodeId, QColor> &marks,
+FarStyle farStyle(const TileMaterializer &drawing, NodeId highlighted,
+                  const std::unordered_map<NodeId, QColor> &marks,
                   const std::vector<std::pair<NodeId, std::string>> &problems)
 {
     const CanvasColours &colours = canvasColours();
@@ -60,8 +57,8 @@ FarStyle farStyle(const NodeItemMap &nodes, const QList<QGraphicsItem *> &select
     for (int c = 0; c <= static_cast<int>(OpCategory::Other); ++c)
         style.categories.push_back(colours.stroke(static_cast<OpCategory>(c)).rgba());
     auto add = [&](NodeId id, const QColor &colour) {
-        if (auto it = nodes.find(id); it != nodes.end())
-            style.boxes.emplace_back(it->second->rect(), colour.rgba());
+        if (const std::size_t index = drawing.nodeIndex(id); index != TileMaterializer::none)
+            style.boxes.emplace_back(drawing.nodeRect(index), colour.rgba());
     };
     // In rising precedence: a later box covers an earlier one of the same node.
     for (const auto &[id, message] : problems)
@@ -71,9 +68,10 @@ FarStyle farStyle(const NodeItemMap &nodes, const QList<QGraphicsItem *> &select
             add(id, colour);
     if (highlighted.isValid())
         add(highlighted, highlightColour);
-    for (const QGraphicsItem *item : selected)
-        if (const auto *node = qgraphicsitem_cast<const NodeItem *>(item))
-            style.boxes.emplace_back(node->rect(), selectionColour.rgba());
+    if (drawing.states().selectedCount() > 0)
+        for (const auto &[id, index] : drawing.drawnNodes())
+            if (drawing.states().isSelected(index))
+                style.boxes.emplace_back(drawing.nodeRect(index), selectionColour.rgba());
     return style;
 }
 

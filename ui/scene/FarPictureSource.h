@@ -6,16 +6,11 @@
 #include "ui/scene/FarPictureData.h"
 #include "ui/scene/RegionGeometry.h"
 
-#include <QList>
-
-#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-class QGraphicsItem;
 
 namespace cleave {
 class Graph;
@@ -23,24 +18,21 @@ class Graph;
 
 namespace cleave::ui {
 
-class EdgeItem;
-class NodeItem;
-
-using NodeItemMap = std::unordered_map<NodeId, NodeItem *>;
-using EdgeItemMap = std::map<EdgeRef, EdgeItem *>;
+class TileMaterializer;
 
 /// The far picture's geometry of `layout` over `bounds`: its node boxes and routes in the
 /// orders of its region geometry `regions` (the orders the plan layer's slots follow), each
-/// node in the category of its item in `items` (else of its node in `graph`). Linear in the
-/// layout; the routes stay in `layout`.
-[[nodiscard]] std::shared_ptr<const FarGeometry>
-farGeometry(std::shared_ptr<const Layout> layout, const QRectF &bounds,
-            const RegionGeometry &regions, const NodeItemMap &items, const Graph *graph);
+/// node in the category of its node in `graph`. Linear in the layout, from the layout alone (no
+/// item is needed); the routes stay in `layout`.
+[[nodiscard]] std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> layout,
+                                                             const QRectF &bounds,
+                                                             const RegionGeometry &regions,
+                                                             const Graph &graph);
 
 /// The colours of the far picture's base layer in the active theme: boxes by category, then
-/// in their problem, mark, highlight or selection colour (sparse: only such nodes are visited).
-[[nodiscard]] FarStyle farStyle(const NodeItemMap &nodes, const QList<QGraphicsItem *> &selected,
-                                NodeId highlighted, const std::unordered_map<NodeId, QColor> &marks,
+/// in their problem, mark, highlight or selection colour (the selection is the drawing's).
+[[nodiscard]] FarStyle farStyle(const TileMaterializer &drawing, NodeId highlighted,
+                                const std::unordered_map<NodeId, QColor> &marks,
                                 const std::vector<std::pair<NodeId, std::string>> &problems);
 
 /// One partition of the plan layer, in plan order.

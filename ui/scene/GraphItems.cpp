@@ -141,7 +141,6 @@ NodeItem::NodeItem(NodeId node, const QRectF &rect, LayoutNodeRole role, OpCateg
     , m_title(std::move(title))
     , m_subtitle(std::move(subtitle))
 {
-    setFlag(ItemIsSelectable);
     setZValue(2);
 }
 
@@ -185,6 +184,14 @@ void NodeItem::setHighlighted(bool on)
     update();
 }
 
+void NodeItem::setInSelection(bool on)
+{
+    if (m_selected == on)
+        return;
+    m_selected = on;
+    update();
+}
+
 void NodeItem::setProblem(bool on)
 {
     if (m_problem == on)
@@ -213,7 +220,7 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*optio
         painter->setRenderHint(QPainter::Antialiasing, false);
         const QColor far = m_mark != 0 ? QColor::fromRgba(m_mark) : stroke;
         painter->fillRect(m_rect,
-                          isSelected() ? selectionColour : (m_highlighted ? highlightColour : far));
+                          m_selected ? selectionColour : (m_highlighted ? highlightColour : far));
         return;
     }
     if (m_mark != 0) {
@@ -225,7 +232,7 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*optio
     qreal width = m_problem ? 2.5 : 1.0;
     if (m_role == LayoutNodeRole::Output)
         width = std::max(width, 2.0);
-    if (isSelected()) {
+    if (m_selected) {
         stroke = selectionColour;
         width = 2.5;
     }
@@ -398,9 +405,9 @@ void EdgeItem::onCurve(QPolygonF &out) const
     onCurvePoints(*m_spline, out);
 }
 
-QPointF EdgeItem::midPoint() const
+QPointF splineMidPoint(const LayoutSpline &spline)
 {
-    const std::vector<LayoutPoint> &p = m_spline->points;
+    const std::vector<LayoutPoint> &p = spline.points;
     if (p.empty())
         return {};
     auto chord
@@ -428,14 +435,27 @@ QPointF EdgeItem::midPoint() const
     return { p.front().x, p.front().y };
 }
 
+void splinePolyline(const LayoutSpline &spline, QPolygonF &out)
+{
+    out.clear();
+    for (const QPolygonF &p : splinePath(spline).toSubpathPolygons())
+        out += p;
+    if (spline.hasArrow)
+        out.append(QPointF(spline.arrowTip.x, spline.arrowTip.y));
+}
+
+bool polylineCrosses(const QPolygonF &line, const QPointF &a, const QPointF &b)
+{
+    for (qsizetype i = 1; i < line.size(); ++i)
+        if (segmentsCross(a, b, line[i - 1], line[i]))
+            return true;
+    return false;
+}
+
 const QPolygonF &EdgeItem::polyline() const
 {
-    if (m_polyline.isEmpty()) {
-        for (const QPolygonF &p : path().toSubpathPolygons())
-            m_polyline += p;
-        if (m_spline->hasArrow)
-            m_polyline.append(QPointF(m_spline->arrowTip.x, m_spline->arrowTip.y));
-    }
+    if (m_polyline.isEmpty())
+        splinePolyline(*m_spline, m_polyline);
     return m_polyline;
 }
 
@@ -443,11 +463,7 @@ bool EdgeItem::crosses(const QPointF &a, const QPointF &b) const
 {
     if (!QRectF(a, b).normalized().adjusted(-1, -1, 1, 1).intersects(m_bounds))
         return false;
-    const QPolygonF &line = polyline();
-    for (qsizetype i = 1; i < line.size(); ++i)
-        if (segmentsCross(a, b, line[i - 1], line[i]))
-            return true;
-    return false;
+    return polylineCrosses(polyline(), a, b);
 }
 
 QPainterPath EdgeItem::shape() const

@@ -52,6 +52,14 @@ void strokeSplineNear(QPainter &painter, const LayoutSpline &spline, const QRect
 [[nodiscard]] QRectF nodeItemBounds(const QRectF &rect, bool marked);
 /// The box an EdgeItem of `spline` draws in (`labelled`: with its tensor's shape label).
 [[nodiscard]] QRectF edgeItemBounds(const LayoutSpline &spline, bool labelled);
+/// A point on the route halfway along it (by the chords between its on-curve points), where
+/// badges and clicks go. Linear in the route's segments, without making a path (a long
+/// edge's QPainterPath::pointAtPercent flattens thousands of curves).
+[[nodiscard]] QPointF splineMidPoint(const LayoutSpline &spline);
+/// The flattened route with its arrowhead's tip (cut-line intersection tests), replacing `out`.
+void splinePolyline(const LayoutSpline &spline, QPolygonF &out);
+/// True when the segment a-b crosses `line`.
+[[nodiscard]] bool polylineCrosses(const QPolygonF &line, const QPointF &a, const QPointF &b);
 
 /// One drawn node: a rounded box coloured by its op category with the op name and output
 /// shape (text hidden when zoomed far out). Holds the node's id, never a pointer into the model.
@@ -74,6 +82,10 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
     void setHighlighted(bool on);
     [[nodiscard]] bool isHighlighted() const { return m_highlighted; }
+    /// Drawn as selected. The canvas keeps the selection per node (items exist only where the
+    /// view needs them), not in Qt's item selection: the item is not ItemIsSelectable.
+    void setInSelection(bool on);
+    [[nodiscard]] bool isInSelection() const { return m_selected; }
     /// A ring in `colour` around the node (a model comparison's added / removed / changed);
     /// an invalid colour removes it. Far out, the node's box takes the colour.
     void setMark(const QColor &colour);
@@ -92,6 +104,7 @@ private:
     QString m_subtitle;
     bool m_highlighted = false;
     bool m_problem = false;
+    bool m_selected = false;
 };
 
 /// Writes the tensor shape beside edges when zoomed in (one per canvas, shared by its edges:
@@ -136,10 +149,8 @@ public:
     void onCurve(QPolygonF &out) const;
     /// The layout's spline the item draws (owned by the layout).
     [[nodiscard]] const LayoutSpline *spline() const { return m_spline; }
-    /// A point on the route halfway along it (by the chords between its on-curve points), where
-    /// badges and clicks go. Linear in the route's segments, without making the path (a long
-    /// edge's QPainterPath::pointAtPercent flattens thousands of curves).
-    [[nodiscard]] QPointF midPoint() const;
+    /// A point on the route halfway along it (splineMidPoint).
+    [[nodiscard]] QPointF midPoint() const { return splineMidPoint(*m_spline); }
     [[nodiscard]] QColor boundaryColour() const { return m_boundary; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     [[nodiscard]] QPainterPath shape() const override;

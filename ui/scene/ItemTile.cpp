@@ -67,10 +67,12 @@ ItemTile::ItemTile(const QRectF &bounds, qreal z)
     setZValue(z);
 }
 
-void ItemTile::paint(QPainter * /*painter*/, const QStyleOptionGraphicsItem * /*option*/,
+void ItemTile::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
                      QWidget * /*widget*/)
 {
     ++m_paints;
+    if (!m_made && m_placeholder)
+        m_placeholder(painter);
 }
 
 std::vector<std::uint32_t> groupIntoTiles(const std::vector<QRectF> &boxes, std::size_t perTile,

@@ -11,7 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace cleave::ui {
@@ -41,10 +43,18 @@ public:
     /// How many times Qt has painted the tile (it does so when the tile meets the painted area,
     /// before its children): tests check which tiles a paint visits.
     [[nodiscard]] std::size_t paintCount() const { return m_paints; }
+    /// What the tile paints while its children are not made (TileMaterializer): its nodes as
+    /// plain boxes. Empty paints nothing.
+    void setPlaceholder(std::function<void(QPainter *)> paint) { m_placeholder = std::move(paint); }
+    /// Whether the tile's children are made (the placeholder is painted otherwise).
+    void setMade(bool made) { m_made = made; }
+    [[nodiscard]] bool isMade() const { return m_made; }
 
 private:
     QRectF m_bounds;
+    std::function<void(QPainter *)> m_placeholder;
     std::size_t m_paints = 0;
+    bool m_made = true;
 };
 
 /// Which tile each drawn node and each drawn edge of a layout goes in, and the tiles' boxes.

@@ -3,6 +3,7 @@
 #pragma once
 
 class QMouseEvent;
+class QPainter;
 
 namespace cleave::ui {
 
@@ -28,6 +29,9 @@ public:
     virtual bool mousePress(QMouseEvent *event) = 0;
     virtual bool mouseMove(QMouseEvent *event) = 0;
     virtual bool mouseRelease(QMouseEvent *event) = 0;
+    /// Draws what the tool shows (its stroke, the edges it lit) over the far picture, which
+    /// stands for the items when zoomed far out; `painter` works in scene coordinates.
+    virtual void paintFarOverlay(QPainter & /*painter*/) const { }
 
 protected:
     [[nodiscard]] CanvasView &view() const { return m_view; }

@@ -3,14 +3,21 @@
 #include "ui/tools/CutTool.h"
 
 #include "ui/scene/CanvasView.h"
-#include "ui/scene/GraphItems.h"
 
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QPen>
 
 namespace cleave::ui {
+
+namespace {
+
+// The colour of the stroke and of the edges it crosses (EdgeItem's cut hover).
+const QColor cutColour(0xe5, 0x39, 0x35);
+
+} // namespace
 
 CutTool::~CutTool()
 {
@@ -31,9 +38,9 @@ void CutTool::deactivate()
 
 void CutTool::reset()
 {
-    for (EdgeItem *item : m_lit)
-        item->setCutHover(false);
-    m_lit.clear();
+    if (m_targets.light)
+        for (const EdgeRef &edge : m_crossed)
+            m_targets.light(edge, false);
     m_crossed.clear();
     if (m_stroke != nullptr) {
         if (m_stroke->scene() != nullptr)
@@ -54,7 +61,7 @@ bool CutTool::mousePress(QMouseEvent *event)
     // it back would start the first segment at the scene origin.
     m_path = QPainterPath(m_last);
     m_stroke = view().scene()->addPath(m_path);
-    QPen pen(QColor(0xe5, 0x39, 0x35), 2.0, Qt::DashLine, Qt::RoundCap, Qt::RoundJoin);
+    QPen pen(cutColour, 2.0, Qt::DashLine, Qt::RoundCap, Qt::RoundJoin);
     pen.setCosmetic(true);
     m_stroke->setPen(pen);
     m_stroke->setZValue(100);
@@ -99,17 +106,32 @@ std::vector<EdgeRef> CutTool::crossedEdges() const
 
 void CutTool::addSegment(const QPointF &a, const QPointF &b)
 {
-    const QRectF box = QRectF(a, b).normalized().adjusted(-1, -1, 1, 1);
-    const QList<QGraphicsItem *> candidates
-        = view().scene()->items(box, Qt::IntersectsItemBoundingRect);
-    for (QGraphicsItem *item : candidates) {
-        auto *edge = qgraphicsitem_cast<EdgeItem *>(item);
-        if (edge == nullptr || m_crossed.contains(edge->edge()) || !edge->crosses(a, b))
+    if (!m_targets.crossing)
+        return;
+    for (const EdgeRef &edge : m_targets.crossing(a, b)) {
+        if (!m_crossed.insert(edge).second)
             continue;
-        m_crossed.insert(edge->edge());
-        edge->setCutHover(true);
-        m_lit.push_back(edge);
+        if (m_targets.light)
+            m_targets.light(edge, true);
     }
+}
+
+void CutTool::paintFarOverlay(QPainter &painter) const
+{
+    if (m_stroke == nullptr)
+        return;
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    QPen lit(cutColour, 3.0);
+    lit.setCosmetic(true);
+    painter.setPen(lit);
+    painter.setBrush(Qt::NoBrush);
+    if (m_targets.route)
+        for (const EdgeRef &edge : m_crossed)
+            painter.drawPolyline(m_targets.route(edge));
+    painter.setPen(m_stroke->pen());
+    painter.drawPath(m_path);
+    painter.restore();
 }
 
 } // namespace cleave::ui

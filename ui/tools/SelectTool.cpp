@@ -45,6 +45,15 @@ bool SelectTool::forwardWithShiftAsControl(QMouseEvent *event, int which)
 
 bool SelectTool::mousePress(QMouseEvent *event)
 {
+    const bool add = (event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier)) != 0;
+    if (event->button() == Qt::LeftButton && m_clicks.click
+        && m_clicks.click(view().mapToScene(event->position().toPoint()), add)) {
+        event->accept();
+        return true;
+    }
+    // Empty space (or a block frame, which selects its block): the rubber band starts.
+    if (event->button() == Qt::LeftButton && !add && m_clicks.clear)
+        m_clicks.clear();
     return forwardWithShiftAsControl(event, 0);
 }
 

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// The canvas makes node and edge items only where the view needs them (per tile), keeps their
+// state per node and edge, and answers selection, rubber band and cut strokes from the layout.
+#include "GatedChain.h"
+#include "SceneItems.h"
+#include "ui/scene/CanvasView.h"
+#include "ui/scene/CanvasWidget.h"
+#include "ui/scene/FarPicture.h"
+#include "ui/scene/GraphItems.h"
+#include "ui/scene/ItemTile.h"
+
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <algorithm>
+#include <vector>
+
+using namespace cleave;
+using cleave::ui::CanvasWidget;
+using test::itemsOf;
+
+Q_DECLARE_METATYPE(std::vector<cleave::EdgeRef>)
+
+namespace {
+
+// 2000 steps of the gated chain: 1 + 3 × 2000 = 6001 nodes on 1 + 2 × 2000 = 4001 ranks; per
+// step relu and sigmoid read the step's input and multiply reads both: 4 × 2000 = 8000 edges.
+constexpr std::size_t steps = 2000;
+constexpr std::size_t nodeCount = 1 + 3 * steps;
+// A zoom the far picture stands for on this drawing (some 4000 ranks tall: its picture's scale
+// is limited by the longest side of 8192 pixels to about 0.03, and it covers up to twice that).
+constexpr qreal farZoom = 0.05;
+
+bool isMade(QGraphicsScene *scene, NodeId node)
+{
+    const auto nodes = itemsOf<ui::NodeItem>(scene);
+    return std::any_of(nodes.begin(), nodes.end(),
+                       [node](const ui::NodeItem *n) { return n->nodeId() == node; });
+}
+
+const ui::NodeItem *madeItem(QGraphicsScene *scene, NodeId node)
+{
+    for (const ui::NodeItem *n : itemsOf<ui::NodeItem>(scene))
+        if (n->nodeId() == node)
+            return n;
+    return nullptr;
+}
+
+} // namespace
+
+class TestLazyItems : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void farViewMakesNoItemsYetSelects();
+    void zoomMakesItemsInViewOnly();
+    void capHoldsAcrossPan();
+    void cutStrokeAcrossUnmadeEdge();
+
+private:
+    [[nodiscard]] QWidget *viewport() const { return m_canvas->view()->viewport(); }
+    [[nodiscard]] QGraphicsScene *scene() const { return m_canvas->view()->scene(); }
+    [[nodiscard]] std::size_t itemCount() const
+    {
+        return itemsOf<ui::NodeItem>(scene()).size() + itemsOf<ui::EdgeItem>(scene()).size();
+    }
+
+    QTemporaryDir m_cache;
+    test::GatedChain m_chain;
+    std::unique_ptr<CanvasWidget> m_canvas;
+};
+
+void TestLazyItems::initTestCase()
+{
+    qRegisterMetaType<std::vector<EdgeRef>>();
+    QVERIFY(m_cache.isValid());
+    m_chain = test::gatedChain(steps);
+}
+
+void TestLazyItems::init()
+{
+    m_canvas = std::make_unique<CanvasWidget>();
+    m_canvas->setCacheDirectory(m_cache.path());
+    m_canvas->setMinimapEnabled(false);
+    m_canvas->resize(900, 700);
+    m_canvas->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_canvas.get()));
+    // The drawing opens far out, on the middle of the chain.
+    const NodeId middle = m_chain.multiply[steps / 2];
+    m_canvas->setOpeningPlace(
+        { [middle] { return middle; }, viewport()->rect().center(), farZoom });
+    QSignalSpy finished(m_canvas.get(), &CanvasWidget::layoutFinished);
+    m_canvas->setGraph(m_chain.graph.get(), m_chain.graph->mainFunction(), "lazy-chain");
+    QVERIFY(finished.wait(120000));
+    QVERIFY(finished.front().at(0).toBool());
+}
+
+void TestLazyItems::cleanup()
+{
+    m_canvas.reset();
+}
+
+void TestLazyItems::farViewMakesNoItemsYetSelects()
+{
+    auto *view = static_cast<ui::CanvasView *>(m_canvas->view());
+    QCOMPARE(view->zoom(), farZoom);
+    // Opened and painted far out: the tiles are there, none of their children.
+    viewport()->repaint();
+    QVERIFY(view->lastPaintWasFar());
+    QVERIFY(!itemsOf<ui::ItemTile>(scene()).empty());
+    QCOMPARE(itemCount(), std::size_t(0));
+    QCOMPARE(m_canvas->itemsMade(), std::size_t(0));
+    // Fit (F): the whole drawing, still far out, still no item. The drawing fills the
+    // viewport's height; a taller window (the view keeps its centre) leaves room around it.
+    QTest::keyClick(viewport(), Qt::Key_F);
+    QVERIFY(view->zoom() < farZoom);
+    m_canvas->resize(900, 1000);
+    QTRY_VERIFY(viewport()->height() > 900);
+    viewport()->repaint();
+    QCOMPARE(itemCount(), std::size_t(0));
+
+    // The selection is the canvas's, per node: it answers for nodes without items.
+    std::vector<NodeId> some { m_chain.relu[3], m_chain.sigmoid[1500], m_chain.multiply[1999] };
+    std::sort(some.begin(), some.end());
+    QSignalSpy changed(m_canvas.get(), &CanvasWidget::selectionChanged);
+    m_canvas->selectNodes(some);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(m_canvas->selectedNodes(), some);
+    QCOMPARE(itemCount(), std::size_t(0));
+
+    // A rubber band dragged over the whole drawing selects every node of the chain: 6001.
+    const QRect all = viewport()->rect();
+    const QPoint from = all.topLeft() + QPoint(2, 2);
+    const QPoint to = all.bottomRight() - QPoint(2, 2);
+    QTest::mousePress(viewport(), Qt::LeftButton, {}, from);
+    QTest::mouseMove(viewport(), (from + to) / 2);
+    QTest::mouseMove(viewport(), to);
+    QTest::mouseRelease(viewport(), Qt::LeftButton, {}, to);
+    const std::vector<NodeId> selected = m_canvas->selectedNodes();
+    QCOMPARE(selected.size(), nodeCount);
+    std::vector<NodeId> every { m_chain.data };
+    for (std::size_t k = 0; k < steps; ++k)
+        every.insert(every.end(), { m_chain.relu[k], m_chain.sigmoid[k], m_chain.multiply[k] });
+    std::sort(every.begin(), every.end());
+    QCOMPARE(selected, every);
+    // The band was drawn over the far picture: still no item.
+    QCOMPARE(itemCount(), std::size_t(0));
+
+    // A press on empty space (left of the drawing, which fit centres) empties the selection.
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, QPoint(3, all.center().y()));
+    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>());
+}
+
+void TestLazyItems::zoomMakesItemsInViewOnly()
+{
+    // relu_1000 is selected while it has no item, then the view zooms onto it with the
+    // keyboard (+, 1.25× a step about the viewport's centre, where the node is placed).
+    const NodeId target = m_chain.relu[1000];
+    m_canvas->selectNodes({ target });
+    m_canvas->placeNode(target, viewport()->rect().center(), farZoom);
+    QVERIFY(!isMade(scene(), target));
+    auto *view = static_cast<ui::CanvasView *>(m_canvas->view());
+    // 0.05 × 1.25^10 = 0.47: labels readable.
+    for (int i = 0; i < 10; ++i)
+        QTest::keyClick(viewport(), Qt::Key_Plus);
+    QVERIFY(view->zoom() > 0.45);
+    viewport()->repaint();
+    QVERIFY(!view->lastPaintWasFar());
+    // The node's tile was made, and its item shows the selection made before it existed.
+    const ui::NodeItem *item = madeItem(scene(), target);
+    QVERIFY(item != nullptr);
+    QVERIFY(item->isInSelection());
+    // Its neighbours in view are made too; the top and the bottom of the chain (about 2000
+    // ranks away, far beyond the 0.0625-zoom view the first step past the far picture showed:
+    // 700 / 0.0625 = 11,200 scene units, some 160 ranks) are not.
+    QVERIFY(isMade(scene(), m_chain.sigmoid[1000]));
+    QVERIFY(isMade(scene(), m_chain.multiply[1000]));
+    QVERIFY(!isMade(scene(), m_chain.relu[10]));
+    QVERIFY(!isMade(scene(), m_chain.multiply[1990]));
+    QVERIFY(m_canvas->itemsMade() > 0);
+    QVERIFY(m_canvas->itemsMade() < nodeCount);
+    // Every item made lies in a tile that met one of the views the zoom went through: within
+    // the first one, the widest.
+    const QRectF widest = QRectF(QPointF(0, 0), QSizeF(900 / 0.0625, 700 / 0.0625))
+                              .translated(m_canvas->nodeItem(target)->rect().center()
+                                          - QPointF(450 / 0.0625, 350 / 0.0625));
+    for (const ui::NodeItem *n : itemsOf<ui::NodeItem>(scene()))
+        QVERIFY(n->parentItem()->sceneBoundingRect().intersects(widest.adjusted(-50, -50, 50, 50)));
+    // Centring on a node far away highlights it: its item is made highlighted.
+    const NodeId far = m_chain.multiply[1990];
+    m_canvas->centerOnNode(far);
+    viewport()->repaint();
+    const ui::NodeItem *farItem = madeItem(scene(), far);
+    QVERIFY(farItem != nullptr);
+    QVERIFY(farItem->isHighlighted());
+    QVERIFY(!farItem->isInSelection());
+}
+
+void TestLazyItems::capHoldsAcrossPan()
+{
+    // A cap of 2000 items, then a pan down the whole drawing at zoom 0.45 with the middle
+    // button, one viewport height (700 pixels) a drag.
+    constexpr std::size_t cap = 2000;
+    m_canvas->setItemCap(cap);
+    m_canvas->placeNode(m_chain.data, QPoint(450, 60), 0.45);
+    auto *view = static_cast<ui::CanvasView *>(m_canvas->view());
+    QScrollBar *bar = view->verticalScrollBar();
+    std::size_t seen = 0;
+    int drags = 0;
+    while (bar->value() < bar->maximum() && drags < 1000) {
+        const QPoint start(450, 680);
+        QTest::mousePress(viewport(), Qt::MiddleButton, {}, start);
+        QTest::mouseMove(viewport(), start - QPoint(0, 660));
+        QTest::mouseRelease(viewport(), Qt::MiddleButton, {}, start - QPoint(0, 660));
+        ++drags;
+        viewport()->repaint();
+        // Over the cap only by the items of the tiles the view shows (never dropped), once the
+        // frames that make and drop items within their budget have run.
+        const auto inView = [&] {
+            const QRectF visible = view->visibleArea();
+            std::size_t n = 0;
+            for (const ui::ItemTile *tile : itemsOf<ui::ItemTile>(scene()))
+                if (tile->sceneBoundingRect().intersects(visible))
+                    n += static_cast<std::size_t>(tile->childItems().size());
+            return n;
+        };
+        QTRY_VERIFY2(
+            m_canvas->itemsMade() <= cap + inView(),
+            qPrintable(
+                QStringLiteral("%1 items, %2 in view").arg(m_canvas->itemsMade()).arg(inView())));
+        QCOMPARE(m_canvas->itemsMade(), itemCount());
+        seen = std::max(seen, m_canvas->itemsMade());
+    }
+    // The pan reached the bottom, where the last multiply is made, the input at the top not.
+    QCOMPARE(bar->value(), bar->maximum());
+    QVERIFY(drags > 20);
+    QVERIFY(isMade(scene(), m_chain.multiply[steps - 1]));
+    QVERIFY(!isMade(scene(), m_chain.data));
+    QVERIFY(seen > 0);
+}
+
+void TestLazyItems::cutStrokeAcrossUnmadeEdge()
+{
+    // Between the ranks of relu_k / sigmoid_k and multiply_k run exactly two edges: relu_k and
+    // sigmoid_k into multiply_k. A level stroke across them, drawn far out where no edge item
+    // exists, crosses both and no other.
+    const std::size_t k = 700;
+    const EdgeRef fromRelu { TensorRef { m_chain.relu[k], 0 }, m_chain.multiply[k] };
+    const EdgeRef fromSigmoid { TensorRef { m_chain.sigmoid[k], 0 }, m_chain.multiply[k] };
+    m_canvas->setTool(CanvasWidget::Tool::Cut);
+    m_canvas->placeNode(m_chain.multiply[k], viewport()->rect().center(), farZoom);
+    QCOMPARE(itemCount(), std::size_t(0));
+    QSignalSpy cut(m_canvas.get(), &CanvasWidget::cutRequested);
+    const QPoint p = m_canvas->viewportPosOfEdge(fromRelu.tensor, fromRelu.consumer);
+    QVERIFY(viewport()->rect().contains(p));
+    const QPoint from = p - QPoint(60, 0);
+    QTest::mousePress(viewport(), Qt::LeftButton, {}, from);
+    for (int i = 1; i <= 12; ++i)
+        QTest::mouseMove(viewport(), from + QPoint(10 * i, 0));
+    QTest::mouseRelease(viewport(), Qt::LeftButton, {}, p + QPoint(60, 0));
+    QCOMPARE(cut.count(), 1);
+    auto crossed = cut.at(0).at(0).value<std::vector<EdgeRef>>();
+    std::sort(crossed.begin(), crossed.end());
+    std::vector<EdgeRef> expected { fromRelu, fromSigmoid };
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(crossed, expected);
+    QCOMPARE(itemCount(), std::size_t(0));
+}
+
+QTEST_MAIN(TestLazyItems)
+#include "tst_lazyitems.moc"

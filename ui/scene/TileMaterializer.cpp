@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/scene/TileMaterializer.h"
+
+#include "ui/scene/CanvasTheme.h"
+#include "ui/scene/GraphItems.h"
+#include "ui/scene/ItemTile.h"
+#include "ui/scene/OpCategory.h"
+
+#include <QElapsedTimer>
+#include <QGraphicsScene>
+#include <QPainter>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace cleave::ui {
+
+TileMaterializer::TileMaterializer(QGraphicsScene &scene)
+    : m_scene(&scene)
+{
+}
+
+TileMaterializer::~TileMaterializer() = default;
+
+void TileMaterializer::clear()
+{
+    for (const Tile &tile : m_tiles)
+        tile.item->setPlaceholder({}); // the tiles outlive this drawing in a scene disposed later
+    m_request = Request {};
+    m_graph.reset();
+    m_layout.reset();
+    m_rects.clear();
+    m_splines.clear();
+    m_nodeOrder.clear();
+    m_edgeOrder.clear();
+    m_nodeTile.clear();
+    m_edgeTile.clear();
+    m_labelled.clear();
+    m_tiles.clear(); // their items stay in the scene
+    m_nodeItems.clear();
+    m_edgeItems.clear();
+    m_texts.clear();
+    m_states.reset(0, 0);
+    m_made = 0;
+}
+
+void TileMaterializer::start(Request request)
+{
+    clear();
+    m_request = std::move(request);
+    m_graph = m_request.layoutGraph;
+    m_layout = m_request.layout;
+    const LayoutGraph &lg = *m_graph;
+    const Layout &layout = *m_layout;
+    m_rects.assign(lg.nodes.size(), nullptr);
+    m_splines.assign(lg.edges.size(), nullptr);
+    m_nodeItems.assign(lg.nodes.size(), nullptr);
+    m_edgeItems.assign(lg.edges.size(), nullptr);
+    m_labelled.assign(lg.edges.size(), false);
+    m_states.reset(lg.nodes.size(), lg.edges.size());
+    for (std::size_t i = 0; i < lg.nodes.size(); ++i) {
+        if (const LayoutRect *r = layout.rect(lg.nodes[i].id); r != nullptr) {
+            m_rects[i] = r;
+            m_nodeOrder.emplace_back(lg.nodes[i].id, static_cast<std::uint32_t>(i));
+        }
+    }
+    std::sort(m_nodeOrder.begin(), m_nodeOrder.end());
+    // One shape label per tensor, on its first drawn edge in the layout graph's order.
+    std::unordered_set<TensorRef> labelledTensors;
+    labelledTensors.reserve(lg.edges.size());
+    for (std::size_t i = 0; i < lg.edges.size(); ++i) {
+        const LayoutGraph::Edge &e = lg.edges[i];
+        const LayoutSpline *s = layout.spline(e.tensor, e.consumer);
+        if (s == nullptr || s->points.empty())
+            continue;
+        m_splines[i] = s;
+        m_edgeOrder.emplace_back(EdgeRef { e.tensor, e.consumer }, static_cast<std::uint32_t>(i));
+        m_labelled[i] = labelledTensors.insert(e.tensor).second;
+    }
+    std::sort(m_edgeOrder.begin(), m_edgeOrder.end());
+
+    // The tiles, from the layout: edge tiles lie under node tiles, as edges lie under nodes.
+    TilePlan plan = planTiles(lg, layout);
+    const std::size_t edgeTiles = plan.edgeTiles.size();
+    m_tiles.resize(edgeTiles + plan.nodeTiles.size());
+    for (std::size_t t = 0; t < edgeTiles; ++t) {
+        m_tiles[t].item = new ItemTile(plan.edgeTiles[t], 1);
+        m_scene->addItem(m_tiles[t].item);
+    }
+    for (std::size_t t = 0; t < plan.nodeTiles.size(); ++t) {
+        Tile &tile = m_tiles[edgeTiles + t];
+        tile.nodes = true;
+        tile.item = new ItemTile(plan.nodeTiles[t], 2);
+        m_scene->addItem(tile.item);
+    }
+    m_nodeTile = std::move(plan.nodeTile);
+    m_edgeTile = std::move(plan.edgeTile);
+    for (std::uint32_t &t : m_nodeTile)
+        if (t != TilePlan::none)
+            t += static_cast<std::uint32_t>(edgeTiles);
+    for (std::size_t i = 0; i < m_nodeTile.size(); ++i)
+        if (m_nodeTile[i] != TilePlan::none && m_rects[i] != nullptr)
+            m_tiles[m_nodeTile[i]].members.push_back(static_cast<std::uint32_t>(i));
+    for (std::size_t i = 0; i < m_edgeTile.size(); ++i)
+        if (m_edgeTile[i] != TilePlan::none && m_splines[i] != nullptr)
+            m_tiles[m_edgeTile[i]].members.push_back(static_cast<std::uint32_t>(i));
+    // Until its items are made, a node tile that is painted shows its nodes as plain boxes
+    // (the far picture is not there yet, or a pan outran the per-frame budget).
+    for (Tile &tile : m_tiles)
+        tile.item->setMade(false);
+    for (std::size_t t = edgeTiles; t < m_tiles.size(); ++t) {
+        m_tiles[t].item->setPlaceholder([this, t](QPainter *painter) {
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(canvasColours().edge);
+            for (std::uint32_t n : m_tiles[t].members)
+                painter->drawRect(nodeRect(n));
+        });
+    }
+}
+
+std::size_t TileMaterializer::nodeIndex(NodeId node) const
+{
+    const auto it = std::lower_bound(m_nodeOrder.begin(), m_nodeOrder.end(),
+                                     std::pair<NodeId, std::uint32_t>(node, 0));
+    return it != m_nodeOrder.end() && it->first == node ? it->second : none;
+}
+
+std::size_t TileMaterializer::edgeIndex(const EdgeRef &edge) const
+{
+    const auto it = std::lower_bound(m_edgeOrder.begin(), m_edgeOrder.end(),
+                                     std::pair<EdgeRef, std::uint32_t>(edge, 0));
+    return it != m_edgeOrder.end() && it->first == edge ? it->second : none;
+}
+
+EdgeRef TileMaterializer::edgeRef(std::size_t edge) const
+{
+    const LayoutGraph::Edge &e = m_graph->edges[edge];
+    return { e.tensor, e.consumer };
+}
+
+QRectF TileMaterializer::nodeRect(std::size_t node) const
+{
+    const LayoutRect *r = node < m_rects.size() ? m_rects[node] : nullptr;
+    return r != nullptr ? QRectF(r->x, r->y, r->width, r->height) : QRectF();
+}
+
+std::vector<std::size_t> TileMaterializer::nodesIn(const QRectF &area) const
+{
+    std::vector<std::size_t> out;
+    for (const Tile &tile : m_tiles) {
+        if (!tile.nodes || !tile.item->boundingRect().intersects(area))
+            continue;
+        for (std::uint32_t n : tile.members)
+            if (nodeRect(n).intersects(area))
+                out.push_back(n);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::size_t TileMaterializer::nodeAt(const QPointF &point) const
+{
+    for (const Tile &tile : m_tiles) {
+        if (!tile.nodes || !tile.item->boundingRect().contains(point))
+            continue;
+        for (std::uint32_t n : tile.members)
+            if (nodeRect(n).contains(point))
+                return n;
+    }
+    return none;
+}
+
+std::vector<std::size_t> TileMaterializer::edgesCrossing(const QPointF &a, const QPointF &b) const
+{
+    std::vector<std::size_t> out;
+    const QRectF box = QRectF(a, b).normalized().adjusted(-1, -1, 1, 1);
+    QPolygonF line;
+    for (const Tile &tile : m_tiles) {
+        if (tile.nodes || !tile.item->boundingRect().intersects(box))
+            continue;
+        for (std::uint32_t e : tile.members) {
+            if (const EdgeItem *item = m_edgeItems[e]) {
+                if (item->crosses(a, b))
+                    out.push_back(e);
+                continue;
+            }
+            if (!edgeItemBounds(*m_splines[e], false).intersects(box))
+                continue;
+            splinePolyline(*m_splines[e], line);
+            if (polylineCrosses(line, a, b))
+                out.push_back(e);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+NodeItem *TileMaterializer::nodeItem(std::size_t node)
+{
+    if (node >= m_nodeTile.size() || m_rects[node] == nullptr || m_nodeTile[node] == TilePlan::none)
+        return nullptr;
+    Tile &tile = m_tiles[m_nodeTile[node]];
+    tile.used = ++m_clock;
+    if (!tile.made)
+        makeTile(m_nodeTile[node]);
+    return m_nodeItems[node];
+}
+
+EdgeItem *TileMaterializer::edgeItem(std::size_t edge)
+{
+    if (edge >= m_edgeTile.size() || m_splines[edge] == nullptr
+        || m_edgeTile[edge] == TilePlan::none)
+        return nullptr;
+    Tile &tile = m_tiles[m_edgeTile[edge]];
+    tile.used = ++m_clock;
+    if (!tile.made)
+        makeTile(m_edgeTile[edge]);
+    return m_edgeItems[edge];
+}
+
+NodeItem *TileMaterializer::madeNodeItem(std::size_t node) const
+{
+    return node < m_nodeItems.size() ? m_nodeItems[node] : nullptr;
+}
+
+EdgeItem *TileMaterializer::madeEdgeItem(std::size_t edge) const
+{
+    return edge < m_edgeItems.size() ? m_edgeItems[edge] : nullptr;
+}
+
+bool TileMaterializer::makeArea(const QRectF &area, int budgetMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    const std::uint64_t now = ++m_clock;
+    bool done = true;
+    // Node tiles first: a frame cut short shows the boxes, and their edges on the next turn.
+    for (const bool nodes : { true, false }) {
+        for (std::size_t t = 0; t < m_tiles.size(); ++t) {
+            Tile &tile = m_tiles[t];
+            if (tile.nodes != nodes || !tile.item->boundingRect().intersects(area))
+                continue;
+            tile.used = now;
+            if (tile.made)
+                continue;
+            if (budgetMs > 0 && clock.elapsed() >= budgetMs) {
+                done = false;
+                continue;
+            }
+            makeTile(t);
+        }
+    }
+    return done;
+}
+
+void TileMaterializer::makeAll()
+{
+    for (std::size_t t = 0; t < m_tiles.size(); ++t)
+        if (!m_tiles[t].made)
+            makeTile(t);
+}
+
+bool TileMaterializer::trim(const QRectF &keep, int budgetMs)
+{
+    if (m_made <= m_cap)
+        return true;
+    QElapsedTimer clock;
+    clock.start();
+    std::vector<std::size_t> candidates;
+    for (std::size_t t = 0; t < m_tiles.size(); ++t)
+        if (m_tiles[t].made && !m_tiles[t].item->boundingRect().intersects(keep))
+            candidates.push_back(t);
+    std::sort(candidates.begin(), candidates.end(),
+              [this](std::size_t a, std::size_t b) { return m_tiles[a].used < m_tiles[b].used; });
+    for (std::size_t t : candidates) {
+        if (m_made <= m_cap)
+            break;
+        if (budgetMs > 0 && clock.elapsed() >= budgetMs)
+            return false;
+        dropTile(t);
+    }
+    return true;
+}
+
+std::size_t TileMaterializer::madeTiles() const
+{
+    return static_cast<std::size_t>(
+        std::count_if(m_tiles.begin(), m_tiles.end(), [](const Tile &t) { return t.made; }));
+}
+
+std::size_t TileMaterializer::tileOfNode(std::size_t node) const
+{
+    return node < m_nodeTile.size() && m_nodeTile[node] != TilePlan::none ? m_nodeTile[node] : none;
+}
+
+void TileMaterializer::makeTile(std::size_t index)
+{
+    Tile &tile = m_tiles[index];
+    tile.made = true;
+    tile.item->setMade(true);
+    for (std::uint32_t member : tile.members) {
+        if (tile.nodes)
+            makeNode(member);
+        else
+            makeEdge(member);
+    }
+    // Qt then skips its per-item pass over the items marked dirty by their parenting, which
+    // otherwise keeps a map of painted view rects in every new item.
+    tile.item->update();
+}
+
+void TileMaterializer::dropTile(std::size_t index)
+{
+    Tile &tile = m_tiles[index];
+    for (std::uint32_t member : tile.members) {
+        QGraphicsItem *item = nullptr;
+        if (tile.nodes)
+            item = std::exchange(m_nodeItems[member], nullptr);
+        else
+            item = std::exchange(m_edgeItems[member], nullptr);
+        if (item != nullptr) {
+            delete item; // leaves its parent and the scene as it goes
+            --m_made;
+        }
+    }
+    tile.made = false;
+    tile.item->setMade(false);
+}
+
+const QString &TileMaterializer::shared(const std::string &text)
+{
+    // Op names and shapes repeat across thousands of nodes: each distinct text is held once
+    // (QString shares it).
+    auto [it, added] = m_texts.try_emplace(text);
+    if (added)
+        it->second = QString::fromStdString(text);
+    return it->second;
+}
+
+void TileMaterializer::makeNode(std::uint32_t index)
+{
+    if (m_nodeItems[index] != nullptr)
+        return;
+    const LayoutGraph::Node &n = m_graph->nodes[index];
+    const Graph &graph = *m_request.graph;
+    const NodeLabel label = nodeLabel(graph, n.id);
+    auto *item = new NodeItem(n.id, nodeRect(index), n.role, opCategory(graph, n.id),
+                              shared(label.title), shared(label.subtitle));
+    if (m_request.marks != nullptr)
+        if (auto mark = m_request.marks->find(n.id); mark != m_request.marks->end())
+            item->setMark(mark->second);
+    m_states.apply(*item, index);
+    item->setParentItem(m_tiles[m_nodeTile[index]].item);
+    m_nodeItems[index] = item;
+    ++m_made;
+}
+
+void TileMaterializer::makeEdge(std::uint32_t index)
+{
+    if (m_edgeItems[index] != nullptr)
+        return;
+    const EdgeRef key = edgeRef(index);
+    // The item points into the layout, which outlives the scene's items.
+    auto *item
+        = new EdgeItem(key, m_splines[index], m_labelled[index] ? m_request.labels : nullptr);
+    m_states.apply(*item, index);
+    item->setParentItem(m_tiles[m_edgeTile[index]].item);
+    m_edgeItems[index] = item;
+    ++m_made;
+}
+
+} // namespace cleave::ui

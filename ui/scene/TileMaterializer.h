@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Graph.h"
+#include "core/graph/Ids.h"
+#include "core/layout/Layout.h"
+#include "core/layout/LayoutGraph.h"
+#include "ui/scene/ItemStates.h"
+
+#include <QColor>
+#include <QRectF>
+#include <QString>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+class QGraphicsScene;
+
+namespace cleave::ui {
+
+class EdgeItem;
+class EdgeLabels;
+class ItemTile;
+class NodeItem;
+
+/// The items of a drawn layout, made only where they are needed. The drawn nodes and edges are
+/// grouped into ItemTiles (TilePlan: a few hundred neighbours each, boxes known from the
+/// layout), which are all put in the scene at once (a few hundred items); a tile's children
+/// (NodeItems, EdgeItems) are made when the view is about to paint it at a zoom where items
+/// are drawn, when a hit test needs them, or when one of its items is asked for, and dropped
+/// again, least recently needed first, when more than cap() items exist.
+///
+/// Everything else the canvas asks of the drawing (boxes, routes, which nodes lie in an area or
+/// at a point, which edges a segment crosses) is answered from the layout, with no item made;
+/// the state the items show lives in states() and is given to an item as it is made.
+///
+/// Node and edge indices are those of the layout graph. The drawn nodes in id order
+/// (drawnNodes()) and the drawn edges in EdgeRef order (drawnEdges()) are the orders the
+/// region geometry, the far picture and the minimap list them in.
+class TileMaterializer
+{
+public:
+    /// What to draw.
+    struct Request
+    {
+        const Graph *graph = nullptr;
+        std::shared_ptr<const LayoutGraph> layoutGraph;
+        std::shared_ptr<const Layout> layout;
+        /// Comparison rings by node, read as each node is made.
+        const std::unordered_map<NodeId, QColor> *marks = nullptr;
+        /// The shape labels of edges (one edge per tensor, the first drawn, carries its label).
+        const EdgeLabels *labels = nullptr;
+    };
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
+    /// The items kept when the view does not need more: 64 tiles of 256. A viewport at the
+    /// nearest zoom the far picture does not cover (0.1) shows a few thousand nodes of a deep
+    /// network with their edges, so this keeps the last few screens a pan or zoom went over
+    /// (going back is free) while a 100k-node drawing holds a sixth of its items at most.
+    static constexpr std::size_t defaultCap = 16384;
+
+    explicit TileMaterializer(QGraphicsScene &scene);
+    ~TileMaterializer();
+    TileMaterializer(const TileMaterializer &) = delete;
+    TileMaterializer &operator=(const TileMaterializer &) = delete;
+
+    /// Puts the tiles of `request` into the scene set last (none of their children yet). The
+    /// items of a previous request are forgotten (the caller clears the scene).
+    void start(Request request);
+    /// Forgets the drawing; its tiles and items stay in the scene, the caller clears them.
+    void clear();
+    /// Puts the next drawing's tiles into `scene`.
+    void setScene(QGraphicsScene &scene) { m_scene = &scene; }
+    [[nodiscard]] bool isActive() const { return m_layout != nullptr; }
+    [[nodiscard]] const Layout *layout() const { return m_layout.get(); }
+    [[nodiscard]] const Graph *graph() const { return m_request.graph; }
+    [[nodiscard]] const LayoutGraph *layoutGraph() const { return m_graph.get(); }
+
+    // --- the drawing, from the layout ---
+    /// The layout graph's index of a drawn node or edge; `none` when it is not drawn.
+    [[nodiscard]] std::size_t nodeIndex(NodeId node) const;
+    [[nodiscard]] std::size_t edgeIndex(const EdgeRef &edge) const;
+    [[nodiscard]] NodeId nodeId(std::size_t node) const { return m_graph->nodes[node].id; }
+    [[nodiscard]] EdgeRef edgeRef(std::size_t edge) const;
+    /// The box of a drawn node (scene coordinates).
+    [[nodiscard]] QRectF nodeRect(std::size_t node) const;
+    /// The route of a drawn edge (owned by the layout).
+    [[nodiscard]] const LayoutSpline &spline(std::size_t edge) const { return *m_splines[edge]; }
+    /// The drawn nodes, in id order (with their layout-graph indices).
+    [[nodiscard]] const std::vector<std::pair<NodeId, std::uint32_t>> &drawnNodes() const
+    {
+        return m_nodeOrder;
+    }
+    /// The drawn edges, in EdgeRef order (with their layout-graph indices).
+    [[nodiscard]] const std::vector<std::pair<EdgeRef, std::uint32_t>> &drawnEdges() const
+    {
+        return m_edgeOrder;
+    }
+    /// The drawn nodes whose box meets `area` (scene coordinates), by index, sorted.
+    [[nodiscard]] std::vector<std::size_t> nodesIn(const QRectF &area) const;
+    /// The topmost drawn node whose box holds `point`, or `none`.
+    [[nodiscard]] std::size_t nodeAt(const QPointF &point) const;
+    /// The drawn edges whose route crosses the segment a-b, by index.
+    [[nodiscard]] std::vector<std::size_t> edgesCrossing(const QPointF &a, const QPointF &b) const;
+
+    // --- the items ---
+    /// The item of a drawn node or edge, its tile's children made first (nullptr: not drawn).
+    NodeItem *nodeItem(std::size_t node);
+    EdgeItem *edgeItem(std::size_t edge);
+    /// The item when it exists, without making it.
+    [[nodiscard]] NodeItem *madeNodeItem(std::size_t node) const;
+    [[nodiscard]] EdgeItem *madeEdgeItem(std::size_t edge) const;
+    /// Makes the children of the tiles meeting `area` (they count as just needed) until
+    /// `budgetMs` milliseconds have passed (0: no limit). True when all of them are made.
+    bool makeArea(const QRectF &area, int budgetMs = 0);
+    /// Makes every tile's children (an export draws the whole scene).
+    void makeAll();
+    /// Drops the children of the least recently needed tiles not meeting `keep` while more
+    /// than cap() items exist, until `budgetMs` milliseconds have passed (0: no limit; deleting
+    /// a tile's items takes about a millisecond). True when no more are over the cap.
+    bool trim(const QRectF &keep, int budgetMs = 0);
+    void setCap(std::size_t items) { m_cap = items; }
+    [[nodiscard]] std::size_t cap() const { return m_cap; }
+    /// How many NodeItems and EdgeItems exist now.
+    [[nodiscard]] std::size_t madeItems() const { return m_made; }
+    /// How many tiles have their children made, of tileCount().
+    [[nodiscard]] std::size_t madeTiles() const;
+    [[nodiscard]] std::size_t tileCount() const { return m_tiles.size(); }
+    /// The tile holding a drawn node's item, and whether its children are made (tests).
+    [[nodiscard]] std::size_t tileOfNode(std::size_t node) const;
+    [[nodiscard]] bool isTileMade(std::size_t tile) const { return m_tiles[tile].made; }
+
+    /// The state of every node and edge; after changing it, update() the item when it exists.
+    [[nodiscard]] ItemStates &states() { return m_states; }
+    [[nodiscard]] const ItemStates &states() const { return m_states; }
+
+private:
+    struct Tile
+    {
+        ItemTile *item = nullptr;
+        std::vector<std::uint32_t> members; ///< Layout-graph indices of nodes or of edges.
+        std::uint64_t used = 0; ///< When the view last needed it.
+        bool nodes = false;
+        bool made = false;
+    };
+    void makeTile(std::size_t index);
+    void dropTile(std::size_t index);
+    void makeNode(std::uint32_t index);
+    void makeEdge(std::uint32_t index);
+    [[nodiscard]] const QString &shared(const std::string &text);
+
+    QGraphicsScene *m_scene;
+    Request m_request;
+    std::shared_ptr<const LayoutGraph> m_graph;
+    std::shared_ptr<const Layout> m_layout;
+    std::vector<const LayoutRect *> m_rects; ///< Per layout-graph node (nullptr: not drawn).
+    std::vector<const LayoutSpline *> m_splines; ///< Per layout-graph edge (nullptr: not drawn).
+    std::vector<std::pair<NodeId, std::uint32_t>> m_nodeOrder;
+    std::vector<std::pair<EdgeRef, std::uint32_t>> m_edgeOrder;
+    std::vector<std::uint32_t> m_nodeTile; ///< Per layout-graph node: its tile in m_tiles.
+    std::vector<std::uint32_t> m_edgeTile;
+    std::vector<bool> m_labelled; ///< Per edge: it carries its tensor's shape label.
+    std::vector<Tile> m_tiles;
+    std::vector<NodeItem *> m_nodeItems; ///< Per layout-graph node, while made.
+    std::vector<EdgeItem *> m_edgeItems;
+    std::unordered_map<std::string, QString> m_texts; ///< One QString per distinct label text.
+    ItemStates m_states;
+    std::size_t m_made = 0;
+    std::size_t m_cap = defaultCap;
+    std::uint64_t m_clock = 0;
+};
+
+} // namespace cleave::ui
