@@ -41,7 +41,8 @@
 //   base_MB, KB/nd+  RSS of the empty editor (QApplication and a shown canvas, before the
 //               model is imported: libraries, fonts, the platform plugin), and the max RSS
 //               above it per drawn node: what each node of a model costs the editor;
-//   heap_MB, heapKB/nd  live heap (mallinfo2) with the model open and drawn after the cold
+//   heap_MB, heapKB/nd  live heap (mallinfo2, arena and mmapped blocks) with the model open and
+//   drawn after the cold
 //               open, and per drawn node: what the open model holds, without what malloc
 //               keeps from earlier stages;
 //   items_open, items_pan  node and edge items that exist after the cold open and after the
@@ -125,10 +126,13 @@ double threadCpuMs()
     return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
-// Live heap bytes (malloc's own count: what is allocated now, not what the process keeps).
+// Live heap bytes (malloc's own count: what is allocated now, not what the process keeps):
+// the blocks in the arenas and those big enough to have pages of their own (mmapped, which
+// uordblks leaves out: how many are depends on malloc's threshold, not on what is held).
 double heapMb()
 {
-    return static_cast<double>(mallinfo2().uordblks) / (1024.0 * 1024.0);
+    const struct mallinfo2 info = mallinfo2();
+    return static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
 }
 
 // Resident set now (kilobytes), from /proc/self/statm.
