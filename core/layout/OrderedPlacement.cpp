@@ -549,6 +549,8 @@ void OrderedPlacer::routeEdges(Layout &layout)
         const LayoutPoint end { tipX[k], to.y - arrowLength };
         addSegment(s, e.stub ? LayoutPoint { tipX[k], to.y - rankSeparation + 6 } : current[k],
                    end);
+        // The points grew one segment at a time; the layout keeps them as long as it is drawn.
+        s.points.shrink_to_fit();
         layout.edges[EdgeRef { e.tensor, e.consumer }] = std::move(s);
     }
 }

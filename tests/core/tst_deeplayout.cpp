@@ -367,6 +367,9 @@ void TestDeepLayout::longEdgeKeepsOneLane()
     const LayoutSpline *route = r.layout->spline(TensorRef { chain.front(), 0 }, m);
     QVERIFY(route);
     QCOMPARE(route->points.size(), std::size_t(10));
+    // No spare room is kept with the layout: grown a segment at a time (1, then 3 points at a
+    // time), the points would have had room for 16.
+    QCOMPARE(route->points.capacity(), std::size_t(10));
     // The lane: the on-curve points 3 (top of c2's rank) and 6 (bottom of c100's rank).
     const LayoutPoint top = route->points[3];
     const LayoutPoint bottom = route->points[6];
