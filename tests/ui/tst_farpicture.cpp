@@ -10,6 +10,7 @@
 #include "ui/scene/CanvasView.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/FarPicture.h"
+#include "ui/scene/FarPictureRenderer.h"
 
 #include <QGraphicsView>
 #include <QSignalSpy>
@@ -91,6 +92,7 @@ private slots:
     void cutShowsThePreviousPictureUntilTheNewOneArrives();
     void supersededRenderIsNeverShown();
     void imageStaysWithinItsPixelBound();
+    void restyledBaseIsRedrawnInPlace();
 
 private:
     QTemporaryDir m_cache;
@@ -230,6 +232,31 @@ void TestFarPicture::imageStaysWithinItsPixelBound()
     // A picture at 0.0137 may stand for zooms up to twice that, never beyond.
     QVERIFY(far.covers(0.02));
     QVERIFY(!far.covers(0.03));
+}
+
+void TestFarPicture::restyledBaseIsRedrawnInPlace()
+{
+    // 1000 x 500 scene units at 0.1: 100 x 50 pixels. The first box (5, 5, 40, 20) covers
+    // pixels x 0.5..4.5, y 0.5..2.5, so pixel (2, 1) is inside it.
+    ui::FarPictureRenderer renderer;
+    const auto geometry = boxes(QRectF(0, 0, 1000, 500), 10);
+    ui::FarState state;
+    state.style.categories = { qRgb(0x30, 0x30, 0x30) };
+    const QImage first = renderer.render(geometry, state, 0.1, QSize(100, 50), {});
+    QCOMPARE(first.pixelColor(2, 1), QColor(0x30, 0x30, 0x30));
+    const uchar *pixels = renderer.base().constBits();
+    // The box is selected (drawn red): the base is drawn again, over the old one's pixels.
+    state.style.boxes = { { QRectF(5, 5, 40, 20), qRgb(255, 0, 0) } };
+    const QImage second = renderer.render(geometry, state, 0.1, QSize(100, 50), {});
+    QVERIFY(!renderer.reusedBase());
+    QCOMPARE(renderer.base().constBits(), pixels);
+    QCOMPARE(second.pixelColor(2, 1), QColor(255, 0, 0));
+    // The first picture, handed out before, is untouched.
+    QCOMPARE(first.pixelColor(2, 1), QColor(0x30, 0x30, 0x30));
+    // Another size: a base of that size.
+    const QImage third = renderer.render(geometry, state, 0.05, QSize(50, 25), {});
+    QCOMPARE(renderer.base().size(), QSize(50, 25));
+    QCOMPARE(third.size(), QSize(50, 25));
 }
 
 QTEST_MAIN(TestFarPicture)

@@ -126,7 +126,12 @@ QImage FarPictureRenderer::render(const std::shared_ptr<const FarGeometry> &geom
     m_reusedBase = m_geometry == geometry && m_scale == scale && m_style == state.style
         && m_base.size() == size;
     if (!m_reusedBase) {
-        m_base = QImage(size, QImage::Format_ARGB32_Premultiplied);
+        // Drawn over the old base when it has the size (a new selection or highlight changes
+        // the boxes only), else the old one goes before the new one is made: never two bases.
+        if (m_base.size() != size) {
+            m_base = {};
+            m_base = QImage(size, QImage::Format_ARGB32_Premultiplied);
+        }
         m_base.fill(Qt::transparent);
         drawBase(m_base, *geometry, state.style, scale);
         m_geometry = geometry;
