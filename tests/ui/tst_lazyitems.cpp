@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 // The canvas makes node and edge items only where the view needs them (per tile), keeps their
 // state per node and edge, and answers selection, rubber band and cut strokes from the layout.
-#include "GatedChain.h"
+#include "ChainCanvas.h"
 #include "SceneItems.h"
 #include "ui/scene/CanvasView.h"
 #include "ui/scene/CanvasWidget.h"
@@ -53,7 +53,7 @@ const ui::NodeItem *madeItem(QGraphicsScene *scene, NodeId node)
 
 } // namespace
 
-class TestLazyItems : public QObject
+class TestLazyItems : public QObject, private test::ChainCanvas
 {
     Q_OBJECT
 
@@ -67,74 +67,59 @@ private slots:
     void cutStrokeAcrossUnmadeEdge();
 
 private:
-    [[nodiscard]] QWidget *viewport() const { return m_canvas->view()->viewport(); }
-    [[nodiscard]] QGraphicsScene *scene() const { return m_canvas->view()->scene(); }
     [[nodiscard]] std::size_t itemCount() const
     {
         return itemsOf<ui::NodeItem>(scene()).size() + itemsOf<ui::EdgeItem>(scene()).size();
     }
-
-    QTemporaryDir m_cache;
-    test::GatedChain m_chain;
-    std::unique_ptr<CanvasWidget> m_canvas;
 };
 
 void TestLazyItems::initTestCase()
 {
     qRegisterMetaType<std::vector<EdgeRef>>();
-    QVERIFY(m_cache.isValid());
-    m_chain = test::gatedChain(steps);
+    QVERIFY(prepare(steps));
 }
 
 void TestLazyItems::init()
 {
-    m_canvas = std::make_unique<CanvasWidget>();
-    m_canvas->setCacheDirectory(m_cache.path());
-    m_canvas->setMinimapEnabled(false);
-    m_canvas->resize(900, 700);
-    m_canvas->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_canvas.get()));
     // The drawing opens far out, on the middle of the chain.
-    const NodeId middle = m_chain.multiply[steps / 2];
-    m_canvas->setOpeningPlace(
-        { [middle] { return middle; }, viewport()->rect().center(), farZoom });
-    QSignalSpy finished(m_canvas.get(), &CanvasWidget::layoutFinished);
-    m_canvas->setGraph(m_chain.graph.get(), m_chain.graph->mainFunction(), "lazy-chain");
-    QVERIFY(finished.wait(120000));
-    QVERIFY(finished.front().at(0).toBool());
+    const NodeId middle = chain.multiply[steps / 2];
+    QVERIFY(open("lazy-chain", [middle](CanvasWidget &c) {
+        c.setOpeningPlace(
+            { [middle] { return middle; }, c.view()->viewport()->rect().center(), farZoom });
+    }));
 }
 
 void TestLazyItems::cleanup()
 {
-    m_canvas.reset();
+    close();
 }
 
 void TestLazyItems::farViewMakesNoItemsYetSelects()
 {
-    auto *view = static_cast<ui::CanvasView *>(m_canvas->view());
+    auto *view = static_cast<ui::CanvasView *>(canvas->view());
     QCOMPARE(view->zoom(), farZoom);
     // Opened and painted far out: the tiles are there, none of their children.
     viewport()->repaint();
     QVERIFY(view->lastPaintWasFar());
     QVERIFY(!itemsOf<ui::ItemTile>(scene()).empty());
     QCOMPARE(itemCount(), std::size_t(0));
-    QCOMPARE(m_canvas->itemsMade(), std::size_t(0));
+    QCOMPARE(canvas->itemsMade(), std::size_t(0));
     // Fit (F): the whole drawing, still far out, still no item. The drawing fills the
     // viewport's height; a taller window (the view keeps its centre) leaves room around it.
     QTest::keyClick(viewport(), Qt::Key_F);
     QVERIFY(view->zoom() < farZoom);
-    m_canvas->resize(900, 1000);
+    canvas->resize(900, 1000);
     QTRY_VERIFY(viewport()->height() > 900);
     viewport()->repaint();
     QCOMPARE(itemCount(), std::size_t(0));
 
     // The selection is the canvas's, per node: it answers for nodes without items.
-    std::vector<NodeId> some { m_chain.relu[3], m_chain.sigmoid[1500], m_chain.multiply[1999] };
+    std::vector<NodeId> some { chain.relu[3], chain.sigmoid[1500], chain.multiply[1999] };
     std::sort(some.begin(), some.end());
-    QSignalSpy changed(m_canvas.get(), &CanvasWidget::selectionChanged);
-    m_canvas->selectNodes(some);
+    QSignalSpy changed(canvas.get(), &CanvasWidget::selectionChanged);
+    canvas->selectNodes(some);
     QCOMPARE(changed.count(), 1);
-    QCOMPARE(m_canvas->selectedNodes(), some);
+    QCOMPARE(canvas->selectedNodes(), some);
     QCOMPARE(itemCount(), std::size_t(0));
 
     // A rubber band dragged over the whole drawing selects every node of the chain: 6001.
@@ -145,11 +130,11 @@ void TestLazyItems::farViewMakesNoItemsYetSelects()
     QTest::mouseMove(viewport(), (from + to) / 2);
     QTest::mouseMove(viewport(), to);
     QTest::mouseRelease(viewport(), Qt::LeftButton, {}, to);
-    const std::vector<NodeId> selected = m_canvas->selectedNodes();
+    const std::vector<NodeId> selected = canvas->selectedNodes();
     QCOMPARE(selected.size(), nodeCount);
-    std::vector<NodeId> every { m_chain.data };
+    std::vector<NodeId> every { chain.data };
     for (std::size_t k = 0; k < steps; ++k)
-        every.insert(every.end(), { m_chain.relu[k], m_chain.sigmoid[k], m_chain.multiply[k] });
+        every.insert(every.end(), { chain.relu[k], chain.sigmoid[k], chain.multiply[k] });
     std::sort(every.begin(), every.end());
     QCOMPARE(selected, every);
     // The band was drawn over the far picture: still no item.
@@ -157,18 +142,18 @@ void TestLazyItems::farViewMakesNoItemsYetSelects()
 
     // A press on empty space (left of the drawing, which fit centres) empties the selection.
     QTest::mouseClick(viewport(), Qt::LeftButton, {}, QPoint(3, all.center().y()));
-    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>());
+    QCOMPARE(canvas->selectedNodes(), std::vector<NodeId>());
 }
 
 void TestLazyItems::zoomMakesItemsInViewOnly()
 {
     // relu_1000 is selected while it has no item, then the view zooms onto it with the
     // keyboard (+, 1.25× a step about the viewport's centre, where the node is placed).
-    const NodeId target = m_chain.relu[1000];
-    m_canvas->selectNodes({ target });
-    m_canvas->placeNode(target, viewport()->rect().center(), farZoom);
+    const NodeId target = chain.relu[1000];
+    canvas->selectNodes({ target });
+    canvas->placeNode(target, viewport()->rect().center(), farZoom);
     QVERIFY(!isMade(scene(), target));
-    auto *view = static_cast<ui::CanvasView *>(m_canvas->view());
+    auto *view = static_cast<ui::CanvasView *>(canvas->view());
     // 0.05 × 1.25^10 = 0.47: labels readable.
     for (int i = 0; i < 10; ++i)
         QTest::keyClick(viewport(), Qt::Key_Plus);
@@ -182,22 +167,22 @@ void TestLazyItems::zoomMakesItemsInViewOnly()
     // Its neighbours in view are made too; the top and the bottom of the chain (about 2000
     // ranks away, far beyond the 0.0625-zoom view the first step past the far picture showed:
     // 700 / 0.0625 = 11,200 scene units, some 160 ranks) are not.
-    QVERIFY(isMade(scene(), m_chain.sigmoid[1000]));
-    QVERIFY(isMade(scene(), m_chain.multiply[1000]));
-    QVERIFY(!isMade(scene(), m_chain.relu[10]));
-    QVERIFY(!isMade(scene(), m_chain.multiply[1990]));
-    QVERIFY(m_canvas->itemsMade() > 0);
-    QVERIFY(m_canvas->itemsMade() < nodeCount);
+    QVERIFY(isMade(scene(), chain.sigmoid[1000]));
+    QVERIFY(isMade(scene(), chain.multiply[1000]));
+    QVERIFY(!isMade(scene(), chain.relu[10]));
+    QVERIFY(!isMade(scene(), chain.multiply[1990]));
+    QVERIFY(canvas->itemsMade() > 0);
+    QVERIFY(canvas->itemsMade() < nodeCount);
     // Every item made lies in a tile that met one of the views the zoom went through: within
     // the first one, the widest.
     const QRectF widest = QRectF(QPointF(0, 0), QSizeF(900 / 0.0625, 700 / 0.0625))
-                              .translated(m_canvas->nodeItem(target)->rect().center()
+                              .translated(canvas->nodeItem(target)->rect().center()
                                           - QPointF(450 / 0.0625, 350 / 0.0625));
     for (const ui::NodeItem *n : itemsOf<ui::NodeItem>(scene()))
         QVERIFY(n->parentItem()->sceneBoundingRect().intersects(widest.adjusted(-50, -50, 50, 50)));
     // Centring on a node far away highlights it: its item is made highlighted.
-    const NodeId far = m_chain.multiply[1990];
-    m_canvas->centerOnNode(far);
+    const NodeId far = chain.multiply[1990];
+    canvas->centerOnNode(far);
     viewport()->repaint();
     const ui::NodeItem *farItem = madeItem(scene(), far);
     QVERIFY(farItem != nullptr);
@@ -210,9 +195,9 @@ void TestLazyItems::capHoldsAcrossPan()
     // A cap of 2000 items, then a pan down the whole drawing at zoom 0.45 with the middle
     // button, one viewport height (700 pixels) a drag.
     constexpr std::size_t cap = 2000;
-    m_canvas->setItemCap(cap);
-    m_canvas->placeNode(m_chain.data, QPoint(450, 60), 0.45);
-    auto *view = static_cast<ui::CanvasView *>(m_canvas->view());
+    canvas->setItemCap(cap);
+    canvas->placeNode(chain.data, QPoint(450, 60), 0.45);
+    auto *view = static_cast<ui::CanvasView *>(canvas->view());
     QScrollBar *bar = view->verticalScrollBar();
     std::size_t seen = 0;
     int drags = 0;
@@ -234,17 +219,17 @@ void TestLazyItems::capHoldsAcrossPan()
             return n;
         };
         QTRY_VERIFY2(
-            m_canvas->itemsMade() <= cap + inView(),
+            canvas->itemsMade() <= cap + inView(),
             qPrintable(
-                QStringLiteral("%1 items, %2 in view").arg(m_canvas->itemsMade()).arg(inView())));
-        QCOMPARE(m_canvas->itemsMade(), itemCount());
-        seen = std::max(seen, m_canvas->itemsMade());
+                QStringLiteral("%1 items, %2 in view").arg(canvas->itemsMade()).arg(inView())));
+        QCOMPARE(canvas->itemsMade(), itemCount());
+        seen = std::max(seen, canvas->itemsMade());
     }
     // The pan reached the bottom, where the last multiply is made, the input at the top not.
     QCOMPARE(bar->value(), bar->maximum());
     QVERIFY(drags > 20);
-    QVERIFY(isMade(scene(), m_chain.multiply[steps - 1]));
-    QVERIFY(!isMade(scene(), m_chain.data));
+    QVERIFY(isMade(scene(), chain.multiply[steps - 1]));
+    QVERIFY(!isMade(scene(), chain.data));
     QVERIFY(seen > 0);
 }
 
@@ -254,13 +239,13 @@ void TestLazyItems::cutStrokeAcrossUnmadeEdge()
     // sigmoid_k into multiply_k. A level stroke across them, drawn far out where no edge item
     // exists, crosses both and no other.
     const std::size_t k = 700;
-    const EdgeRef fromRelu { TensorRef { m_chain.relu[k], 0 }, m_chain.multiply[k] };
-    const EdgeRef fromSigmoid { TensorRef { m_chain.sigmoid[k], 0 }, m_chain.multiply[k] };
-    m_canvas->setTool(CanvasWidget::Tool::Cut);
-    m_canvas->placeNode(m_chain.multiply[k], viewport()->rect().center(), farZoom);
+    const EdgeRef fromRelu { TensorRef { chain.relu[k], 0 }, chain.multiply[k] };
+    const EdgeRef fromSigmoid { TensorRef { chain.sigmoid[k], 0 }, chain.multiply[k] };
+    canvas->setTool(CanvasWidget::Tool::Cut);
+    canvas->placeNode(chain.multiply[k], viewport()->rect().center(), farZoom);
     QCOMPARE(itemCount(), std::size_t(0));
-    QSignalSpy cut(m_canvas.get(), &CanvasWidget::cutRequested);
-    const QPoint p = m_canvas->viewportPosOfEdge(fromRelu.tensor, fromRelu.consumer);
+    QSignalSpy cut(canvas.get(), &CanvasWidget::cutRequested);
+    const QPoint p = canvas->viewportPosOfEdge(fromRelu.tensor, fromRelu.consumer);
     QVERIFY(viewport()->rect().contains(p));
     const QPoint from = p - QPoint(60, 0);
     QTest::mousePress(viewport(), Qt::LeftButton, {}, from);

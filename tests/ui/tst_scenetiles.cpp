@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 // The canvas's scene keeps no index: node and edge items hang under tiles of neighbours, and
 // painting, clicks and cut strokes look at the tiles near them only.
-#include "GatedChain.h"
+#include "ChainCanvas.h"
 #include "SceneItems.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
@@ -47,7 +47,7 @@ std::size_t childrenOfType(const QGraphicsItem *tile, int type)
 
 } // namespace
 
-class TestSceneTiles : public QObject
+class TestSceneTiles : public QObject, private test::ChainCanvas
 {
     Q_OBJECT
 
@@ -59,40 +59,22 @@ private slots:
     void paintVisitsOnlyTilesInView();
     void clickFarDownSelectsThatNode();
     void cutFarDownReportsCrossedEdges();
-
-private:
-    [[nodiscard]] QWidget *viewport() const { return m_canvas->view()->viewport(); }
-    [[nodiscard]] QGraphicsScene *scene() const { return m_canvas->view()->scene(); }
-
-    QTemporaryDir m_cache;
-    test::GatedChain m_chain;
-    std::unique_ptr<CanvasWidget> m_canvas;
 };
 
 void TestSceneTiles::initTestCase()
 {
     qRegisterMetaType<std::vector<EdgeRef>>();
-    QVERIFY(m_cache.isValid());
-    m_chain = test::gatedChain(steps);
+    QVERIFY(prepare(steps));
 }
 
 void TestSceneTiles::init()
 {
-    m_canvas = std::make_unique<CanvasWidget>();
-    m_canvas->setCacheDirectory(m_cache.path());
-    m_canvas->setMinimapEnabled(false);
-    m_canvas->resize(900, 700);
-    m_canvas->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_canvas.get()));
-    QSignalSpy finished(m_canvas.get(), &CanvasWidget::layoutFinished);
-    m_canvas->setGraph(m_chain.graph.get(), m_chain.graph->mainFunction(), "tiles-chain");
-    QVERIFY(finished.wait(120000));
-    QVERIFY(finished.front().at(0).toBool());
+    QVERIFY(open("tiles-chain"));
 }
 
 void TestSceneTiles::cleanup()
 {
-    m_canvas.reset();
+    close();
 }
 
 void TestSceneTiles::itemsHangUnderTiles()
@@ -100,19 +82,19 @@ void TestSceneTiles::itemsHangUnderTiles()
     QCOMPARE(scene()->itemIndexMethod(), QGraphicsScene::NoIndex);
     // Items are made per tile where the view needs them: every node's and edge's item is asked
     // for, which makes every tile's children (14,001 items: under the canvas's cap).
-    NodeId x = m_chain.data;
+    NodeId x = chain.data;
     for (std::size_t k = 0; k < steps; ++k) {
-        for (NodeId n : { m_chain.relu[k], m_chain.sigmoid[k], m_chain.multiply[k] })
-            QVERIFY(m_canvas->nodeItem(n) != nullptr);
+        for (NodeId n : { chain.relu[k], chain.sigmoid[k], chain.multiply[k] })
+            QVERIFY(canvas->nodeItem(n) != nullptr);
         for (const EdgeRef &e :
-             { EdgeRef { TensorRef { x, 0 }, m_chain.relu[k] },
-               EdgeRef { TensorRef { x, 0 }, m_chain.sigmoid[k] },
-               EdgeRef { TensorRef { m_chain.relu[k], 0 }, m_chain.multiply[k] },
-               EdgeRef { TensorRef { m_chain.sigmoid[k], 0 }, m_chain.multiply[k] } })
-            QVERIFY(m_canvas->edgeItem(e) != nullptr);
-        x = m_chain.multiply[k];
+             { EdgeRef { TensorRef { x, 0 }, chain.relu[k] },
+               EdgeRef { TensorRef { x, 0 }, chain.sigmoid[k] },
+               EdgeRef { TensorRef { chain.relu[k], 0 }, chain.multiply[k] },
+               EdgeRef { TensorRef { chain.sigmoid[k], 0 }, chain.multiply[k] } })
+            QVERIFY(canvas->edgeItem(e) != nullptr);
+        x = chain.multiply[k];
     }
-    QVERIFY(m_canvas->nodeItem(m_chain.data) != nullptr);
+    QVERIFY(canvas->nodeItem(chain.data) != nullptr);
     const auto tiles = itemsOf<ui::ItemTile>(scene());
     std::size_t nodes = 0;
     std::size_t edges = 0;
@@ -153,15 +135,15 @@ void TestSceneTiles::itemsHangUnderTiles()
 void TestSceneTiles::paintVisitsOnlyTilesInView()
 {
     // Zoomed in on the middle of the chain, where shape labels are written (zoom >= 1).
-    const NodeId middle = m_chain.multiply[steps / 2];
-    m_canvas->placeNode(middle, viewport()->rect().center(), 1.25);
+    const NodeId middle = chain.multiply[steps / 2];
+    canvas->placeNode(middle, viewport()->rect().center(), 1.25);
     QTest::qWait(50);
     const auto tiles = itemsOf<ui::ItemTile>(scene());
     std::map<const ui::ItemTile *, std::size_t> before;
     for (const ui::ItemTile *tile : tiles)
         before[tile] = tile->paintCount();
     viewport()->repaint();
-    const QRectF visible = m_canvas->view()->mapToScene(viewport()->rect()).boundingRect();
+    const QRectF visible = canvas->view()->mapToScene(viewport()->rect()).boundingRect();
     std::set<const QGraphicsItem *> painted;
     std::size_t paintedNodeTiles = 0;
     std::size_t paintedEdgeTiles = 0;
@@ -186,7 +168,7 @@ void TestSceneTiles::paintVisitsOnlyTilesInView()
     QVERIFY(paintedEdgeTiles >= 1 && paintedEdgeTiles <= 2);
     QVERIFY(nodesUnderPainted <= 2 * 188);
     // The edges whose shape label the paint wrote are children of painted tiles.
-    const auto labels = m_canvas->edgeLabelsDrawn();
+    const auto labels = canvas->edgeLabelsDrawn();
     QVERIFY(!labels.empty());
     std::set<EdgeRef> labelled;
     for (const auto &[edge, text] : labels)
@@ -204,33 +186,32 @@ void TestSceneTiles::paintVisitsOnlyTilesInView()
 void TestSceneTiles::clickFarDownSelectsThatNode()
 {
     // Near the bottom of a drawing some 4000 ranks tall.
-    const NodeId relu = m_chain.relu[steps - 10];
-    const NodeId sigmoid = m_chain.sigmoid[steps - 10];
-    m_canvas->placeNode(relu, viewport()->rect().center(), 1.0);
-    QTest::mouseClick(viewport(), Qt::LeftButton, {}, m_canvas->viewportPosOfNode(relu));
-    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ relu }));
-    QTest::mouseClick(viewport(), Qt::LeftButton, {}, m_canvas->viewportPosOfNode(sigmoid));
-    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ sigmoid }));
+    const NodeId relu = chain.relu[steps - 10];
+    const NodeId sigmoid = chain.sigmoid[steps - 10];
+    canvas->placeNode(relu, viewport()->rect().center(), 1.0);
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, canvas->viewportPosOfNode(relu));
+    QCOMPARE(canvas->selectedNodes(), std::vector<NodeId>({ relu }));
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, canvas->viewportPosOfNode(sigmoid));
+    QCOMPARE(canvas->selectedNodes(), std::vector<NodeId>({ sigmoid }));
     // A click on the gap between relu and sigmoid (one rank, side by side) lands inside their
     // tile's box but on no node or edge: it clears the selection.
-    std::vector<QRectF> pair { m_canvas->nodeItem(relu)->rect(),
-                               m_canvas->nodeItem(sigmoid)->rect() };
+    std::vector<QRectF> pair { canvas->nodeItem(relu)->rect(), canvas->nodeItem(sigmoid)->rect() };
     QCOMPARE(pair.size(), std::size_t(2));
     std::sort(pair.begin(), pair.end(),
               [](const QRectF &a, const QRectF &b) { return a.left() < b.left(); });
     const QRectF left = pair[0];
     const QRectF right = pair[1];
     QVERIFY(left.right() < right.left());
-    const QPoint gap = m_canvas->view()->mapFromScene(
+    const QPoint gap = canvas->view()->mapFromScene(
         QPointF((left.right() + right.left()) / 2, left.center().y()));
     bool inTile = false;
-    for (const QGraphicsItem *item : m_canvas->view()->items(gap)) {
+    for (const QGraphicsItem *item : canvas->view()->items(gap)) {
         QVERIFY(item->type() != ui::NodeItemType && item->type() != ui::EdgeItemType);
         inTile = inTile || item->type() == ui::ItemTileType;
     }
     QVERIFY(inTile);
     QTest::mouseClick(viewport(), Qt::LeftButton, {}, gap);
-    QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>());
+    QCOMPARE(canvas->selectedNodes(), std::vector<NodeId>());
 }
 
 void TestSceneTiles::cutFarDownReportsCrossedEdges()
@@ -238,12 +219,12 @@ void TestSceneTiles::cutFarDownReportsCrossedEdges()
     // Between the ranks of relu_k / sigmoid_k and multiply_k run exactly two edges: relu_k and
     // sigmoid_k into multiply_k. A level stroke across them there crosses both and no other.
     const std::size_t k = steps - 20;
-    const EdgeRef fromRelu { TensorRef { m_chain.relu[k], 0 }, m_chain.multiply[k] };
-    const EdgeRef fromSigmoid { TensorRef { m_chain.sigmoid[k], 0 }, m_chain.multiply[k] };
-    m_canvas->setTool(CanvasWidget::Tool::Cut);
-    m_canvas->placeNode(m_chain.multiply[k], viewport()->rect().center(), 1.0);
-    QSignalSpy cut(m_canvas.get(), &CanvasWidget::cutRequested);
-    const QPoint p = m_canvas->viewportPosOfEdge(fromRelu.tensor, fromRelu.consumer);
+    const EdgeRef fromRelu { TensorRef { chain.relu[k], 0 }, chain.multiply[k] };
+    const EdgeRef fromSigmoid { TensorRef { chain.sigmoid[k], 0 }, chain.multiply[k] };
+    canvas->setTool(CanvasWidget::Tool::Cut);
+    canvas->placeNode(chain.multiply[k], viewport()->rect().center(), 1.0);
+    QSignalSpy cut(canvas.get(), &CanvasWidget::cutRequested);
+    const QPoint p = canvas->viewportPosOfEdge(fromRelu.tensor, fromRelu.consumer);
     QVERIFY(!p.isNull());
     const QPoint from = p - QPoint(150, 0);
     QTest::mousePress(viewport(), Qt::LeftButton, {}, from);
