@@ -59,6 +59,7 @@ private slots:
     void paintVisitsOnlyTilesInView();
     void clickFarDownSelectsThatNode();
     void cutFarDownReportsCrossedEdges();
+    void fitShowsBothEnds();
 };
 
 void TestSceneTiles::initTestCase()
@@ -237,6 +238,29 @@ void TestSceneTiles::cutFarDownReportsCrossedEdges()
     std::vector<EdgeRef> expected { fromRelu, fromSigmoid };
     std::sort(expected.begin(), expected.end());
     QCOMPARE(crossed, expected);
+}
+
+void TestSceneTiles::fitShowsBothEnds()
+{
+    // The chain is some 4000 ranks tall: fitted, its first node (the input, top rank) and its
+    // last multiply (bottom rank) are both inside the viewport, scroll bars and all.
+    canvas->fitToView();
+    QCoreApplication::processEvents();
+    const QRect area = viewport()->rect();
+    const QPoint top = canvas->viewportPosOfNode(chain.data);
+    const QPoint bottom = canvas->viewportPosOfNode(chain.multiply.back());
+    QVERIFY2(area.contains(top),
+             qPrintable(QStringLiteral("top %1,%2 in %3x%4")
+                            .arg(top.x())
+                            .arg(top.y())
+                            .arg(area.width())
+                            .arg(area.height())));
+    QVERIFY2(area.contains(bottom),
+             qPrintable(QStringLiteral("bottom %1,%2 in %3x%4")
+                            .arg(bottom.x())
+                            .arg(bottom.y())
+                            .arg(area.width())
+                            .arg(area.height())));
 }
 
 QTEST_MAIN(TestSceneTiles)
