@@ -672,28 +672,17 @@ void CanvasWidget::Private::applyProblems(bool on)
 {
     // The messages join the node's tooltip when it is asked for (toolTipAt).
     for (const auto &[node, message] : problems) {
-        const std::size_t index = drawing->nodeIndex(node);
-        drawing->states().setProblem(index, on);
-        if (NodeItem *item = drawing->madeNodeItem(index))
-            item->setProblem(on);
+        drawing->setProblem(drawing->nodeIndex(node), on);
     }
     far.invalidate();
 }
 
 void CanvasWidget::Private::clearHighlights()
 {
-    if (highlightedNode.isValid()) {
-        const std::size_t index = drawing->nodeIndex(highlightedNode);
-        drawing->states().setHighlighted(index, false);
-        if (NodeItem *item = drawing->madeNodeItem(index))
-            item->setHighlighted(false);
-    }
-    if (highlightedEdge.consumer.isValid()) {
-        const std::size_t index = drawing->edgeIndex(highlightedEdge);
-        drawing->states().setEdgeHighlighted(index, false);
-        if (EdgeItem *item = drawing->madeEdgeItem(index))
-            item->setHighlighted(false);
-    }
+    if (highlightedNode.isValid())
+        drawing->setHighlighted(drawing->nodeIndex(highlightedNode), false);
+    if (highlightedEdge.consumer.isValid())
+        drawing->setEdgeHighlighted(drawing->edgeIndex(highlightedEdge), false);
     highlightedNode = {};
     highlightedEdge = {};
     far.invalidate();
@@ -1097,10 +1086,7 @@ void CanvasWidget::Private::makeItemsAt(const QPoint &viewportPos) const
 
 void CanvasWidget::Private::setEdgeFlash(const EdgeRef &edge, qreal strength) const
 {
-    const std::size_t index = drawing->edgeIndex(edge);
-    drawing->states().setFlash(index, strength);
-    if (EdgeItem *item = drawing->madeEdgeItem(index))
-        item->setFlash(strength);
+    drawing->setFlash(drawing->edgeIndex(edge), strength);
 }
 
 void CanvasWidget::Private::wireDrawing()
@@ -1133,10 +1119,7 @@ void CanvasWidget::Private::wireDrawing()
         return edges;
     };
     targets.light = [this](const EdgeRef &edge, bool on) {
-        const std::size_t index = drawing->edgeIndex(edge);
-        drawing->states().setCutHover(index, on);
-        if (EdgeItem *item = drawing->madeEdgeItem(index))
-            item->setCutHover(on);
+        drawing->setCutHover(drawing->edgeIndex(edge), on);
         if (view->lastPaintWasFar())
             view->viewport()->update();
     };
@@ -1148,10 +1131,7 @@ void CanvasWidget::Private::wireDrawing()
     };
     cutTool->setTargets(std::move(targets));
     boundaryLayer.setRestyle([this](const EdgeRef &edge, const QColor &colour) {
-        const std::size_t index = drawing->edgeIndex(edge);
-        drawing->states().setBoundaryColour(index, colour);
-        if (EdgeItem *item = drawing->madeEdgeItem(index))
-            item->setBoundaryColour(colour);
+        drawing->setBoundaryColour(drawing->edgeIndex(edge), colour);
     });
 }
 
@@ -1179,9 +1159,7 @@ void CanvasWidget::centerOnNode(NodeId node)
         return;
     m_d->clearHighlights();
     m_d->highlightedNode = node;
-    m_d->drawing->states().setHighlighted(index, true);
-    if (NodeItem *item = m_d->drawing->madeNodeItem(index))
-        item->setHighlighted(true);
+    m_d->drawing->setHighlighted(index, true);
     if (m_d->view->zoom() < 0.6)
         m_d->view->setTransform(QTransform::fromScale(1.0, 1.0));
     m_d->view->centerOn(m_d->drawing->nodeRect(index).center());
@@ -1196,9 +1174,7 @@ void CanvasWidget::highlightEdge(TensorRef tensor, NodeId consumer)
         return;
     m_d->clearHighlights();
     m_d->highlightedEdge = edge;
-    m_d->drawing->states().setEdgeHighlighted(index, true);
-    if (EdgeItem *item = m_d->drawing->madeEdgeItem(index))
-        item->setHighlighted(true);
+    m_d->drawing->setEdgeHighlighted(index, true);
     const QRectF bounds = edgeItemBounds(m_d->drawing->spline(index), false);
     if (m_d->view->zoom() < 0.6)
         m_d->view->setTransform(QTransform::fromScale(1.0, 1.0));

@@ -6,6 +6,21 @@
 
 namespace cleave::ui {
 
+namespace {
+
+// Turns `flag` on or off in entry `i` of `flags` (out of range: nothing).
+void setFlag(std::vector<std::uint8_t> &flags, std::size_t i, std::uint8_t flag, bool on)
+{
+    if (i >= flags.size())
+        return;
+    if (on)
+        flags[i] |= flag;
+    else
+        flags[i] &= static_cast<std::uint8_t>(~flag);
+}
+
+} // namespace
+
 void ItemStates::reset(std::size_t nodes, std::size_t edges)
 {
     m_nodes.assign(nodes, 0);
@@ -29,22 +44,12 @@ bool ItemStates::setSelected(std::size_t node, bool on)
 
 void ItemStates::set(std::size_t node, std::uint8_t flag, bool on)
 {
-    if (node >= m_nodes.size())
-        return;
-    if (on)
-        m_nodes[node] |= flag;
-    else
-        m_nodes[node] &= static_cast<std::uint8_t>(~flag);
+    setFlag(m_nodes, node, flag, on);
 }
 
 void ItemStates::setEdge(std::size_t edge, std::uint8_t flag, bool on)
 {
-    if (edge >= m_edges.size())
-        return;
-    if (on)
-        m_edges[edge] |= flag;
-    else
-        m_edges[edge] &= static_cast<std::uint8_t>(~flag);
+    setFlag(m_edges, edge, flag, on);
 }
 
 QColor ItemStates::boundaryColour(std::size_t edge) const

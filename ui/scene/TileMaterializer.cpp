@@ -219,6 +219,48 @@ EdgeItem *TileMaterializer::edgeItem(std::size_t edge)
     return m_edgeItems[edge];
 }
 
+void TileMaterializer::setProblem(std::size_t node, bool on)
+{
+    m_states.setProblem(node, on);
+    if (NodeItem *item = madeNodeItem(node))
+        item->setProblem(on);
+}
+
+void TileMaterializer::setHighlighted(std::size_t node, bool on)
+{
+    m_states.setHighlighted(node, on);
+    if (NodeItem *item = madeNodeItem(node))
+        item->setHighlighted(on);
+}
+
+void TileMaterializer::setEdgeHighlighted(std::size_t edge, bool on)
+{
+    m_states.setEdgeHighlighted(edge, on);
+    if (EdgeItem *item = madeEdgeItem(edge))
+        item->setHighlighted(on);
+}
+
+void TileMaterializer::setCutHover(std::size_t edge, bool on)
+{
+    m_states.setCutHover(edge, on);
+    if (EdgeItem *item = madeEdgeItem(edge))
+        item->setCutHover(on);
+}
+
+void TileMaterializer::setFlash(std::size_t edge, qreal strength)
+{
+    m_states.setFlash(edge, strength);
+    if (EdgeItem *item = madeEdgeItem(edge))
+        item->setFlash(strength);
+}
+
+void TileMaterializer::setBoundaryColour(std::size_t edge, const QColor &colour)
+{
+    m_states.setBoundaryColour(edge, colour);
+    if (EdgeItem *item = madeEdgeItem(edge))
+        item->setBoundaryColour(colour);
+}
+
 NodeItem *TileMaterializer::madeNodeItem(std::size_t node) const
 {
     return node < m_nodeItems.size() ? m_nodeItems[node] : nullptr;

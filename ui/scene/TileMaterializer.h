@@ -135,9 +135,18 @@ public:
     [[nodiscard]] std::size_t tileOfNode(std::size_t node) const;
     [[nodiscard]] bool isTileMade(std::size_t tile) const { return m_tiles[tile].made; }
 
-    /// The state of every node and edge; after changing it, update() the item when it exists.
+    /// The state of every node and edge; after changing it, update() the item when it exists
+    /// (the setters below do both).
     [[nodiscard]] ItemStates &states() { return m_states; }
     [[nodiscard]] const ItemStates &states() const { return m_states; }
+    /// Sets one state of a drawn node or edge (an index out of range: nothing) in states() and
+    /// on its item when that exists.
+    void setProblem(std::size_t node, bool on);
+    void setHighlighted(std::size_t node, bool on);
+    void setEdgeHighlighted(std::size_t edge, bool on);
+    void setCutHover(std::size_t edge, bool on);
+    void setFlash(std::size_t edge, qreal strength);
+    void setBoundaryColour(std::size_t edge, const QColor &colour);
 
 private:
     struct Tile
