@@ -446,7 +446,7 @@ void CanvasWidget::Private::finishTurn()
     finishing->setInterval(0);
     switch (finishStep++) {
     case 0:
-        // Made by a worker with the layout, or while the items were made (waited for).
+        // Made by a worker with the layout, or by the one buildScene() started (waited for).
         if (!runner->regionGeometries()->holds(layout.get()) && geometryMaker->isRunning()) {
             --finishStep;
             finishing->start(1);

@@ -13,8 +13,8 @@ namespace cleave::ui {
 
 /// Makes the region geometry of a layout on a worker thread and leaves it in a
 /// RegionGeometryStore: for a layout drawn from memory whose geometry no worker made (the level
-/// switched back to), while its items are being made. One request at a time: a new start()
-/// tells the running worker to stop; the destructor waits for it.
+/// switched back to), while the new drawing is being completed. One request at a time: a new
+/// start() tells the running worker to stop; the destructor waits for it.
 class RegionGeometryMaker : public QObject
 {
     Q_OBJECT

@@ -41,8 +41,8 @@ class NodeItem;
 /// the state the items show lives in states() and is given to an item as it is made.
 ///
 /// Node and edge indices are those of the layout graph. The drawn nodes in id order
-/// (drawnNodes()) and the drawn edges in EdgeRef order (drawnEdges()) are the orders the
-/// region geometry, the far picture and the minimap list them in.
+/// (drawnNodes()) serve the selection queries and the far picture's style; the drawn edges
+/// are kept in EdgeRef order for edgeIndex().
 class TileMaterializer
 {
 public:
@@ -95,11 +95,6 @@ public:
     [[nodiscard]] const std::vector<std::pair<NodeId, std::uint32_t>> &drawnNodes() const
     {
         return m_nodeOrder;
-    }
-    /// The drawn edges, in EdgeRef order (with their layout-graph indices).
-    [[nodiscard]] const std::vector<std::pair<EdgeRef, std::uint32_t>> &drawnEdges() const
-    {
-        return m_edgeOrder;
     }
     /// The drawn nodes whose box meets `area` (scene coordinates), by index, sorted.
     [[nodiscard]] std::vector<std::size_t> nodesIn(const QRectF &area) const;
