@@ -91,12 +91,18 @@ void readFullLayout(Agraph_t *g, const LayoutGraph &lg, Layout &layout)
     const double top = bb.UR.y;
     layout.bbox = { 0, 0, bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y };
     char idName[] = "id";
+    // Collected in Graphviz's order, sorted into the layout's maps once.
+    std::vector<std::pair<NodeId, LayoutRect>> rects;
+    std::vector<std::pair<EdgeRef, LayoutSpline>> routes;
+    rects.reserve(lg.nodes.size());
+    routes.reserve(lg.edges.size());
     for (Agnode_t *n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
         std::uint32_t index = 0;
         if (parseName(agnameof(n), 'n', index) && index < lg.nodes.size()) {
             const pointf c = ND_coord(n);
-            layout.nodes[lg.nodes[index].id] = rectFromCentre(
-                c.x - bb.LL.x, c.y, lg.nodes[index].width, lg.nodes[index].height, top);
+            rects.emplace_back(lg.nodes[index].id,
+                               rectFromCentre(c.x - bb.LL.x, c.y, lg.nodes[index].width,
+                                              lg.nodes[index].height, top));
         }
         for (Agedge_t *e = agfstout(g, n); e != nullptr; e = agnxtout(g, e)) {
             std::uint32_t edgeIndex = 0;
@@ -119,9 +125,11 @@ void readFullLayout(Agraph_t *g, const LayoutGraph &lg, Layout &layout)
                     }
                 }
             }
-            layout.edges[EdgeRef { le.tensor, le.consumer }] = std::move(s);
+            routes.emplace_back(EdgeRef { le.tensor, le.consumer }, std::move(s));
         }
     }
+    layout.nodes = FlatMap<NodeId, LayoutRect>::fromUnsorted(std::move(rects));
+    layout.edges = FlatMap<EdgeRef, LayoutSpline>::fromUnsorted(std::move(routes));
 }
 
 double msSince(std::chrono::steady_clock::time_point started)

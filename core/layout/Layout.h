@@ -3,9 +3,9 @@
 #pragma once
 
 #include "core/graph/Ids.h"
+#include "core/layout/FlatMap.h"
 
 #include <compare>
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,10 +52,12 @@ struct LayoutSpline
 /// The geometry of one laid-out function: a rectangle per drawn node, a spline per drawn edge,
 /// and the bounding box of the drawing. Plain data, no Graphviz and no Qt types, so that it can
 /// be cached, compared and handed across threads.
+/// The rectangles and splines are kept in sorted vectors (FlatMap: iteration in id order, as a
+/// std::map would, at half its memory); the points of a spline in one exactly sized vector.
 struct Layout
 {
-    std::map<NodeId, LayoutRect> nodes;
-    std::map<EdgeRef, LayoutSpline> edges;
+    FlatMap<NodeId, LayoutRect> nodes;
+    FlatMap<EdgeRef, LayoutSpline> edges;
     LayoutRect bbox;
     /// Which engine produced it: "dot" (full Graphviz layout) or "dot-order" (Graphviz ranking
     /// and ordering with Cleave's own coordinates and routing, for very large graphs).

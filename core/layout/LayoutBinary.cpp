@@ -152,16 +152,18 @@ bool layoutFromBinary(std::string_view data, Layout &out)
     std::uint32_t nodeCount = 0;
     if (!r.u32(nodeCount) || nodeCount > r.remaining() / 36)
         return false;
+    layout.nodes.reserve(nodeCount);
     for (std::uint32_t i = 0; i < nodeCount; ++i) {
         std::uint32_t id = 0;
         LayoutRect rect;
         if (!r.u32(id) || !readRect(r, rect))
             return false;
-        layout.nodes.emplace_hint(layout.nodes.end(), NodeId(id), rect);
+        layout.nodes.emplace(NodeId(id), rect); // in key order: appended
     }
     std::uint32_t edgeCount = 0;
     if (!r.u32(edgeCount) || edgeCount > r.remaining() / 45)
         return false;
+    layout.edges.reserve(edgeCount);
     for (std::uint32_t i = 0; i < edgeCount; ++i) {
         std::uint32_t node = 0;
         std::uint32_t output = 0;
@@ -179,9 +181,8 @@ bool layoutFromBinary(std::string_view data, Layout &out)
         for (LayoutPoint &p : s.points)
             if (!r.f64(p.x) || !r.f64(p.y))
                 return false;
-        layout.edges.emplace_hint(layout.edges.end(),
-                                  EdgeRef { TensorRef { NodeId(node), output }, NodeId(consumer) },
-                                  std::move(s));
+        layout.edges.emplace(EdgeRef { TensorRef { NodeId(node), output }, NodeId(consumer) },
+                             std::move(s));
     }
     if (r.remaining() != 0)
         return false;

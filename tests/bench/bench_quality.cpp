@@ -126,11 +126,13 @@ Figures layOutWithDagre(const LayoutGraph &lg, const std::string &dagreDir, int 
     Layout layout;
     double left = std::numeric_limits<double>::max();
     double right = std::numeric_limits<double>::lowest();
+    std::vector<std::pair<NodeId, LayoutRect>> rects;
+    std::vector<std::pair<EdgeRef, LayoutSpline>> routes;
     for (std::size_t i = 0; i < lg.nodes.size(); ++i) {
         const LayoutGraph::Node &n = lg.nodes[i];
         const double x = doc["nodes"][i][0].get<double>() - n.width / 2;
         const double y = doc["nodes"][i][1].get<double>() - n.height / 2;
-        layout.nodes[n.id] = { x, y, n.width, n.height };
+        rects.emplace_back(n.id, LayoutRect { x, y, n.width, n.height });
         left = std::min(left, x);
         right = std::max(right, x + n.width);
     }
@@ -149,8 +151,10 @@ Figures layOutWithDagre(const LayoutGraph &lg, const std::string &dagreDir, int 
             }
             s.points.push_back(p);
         }
-        layout.edges[EdgeRef { e.tensor, e.consumer }] = std::move(s);
+        routes.emplace_back(EdgeRef { e.tensor, e.consumer }, std::move(s));
     }
+    layout.nodes = FlatMap<NodeId, LayoutRect>::fromUnsorted(std::move(rects));
+    layout.edges = FlatMap<EdgeRef, LayoutSpline>::fromUnsorted(std::move(routes));
     layout.bbox = { left, 0, right - left, 0 };
     return figuresOf(layout, doc["ms"].get<double>());
 }
