@@ -6,7 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <iterator>
-#include <map>
+#include <span>
+#include <utility>
 
 namespace cleave {
 
@@ -23,12 +24,14 @@ constexpr int sweeps = 6;
 constexpr double laneReach = 200;
 constexpr double laneMargin = 4;
 
+// 16 bytes: a deep graph's ranks hold hundreds of thousands of gaps (rnnt: 2.4e5 in its 6.9k
+// fused blocks, 5.9e5 in its 24k operators), so the width is not stored (a gap's is dummyWidth,
+// a node's is in the LayoutGraph).
 struct Slot
 {
-    int node = -1; // index into LayoutGraph::nodes, -1 for a gap left for a long edge
-    double width = dummyWidth;
     double x = 0; // centre
-    int edge = -1; // for a gap: the long edge passing through it (index into edges), or -1
+    std::int32_t node = -1; // index into LayoutGraph::nodes, -1 for a gap left for a long edge
+    std::int32_t edge = -1; // for a gap: the long edge passing through it (index into edges), or -1
 };
 
 // A slot: rank and position in the rank.
@@ -40,15 +43,16 @@ struct SlotRef
 
 // The average of a left- and a right-justified packing towards `desired`: both keep the order
 // and the minimum gaps, so their average does too.
+template <typename Width>
 void placeRank(std::vector<Slot> &slots, const std::vector<double> &desired,
-               std::vector<double> &left, std::vector<double> &right)
+               std::vector<double> &left, std::vector<double> &right, Width width)
 {
     const std::size_t n = slots.size();
     if (n == 0)
         return;
     auto gap = [&](std::size_t i) {
         const bool dummy = slots[i - 1].node < 0 || slots[i].node < 0;
-        return (slots[i - 1].width + slots[i].width) / 2
+        return (width(slots[i - 1]) + width(slots[i])) / 2
             + (dummy ? dummySeparation : nodeSeparation);
     };
     left.resize(n);
@@ -105,9 +109,15 @@ public:
     void placeVertically();
     void writeNodes(Layout &layout);
     void routeEdges(Layout &layout);
+    void releaseSweepState();
 
 private:
     void compressRanks(const std::vector<int> &rank);
+    [[nodiscard]] double width(const Slot &slot) const
+    {
+        return slot.node < 0 ? dummyWidth
+                             : m_graph.nodes[static_cast<std::size_t>(slot.node)].width;
+    }
     [[nodiscard]] std::vector<int> passingEdgeCounts() const;
     [[nodiscard]] double xOf(std::size_t node) const
     {
@@ -148,9 +158,10 @@ private:
     std::vector<int> m_rankOf; // per node, its rank compressed to 0..R-1
     std::vector<std::vector<Slot>> m_slots; // per rank, in x order
     std::vector<std::size_t> m_slotOf; // per node, its slot in its rank
-    std::vector<std::vector<SlotRef>> m_neighbours; // per node, above and below
+    std::vector<std::uint32_t> m_neighbourStart; // per node, its first entry in m_neighbours
+    std::vector<SlotRef> m_neighbours; // per node, the slots of its neighbours above and below
     std::vector<std::size_t> m_chainStart; // per long edge, its first entry in m_chainSlots
-    std::vector<std::size_t> m_chainSlots; // per long edge, its gap slot in each rank it passes
+    std::vector<std::uint32_t> m_chainSlots; // per long edge, its gap slot in each rank it passes
     std::vector<double> m_desired; // scratch buffers of the sweeps
     std::vector<double> m_left;
     std::vector<double> m_right;
@@ -209,15 +220,26 @@ void OrderedPlacer::buildSlots()
         std::sort(members.begin(), members.end(), [&](int a, int b) {
             return m_order[static_cast<std::size_t>(a)] < m_order[static_cast<std::size_t>(b)];
         });
-        std::vector<Slot> &slots = m_slots[r];
+        // Sized exactly first: grown by push_back, the ranks of a deep graph held up to twice
+        // their slots at the peak (of 32 bytes then: 11.8 MB for rnnt's fused blocks, 29 MB
+        // for its operators).
+        int gapsBefore = 0;
         int previous = -1;
+        for (int node : members) {
+            const int o = m_order[static_cast<std::size_t>(node)];
+            gapsBefore += std::max(0, o - previous - 1);
+            previous = std::max(previous, o);
+        }
+        std::vector<Slot> &slots = m_slots[r];
+        slots.reserve(members.size() + static_cast<std::size_t>(std::max(gapsBefore, passing[r])));
+        previous = -1;
         for (int node : members) {
             const int o = m_order[static_cast<std::size_t>(node)];
             for (int k = previous + 1; k < o; ++k)
                 slots.push_back(Slot {});
             previous = std::max(previous, o);
             m_slotOf[static_cast<std::size_t>(node)] = slots.size();
-            slots.push_back(Slot { node, m_graph.nodes[static_cast<std::size_t>(node)].width, 0 });
+            slots.push_back(Slot { 0, node, -1 });
         }
         const auto gapsSoFar = static_cast<int>(slots.size() - members.size());
         for (int k = gapsSoFar; k < passing[r]; ++k)
@@ -225,7 +247,7 @@ void OrderedPlacer::buildSlots()
         double x = 0;
         for (std::size_t i = 0; i < slots.size(); ++i) {
             if (i > 0)
-                x += (slots[i - 1].width + slots[i].width) / 2 + nodeSeparation;
+                x += (width(slots[i - 1]) + width(slots[i])) / 2 + nodeSeparation;
             slots[i].x = x;
         }
         for (Slot &s : slots)
@@ -238,12 +260,24 @@ void OrderedPlacer::buildSlots()
 // nodes out of line.)
 void OrderedPlacer::collectNeighbours()
 {
-    m_neighbours.assign(m_n, {});
+    // One array for all nodes (node i's are [m_neighbourStart[i], m_neighbourStart[i + 1])):
+    // a vector per node cost a heap block and 24 bytes more per node.
+    m_neighbourStart.assign(m_n + 1, 0);
     for (const LayoutGraph::Edge &e : m_graph.edges) {
         if (e.stub)
             continue;
-        m_neighbours[e.to].push_back(nodeSlot(e.from));
-        m_neighbours[e.from].push_back(nodeSlot(e.to));
+        ++m_neighbourStart[e.to + 1];
+        ++m_neighbourStart[e.from + 1];
+    }
+    for (std::size_t i = 1; i <= m_n; ++i)
+        m_neighbourStart[i] += m_neighbourStart[i - 1];
+    m_neighbours.resize(m_neighbourStart[m_n]);
+    std::vector<std::uint32_t> filled(m_neighbourStart.begin(), m_neighbourStart.end() - 1);
+    for (const LayoutGraph::Edge &e : m_graph.edges) {
+        if (e.stub)
+            continue;
+        m_neighbours[filled[e.to]++] = nodeSlot(e.from);
+        m_neighbours[filled[e.from]++] = nodeSlot(e.to);
     }
 }
 
@@ -273,8 +307,9 @@ void OrderedPlacer::sweepRank(std::size_t rank)
             // fans out and joins again (an Inception module: four branches into a concat), and
             // the lean adds up module after module into a staircase (an Inception-shaped 3k
             // graph 3,940 pt wide, against dot's 618; 389 with both).
-            for (SlotRef ref : m_neighbours[static_cast<std::size_t>(slot.node)])
-                m_values.push_back(xAt(ref));
+            const auto node = static_cast<std::size_t>(slot.node);
+            for (std::uint32_t j = m_neighbourStart[node]; j < m_neighbourStart[node + 1]; ++j)
+                m_values.push_back(xAt(m_neighbours[j]));
         } else if (slot.edge >= 0) {
             // A long edge's gap lines up with where the edge passes the ranks above and below
             // (or with its ends), so the edge runs straight.
@@ -301,7 +336,7 @@ void OrderedPlacer::sweepRank(std::size_t rank)
     // a long edge would push the chain of nodes it runs beside out of line.
     auto gapAt = [&](std::size_t i) {
         const bool dummy = rankSlots[i - 1].node < 0 || rankSlots[i].node < 0;
-        return (rankSlots[i - 1].width + rankSlots[i].width) / 2
+        return (width(rankSlots[i - 1]) + width(rankSlots[i])) / 2
             + (dummy ? dummySeparation : nodeSeparation);
     };
     const auto real = std::find_if(rankSlots.begin(), rankSlots.end(),
@@ -323,7 +358,8 @@ void OrderedPlacer::sweepRank(std::size_t rank)
                 desired[i] = std::min(desired[i], desired[i + 1] - gapAt(i + 1));
         }
     }
-    placeRank(rankSlots, desired, m_left, m_right);
+    placeRank(rankSlots, desired, m_left, m_right,
+              [this](const Slot &slot) { return width(slot); });
 }
 
 // Long edges take the gaps rank by rank, top to bottom: those passing a rank, sorted by where
@@ -333,11 +369,6 @@ void OrderedPlacer::sweepRank(std::size_t rank)
 // cross each other, and each passes the rank's nodes on the side dot chose for it.
 void OrderedPlacer::threadLongEdges()
 {
-    std::vector<std::vector<std::size_t>> gaps(m_slots.size());
-    for (std::size_t r = 0; r < m_slots.size(); ++r)
-        for (std::size_t i = 0; i < m_slots[r].size(); ++i)
-            if (m_slots[r][i].node < 0)
-                gaps[r].push_back(i);
     const std::size_t edgeCount = m_graph.edges.size();
     m_chainStart.assign(edgeCount, 0);
     std::size_t total = 0;
@@ -354,6 +385,7 @@ void OrderedPlacer::threadLongEdges()
     std::vector<double> above(edgeCount, 0); // where each passing edge is, one rank up
     std::vector<std::size_t> passing;
     std::vector<std::size_t> next;
+    std::vector<std::size_t> rankGaps;
     for (std::size_t r = 1; r < m_slots.size(); ++r) {
         next.clear();
         for (std::size_t k : passing)
@@ -373,7 +405,12 @@ void OrderedPlacer::threadLongEdges()
             const double tb = xOf(m_graph.edges[b].to);
             return ta != tb ? ta < tb : a < b;
         });
-        const std::vector<std::size_t> &rankGaps = gaps[r];
+        // The rank's gaps, collected when needed (kept for every rank they were a second copy
+        // of the slots, 8 bytes per gap).
+        rankGaps.clear();
+        for (std::size_t i = 0; i < m_slots[r].size(); ++i)
+            if (m_slots[r][i].node < 0)
+                rankGaps.push_back(i);
         auto gapX = [&](std::size_t g) { return m_slots[r][rankGaps[g]].x; };
         std::size_t nextGap = 0;
         for (std::size_t i = 0; i < passing.size(); ++i) {
@@ -394,7 +431,8 @@ void OrderedPlacer::threadLongEdges()
             if (g < last && std::abs(gapX(g + 1) - line) < std::abs(gapX(g) - line))
                 ++g;
             m_slots[r][rankGaps[g]].edge = static_cast<int>(k);
-            m_chainSlots[m_chainStart[k] + r - static_cast<std::size_t>(ru) - 1] = rankGaps[g];
+            m_chainSlots[m_chainStart[k] + r - static_cast<std::size_t>(ru) - 1]
+                = static_cast<std::uint32_t>(rankGaps[g]);
             above[k] = gapX(g);
             nextGap = g + 1;
         }
@@ -419,10 +457,11 @@ void OrderedPlacer::placeVertically()
     bool first = true;
     for (const auto &rankSlots : m_slots) {
         for (const Slot &s : rankSlots) {
-            if (first || s.x - s.width / 2 < m_minX)
-                m_minX = s.x - s.width / 2;
-            if (first || s.x + s.width / 2 > m_maxX)
-                m_maxX = s.x + s.width / 2;
+            const double w = width(s);
+            if (first || s.x - w / 2 < m_minX)
+                m_minX = s.x - w / 2;
+            if (first || s.x + w / 2 > m_maxX)
+                m_maxX = s.x + w / 2;
             first = false;
         }
     }
@@ -431,26 +470,39 @@ void OrderedPlacer::placeVertically()
 void OrderedPlacer::writeNodes(Layout &layout)
 {
     m_rects.resize(m_n);
+    std::vector<std::pair<NodeId, LayoutRect>> rects;
+    rects.reserve(m_n);
     for (std::size_t i = 0; i < m_n; ++i) {
         const auto r = static_cast<std::size_t>(m_rankOf[i]);
         const LayoutGraph::Node &node = m_graph.nodes[i];
         m_rects[i]
             = { xOf(i) - m_minX - node.width / 2,
                 m_rankTop[r] + (m_rankHeight[r] - node.height) / 2, node.width, node.height };
-        layout.nodes[node.id] = m_rects[i];
+        rects.emplace_back(node.id, m_rects[i]);
     }
+    layout.nodes = FlatMap<NodeId, LayoutRect>::fromUnsorted(std::move(rects));
     layout.bbox = { 0, 0, m_maxX - m_minX, m_height };
 }
 
 // In-edges of each consumer enter its top side spread by their source's x.
 std::vector<double> OrderedPlacer::arrowTips() const
 {
-    std::vector<std::vector<std::size_t>> inEdges(m_n);
-    for (std::size_t k = 0; k < m_graph.edges.size(); ++k)
-        inEdges[m_graph.edges[k].to].push_back(k);
+    // The in-edges of node v are inEdges[inStart[v], inStart[v + 1]), in edge order.
+    std::vector<std::uint32_t> inStart(m_n + 1, 0);
+    for (const LayoutGraph::Edge &e : m_graph.edges)
+        ++inStart[e.to + 1];
+    for (std::size_t v = 1; v <= m_n; ++v)
+        inStart[v] += inStart[v - 1];
+    std::vector<std::uint32_t> inEdges(m_graph.edges.size());
+    {
+        std::vector<std::uint32_t> filled(inStart.begin(), inStart.end() - 1);
+        for (std::size_t k = 0; k < m_graph.edges.size(); ++k)
+            inEdges[filled[m_graph.edges[k].to]++] = static_cast<std::uint32_t>(k);
+    }
     std::vector<double> tipX(m_graph.edges.size(), 0);
     for (std::size_t v = 0; v < m_n; ++v) {
-        auto &list = inEdges[v];
+        const std::span<std::uint32_t> list(inEdges.data() + inStart[v],
+                                            inEdges.data() + inStart[v + 1]);
         std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
             const LayoutGraph::Edge &ea = m_graph.edges[a];
             const LayoutGraph::Edge &eb = m_graph.edges[b];
@@ -476,7 +528,7 @@ bool OrderedPlacer::laneFree(std::size_t rank, double x, std::size_t gap) const
                                        [](const Slot &slot, double v) { return slot.x < v; });
     auto clear = [&](std::vector<Slot>::const_iterator it) {
         return it == slots.end() || it->node < 0
-            || std::abs(it->x - m_minX - x) > it->width / 2 + laneMargin;
+            || std::abs(it->x - m_minX - x) > width(*it) / 2 + laneMargin;
     };
     if (!clear(next) || (next != slots.begin() && !clear(std::prev(next))))
         return false;
@@ -523,7 +575,9 @@ void OrderedPlacer::routeEdges(Layout &layout)
 {
     const std::vector<double> tipX = arrowTips();
     const std::size_t edgeCount = m_graph.edges.size();
-    std::vector<LayoutSpline> splines(edgeCount);
+    // Made in place in the entries of the layout's edge map, sorted by key once at the end.
+    std::vector<std::pair<EdgeRef, LayoutSpline>> routes(edgeCount);
+    auto splines = [&](std::size_t k) -> LayoutSpline & { return routes[k].second; };
     std::vector<LayoutPoint> current(edgeCount);
     for (std::size_t k = 0; k < edgeCount; ++k)
         current[k]
@@ -534,15 +588,15 @@ void OrderedPlacer::routeEdges(Layout &layout)
         const double top = m_rankTop[r];
         const double bottom = top + m_rankHeight[r];
         for (const Pass &pass : passes) {
-            addSegment(splines[pass.edge], current[pass.edge], { pass.x, top });
+            addSegment(splines(pass.edge), current[pass.edge], { pass.x, top });
             current[pass.edge] = { pass.x, bottom };
-            addSegment(splines[pass.edge], { pass.x, top }, current[pass.edge]);
+            addSegment(splines(pass.edge), { pass.x, top }, current[pass.edge]);
         }
     }
     for (std::size_t k = 0; k < edgeCount; ++k) {
         const LayoutGraph::Edge &e = m_graph.edges[k];
         const LayoutRect &to = m_rects[e.to];
-        LayoutSpline &s = splines[k];
+        LayoutSpline &s = splines(k);
         s.stub = e.stub;
         s.hasArrow = true;
         s.arrowTip = { tipX[k], to.y };
@@ -551,8 +605,23 @@ void OrderedPlacer::routeEdges(Layout &layout)
                    end);
         // The points grew one segment at a time; the layout keeps them as long as it is drawn.
         s.points.shrink_to_fit();
-        layout.edges[EdgeRef { e.tensor, e.consumer }] = std::move(s);
+        routes[k].first = EdgeRef { e.tensor, e.consumer };
     }
+    layout.edges = FlatMap<EdgeRef, LayoutSpline>::fromUnsorted(std::move(routes));
+}
+
+// What only the sweeps and the threading need goes before the routes are made (the peak of a
+// deep graph's placement).
+void OrderedPlacer::releaseSweepState()
+{
+    m_neighbourStart = {};
+    m_neighbours = {};
+    m_chainStart = {};
+    m_chainSlots = {};
+    m_desired = {};
+    m_left = {};
+    m_right = {};
+    m_values = {};
 }
 
 } // namespace
@@ -566,6 +635,7 @@ void placeOrderedLayout(const LayoutGraph &graph, const std::vector<int> &rank,
     placer.sweepMedians();
     placer.threadLongEdges();
     placer.sweepMedians();
+    placer.releaseSweepState();
     placer.placeVertically();
     placer.writeNodes(layout);
     placer.routeEdges(layout);
