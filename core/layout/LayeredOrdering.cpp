@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <span>
 
 namespace cleave {
 
@@ -135,6 +136,80 @@ std::vector<int> layeredRanks(const Adjacency &adj)
     return rank;
 }
 
+// The elements ordered in each rank: the nodes, then one virtual element per rank crossed by a
+// long edge (bounded: past the budget, long edges get no virtual positions and are routed beside
+// the ranks). A virtual element has one neighbour above and one below, kept in two flat arrays
+// (virtualUp / virtualDown, indexed by element - n): a vector each, as the nodes have, cost 112
+// bytes per element where these take 8 (rnnt's 24k nodes fill the budget: 1.5e5 of them).
+struct Elements
+{
+    std::size_t nodes = 0;
+    std::vector<int> rank; // per element
+    std::vector<std::vector<std::uint32_t>> up; // per node
+    std::vector<std::vector<std::uint32_t>> down; // per node
+    std::vector<std::uint32_t> virtualUp;
+    std::vector<std::uint32_t> virtualDown;
+
+    [[nodiscard]] std::span<const std::uint32_t> upOf(std::uint32_t e) const
+    {
+        return e < nodes ? std::span<const std::uint32_t>(up[e])
+                         : std::span<const std::uint32_t>(&virtualUp[e - nodes], 1);
+    }
+    [[nodiscard]] std::span<const std::uint32_t> downOf(std::uint32_t e) const
+    {
+        return e < nodes ? std::span<const std::uint32_t>(down[e])
+                         : std::span<const std::uint32_t>(&virtualDown[e - nodes], 1);
+    }
+};
+
+Elements elementsOf(const LayoutGraph &graph, const std::vector<int> &rank)
+{
+    const std::size_t n = graph.nodes.size();
+    Elements out;
+    out.nodes = n;
+    out.rank.assign(rank.begin(), rank.end());
+    out.up.resize(n);
+    out.down.resize(n);
+    std::size_t budget = 4 * n + 50000;
+    std::size_t virtualCount = 0;
+    for (const LayoutGraph::Edge &e : graph.edges) {
+        const int span = e.stub || e.from == e.to ? 0 : rank[e.to] - rank[e.from];
+        if (span > 1 && static_cast<std::size_t>(span - 1) <= budget - virtualCount)
+            virtualCount += static_cast<std::size_t>(span - 1);
+    }
+    out.rank.reserve(n + virtualCount);
+    out.virtualUp.reserve(virtualCount);
+    out.virtualDown.reserve(virtualCount);
+    auto addDown = [&](std::uint32_t element, std::uint32_t next) {
+        if (element < n)
+            out.down[element].push_back(next);
+        else
+            out.virtualDown[element - n] = next;
+    };
+    for (const LayoutGraph::Edge &e : graph.edges) {
+        if (e.stub || e.from == e.to)
+            continue;
+        const int span = rank[e.to] - rank[e.from];
+        if (span < 1)
+            continue;
+        std::uint32_t previous = e.from;
+        if (static_cast<std::size_t>(span - 1) <= budget) {
+            budget -= static_cast<std::size_t>(span - 1);
+            for (int r = rank[e.from] + 1; r < rank[e.to]; ++r) {
+                const auto dummy = static_cast<std::uint32_t>(out.rank.size());
+                out.rank.push_back(r);
+                out.virtualUp.push_back(previous);
+                out.virtualDown.push_back(0);
+                addDown(previous, dummy);
+                previous = dummy;
+            }
+        }
+        addDown(previous, e.to);
+        out.up[e.to].push_back(previous);
+    }
+    return out;
+}
+
 } // namespace
 
 std::size_t longestPathDepth(const LayoutGraph &graph)
@@ -161,36 +236,12 @@ void rankAndOrder(const LayoutGraph &graph, std::vector<int> &rank, std::vector<
                   int sweeps)
 {
     const std::size_t n = graph.nodes.size();
-    const Adjacency adj = adjacencyOf(graph);
-    rank = layeredRanks(adj);
-
-    // Elements: the nodes, then one virtual element per rank crossed by a long edge (bounded:
-    // past the budget, long edges get no virtual positions and are routed beside the ranks).
-    std::vector<int> elementRank(rank.begin(), rank.end());
-    std::vector<std::vector<std::uint32_t>> up(n);
-    std::vector<std::vector<std::uint32_t>> down(n);
-    std::size_t budget = 4 * n + 50000;
-    for (const LayoutGraph::Edge &e : graph.edges) {
-        if (e.stub || e.from == e.to)
-            continue;
-        const int span = rank[e.to] - rank[e.from];
-        if (span < 1)
-            continue;
-        std::uint32_t previous = e.from;
-        if (static_cast<std::size_t>(span - 1) <= budget) {
-            budget -= static_cast<std::size_t>(span - 1);
-            for (int r = rank[e.from] + 1; r < rank[e.to]; ++r) {
-                const auto dummy = static_cast<std::uint32_t>(elementRank.size());
-                elementRank.push_back(r);
-                up.push_back({ previous });
-                down.emplace_back();
-                down[previous].push_back(dummy);
-                previous = dummy;
-            }
-        }
-        down[previous].push_back(e.to);
-        up[e.to].push_back(previous);
-    }
+    rank = layeredRanks(adjacencyOf(graph)); // the adjacency goes once the ranks are made
+    const Elements all = elementsOf(graph, rank);
+    const std::vector<int> &elementRank = all.rank;
+    auto upOf = [&](std::uint32_t e) { return all.upOf(e); };
+    auto downOf = [&](std::uint32_t e) { return all.downOf(e); };
+    const auto &up = all.up;
 
     // Initial order: depth first from the sources in program order (iterative: chains are
     // tens of thousands deep), so a chain's elements take neighbouring positions.
@@ -209,9 +260,10 @@ void rankAndOrder(const LayoutGraph &graph, std::vector<int> &rank, std::vector<
                 continue;
             placed[e] = true;
             layers[static_cast<std::size_t>(elementRank[e])].push_back(e);
-            for (std::size_t i = down[e].size(); i-- > 0;)
-                if (!placed[down[e][i]])
-                    stack.push_back(down[e][i]);
+            const std::span<const std::uint32_t> below = downOf(e);
+            for (std::size_t i = below.size(); i-- > 0;)
+                if (!placed[below[i]])
+                    stack.push_back(below[i]);
         }
     };
     for (std::size_t v = 0; v < n; ++v)
@@ -235,7 +287,7 @@ void rankAndOrder(const LayoutGraph &graph, std::vector<int> &rank, std::vector<
             auto &layer = layers[static_cast<std::size_t>(r)];
             keyed.clear();
             for (std::uint32_t e : layer) {
-                const auto &neighbours = downwards ? up[e] : down[e];
+                const std::span<const std::uint32_t> neighbours = downwards ? upOf(e) : downOf(e);
                 double key = position[e];
                 if (!neighbours.empty()) {
                     double sum = 0;
