@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 namespace cleave {
 
@@ -169,7 +168,12 @@ LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
         if (t.node.isValid() && t.node.index() < isOutput.size())
             isOutput[t.node.index()] = true;
 
-    std::unordered_map<std::uint32_t, std::uint32_t> indexOf;
+    // Each drawn node's index in lg.nodes, by node index (UINT32_MAX: not drawn): a flat array,
+    // 4 bytes per node of the graph, where a hash map took about 40 per drawn node.
+    std::vector<std::uint32_t> indexOf(graph.nodeCount(), UINT32_MAX);
+    auto drawnIndex = [&](NodeId id) {
+        return id.isValid() && id.index() < indexOf.size() ? indexOf[id.index()] : UINT32_MAX;
+    };
     auto addNode = [&](NodeId id) {
         const Node &n = graph.node(id);
         LayoutGraph::Node ln;
@@ -190,14 +194,14 @@ LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
             break;
         }
         nodeBoxSize(nodeLabel(graph, id), ln.role, ln.width, ln.height);
-        indexOf.emplace(id.value, static_cast<std::uint32_t>(lg.nodes.size()));
+        indexOf[id.index()] = static_cast<std::uint32_t>(lg.nodes.size());
         lg.nodes.push_back(ln);
     };
     for (NodeId id : view.inputs())
         addNode(id);
     for (NodeId id : view.order()) {
         const Node &n = graph.node(id);
-        if (n.kind == NodeKind::Input || indexOf.contains(id.value))
+        if (n.kind == NodeKind::Input || drawnIndex(id) != UINT32_MAX)
             continue;
         if (n.kind == NodeKind::Constant && !options.showConstants)
             continue;
@@ -209,14 +213,14 @@ LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
         const NodeId consumer = lg.nodes[to].id;
         std::vector<TensorRef> seen;
         for (const FlowEdge *e : view.inEdges(consumer)) {
-            auto from = indexOf.find(e->tensor.node.value);
-            if (from == indexOf.end() || from->second == to)
+            const std::uint32_t from = drawnIndex(e->tensor.node);
+            if (from == UINT32_MAX || from == to)
                 continue;
             if (std::find(seen.begin(), seen.end(), e->tensor) != seen.end())
                 continue;
             seen.push_back(e->tensor);
-            lg.edges.push_back({ e->tensor, consumer, from->second, to, false });
-            ++fanout[from->second];
+            lg.edges.push_back({ e->tensor, consumer, from, to, false });
+            ++fanout[from];
         }
     }
     // A widely read input or constant is drawn as stubs everywhere; a widely read op output
@@ -230,6 +234,9 @@ LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
         const bool source = role == LayoutNodeRole::Input || role == LayoutNodeRole::Constant;
         e.stub = fanout[e.from] > options.stubFanout && (source || e.to != firstConsumer[e.from]);
     }
+    // The drawn graph lives as long as its level is shown: without the slack of its growth.
+    lg.nodes.shrink_to_fit();
+    lg.edges.shrink_to_fit();
     return lg;
 }
 
