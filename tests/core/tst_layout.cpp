@@ -39,6 +39,7 @@ private slots:
     void layoutOfResnet_data();
     void layoutOfResnet();
     void cacheHitReturnsIdenticalLayout();
+    void oldVersionCacheFileIsLaidOutAgain();
     void cancelFlagIsHonoured();
     void widelySharedInputBecomesStubs();
     void jsonRoundTrip();
@@ -179,6 +180,64 @@ void TestLayout::cacheHitReturnsIdenticalLayout()
         f.write("{\"version\":1,\"nodes\":[[1,2");
     }
     QVERIFY(reopened.find(key) == nullptr);
+}
+
+void TestLayout::oldVersionCacheFileIsLaidOutAgain()
+{
+    // x -> relu -> tanh: three boxes in a column, two edges.
+    test::GraphBuilder b;
+    const NodeId x = b.input("x", { 1, 8 });
+    const NodeId relu = b.op("nn.relu", { x }, { 1, 8 });
+    const NodeId tanh = b.op("tanh", { relu }, { 1, 8 });
+    auto g = b.finish(tanh);
+    const LayoutGraph lg = buildLayoutGraph(*g, g->mainFunction());
+    QCOMPARE(lg.nodes.size(), std::size_t(3));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string modelKey = "old-cache";
+    const std::string key = layoutCacheKey(modelKey, lg);
+    LayoutCache cache(dir.path().toStdString());
+
+    // A file of format version 1 at the key's path, holding a layout the engine would never
+    // draw (every box at x = 999): the bytes of version 2 with the version field (bytes 4-7,
+    // little-endian) set to 1.
+    Layout planted;
+    planted.engine = "dot";
+    for (const LayoutGraph::Node &n : lg.nodes)
+        planted.nodes[n.id] = { 999, 0, n.width, n.height };
+    std::string old = layoutToBinary(planted);
+    QCOMPARE(old.substr(4, 4), std::string("\x02\0\0\0", 4));
+    old[4] = '\x01';
+    Layout parsed;
+    QVERIFY(!layoutFromBinary(old, parsed));
+    {
+        QFile f(QString::fromStdString(cache.pathFor(key)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QCOMPARE(f.write(old.data(), static_cast<qint64>(old.size())),
+                 static_cast<qint64>(old.size()));
+    }
+
+    // The file is a miss: the graph is laid out again (none of the planted boxes), and the
+    // new layout replaces the file in the current version.
+    const LayoutResult r = computeLayoutCached(&cache, modelKey, lg);
+    QVERIFY(r.isOk());
+    QVERIFY(!r.fromCache);
+    QCOMPARE(r.layout->engine, std::string("dot"));
+    QCOMPARE(r.layout->nodes.size(), std::size_t(3));
+    QCOMPARE(r.layout->edges.size(), std::size_t(2));
+    for (const auto &[id, rect] : r.layout->nodes)
+        QVERIFY(rect.x != 999);
+    // One column: relu below x, tanh below relu.
+    QVERIFY(r.layout->rect(relu)->y > r.layout->rect(x)->bottom());
+    QVERIFY(r.layout->rect(tanh)->y > r.layout->rect(relu)->bottom());
+    QFile rewritten(QString::fromStdString(cache.pathFor(key)));
+    QVERIFY(rewritten.open(QIODevice::ReadOnly));
+    const QByteArray bytes = rewritten.readAll();
+    QCOMPARE(bytes.mid(0, 8), QByteArray("CLVL\x02\0\0\0", 8));
+    LayoutCache reopened(dir.path().toStdString());
+    const LayoutResult again = computeLayoutCached(&reopened, modelKey, lg);
+    QVERIFY(again.fromCache);
+    QVERIFY(*again.layout == *r.layout);
 }
 
 void TestLayout::cancelFlagIsHonoured()
