@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 namespace cleave {
@@ -614,14 +615,16 @@ void OrderedPlacer::routeEdges(Layout &layout)
 // deep graph's placement).
 void OrderedPlacer::releaseSweepState()
 {
-    m_neighbourStart = {};
-    m_neighbours = {};
-    m_chainStart = {};
-    m_chainSlots = {};
-    m_desired = {};
-    m_left = {};
-    m_right = {};
-    m_values = {};
+    // Swapped with empty vectors: assigning `{}` would keep the capacity.
+    auto release = [](auto &v) { std::remove_reference_t<decltype(v)>().swap(v); };
+    release(m_neighbourStart);
+    release(m_neighbours);
+    release(m_chainStart);
+    release(m_chainSlots);
+    release(m_desired);
+    release(m_left);
+    release(m_right);
+    release(m_values);
 }
 
 } // namespace
