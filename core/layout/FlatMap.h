@@ -59,6 +59,8 @@ public:
     [[nodiscard]] ConstIterator cend() const { return m_items.cend(); }
 
     [[nodiscard]] std::size_t size() const { return m_items.size(); }
+    /// The entry of the largest key; the map must not be empty.
+    [[nodiscard]] const Item &back() const { return m_items.back(); }
     [[nodiscard]] bool empty() const { return m_items.empty(); }
     void clear() { m_items.clear(); }
     void reserve(std::size_t n) { m_items.reserve(n); }

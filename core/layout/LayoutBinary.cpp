@@ -156,9 +156,12 @@ bool layoutFromBinary(std::string_view data, Layout &out)
     for (std::uint32_t i = 0; i < nodeCount; ++i) {
         std::uint32_t id = 0;
         LayoutRect rect;
-        if (!r.u32(id) || !readRect(r, rect))
+        // The writer writes in key order: a key that is not larger than the previous one is a
+        // corrupt file (and would make every insertion move the entries after it).
+        if (!r.u32(id) || !readRect(r, rect)
+            || (!layout.nodes.empty() && !(layout.nodes.back().first < NodeId(id))))
             return false;
-        layout.nodes.emplace(NodeId(id), rect); // in key order: appended
+        layout.nodes.emplace(NodeId(id), rect); // appended
     }
     std::uint32_t edgeCount = 0;
     if (!r.u32(edgeCount) || edgeCount > r.remaining() / 45)
@@ -181,8 +184,10 @@ bool layoutFromBinary(std::string_view data, Layout &out)
         for (LayoutPoint &p : s.points)
             if (!r.f64(p.x) || !r.f64(p.y))
                 return false;
-        layout.edges.emplace(EdgeRef { TensorRef { NodeId(node), output }, NodeId(consumer) },
-                             std::move(s));
+        const EdgeRef key { TensorRef { NodeId(node), output }, NodeId(consumer) };
+        if (!layout.edges.empty() && !(layout.edges.back().first < key))
+            return false; // out of key order: corrupt (see the nodes)
+        layout.edges.emplace(key, std::move(s));
     }
     if (r.remaining() != 0)
         return false;

@@ -232,6 +232,23 @@ void TestDeepLayout::binaryLayoutRoundTrip()
             corrupt[firstX + i] = static_cast<char>((bits >> (8 * i)) & 0xffU);
         QVERIFY(!layoutFromBinary(corrupt, back));
     }
+    // The writer writes entries in key order: the two 36-byte node entries (after the header,
+    // bbox and node count) swapped, or the first written twice, make a corrupt file.
+    const std::size_t firstNode = 4 + 4 + 4 + 12 + 32 + 4;
+    std::string swapped = bytes;
+    swapped.replace(firstNode, 36, bytes, firstNode + 36, 36);
+    swapped.replace(firstNode + 36, 36, bytes, firstNode, 36);
+    QVERIFY(!layoutFromBinary(swapped, back));
+    std::string repeated = bytes;
+    repeated.replace(firstNode + 36, 36, bytes, firstNode, 36);
+    QVERIFY(!layoutFromBinary(repeated, back));
+    // The same for the two edges ((3,1)->7, then (7,0)->3: each 12 + 1 + 16 + 4 + 64 bytes).
+    const std::size_t firstEdge = firstNode + 2 * 36 + 4;
+    const std::size_t edgeBytes = 12 + 1 + 16 + 4 + 4 * 16;
+    std::string edgesSwapped = bytes;
+    edgesSwapped.replace(firstEdge, edgeBytes, bytes, firstEdge + edgeBytes, edgeBytes);
+    edgesSwapped.replace(firstEdge + edgeBytes, edgeBytes, bytes, firstEdge, edgeBytes);
+    QVERIFY(!layoutFromBinary(edgesSwapped, back));
 }
 
 void TestDeepLayout::lateReadChainSlidesDownToItsReader()
