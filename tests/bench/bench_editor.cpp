@@ -4,8 +4,10 @@
 // rnnt dump, the samples, ResNet-50 from the corpus, generated ResNet-shaped graphs of 10k / 30k
 // / 100k nodes and a 100k-node gated chain of ~66k ranks) in a forked child process (a crash or
 // a timeout is reported, not fatal):
-//   open_cold   import + fuseOps + CanvasWidget::setGraph + layout + scene + plan + first frame
-//               painted (the viewport's paint event), with an empty layout cache;
+//   open_cold   import + fuseOps + the drawn graph (LayoutGraph, made once as the editor's loader
+//               makes it, then shared by the canvas and the Document as in the editor) +
+//               CanvasWidget::setGraph + layout + scene + plan + first frame painted (the
+//               viewport's paint event), with an empty layout cache;
 //   open_cached the same again in a fresh canvas with the disk cache filled by the first open;
 //   frame_med / frame_max  a scripted pan/zoom sequence (zooms 1.0 .. 0.01 and fit, two pans
 //               each), each frame painted through the view, after the first far picture has
@@ -66,6 +68,7 @@
 #include "ui/document/Document.h"
 #include "ui/document/LevelPrefetch.h"
 #include "ui/document/LevelView.h"
+#include "ui/document/MallocSettings.h"
 #include "ui/document/ModelLoader.h"
 #include "ui/scene/CanvasView.h"
 #include "ui/scene/CanvasWidget.h"
@@ -79,7 +82,6 @@
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
-#include <QImage>
 #include <QPainter>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -187,7 +189,7 @@ bool waitForLayout(ui::CanvasWidget &canvas)
 // between frames: a far picture arriving from its worker, a render asked for), then the
 // viewport's paint event, synchronously (QWidget::repaint), into the offscreen backing store.
 // GUI thread CPU time.
-double renderFrame(QGraphicsView *view, QImage &)
+double renderFrame(QGraphicsView *view)
 {
     // Counts the viewport's paints while the pending events run.
     struct PaintCounter : QObject
@@ -228,6 +230,10 @@ struct Opened
 {
     std::unique_ptr<Graph> graph;
     std::vector<FusedBlock> blocks;
+    // The drawn graph of the main function, made once as the editor's loader makes it and shared
+    // by the canvas and (in the level switch) the Document: the bench's node count and cut edge
+    // read it, no copy of its own.
+    std::shared_ptr<const LayoutGraph> drawn;
     std::unique_ptr<PartitionPlan> plan;
     BoundaryTable boundary;
     double ms = 0;
@@ -235,7 +241,7 @@ struct Opened
 };
 
 // The editor's open: import, fusion, canvas layout + scene, a one-partition plan, first frame.
-Opened openModel(const Case &c, ui::CanvasWidget &canvas, QImage &image)
+Opened openModel(const Case &c, ui::CanvasWidget &canvas)
 {
     Opened o;
     const auto start = Clock::now();
@@ -247,14 +253,16 @@ Opened openModel(const Case &c, ui::CanvasWidget &canvas, QImage &image)
     if (o.graph->checksum().empty())
         o.graph->setChecksum("bench-" + c.name);
     o.blocks = fuseOps(*o.graph, o.graph->mainFunction());
-    canvas.setGraph(o.graph.get(), o.graph->mainFunction(), o.graph->checksum());
+    o.drawn
+        = std::make_shared<const LayoutGraph>(buildLayoutGraph(*o.graph, o.graph->mainFunction()));
+    canvas.setGraph(o.graph.get(), o.graph->mainFunction(), o.graph->checksum(), o.drawn);
     if (!waitForLayout(canvas))
         return o;
     o.plan = std::make_unique<PartitionPlan>(*o.graph);
     o.boundary = computeBoundary(*o.plan);
     canvas.setPlan(o.plan.get(), &o.boundary);
     canvas.setBlocks(o.blocks);
-    renderFrame(canvas.view(), image);
+    renderFrame(canvas.view());
     o.ms = msSince(start);
     o.ok = true;
     return o;
@@ -269,22 +277,22 @@ void logFrame(const char *what, qreal zoom, int step, double ms)
         std::fprintf(stderr, "frame %-8s zoom %.3f step %d: %.1f ms\n", what, zoom, step, ms);
 }
 
-std::vector<double> panZoomFrames(QGraphicsView *view, QImage &image)
+std::vector<double> panZoomFrames(QGraphicsView *view)
 {
     std::vector<double> times;
     for (qreal zoom : { 1.0, 0.45, 0.2, 0.1, 0.05, 0.02, 0.01 }) {
         view->setTransform(QTransform::fromScale(zoom, zoom));
-        times.push_back(renderFrame(view, image));
+        times.push_back(renderFrame(view));
         logFrame("zoom", zoom, 0, times.back());
         for (int step = 0; step < 2; ++step) {
             view->translate(0, -300 / zoom);
             view->centerOn(view->mapToScene(view->viewport()->rect().center() + QPoint(0, 300)));
-            times.push_back(renderFrame(view, image));
+            times.push_back(renderFrame(view));
             logFrame("pan", zoom, step + 1, times.back());
         }
     }
     view->fitInView(view->sceneRect(), Qt::KeepAspectRatio);
-    times.push_back(renderFrame(view, image));
+    times.push_back(renderFrame(view));
     logFrame("fit", view->transform().m11(), 0, times.back());
     return times;
 }
@@ -321,8 +329,7 @@ struct PhaseLog
 // One switch: {GUI-thread CPU from the call to the end of the first frame painted after it,
 // the longest frame after that until the scene is built and the place kept}.
 std::pair<double, double> timedSwitch(const char *name, PhaseLog &log, ui::LevelPlace &place,
-                                      ui::LevelView::Level level, ui::CanvasWidget &canvas,
-                                      QImage &image)
+                                      ui::LevelView::Level level, ui::CanvasWidget &canvas)
 {
     log.begin(name);
     const double start = log.stamp;
@@ -336,11 +343,11 @@ std::pair<double, double> timedSwitch(const char *name, PhaseLog &log, ui::Level
     QElapsedTimer timer;
     timer.start();
     while (!canvas.isLayoutReady() && timer.elapsed() < 120000) {
-        const double frame = renderFrame(canvas.view(), image);
+        const double frame = renderFrame(canvas.view());
         logFrame(name, canvas.view()->transform().m11(), ++frames, frame);
         gap = std::max(gap, frame);
     }
-    const double last = renderFrame(canvas.view(), image); // the place, kept
+    const double last = renderFrame(canvas.view()); // the place, kept
     logFrame(name, canvas.view()->transform().m11(), frames + 1, last);
     gap = std::max(gap, last);
     log.stamp = threadCpuMs();
@@ -350,8 +357,7 @@ std::pair<double, double> timedSwitch(const char *name, PhaseLog &log, ui::Level
     return { first, gap };
 }
 
-LevelFigures appLevelSwitch(Opened &cold, const std::string &name, ui::CanvasWidget &canvas,
-                            QImage &image)
+LevelFigures appLevelSwitch(Opened &cold, const std::string &name, ui::CanvasWidget &canvas)
 {
     LevelFigures f;
     ui::Document document;
@@ -371,20 +377,20 @@ LevelFigures appLevelSwitch(Opened &cold, const std::string &name, ui::CanvasWid
         // never cached: give it one, as every opened file has.
         if (model.graph->checksum().empty())
             model.graph->setChecksum("bench-" + name);
-        model.blocks = cold.blocks;
+        model.blocks = std::move(cold.blocks);
         model.summary = ModelSummary::compute(*model.graph);
         model.plan.emplace(std::move(*cold.plan));
         cold.plan.reset();
-        model.boundary = cold.boundary;
-        model.layoutGraph = std::make_shared<const LayoutGraph>(
-            buildLayoutGraph(*model.graph, model.graph->mainFunction()));
+        model.boundary = std::move(cold.boundary);
+        // The loader's drawn graph, which the canvas shows: the one of the cold open.
+        model.layoutGraph = std::move(cold.drawn);
         document.setPrepared(std::move(model), QString::fromStdString(name));
     }
     // The operators' layout comes from the disk cache (on a worker), as in a cached open (laid
     // out again for a generated graph).
     if (waitForLayout(canvas)) {
         canvas.view()->setTransform(QTransform::fromScale(0.45, 0.45));
-        renderFrame(canvas.view(), image); // the first frame: the preparation starts behind it
+        renderFrame(canvas.view()); // the first frame: the preparation starts behind it
         log.begin("prepare");
         QCoreApplication::processEvents(); // LevelPrefetchStarter starts the worker
         log.mark("start (GUI thread)");
@@ -395,9 +401,9 @@ LevelFigures appLevelSwitch(Opened &cold, const std::string &name, ui::CanvasWid
         if (const ui::PreparedLevel *prepared = levels.preparedBlocks()) {
             f.prep = prepared->cpuMs;
             std::tie(f.warm, f.warmGap)
-                = timedSwitch("warm", log, place, ui::LevelView::Level::Blocks, canvas, image);
+                = timedSwitch("warm", log, place, ui::LevelView::Level::Blocks, canvas);
             std::tie(f.back, f.backGap)
-                = timedSwitch("back", log, place, ui::LevelView::Level::Ops, canvas, image);
+                = timedSwitch("back", log, place, ui::LevelView::Level::Ops, canvas);
         }
     }
     canvas.observe(nullptr);
@@ -412,7 +418,6 @@ void runCase(const Case &c, const std::string &cacheDir)
     char arg0[] = "bench_editor";
     char *argv[] = { arg0, nullptr };
     QApplication app(argc, argv);
-    QImage image(1280, 800, QImage::Format_ARGB32_Premultiplied);
 
     // Cold open.
     auto canvas = std::make_unique<ui::CanvasWidget>();
@@ -421,7 +426,7 @@ void runCase(const Case &c, const std::string &cacheDir)
     canvas->show();
     QCoreApplication::processEvents();
     const double baseRssKb = currentRssKb();
-    Opened cold = openModel(c, *canvas, image);
+    Opened cold = openModel(c, *canvas);
     if (!cold.ok) {
         std::printf("%-26s  open failed\n", c.name.c_str());
         return;
@@ -429,19 +434,18 @@ void runCase(const Case &c, const std::string &cacheDir)
     const double coldMs = cold.ms;
     const double openHeapMb = heapMb();
     const std::size_t itemsOpen = canvas->itemsMade();
-    const std::size_t nodes
-        = buildLayoutGraph(*cold.graph, cold.graph->mainFunction()).nodes.size();
+    const std::size_t nodes = cold.drawn->nodes.size();
 
     // Pan and zoom (with the far picture of the open model, as a user who looks a moment).
     waitForFarPicture(*canvas);
-    std::vector<double> frames = panZoomFrames(canvas->view(), image);
+    std::vector<double> frames = panZoomFrames(canvas->view());
     std::sort(frames.begin(), frames.end());
     const double frameMed = frames[frames.size() / 2];
     const double frameMax = frames.back();
     const std::size_t itemsPan = canvas->itemsMade();
 
     // A cut across a mid-graph edge.
-    const LayoutGraph lg = buildLayoutGraph(*cold.graph, cold.graph->mainFunction());
+    const LayoutGraph &lg = *cold.drawn;
     double cutEngine = -1;
     double cutPaint = -1;
     double cutFar = -1;
@@ -454,16 +458,16 @@ void runCase(const Case &c, const std::string &cacheDir)
         cold.boundary = computeBoundary(*cold.plan);
         cutEngine = msSince(start);
         canvas->view()->centerOn(canvas->view()->sceneRect().center());
-        renderFrame(canvas->view(), image);
+        renderFrame(canvas->view());
         const double paintStart = threadCpuMs();
         canvas->setPlan(cold.plan.get(), &cold.boundary);
         const double setPlanMs = threadCpuMs() - paintStart;
-        const double cutFrame = renderFrame(canvas->view(), image);
+        const double cutFrame = renderFrame(canvas->view());
         cutPaint = setPlanMs + cutFrame;
         if (g_frameLog) {
             // The same view painted again, nothing changed: what the frame itself costs there.
             canvas->view()->viewport()->update();
-            const double again = renderFrame(canvas->view(), image);
+            const double again = renderFrame(canvas->view());
             std::fprintf(stderr,
                          "cut      setPlan %.1f ms + frame %.1f ms = %.1f ms (%zu boundary "
                          "tensors; the same frame again %.1f ms)\n",
@@ -471,10 +475,10 @@ void runCase(const Case &c, const std::string &cacheDir)
         }
         // Zoomed out, the previous picture shows until the new one arrives from the worker.
         canvas->view()->setTransform(QTransform::fromScale(0.01, 0.01));
-        const double farFrame = renderFrame(canvas->view(), image);
+        const double farFrame = renderFrame(canvas->view());
         waitForFarPicture(*canvas);
         cutFar = farPictureOf(*canvas).lastRenderMs();
-        const double arrived = renderFrame(canvas->view(), image);
+        const double arrived = renderFrame(canvas->view());
         if (g_frameLog)
             std::fprintf(stderr,
                          "cut      far frame %.1f ms, worker render %.1f ms (base %s), frame "
@@ -490,12 +494,12 @@ void runCase(const Case &c, const std::string &cacheDir)
         QGraphicsView *view = canvas->view();
         const std::vector<NodeId> one { lg.nodes[lg.nodes.size() / 2].id };
         canvas->selectNodes({});
-        renderFrame(view, image);
+        renderFrame(view);
         double start = threadCpuMs();
         canvas->selectNodes(one);
-        const double oneMs = threadCpuMs() - start + renderFrame(view, image);
+        const double oneMs = threadCpuMs() - start + renderFrame(view);
         canvas->selectNodes({});
-        renderFrame(view, image);
+        renderFrame(view);
         // A band from the middle of the drawing.
         const QPointF centre = view->sceneRect().center();
         QRectF band(centre - QPointF(300, 100), QSizeF(600, 200));
@@ -514,15 +518,15 @@ void runCase(const Case &c, const std::string &cacheDir)
         while (selectedIn(band) < 1000 && !band.contains(view->sceneRect()))
             band = QRectF(band.center() - QPointF(band.width(), band.height()) * 0.625,
                           band.size() * 1.25);
-        renderFrame(view, image);
+        renderFrame(view);
         view->centerOn(band.center());
-        renderFrame(view, image);
+        renderFrame(view);
         start = threadCpuMs();
         selectBand(band);
-        const double bandMs = threadCpuMs() - start + renderFrame(view, image);
+        const double bandMs = threadCpuMs() - start + renderFrame(view);
         const std::size_t selected = canvas->selectedNodes().size();
         canvas->selectNodes({});
-        renderFrame(view, image);
+        renderFrame(view);
         selectPaint = std::max(oneMs, bandMs);
         if (g_frameLog)
             std::fprintf(stderr, "select   one node %.1f ms, rubber band of %zu nodes %.1f ms\n",
@@ -564,7 +568,7 @@ void runCase(const Case &c, const std::string &cacheDir)
                 canvas->setPlan(&*blockPlan, &blockBoundary);
                 logPhase("setPlan");
             }
-            renderFrame(canvas->view(), image);
+            renderFrame(canvas->view());
             logPhase("frame");
             levelMs = msSince(start);
             canvas->setPlan(nullptr, nullptr);
@@ -573,7 +577,7 @@ void runCase(const Case &c, const std::string &cacheDir)
     }
     // The cache of the open again (its operators' layout on disk, nothing in memory).
     canvas->setCacheDirectory(QString::fromStdString(cacheDir));
-    const LevelFigures level = appLevelSwitch(cold, c.name, *canvas, image);
+    const LevelFigures level = appLevelSwitch(cold, c.name, *canvas);
     canvas.reset();
     cold = Opened {};
 
@@ -583,7 +587,7 @@ void runCase(const Case &c, const std::string &cacheDir)
     canvas->resize(1280, 800);
     canvas->show();
     const double cachedMs = [&] {
-        Opened warm = openModel(c, *canvas, image);
+        Opened warm = openModel(c, *canvas);
         return warm.ok ? warm.ms : -1.0;
     }();
     canvas.reset();
@@ -662,6 +666,7 @@ int main(int argc, char **argv)
         }
     }
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    ui::applyMallocSettings(); // as the editor does at start
     std::printf("%-26s %7s %9s %11s %9s %9s %10s %9s %7s %12s %9s %8s %10s %8s %10s %8s %8s "
                 "%9s %8s %9s %7s %8s %10s %9s\n",
                 "graph", "nodes", "open_cold", "open_cached", "frame_med", "frame_max",
