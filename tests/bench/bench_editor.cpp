@@ -4,10 +4,8 @@
 // rnnt dump, the samples, ResNet-50 from the corpus, generated ResNet-shaped graphs of 10k / 30k
 // / 100k nodes and a 100k-node gated chain of ~66k ranks) in a forked child process (a crash or
 // a timeout is reported, not fatal):
-//   open_cold   import + fuseOps + the drawn graph (LayoutGraph, made once as the editor's loader
-//               makes it, then shared by the canvas and the Document as in the editor) +
-//               CanvasWidget::setGraph + layout + scene + plan + first frame painted (the
-//               viewport's paint event), with an empty layout cache;
+//   open_cold   import + fuseOps + CanvasWidget::setGraph + layout + scene + plan + first frame
+//               painted (the viewport's paint event), with an empty layout cache;
 //   open_cached the same again in a fresh canvas with the disk cache filled by the first open;
 //   frame_med / frame_max  a scripted pan/zoom sequence (zooms 1.0 .. 0.01 and fit, two pans
 //               each), each frame painted through the view, after the first far picture has
@@ -230,10 +228,6 @@ struct Opened
 {
     std::unique_ptr<Graph> graph;
     std::vector<FusedBlock> blocks;
-    // The drawn graph of the main function, made once as the editor's loader makes it and shared
-    // by the canvas and (in the level switch) the Document: the bench's node count and cut edge
-    // read it, no copy of its own.
-    std::shared_ptr<const LayoutGraph> drawn;
     std::unique_ptr<PartitionPlan> plan;
     BoundaryTable boundary;
     double ms = 0;
@@ -253,9 +247,7 @@ Opened openModel(const Case &c, ui::CanvasWidget &canvas)
     if (o.graph->checksum().empty())
         o.graph->setChecksum("bench-" + c.name);
     o.blocks = fuseOps(*o.graph, o.graph->mainFunction());
-    o.drawn
-        = std::make_shared<const LayoutGraph>(buildLayoutGraph(*o.graph, o.graph->mainFunction()));
-    canvas.setGraph(o.graph.get(), o.graph->mainFunction(), o.graph->checksum(), o.drawn);
+    canvas.setGraph(o.graph.get(), o.graph->mainFunction(), o.graph->checksum());
     if (!waitForLayout(canvas))
         return o;
     o.plan = std::make_unique<PartitionPlan>(*o.graph);
@@ -382,8 +374,8 @@ LevelFigures appLevelSwitch(Opened &cold, const std::string &name, ui::CanvasWid
         model.plan.emplace(std::move(*cold.plan));
         cold.plan.reset();
         model.boundary = std::move(cold.boundary);
-        // The loader's drawn graph, which the canvas shows: the one of the cold open.
-        model.layoutGraph = std::move(cold.drawn);
+        model.layoutGraph = std::make_shared<const LayoutGraph>(
+            buildLayoutGraph(*model.graph, model.graph->mainFunction()));
         document.setPrepared(std::move(model), QString::fromStdString(name));
     }
     // The operators' layout comes from the disk cache (on a worker), as in a cached open (laid
@@ -434,7 +426,12 @@ void runCase(const Case &c, const std::string &cacheDir)
     const double coldMs = cold.ms;
     const double openHeapMb = heapMb();
     const std::size_t itemsOpen = canvas->itemsMade();
-    const std::size_t nodes = cold.drawn->nodes.size();
+    // The drawn graph, for the node count, the cut edge and the selections: the bench's own
+    // (the canvas keeps its own), made once and let go of before the level switches, whose
+    // memory is the editor's alone.
+    auto drawn = std::make_unique<const LayoutGraph>(
+        buildLayoutGraph(*cold.graph, cold.graph->mainFunction()));
+    const std::size_t nodes = drawn->nodes.size();
 
     // Pan and zoom (with the far picture of the open model, as a user who looks a moment).
     waitForFarPicture(*canvas);
@@ -445,7 +442,7 @@ void runCase(const Case &c, const std::string &cacheDir)
     const std::size_t itemsPan = canvas->itemsMade();
 
     // A cut across a mid-graph edge.
-    const LayoutGraph &lg = *cold.drawn;
+    const LayoutGraph &lg = *drawn;
     double cutEngine = -1;
     double cutPaint = -1;
     double cutFar = -1;
@@ -532,6 +529,8 @@ void runCase(const Case &c, const std::string &cacheDir)
             std::fprintf(stderr, "select   one node %.1f ms, rubber band of %zu nodes %.1f ms\n",
                          oneMs, selected, bandMs);
     }
+
+    drawn.reset();
 
     // Level switch to fused blocks.
     double levelMs = -1;
