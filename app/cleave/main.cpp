@@ -5,6 +5,7 @@
 // unsaved work of a session that crashed, and opens the model or project given as an argument.
 // --help and --version print text without a GUI, so they work without a display.
 #include "ui/MainWindow.h"
+#include "ui/document/MallocSettings.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -57,6 +58,7 @@ int main(int argc, char **argv)
         describe(app, parser); // prints and exits
         return 0;
     }
+    cleave::ui::applyMallocSettings();
     QApplication app(argc, argv);
     QCommandLineParser parser;
     describe(app, parser);

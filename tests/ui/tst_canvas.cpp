@@ -551,8 +551,21 @@ void TestCanvas::blockFramesSelectTheirBlock()
     QVERIFY(frame != nullptr);
     // The stem conv (stride 2, 7x7) is the other, structurally different, conv-add-relu kernel.
     QCOMPARE(frame->name(), QStringLiteral("fused_nn_conv2d_add_nn_relu_1"));
+    // The frame is its four drawn nodes' boxes united, 7 units out; the name tab stands 3 units
+    // right of its top-right corner.
+    QRectF around;
+    for (const char *key : { "%5", "%6", "%7", "%8" }) {
+        const ui::NodeItem *node = m_canvas->nodeItem(id(key));
+        QVERIFY(node != nullptr);
+        around = around.united(node->mapRectToScene(node->rect()));
+    }
+    QCOMPARE(frame->frame(), around.adjusted(-7, -7, 7, 7));
+    QCOMPARE(frame->tabRect().topLeft(), frame->frame().topRight() + QPointF(3, 0));
 
     showAtNaturalSize("%6");
+    // Its tooltip, made when asked for, names the block and counts its drawn nodes.
+    QCOMPARE(m_canvas->toolTipAt(m_canvas->view()->mapFromScene(frame->tabRect().center())),
+             QStringLiteral("fused block fused_nn_conv2d_add_nn_relu_1 \u00b7 4 ops"));
     QTest::mouseClick(viewport(), Qt::LeftButton, {},
                       m_canvas->view()->mapFromScene(frame->tabRect().center()));
     QCOMPARE(m_canvas->selectedNodes(),

@@ -244,13 +244,23 @@ void TestFarPicture::restyledBaseIsRedrawnInPlace()
     state.style.categories = { qRgb(0x30, 0x30, 0x30) };
     const QImage first = renderer.render(geometry, state, 0.1, QSize(100, 50), {});
     QCOMPARE(first.pixelColor(2, 1), QColor(0x30, 0x30, 0x30));
+    // The base is kept in 8 bits a pixel, a table of the colours it has: transparent and the
+    // boxes' one colour (opaque, no antialiasing: no other pixel).
+    QCOMPARE(renderer.base().format(), QImage::Format_Indexed8);
+    QCOMPARE(renderer.base().colorCount(), 2);
+    QCOMPARE(renderer.base().pixelColor(2, 1), QColor(0x30, 0x30, 0x30));
+    QCOMPARE(renderer.base().pixel(99, 49), qRgba(0, 0, 0, 0)); // below the boxes' rows
     const uchar *pixels = renderer.base().constBits();
-    // The box is selected (drawn red): the base is drawn again, over the old one's pixels.
+    // The box is selected (drawn red): the base is drawn again, kept in the old one's pixels.
     state.style.boxes = { { QRectF(5, 5, 40, 20), qRgb(255, 0, 0) } };
     const QImage second = renderer.render(geometry, state, 0.1, QSize(100, 50), {});
     QVERIFY(!renderer.reusedBase());
     QCOMPARE(renderer.base().constBits(), pixels);
+    QCOMPARE(renderer.base().colorCount(), 3);
     QCOMPARE(second.pixelColor(2, 1), QColor(255, 0, 0));
+    // The composed picture has the base's pixels: the second box (55, 5, 40, 20) unselected.
+    QCOMPARE(second.pixelColor(7, 1), QColor(0x30, 0x30, 0x30));
+    QCOMPARE(second.pixel(99, 49), qRgba(0, 0, 0, 0));
     // The first picture, handed out before, is untouched.
     QCOMPARE(first.pixelColor(2, 1), QColor(0x30, 0x30, 0x30));
     // Another size: a base of that size.

@@ -8,6 +8,9 @@
 #include <QElapsedTimer>
 #include <QGraphicsScene>
 
+#include <string>
+#include <unordered_map>
+
 namespace cleave::ui {
 
 namespace {
@@ -32,9 +35,30 @@ BlockFrames::~BlockFrames()
 void BlockFrames::setBlocks(const std::vector<FusedBlock> &blocks)
 {
     dropMade();
-    m_blocks.clear();
-    for (const FusedBlock &b : blocks)
-        m_blocks.emplace_back(b.name, b.nodes);
+    auto table = std::make_shared<BlockFrameTable>();
+    table->names.reserve(blocks.size());
+    table->nodes.reserve(blocks.size());
+    // Names repeat (the blocks of one kind of kernel share it): one string per name.
+    std::unordered_map<std::string, QString> names;
+    for (const FusedBlock &b : blocks) {
+        auto [it, added] = names.try_emplace(b.name);
+        if (added)
+            it->second = QString::fromStdString(b.name);
+        table->names.push_back(it->second);
+        table->nodes.push_back(b.nodes);
+    }
+    table->select = m_select;
+    m_table = std::move(table);
+}
+
+void BlockFrames::clearBlocks()
+{
+    m_table.reset();
+}
+
+std::size_t BlockFrames::blockCount() const
+{
+    return m_table ? m_table->names.size() : 0;
 }
 
 bool BlockFrames::apply(QGraphicsScene &scene, const Layout &layout, int budgetMs)
@@ -45,9 +69,10 @@ bool BlockFrames::apply(QGraphicsScene &scene, const Layout &layout, int budgetM
     }
     QElapsedTimer clock;
     clock.start();
-    while (m_next < m_blocks.size()) {
-        make(m_blocks[m_next++], layout);
-        if (budgetMs > 0 && m_next % blocksPerClockCheck == 0 && m_next < m_blocks.size()
+    const std::size_t count = blockCount();
+    while (m_next < count) {
+        make(m_next++, layout);
+        if (budgetMs > 0 && m_next % blocksPerClockCheck == 0 && m_next < count
             && clock.elapsed() >= budgetMs)
             return false;
     }
@@ -73,23 +98,21 @@ bool BlockFrames::apply(QGraphicsScene &scene, const Layout &layout, int budgetM
     return true;
 }
 
-void BlockFrames::make(const std::pair<std::string, std::vector<NodeId>> &block,
-                       const Layout &layout)
+void BlockFrames::make(std::size_t block, const Layout &layout)
 {
-    const auto &[name, nodes] = block;
     QRectF frame;
-    std::vector<NodeId> drawn;
-    for (NodeId n : nodes) {
+    std::uint32_t drawn = 0;
+    for (NodeId n : m_table->nodes[block]) {
         const LayoutRect *r = layout.rect(n);
         if (r == nullptr)
             continue;
         frame = frame.united(QRectF(r->x, r->y, r->width, r->height));
-        drawn.push_back(n);
+        ++drawn;
     }
-    if (drawn.size() < 2)
+    if (drawn < 2)
         return; // a single node already is its block
-    auto *item = new BlockFrameItem(QString::fromStdString(name), std::move(drawn),
-                                    frame.adjusted(-7, -7, 7, 7), m_select);
+    auto *item = new BlockFrameItem(m_table, static_cast<std::uint32_t>(block), drawn,
+                                    frame.adjusted(-7, -7, 7, 7));
     m_made.push_back(item);
     m_boxes.push_back(item->boundingRect());
 }

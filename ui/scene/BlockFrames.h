@@ -9,6 +9,7 @@
 #include <QRectF>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,11 +20,13 @@ class QGraphicsScene;
 namespace cleave::ui {
 
 class BlockFrameItem;
+struct BlockFrameTable;
 
 /// The frames of the fused blocks over a drawing, made from the layout's node rectangles and
 /// shown in tiles of neighbours (the scene keeps no index). A large model's operators have
 /// thousands of blocks (rnnt: 6.9k): apply() can make them over several event-loop turns, a
-/// frame being painted between them.
+/// frame being painted between them. The blocks' names and nodes are held once, in a table
+/// the frames share (BlockFrameTable); a frame holds its block's index and its rectangle.
 class BlockFrames
 {
 public:
@@ -37,7 +40,7 @@ public:
 
     /// The blocks to frame (names and node ids copied); the frames shown stay until apply().
     void setBlocks(const std::vector<FusedBlock> &blocks);
-    void clearBlocks() { m_blocks.clear(); }
+    void clearBlocks();
     /// Frames the blocks of two drawn nodes or more over `layout` in `scene`, replacing the
     /// frames shown: all of them (`budgetMs` 0), or those it has time for; true once every
     /// frame is made and shown. A call after false goes on where that one stopped.
@@ -50,11 +53,13 @@ public:
     [[nodiscard]] const std::vector<QGraphicsItem *> &tiles() const { return m_tiles; }
 
 private:
-    void make(const std::pair<std::string, std::vector<NodeId>> &block, const Layout &layout);
+    void make(std::size_t block, const Layout &layout);
     void dropMade();
+    [[nodiscard]] std::size_t blockCount() const;
 
     SelectBlock m_select;
-    std::vector<std::pair<std::string, std::vector<NodeId>>> m_blocks;
+    // Replaced (never changed) by setBlocks(): the frames shown keep the table they were made of.
+    std::shared_ptr<const BlockFrameTable> m_table;
     std::vector<QGraphicsItem *> m_tiles;
     // The frames made by a sliced apply() (in no scene yet), their boxes, the next block.
     std::vector<BlockFrameItem *> m_made;

@@ -1347,8 +1347,9 @@ QString CanvasWidget::Private::toolTipAt(const QPoint &viewportPos) const
         }
         if (const auto *edge = qgraphicsitem_cast<const EdgeItem *>(item))
             return edgeToolTip(*graph, edge->edge().tensor, edge->edge().consumer);
-        if (item->type() == BadgeItemType || item->type() == BlockFrameItemType
-            || !item->toolTip().isEmpty())
+        if (const auto *frame = qgraphicsitem_cast<const BlockFrameItem *>(item))
+            return frame->toolTipText();
+        if (item->type() == BadgeItemType || !item->toolTip().isEmpty())
             return {}; // the item's own tooltip
     }
     return {};

@@ -35,8 +35,8 @@ public:
     /// At or below this zoom items are flat boxes and hairlines: the picture looks the same.
     static constexpr qreal farZoom = 0.1;
     /// The most pixels the picture has (4 bytes each). It is a density picture: a pixel of it
-    /// stands for several scene units, and two such images (the picture and the renderer's
-    /// base layer) are kept, a third while a new one is rendered.
+    /// stands for several scene units. One such image is kept (the picture) beside the
+    /// renderer's 8-bit base layer, a second while a new one is rendered.
     static constexpr qreal maxPixels = 1.5e6;
     /// The longest side of the picture, in pixels.
     static constexpr qreal maxSide = 8192;

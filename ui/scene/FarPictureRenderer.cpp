@@ -6,6 +6,7 @@
 #include <QPen>
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace cleave::ui {
 
@@ -115,6 +116,63 @@ void drawTints(QPainter &painter, const FarGeometry &geometry, const FarPlan &pl
     }
 }
 
+// The drawn base in 8 bits a pixel, into `indexed` (its pixels reused when it has the size).
+// Drawn without antialiasing in a few flat colours, the base has few distinct pixels (the edge
+// colour, the box colours, a translucent colour's blends with itself, transparent): kept as
+// indices into a table of them it takes a quarter of the memory, with the same pixels. False
+// (`indexed` then holds nothing of use) when it has more colours than a table holds.
+bool toIndexed(const QImage &drawn, QImage &indexed)
+{
+    if (indexed.size() != drawn.size() || indexed.format() != QImage::Format_Indexed8) {
+        indexed = {};
+        indexed = QImage(drawn.size(), QImage::Format_Indexed8);
+    }
+    QList<QRgb> table;
+    std::unordered_map<QRgb, uchar> indexOf;
+    QRgb last = 0;
+    uchar lastSlot = 0;
+    bool any = false;
+    for (int y = 0; y < drawn.height(); ++y) {
+        const auto *in = reinterpret_cast<const QRgb *>(drawn.constScanLine(y));
+        uchar *out = indexed.scanLine(y);
+        for (int x = 0; x < drawn.width(); ++x) {
+            if (!any || in[x] != last) {
+                auto [it, added] = indexOf.try_emplace(in[x], static_cast<uchar>(table.size()));
+                if (added) {
+                    if (table.size() == 256)
+                        return false;
+                    // The table holds plain ARGB; the drawing's pixels are premultiplied.
+                    table.push_back(qUnpremultiply(in[x]));
+                }
+                last = in[x];
+                lastSlot = it->second;
+                any = true;
+            }
+            out[x] = lastSlot;
+        }
+    }
+    indexed.setColorTable(table);
+    return true;
+}
+
+// Blends `base` over the painter's device at its origin, one to one. An 8-bit base is drawn in
+// bands of rows: the painter makes a 32-bit copy of what it draws, a band at a time.
+void drawBaseOver(QPainter &painter, const QImage &base)
+{
+    if (base.format() != QImage::Format_Indexed8) {
+        painter.drawImage(0, 0, base);
+        return;
+    }
+    constexpr int bandRows = 64;
+    const QList<QRgb> table = base.colorTable();
+    for (int y = 0; y < base.height(); y += bandRows) {
+        QImage band(base.constScanLine(y), base.width(), std::min(bandRows, base.height() - y),
+                    base.bytesPerLine(), QImage::Format_Indexed8);
+        band.setColorTable(table);
+        painter.drawImage(0, y, band);
+    }
+}
+
 } // namespace
 
 QImage FarPictureRenderer::render(const std::shared_ptr<const FarGeometry> &geometry,
@@ -126,14 +184,14 @@ QImage FarPictureRenderer::render(const std::shared_ptr<const FarGeometry> &geom
     m_reusedBase = m_geometry == geometry && m_scale == scale && m_style == state.style
         && m_base.size() == size;
     if (!m_reusedBase) {
-        // Drawn over the old base when it has the size (a new selection or highlight changes
-        // the boxes only), else the old one goes before the new one is made: never two bases.
-        if (m_base.size() != size) {
-            m_base = {};
-            m_base = QImage(size, QImage::Format_ARGB32_Premultiplied);
-        }
-        m_base.fill(Qt::transparent);
-        drawBase(m_base, *geometry, state.style, scale);
+        // Drawn in 32 bits, then kept in 8 (in the old base's pixels when it has the size: a
+        // new selection or highlight changes the boxes only): the drawing is the one 32-bit
+        // copy, and goes before the picture is composed.
+        QImage drawn(size, QImage::Format_ARGB32_Premultiplied);
+        drawn.fill(Qt::transparent);
+        drawBase(drawn, *geometry, state.style, scale);
+        if (!toIndexed(drawn, m_base))
+            m_base = std::move(drawn);
         m_geometry = geometry;
         m_scale = scale;
         m_style = state.style;
@@ -148,7 +206,7 @@ QImage FarPictureRenderer::render(const std::shared_ptr<const FarGeometry> &geom
     // The base in device pixels, one to one: a plain blend, no scaling.
     painter.save();
     painter.resetTransform();
-    painter.drawImage(0, 0, m_base);
+    drawBaseOver(painter, m_base);
     painter.restore();
     if (state.plan.boundary) {
         painter.setBrush(Qt::NoBrush);

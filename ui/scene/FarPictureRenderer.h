@@ -30,8 +30,9 @@ public:
                                 const CancelFunction &cancelled);
     /// True when the last render reused the base layer of the one before.
     [[nodiscard]] bool reusedBase() const { return m_reusedBase; }
-    /// The base layer kept for the next render. A base redrawn at the same size (new colours
-    /// or boxes) is drawn over in place: there is never a second one.
+    /// The base layer kept for the next render: 8 bits a pixel (Format_Indexed8, a table of
+    /// its few colours; 32 bits only when it has more than 256), a quarter of a 32-bit one. A
+    /// base redrawn at the same size (new colours or boxes) is kept in the old one's pixels.
     [[nodiscard]] const QImage &base() const { return m_base; }
     /// Drops the kept base layer (its memory).
     void reset();

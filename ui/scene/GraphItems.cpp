@@ -643,18 +643,31 @@ void BadgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*opti
 
 // --- BlockFrameItem -----------------------------------------------------------------------------
 
-BlockFrameItem::BlockFrameItem(QString name, std::vector<NodeId> nodes, const QRectF &frame,
-                               SelectFunction select)
-    : m_name(std::move(name))
-    , m_nodes(std::move(nodes))
+BlockFrameItem::BlockFrameItem(std::shared_ptr<const BlockFrameTable> table, std::uint32_t block,
+                               std::uint32_t drawn, const QRectF &frame)
+    : m_table(std::move(table))
+    , m_block(block)
+    , m_drawn(drawn)
     , m_frame(frame)
-    , m_select(std::move(select))
+    , m_tabWidth(tabText(name()).width + 10)
+{
+    setZValue(0.5);
+}
+
+QRectF BlockFrameItem::tabRect() const
 {
     static const qreal textHeight = QFontMetricsF(subtitleFont()).height();
-    m_tab = QRectF(m_frame.right() + 3, m_frame.top(), tabText(m_name).width + 10, textHeight + 4);
-    m_bounds = m_frame.united(m_tab).adjusted(-4, -4, 4, 4);
-    setZValue(0.5);
-    setToolTip(QStringLiteral("fused block %1 · %2 ops").arg(m_name).arg(m_nodes.size()));
+    return { m_frame.right() + 3, m_frame.top(), m_tabWidth, textHeight + 4 };
+}
+
+QRectF BlockFrameItem::boundingRect() const
+{
+    return m_frame.united(tabRect()).adjusted(-4, -4, 4, 4);
+}
+
+QString BlockFrameItem::toolTipText() const
+{
+    return QStringLiteral("fused block %1 · %2 ops").arg(name()).arg(m_drawn);
 }
 
 QPainterPath BlockFrameItem::shape() const
@@ -666,7 +679,7 @@ QPainterPath BlockFrameItem::shape() const
     QPainterPathStroker stroker;
     stroker.setWidth(8);
     QPainterPath band = stroker.createStroke(outline);
-    band.addRect(m_tab);
+    band.addRect(tabRect());
     return band;
 }
 
@@ -687,19 +700,20 @@ void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /
         return;
     painter->setPen(Qt::NoPen);
     painter->setBrush(colours.blockTabFill);
-    painter->drawRoundedRect(m_tab, 3, 3);
+    const QRectF tab = tabRect();
+    painter->drawRoundedRect(tab, 3, 3);
     painter->setFont(subtitleFont());
     painter->setPen(colours.blockTabText);
-    painter->drawText(m_tab, Qt::AlignCenter, tabText(m_name).shown);
+    painter->drawText(tab, Qt::AlignCenter, tabText(name()).shown);
 }
 
 void BlockFrameItem::mousePressEvent(QGraphicsSceneMouseEvent *event)
 {
-    if (event->button() != Qt::LeftButton || !m_select) {
+    if (event->button() != Qt::LeftButton || !m_table->select) {
         event->ignore();
         return;
     }
-    m_select(m_nodes, (event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier)) != 0);
+    m_table->select(nodes(), (event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier)) != 0);
     event->accept();
 }
 
