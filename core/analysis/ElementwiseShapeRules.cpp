@@ -151,7 +151,7 @@ Type initialiser(const OpShapeQuery &q)
         dims.push_back(Dim::known(d));
     // full(fill_value, shape, dtype): an empty dtype means the fill value's.
     const Type &fill = q.input(0);
-    const std::string fallback = q.op == "full" && fill.isTensor() ? fill.dtype : "float32";
+    const std::string fallback = q.op == "full" && fill.isTensor() ? fill.dtype.str() : "float32";
     return Type::tensor(std::move(dims), stringAttr(q.attrs, "dtype", fallback));
 }
 

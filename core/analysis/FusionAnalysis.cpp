@@ -39,7 +39,7 @@ bool sameShape(const Type &a, const Type &b)
 bool isSimpleScalar(const Node &n)
 {
     const Type &t = n.outputType(0);
-    if (!n.value.isNull())
+    if (!n.value().isNull())
         return true;
     static const std::array<std::string_view, 5> simple
         = { "int32", "int64", "float32", "float64", "bool" };

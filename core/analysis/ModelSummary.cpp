@@ -220,9 +220,9 @@ ModelSummary ModelSummary::compute(const Graph &graph)
             }
             break;
         case NodeKind::Constant:
-            if (!node.value.isNull()) {
+            if (!node.value().isNull()) {
                 ++s.scalarConstants;
-            } else if (node.metaRef.empty() || seenConstants.insert(node.metaRef).second) {
+            } else if (node.metaRef().empty() || seenConstants.insert(node.metaRef()).second) {
                 ++s.constants;
                 if (const auto bytes = node.outputType(0).byteSize())
                     s.constantBytes += *bytes;
@@ -273,8 +273,8 @@ ModelSummary ModelSummary::compute(const Graph &graph)
         for (std::size_t i = 0; i < outputs.size(); ++i) {
             // Formats that name tensors (ONNX) give outputs their own names.
             const Node &producer = graph.node(outputs[i].node);
-            std::string name = outputs[i].output < producer.outputNames.size()
-                ? producer.outputNames[outputs[i].output]
+            std::string name = outputs[i].output < producer.outputNames().size()
+                ? producer.outputNames()[outputs[i].output]
                 : std::string();
             if (name.empty())
                 name = "output_" + std::to_string(i);

@@ -147,13 +147,13 @@ Type TypeInference::nodeType(NodeId id)
     const Node &node = m_graph.node(id);
     switch (node.kind) {
     case NodeKind::Constant: {
-        const AttrValue &v = node.value;
+        const AttrValue &v = node.value();
         if (v.kind == AttrValue::Kind::Bool)
             return Type::tensor({}, "bool");
         if (v.kind == AttrValue::Kind::Int)
-            return Type::tensor({}, v.dtype.empty() ? "int32" : v.dtype);
+            return Type::tensor({}, v.dtype.empty() ? InternedString("int32") : v.dtype);
         if (v.kind == AttrValue::Kind::Float)
-            return Type::tensor({}, v.dtype.empty() ? "float32" : v.dtype);
+            return Type::tensor({}, v.dtype.empty() ? InternedString("float32") : v.dtype);
         return Type::unknown(); // a tensor constant without metadata
     }
     case NodeKind::Tuple: {
@@ -196,8 +196,8 @@ Type TypeInference::opCallType(const Node &node, bool wanted)
     for (const TensorRef &in : node.inputs) {
         inputs.push_back(typeOf(in));
         const Node &producer = m_graph.node(in.node);
-        const bool scalar = producer.kind == NodeKind::Constant && !producer.value.isNull();
-        scalars.push_back(scalar ? &producer.value : nullptr);
+        const bool scalar = producer.kind == NodeKind::Constant && !producer.value().isNull();
+        scalars.push_back(scalar ? &producer.value() : nullptr);
     }
     // Attributes kept in the metadata section (`meta[relay.attrs.X][i]`) are expected to have
     // been decoded into `attrs` by the importer; when they were not, the rules see none and
@@ -259,7 +259,7 @@ Type TypeInference::branchType(const Node &node)
     for (const TensorRef &in : node.inputs)
         typeOf(in);
     Type result;
-    for (FunctionId scope : node.scopes) {
+    for (FunctionId scope : node.scopes()) {
         inferFunction(scope);
         if (!scope.isValid() || scope.index() >= m_graph.functionCount())
             continue;

@@ -272,7 +272,7 @@ Type split(const OpShapeQuery &q)
     std::vector<Type> fields;
     auto section = [&](Dim d) {
         std::vector<Dim> shape = data.shape;
-        shape[*axis] = std::move(d);
+        shape[*axis] = d;
         fields.push_back(Type::tensor(std::move(shape), data.dtype));
     };
     if (spec->kind == AttrValue::Kind::List) {
@@ -430,7 +430,7 @@ Type oneHot(const OpShapeQuery &q)
     const Type &onValue = q.input(1);
     return Type::tensor(
         std::move(out),
-        stringAttr(q.attrs, "dtype", onValue.isTensor() ? onValue.dtype : "float32"));
+        stringAttr(q.attrs, "dtype", onValue.isTensor() ? onValue.dtype.str() : "float32"));
 }
 
 Type tile(const OpShapeQuery &q)

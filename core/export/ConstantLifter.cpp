@@ -83,15 +83,15 @@ NodeId ConstantLifter::lift(NodeId constant, FunctionId into, std::string &reaso
         reason = it->second;
         return {};
     }
-    auto [it, added] = m_liftedByRef.try_emplace(c.metaRef, m_lifted.size());
+    auto [it, added] = m_liftedByRef.try_emplace(c.metaRef(), m_lifted.size());
     if (added) {
         Lifted l;
-        l.sourceRef = c.metaRef;
+        l.sourceRef = c.metaRef();
         l.type = c.outputType();
         l.entry = m_module.constants.size();
         m_lifted.push_back(std::move(l));
         m_module.constants.push_back(
-            ModuleConstant { constant, c.metaRef, {}, {}, c.outputType(), {}, {} });
+            ModuleConstant { constant, c.metaRef(), {}, {}, c.outputType(), {}, {} });
     }
     return carrier(into, it->second);
 }

@@ -25,7 +25,7 @@ void addType(OrderedJson &j, const Type &t)
                 shape.push_back(d.symbol.empty() ? std::string("?") : d.symbol);
         }
         j["shape"] = std::move(shape);
-        j["dtype"] = t.dtype;
+        j["dtype"] = t.dtype.str();
     }
     const auto bytes = t.byteSize();
     j["bytes"] = bytes ? OrderedJson(*bytes) : OrderedJson(nullptr);

@@ -116,7 +116,7 @@ private:
         n.kind = NodeKind::Constant;
         n.function = f;
         n.name = ref;
-        n.metaRef = ref;
+        n.setMetaRef(ref);
         n.outputTypes = { type };
         n.typeAnnotated = true;
         const NodeId id = m_out.addNode(std::move(n));
@@ -134,9 +134,9 @@ private:
         if (!t.isValid())
             return t;
         const Node &n = m_out.node(t.node);
-        if (n.kind != NodeKind::Constant || n.metaRef.empty() || n.function == into)
+        if (n.kind != NodeKind::Constant || n.metaRef().empty() || n.function == into)
             return t;
-        const std::string ref = n.metaRef;
+        const std::string ref = n.metaRef();
         const Type type = n.outputType();
         return TensorRef { constantIn(into, ref, type), t.output };
     }
@@ -179,7 +179,7 @@ private:
             Node n;
             n.kind = NodeKind::Constant;
             n.function = m_main;
-            n.metaRef = b.constantRef;
+            n.setMetaRef(b.constantRef);
             n.outputTypes = { b.type };
             n.typeAnnotated = true;
             const NodeId id = m_out.addNode(std::move(n));
@@ -406,12 +406,12 @@ private:
         }
         if (src.callee.isValid())
             n.callee = copyFunction(cm, st, src.callee, into);
-        n.scopes.clear();
-        if (src.kind == NodeKind::Constant && !src.metaRef.empty()) {
-            if (auto it = cm.constantRefs.find(src.metaRef); it != cm.constantRefs.end())
-                n.metaRef = it->second;
+        n.setScopes({});
+        if (src.kind == NodeKind::Constant && !src.metaRef().empty()) {
+            if (auto it = cm.constantRefs.find(src.metaRef()); it != cm.constantRefs.end())
+                n.setMetaRef(it->second);
             if (into == m_main && cm.callName.empty()) {
-                if (auto it = m_constants.find(n.metaRef); it != m_constants.end()) {
+                if (auto it = m_constants.find(n.metaRef()); it != m_constants.end()) {
                     st.nodes.emplace(id.value, TensorRef { it->second, 0 });
                     return it->second;
                 }
@@ -426,13 +426,13 @@ private:
         }
         const NodeId nid = m_out.addNode(std::move(n));
         st.nodes.emplace(id.value, TensorRef { nid, 0 });
-        if (src.kind == NodeKind::Constant && !src.metaRef.empty() && into == m_main
+        if (src.kind == NodeKind::Constant && !src.metaRef().empty() && into == m_main
             && cm.callName.empty())
-            m_constants.emplace(m_out.node(nid).metaRef, nid);
+            m_constants.emplace(m_out.node(nid).metaRef(), nid);
         std::vector<FunctionId> scopes;
-        for (FunctionId s : src.scopes)
+        for (FunctionId s : src.scopes())
             scopes.push_back(copyFunction(cm, st, s, into));
-        m_out.node(nid).scopes = std::move(scopes);
+        m_out.node(nid).setScopes(std::move(scopes));
         return nid;
     }
 

@@ -140,10 +140,10 @@ private:
         }
         Node n = src;
         n.function = into;
-        n.scopes.clear();
-        ModuleConstant c { id, src.metaRef, {}, {}, src.outputType(), {}, std::move(reason) };
+        n.setScopes({});
+        ModuleConstant c { id, src.metaRef(), {}, {}, src.outputType(), {}, std::move(reason) };
         c.moduleRef = "meta[relay.Constant][" + std::to_string(m_metaCounter++) + "]";
-        n.metaRef = c.moduleRef;
+        n.setMetaRef(c.moduleRef);
         m_out.constants.push_back(std::move(c));
         const NodeId nid = m_out.graph.addNode(std::move(n));
         m_nodeMap.emplace(id.value, nid);
@@ -153,7 +153,7 @@ private:
     NodeId copyNode(NodeId id, FunctionId into)
     {
         const Node &src = m_src.node(id);
-        if (src.kind == NodeKind::Constant && !src.metaRef.empty())
+        if (src.kind == NodeKind::Constant && !src.metaRef().empty())
             return copyConstant(id, into);
         Node n = src;
         n.function = into;
@@ -166,7 +166,7 @@ private:
             n.callee = copyFunction(src.callee,
                                     callee.kind == Function::Kind::Global ? FunctionId {} : into);
         }
-        n.scopes.clear();
+        n.setScopes({});
         const bool call = n.kind == NodeKind::FunctionCall;
         if (call)
             m_lifter.appendArguments(n);
@@ -176,9 +176,9 @@ private:
         if (call)
             m_lifter.addCallSite(nid);
         std::vector<FunctionId> scopes;
-        for (FunctionId s : src.scopes)
+        for (FunctionId s : src.scopes())
             scopes.push_back(copyFunction(s, into));
-        m_out.graph.node(nid).scopes = std::move(scopes);
+        m_out.graph.node(nid).setScopes(std::move(scopes));
         return nid;
     }
 

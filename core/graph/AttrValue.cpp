@@ -8,21 +8,21 @@
 
 namespace cleave {
 
-AttrValue AttrValue::integer(std::int64_t v, std::string dtype)
+AttrValue AttrValue::integer(std::int64_t v, const std::string &dtype)
 {
     AttrValue a;
     a.kind = Kind::Int;
     a.intValue = v;
-    a.dtype = std::move(dtype);
+    a.dtype = dtype;
     return a;
 }
 
-AttrValue AttrValue::floating(double v, std::string dtype, std::string spelling)
+AttrValue AttrValue::floating(double v, const std::string &dtype, std::string spelling)
 {
     AttrValue a;
     a.kind = Kind::Float;
     a.floatValue = v;
-    a.dtype = std::move(dtype);
+    a.dtype = dtype;
     a.text = std::move(spelling);
     return a;
 }

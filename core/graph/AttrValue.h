@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include "core/support/InternedString.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,14 +33,15 @@ struct AttrValue
     std::int64_t intValue = 0;
     double floatValue = 0.0;
     bool boolValue = false;
-    std::string dtype; ///< Int / Float only: "int32", "int64", "float32", ...
+    InternedString dtype; ///< Int / Float only: "int32", "int64", "float32", ... (interned)
     std::string text; ///< String value, float spelling, meta reference or opaque source.
     std::vector<AttrValue> list; ///< List items, or Map values (keys in `keys`).
     std::vector<std::string> keys; ///< Map keys, parallel to `list`.
 
     static AttrValue null() { return {}; }
-    static AttrValue integer(std::int64_t v, std::string dtype = "int32");
-    static AttrValue floating(double v, std::string dtype = "float32", std::string spelling = {});
+    static AttrValue integer(std::int64_t v, const std::string &dtype = "int32");
+    static AttrValue floating(double v, const std::string &dtype = "float32",
+                              std::string spelling = {});
     static AttrValue boolean(bool v);
     static AttrValue string(std::string s);
     static AttrValue listOf(std::vector<AttrValue> items);

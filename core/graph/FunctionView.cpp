@@ -104,7 +104,7 @@ void FunctionView::findScopeOwners()
     m_functionOwner.assign(graph.functionCount(), NodeId {});
     for (NodeId id : m_order) {
         const Node &node = graph.node(id);
-        for (FunctionId s : node.scopes) {
+        for (FunctionId s : node.scopes()) {
             if (s.isValid() && s.index() < m_functionOwner.size())
                 m_functionOwner[s.index()] = id;
         }

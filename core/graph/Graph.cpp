@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <unordered_set>
 
 namespace cleave {
 
@@ -42,6 +43,72 @@ const Type &Node::outputType(std::size_t i) const
 {
     static const Type unknownType;
     return i < outputTypes.size() ? outputTypes[i] : unknownType;
+}
+
+const NodeDetail &Node::noDetail()
+{
+    static const NodeDetail empty;
+    return empty;
+}
+
+NodeDetail &Node::editDetail()
+{
+    // Copy on write: a copied node shares its detail until one of the copies changes it.
+    if (!m_detail)
+        m_detail = std::make_shared<NodeDetail>();
+    else if (m_detail.use_count() > 1)
+        m_detail = std::make_shared<NodeDetail>(*m_detail);
+    return *m_detail;
+}
+
+// Setters leave a node without a detail when the value is empty and there is none yet: importers
+// set every field of every node, and most of those values are empty.
+void Node::setAttrsRef(std::string ref)
+{
+    if (m_detail || !ref.empty())
+        editDetail().attrsRef = std::move(ref);
+}
+
+void Node::setValue(AttrValue value)
+{
+    if (m_detail || !value.isNull())
+        editDetail().value = std::move(value);
+}
+
+void Node::setMetaRef(std::string ref)
+{
+    if (m_detail || !ref.empty())
+        editDetail().metaRef = std::move(ref);
+}
+
+void Node::setSpan(std::string span)
+{
+    if (m_detail || !span.empty())
+        editDetail().span = std::move(span);
+}
+
+void Node::setScopes(std::vector<FunctionId> scopes)
+{
+    if (m_detail || !scopes.empty())
+        editDetail().scopes = std::move(scopes);
+}
+
+void Node::setPatterns(std::vector<Pattern> patterns)
+{
+    if (m_detail || !patterns.empty())
+        editDetail().patterns = std::move(patterns);
+}
+
+void Node::setOutputNames(std::vector<std::string> names)
+{
+    if (m_detail || !names.empty())
+        editDetail().outputNames = std::move(names);
+}
+
+void Node::setPartialMatch(bool partial)
+{
+    if (m_detail || partial)
+        editDetail().partialMatch = partial;
 }
 
 bool Node::isOperator() const
@@ -94,6 +161,9 @@ NodeId Graph::addNode(Node n)
 
 void Graph::finalize()
 {
+    // Importers reserve from an estimate; give back what it left unused (more than an eighth).
+    if (m_nodes.capacity() - m_nodes.size() > m_nodes.size() / 8)
+        m_nodes.shrink_to_fit();
     const std::size_t n = m_nodes.size();
     // Consumer index in CSR form: one pass to count, one to fill, so uses() is O(1).
     m_useOffsets.assign(n + 1, 0);
@@ -116,26 +186,74 @@ void Graph::finalize()
         }
     }
 
-    // Stable keys: the source name, qualified outside the main function.
+    buildKeys();
+}
+
+void Graph::buildKeys()
+{
+    // Stable keys: the source name, qualified outside the main function. Only keys that differ
+    // from the name are stored.
+    const std::size_t n = m_nodes.size();
     const FunctionId mainFn = mainFunction();
-    m_keys.assign(n, std::string());
-    m_keyIndex.clear();
-    m_keyIndex.reserve(n);
+    m_keySlot.assign(n, noSlot);
+    m_otherKeys.clear();
     for (std::size_t i = 0; i < n; ++i) {
         const Node &node = m_nodes[i];
-        std::string key = node.name.empty() ? "$" + std::to_string(i) : node.name;
         const FunctionId top = topLevelFunction(node.function);
-        if (top.isValid() && top != mainFn)
+        const bool qualified = top.isValid() && top != mainFn;
+        if (!node.name.empty() && !qualified)
+            continue;
+        std::string key = node.name.empty() ? "$" + std::to_string(i) : node.name;
+        if (qualified)
             key.insert(0, "@" + m_functions[top.index()].name + ":");
-        if (m_keyIndex.contains(key)) {
+        m_keySlot[i] = static_cast<std::uint32_t>(m_otherKeys.size());
+        m_otherKeys.push_back(std::move(key));
+    }
+    sortKeys();
+    if (std::adjacent_find(m_keyOrder.begin(), m_keyOrder.end(),
+                           [&](NodeId a, NodeId b) { return key(a) == key(b); })
+        == m_keyOrder.end())
+        return;
+
+    // Ambiguous keys (rare): in node order, a key already taken gets the first free `#k`.
+    std::unordered_set<std::string> taken;
+    taken.reserve(n);
+    std::vector<std::uint32_t> slots(n, noSlot);
+    std::vector<std::string> others;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::string key = this->key(NodeId(i));
+        if (taken.contains(key)) {
             int k = 2;
-            while (m_keyIndex.contains(key + "#" + std::to_string(k)))
+            while (taken.contains(key + "#" + std::to_string(k)))
                 ++k;
             key += "#" + std::to_string(k);
         }
-        m_keyIndex.emplace(key, NodeId(i));
-        m_keys[i] = std::move(key);
+        taken.insert(key);
+        if (key != m_nodes[i].name) {
+            slots[i] = static_cast<std::uint32_t>(others.size());
+            others.push_back(std::move(key));
+        }
     }
+    m_keySlot = std::move(slots);
+    m_otherKeys = std::move(others);
+    sortKeys();
+}
+
+void Graph::sortKeys()
+{
+    m_keyOrder.resize(m_nodes.size());
+    for (std::size_t i = 0; i < m_keyOrder.size(); ++i)
+        m_keyOrder[i] = NodeId(i);
+    std::sort(m_keyOrder.begin(), m_keyOrder.end(), [&](NodeId a, NodeId b) {
+        const int c = key(a).compare(key(b));
+        return c != 0 ? c < 0 : a < b;
+    });
+}
+
+const std::string &Graph::key(NodeId id) const
+{
+    const std::uint32_t slot = m_keySlot[id.index()];
+    return slot == noSlot ? m_nodes[id.index()].name : m_otherKeys[slot];
 }
 
 FunctionId Graph::mainFunction() const
@@ -197,8 +315,9 @@ const Type &Graph::tensorType(TensorRef tensor) const
 
 NodeId Graph::findByKey(std::string_view key) const
 {
-    auto it = m_keyIndex.find(std::string(key));
-    return it == m_keyIndex.end() ? NodeId() : it->second;
+    auto it = std::lower_bound(m_keyOrder.begin(), m_keyOrder.end(), key,
+                               [&](NodeId a, std::string_view k) { return this->key(a) < k; });
+    return it != m_keyOrder.end() && this->key(*it) == key ? *it : NodeId();
 }
 
 std::vector<NodeId> Graph::topologicalOrder(FunctionId f) const

@@ -6,8 +6,10 @@
 #include "core/graph/Diagnostic.h"
 #include "core/graph/Ids.h"
 #include "core/graph/Type.h"
+#include "core/support/SourceLocation.h"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,36 +52,95 @@ struct Pattern
     friend bool operator==(const Pattern &a, const Pattern &b) = default;
 };
 
-/// One node of the dataflow graph. Nodes of all functions of a module live in one Graph and are
-/// addressed by NodeId; `function` says which function's body the node belongs to.
-struct Node
+/// The fields of a node that few nodes have: meta references, source spans, scalar constant
+/// values, the scopes and patterns of `if` / `match`, per-output tensor names. A Node keeps them
+/// out of line (shared by copies until one copy changes them) so that an ordinary operator node
+/// stays small.
+struct NodeDetail
 {
-    NodeKind kind = NodeKind::OpCall;
-    FunctionId function;
-    std::string name; ///< Binding name from the source (`%12`, `%x`, `%data`), or synthesized.
-    std::string op; ///< OpCall: operator; ConstructorCall: constructor; graph.json: func_name.
-    FunctionId callee; ///< FunctionCall / FunctionValue: the function.
-    std::vector<TensorRef> inputs; ///< Producers of the inputs, in argument order.
-    Attributes attrs; ///< Call attributes in source order.
     std::string attrsRef; ///< A whole-attrs meta reference (`meta[relay.attrs.X][i]`), if any.
-    std::vector<Type> outputTypes; ///< One type per output. Relay nodes have exactly one.
-    std::uint32_t index = 0; ///< TupleGetItem: the projected field.
     AttrValue value; ///< Constant: the scalar value (Null for tensor constants).
     std::string metaRef; ///< Constant: `meta[relay.Constant][i]` when not a scalar.
     std::string span; ///< Source span/name comment (`span=...` or the v0.8 `/* name */`).
-    SourceLocation where; ///< Where the node's expression starts in the source.
     std::vector<FunctionId> scopes; ///< If: {then, else}; Match: one body per clause.
     std::vector<Pattern> patterns; ///< Match: one pattern per clause.
-    bool partialMatch = false; ///< Match: printed as `match?`.
-    bool typeAnnotated = false; ///< True when outputTypes[0] came from the source text.
     /// Per-output tensor names where the format names tensors (ONNX); empty otherwise.
     std::vector<std::string> outputNames;
+    bool partialMatch = false; ///< Match: printed as `match?`.
+};
+
+/// Where a node's expression starts in its source: line and column, 1-based, 0 when unknown.
+/// The file is the graph's sourcePath().
+struct SourcePosition
+{
+    int line = 0;
+    int column = 0;
+
+    [[nodiscard]] static SourcePosition of(const SourceLocation &l) { return { l.line, l.column }; }
+    [[nodiscard]] bool isValid() const { return line > 0; }
+    /// `line:column` (an unknown column is left out).
+    [[nodiscard]] std::string toString() const
+    {
+        return SourceLocation { {}, line, column }.toString();
+    }
+
+    friend bool operator==(const SourcePosition &, const SourcePosition &) = default;
+};
+
+/// One node of the dataflow graph. Nodes of all functions of a module live in one Graph and are
+/// addressed by NodeId; `function` says which function's body the node belongs to. The fields
+/// most nodes leave empty live in a NodeDetail, read through accessors and written through
+/// setters (which allocate the detail only for a non-empty value).
+struct Node
+{
+    NodeKind kind = NodeKind::OpCall;
+    bool typeAnnotated = false; ///< True when outputTypes[0] came from the source text.
+    FunctionId function;
+    FunctionId callee; ///< FunctionCall / FunctionValue: the function.
+    std::uint32_t index = 0; ///< TupleGetItem: the projected field.
+    SourcePosition where; ///< Where the node's expression starts in the source.
+    std::string name; ///< Binding name from the source (`%12`, `%x`, `%data`), or synthesized.
+    std::string op; ///< OpCall: operator; ConstructorCall: constructor; graph.json: func_name.
+    std::vector<TensorRef> inputs; ///< Producers of the inputs, in argument order.
+    Attributes attrs; ///< Call attributes in source order.
+    std::vector<Type> outputTypes; ///< One type per output. Relay nodes have exactly one.
 
     /// The type of output `i`, or an Unknown type.
     [[nodiscard]] const Type &outputType(std::size_t i = 0) const;
     [[nodiscard]] std::size_t outputCount() const { return outputTypes.size(); }
     /// True for kinds a partition plan assigns to partitions (calls, If, Match).
     [[nodiscard]] bool isOperator() const;
+
+    // --- rarely used fields (see NodeDetail) ---------------------------------------------------
+    /// True when the node holds a detail of its own (some rare field was set non-empty).
+    [[nodiscard]] bool hasDetail() const { return m_detail != nullptr; }
+    [[nodiscard]] const NodeDetail &detail() const { return m_detail ? *m_detail : noDetail(); }
+    [[nodiscard]] const std::string &attrsRef() const { return detail().attrsRef; }
+    [[nodiscard]] const AttrValue &value() const { return detail().value; }
+    [[nodiscard]] const std::string &metaRef() const { return detail().metaRef; }
+    [[nodiscard]] const std::string &span() const { return detail().span; }
+    [[nodiscard]] const std::vector<FunctionId> &scopes() const { return detail().scopes; }
+    [[nodiscard]] const std::vector<Pattern> &patterns() const { return detail().patterns; }
+    [[nodiscard]] const std::vector<std::string> &outputNames() const
+    {
+        return detail().outputNames;
+    }
+    [[nodiscard]] bool partialMatch() const { return detail().partialMatch; }
+    void setAttrsRef(std::string ref);
+    void setValue(AttrValue value);
+    void setMetaRef(std::string ref);
+    void setSpan(std::string span);
+    void setScopes(std::vector<FunctionId> scopes);
+    void setPatterns(std::vector<Pattern> patterns);
+    void setOutputNames(std::vector<std::string> names);
+    void setPartialMatch(bool partial);
+    /// The detail for in-place edits: created on first use, unshared from copies of the node.
+    [[nodiscard]] NodeDetail &editDetail();
+
+private:
+    static const NodeDetail &noDetail();
+
+    std::shared_ptr<NodeDetail> m_detail;
 };
 
 /// A function of a module: a global definition (`def @main`), a function literal (`fn (...)`), or
@@ -146,7 +207,8 @@ public:
     FunctionId addFunction(Function f);
     /// Adds a node to `n.function` (which must exist) and returns its id.
     NodeId addNode(Node n);
-    /// Reserves room for `n` nodes (importers call it with an estimate from the file size).
+    /// Reserves room for `n` nodes (importers call it with an estimate from the file size;
+    /// finalize() gives back what an estimate left unused).
     void reserveNodes(std::size_t n) { m_nodes.reserve(n); }
     /// Builds the consumer index and node keys. Call once after the last addNode(); editing
     /// nodes afterwards requires calling it again.
@@ -179,7 +241,7 @@ public:
 
     /// The stable, user-facing id of a node: its source name (`%12`, `%data`), qualified with
     /// `@function:` outside the main function, made unique with `#k` if ever ambiguous.
-    [[nodiscard]] const std::string &key(NodeId id) const { return m_keys[id.index()]; }
+    [[nodiscard]] const std::string &key(NodeId id) const;
     /// The node with the given key, or an invalid id. Requires finalize().
     [[nodiscard]] NodeId findByKey(std::string_view key) const;
 
@@ -215,13 +277,21 @@ public:
     [[nodiscard]] Attributes &moduleAttrs() { return m_moduleAttrs; }
 
 private:
+    void buildKeys();
+    void sortKeys();
+
     std::vector<Node> m_nodes;
     std::vector<Function> m_functions;
     std::vector<TypeDefinition> m_typeDefs;
     std::vector<std::uint32_t> m_useOffsets; // CSR: uses of node i are m_uses[off[i], off[i+1])
     std::vector<Use> m_uses;
-    std::vector<std::string> m_keys;
-    std::unordered_map<std::string, NodeId> m_keyIndex;
+    // Keys: most nodes' key is their name. m_keySlot[i] is the index into m_otherKeys of a key
+    // that is not (qualified, synthesized or made unique), or noSlot; m_keyOrder holds every
+    // node sorted by key, for findByKey's binary search.
+    static constexpr std::uint32_t noSlot = 0xffffffffU;
+    std::vector<std::uint32_t> m_keySlot;
+    std::vector<std::string> m_otherKeys;
+    std::vector<NodeId> m_keyOrder;
     std::string m_format;
     std::string m_sourcePath;
     std::string m_checksum;

@@ -176,12 +176,12 @@ private:
             return differ(where(ia) + ": attributes differ (" + std::to_string(a.attrs.size())
                           + " vs " + std::to_string(b.attrs.size()) + ")");
         }
-        if (a.attrsRef != b.attrsRef || a.metaRef != b.metaRef || !(a.value == b.value)
+        if (a.attrsRef() != b.attrsRef() || a.metaRef() != b.metaRef() || !(a.value() == b.value())
             || a.index != b.index)
             return differ(where(ia) + ": value differs");
         // A tensor constant known only by its name (a graph.json param, `p3`): the name is the
         // key of its value in the params file, so it must match.
-        if (a.kind == NodeKind::Constant && a.metaRef.empty() && a.value.isNull()
+        if (a.kind == NodeKind::Constant && a.metaRef().empty() && a.value().isNull()
             && a.name != b.name)
             return differ(where(ia) + ": constant " + a.name + " vs " + b.name);
         if (a.outputTypes != b.outputTypes)
@@ -199,15 +199,15 @@ private:
                 return differ(where(ia) + ": calls " + ca.name + " vs " + cb.name);
             pairFunctions(a.callee, b.callee);
         }
-        if (a.scopes.size() != b.scopes.size() || a.patterns.size() != b.patterns.size()
-            || a.partialMatch != b.partialMatch)
+        if (a.scopes().size() != b.scopes().size() || a.patterns().size() != b.patterns().size()
+            || a.partialMatch() != b.partialMatch())
             return differ(where(ia) + ": branches differ");
-        for (std::size_t k = 0; k < a.patterns.size(); ++k) {
-            if (!samePattern(a.patterns[k], b.patterns[k]))
+        for (std::size_t k = 0; k < a.patterns().size(); ++k) {
+            if (!samePattern(a.patterns()[k], b.patterns()[k]))
                 return differ(where(ia) + ": pattern " + std::to_string(k) + " differs");
         }
-        for (std::size_t k = 0; k < a.scopes.size(); ++k)
-            pairFunctions(a.scopes[k], b.scopes[k]);
+        for (std::size_t k = 0; k < a.scopes().size(); ++k)
+            pairFunctions(a.scopes()[k], b.scopes()[k]);
         for (std::size_t k = 0; k < a.inputs.size(); ++k) {
             if (a.inputs[k].output != b.inputs[k].output)
                 return differ(where(ia) + ": input " + std::to_string(k) + " reads another output");

@@ -71,9 +71,9 @@ std::vector<NodeChange> compareNodes(const Graph &ga, NodeId ia, const Graph &gb
         changes.push_back({ "type", typesText(a), typesText(b) });
     if (inputsText(ga, a) != inputsText(gb, b))
         changes.push_back({ "inputs", inputsText(ga, a), inputsText(gb, b) });
-    if (a.kind == NodeKind::Constant && (!(a.value == b.value) || a.metaRef != b.metaRef))
-        changes.push_back({ "value", a.metaRef.empty() ? a.value.toRelay() : a.metaRef,
-                            b.metaRef.empty() ? b.value.toRelay() : b.metaRef });
+    if (a.kind == NodeKind::Constant && (!(a.value() == b.value()) || a.metaRef() != b.metaRef()))
+        changes.push_back({ "value", a.metaRef().empty() ? a.value().toRelay() : a.metaRef(),
+                            b.metaRef().empty() ? b.value().toRelay() : b.metaRef() });
     return changes;
 }
 

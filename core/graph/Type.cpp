@@ -10,12 +10,21 @@
 
 namespace cleave {
 
-Type Type::tensor(std::vector<Dim> shape, std::string dtype)
+Type Type::tensor(std::vector<Dim> shape, std::string_view dtype)
 {
     Type t;
     t.kind = Kind::Tensor;
     t.shape = std::move(shape);
-    t.dtype = std::move(dtype);
+    t.dtype = dtype;
+    return t;
+}
+
+Type Type::tensor(std::vector<Dim> shape, InternedString dtype)
+{
+    Type t;
+    t.kind = Kind::Tensor;
+    t.shape = std::move(shape);
+    t.dtype = dtype;
     return t;
 }
 
@@ -79,7 +88,7 @@ namespace {
 std::string dimText(const Dim &d)
 {
     if (!d.symbol.empty())
-        return d.symbol;
+        return d.symbol.str();
     if (d.value < 0)
         return "?";
     return std::to_string(d.value);
@@ -106,14 +115,14 @@ std::string Type::toRelay() const
         return "_";
     case Kind::Tensor: {
         if (shape.empty())
-            return dtype;
+            return dtype.str();
         std::string out = "Tensor[(";
         for (std::size_t i = 0; i < shape.size(); ++i) {
             if (i)
                 out += ", ";
             out += dimText(shape[i]);
         }
-        return out + "), " + dtype + "]";
+        return out + "), " + dtype.str() + "]";
     }
     case Kind::Tuple:
         if (fields.size() == 1)
@@ -124,8 +133,8 @@ std::string Type::toRelay() const
             + (result.empty() ? std::string() : " -> " + result[0].toRelay());
     case Kind::Named:
         if (fields.empty())
-            return name;
-        return name + "[" + joinTypes(fields) + "]";
+            return name.str();
+        return name.str() + "[" + joinTypes(fields) + "]";
     case Kind::Reference:
         return "ref(" + (fields.empty() ? std::string("_") : fields[0].toRelay()) + ")";
     }
@@ -143,7 +152,7 @@ std::string Type::toShortString() const
         }
         if (shape.empty())
             out = "scalar";
-        return out + " " + dtype;
+        return out + " " + dtype.str();
     }
     if (kind == Kind::Tuple) {
         std::string out = "(";

@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include "core/support/InternedString.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,24 +12,26 @@
 namespace cleave {
 
 /// One dimension of a tensor shape: a known extent, the dynamic dimension `?`, or a symbolic
-/// dimension printed by TVM as a meta reference (`meta[tir.Var][0]`).
+/// dimension printed by TVM as a meta reference (`meta[tir.Var][0]`). 16 bytes: symbols are rare
+/// and interned.
 struct Dim
 {
     static constexpr std::int64_t dynamic = -1;
 
     std::int64_t value = dynamic;
-    std::string symbol; ///< Source text of a symbolic dim; empty for known and `?` dims.
+    InternedString symbol; ///< Source text of a symbolic dim; empty for known and `?` dims.
 
     [[nodiscard]] bool isKnown() const { return value >= 0 && symbol.empty(); }
     static Dim known(std::int64_t v) { return Dim { v, {} }; }
     static Dim unknown() { return Dim {}; }
-    static Dim symbolic(std::string text) { return Dim { dynamic, std::move(text) }; }
+    static Dim symbolic(std::string_view text) { return Dim { dynamic, InternedString(text) }; }
 
     friend bool operator==(const Dim &a, const Dim &b) = default;
 };
 
 /// The type of a value: a tensor (shape + dtype; a scalar is a rank-0 tensor), a tuple of types,
-/// a function type, a named (ADT or type variable) type with arguments, or unknown.
+/// a function type, a named (ADT or type variable) type with arguments, or unknown. The dtype and
+/// name are interned (a model spells a handful of them thousands of times).
 struct Type
 {
     enum class Kind : std::uint8_t {
@@ -42,13 +46,14 @@ struct Type
 
     Kind kind = Kind::Unknown;
     std::vector<Dim> shape; ///< Tensor only.
-    std::string dtype; ///< Tensor only: "float32", "int64", "bool", ...
-    std::string name; ///< Named only.
+    InternedString dtype; ///< Tensor only: "float32", "int64", "bool", ...
+    InternedString name; ///< Named only.
     std::vector<Type> fields; ///< Tuple fields, function parameters, type arguments.
     std::vector<Type> result; ///< Function only: zero or one element (the return type).
 
     static Type unknown() { return {}; }
-    static Type tensor(std::vector<Dim> shape, std::string dtype);
+    static Type tensor(std::vector<Dim> shape, std::string_view dtype);
+    static Type tensor(std::vector<Dim> shape, InternedString dtype);
     static Type tuple(std::vector<Type> fields);
 
     [[nodiscard]] bool isUnknown() const { return kind == Kind::Unknown; }

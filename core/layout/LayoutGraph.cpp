@@ -78,7 +78,7 @@ NodeLabel nodeLabel(const Graph &graph, NodeId node)
         label.title = withoutPercent(n.name);
         break;
     case NodeKind::Constant:
-        label.title = n.value.isNull() ? "const" : "scalar";
+        label.title = n.value().isNull() ? "const" : "scalar";
         break;
     case NodeKind::OpCall:
     case NodeKind::ConstructorCall:

@@ -79,8 +79,8 @@ Node shownCopy(const Graph &graph, const Node &node, FunctionId function)
     copy.attrs = node.attrs;
     copy.outputTypes = node.outputTypes;
     copy.index = node.index;
-    copy.value = node.value;
-    copy.metaRef = node.metaRef;
+    copy.setValue(node.value());
+    copy.setMetaRef(node.metaRef());
     copy.typeAnnotated = node.typeAnnotated;
     if (node.kind == NodeKind::FunctionCall || node.kind == NodeKind::ClosureCall
         || node.kind == NodeKind::If || node.kind == NodeKind::Match
@@ -238,6 +238,14 @@ void BlockCollapser::setSignature()
 
 BlockGraph BlockCollapser::take()
 {
+    // One shown node per node outside the collapsed blocks and per block: reserved exactly, so
+    // the node store neither grows by doubling nor is copied again by finalize().
+    std::size_t shown = 0;
+    for (NodeId n : m_order) {
+        const int b = m_blockOf[n.index()];
+        shown += b < 0 || m_blocks[static_cast<std::size_t>(b)].root == n ? 1 : 0;
+    }
+    m_out.graph.reserveNodes(shown);
     for (NodeId n : m_order) {
         const Node &node = m_graph.node(n);
         const int b = m_blockOf[n.index()];

@@ -162,7 +162,7 @@ nlohmann::json planReportJson(const PartitionPlan &plan, const BoundaryTable &bo
         }
         nlohmann::json item { { "tensor", boundaryTensorName(g, b) },
                               { "shape", shapeJson(b.type) },
-                              { "dtype", b.type.dtype } };
+                              { "dtype", b.type.dtype.str() } };
         item["bytes"] = b.bytes ? nlohmann::json(*b.bytes) : nlohmann::json(nullptr);
         item["producer"] = { { "partition", partitionName(plan, b.producerPartition) },
                              { "node", g.key(b.tensor.node) },

@@ -207,7 +207,7 @@ std::vector<Diagnostic> checkDuplicatedConstants(const PartitionPlan &plan)
         if (parts.size() < 2)
             continue;
         const std::int64_t bytes = g.node(c).outputType(0).byteSize().value_or(0);
-        const std::string ref = g.node(c).metaRef.empty() ? "" : " (" + g.node(c).metaRef + ")";
+        const std::string ref = g.node(c).metaRef().empty() ? "" : " (" + g.node(c).metaRef() + ")";
         out.push_back(make(Severity::Info, "partition.duplicated_constant",
                            "constant " + g.key(c) + ref + ", " + humanBytes(bytes) + ", is used by "
                                + std::to_string(parts.size()) + " partitions ("

@@ -3,13 +3,20 @@
 //
 // Relay import throughput on a generated ResNet-like module (≥ 50,000 bindings, residual skip
 // connections, `ty=` comments and meta constants as TVM prints them), and on the 24k-binding
-// rnnt corpus dump when it is present. Prints figures and one JSON line; asserts nothing.
+// rnnt corpus dump when it is present. Then the Graph's own memory: the live heap an imported
+// model holds (mallinfo2 bytes in use: uordblks + hblkhd, after minus before) per node, for rnnt
+// and every corpus model, and the sizes of the node and type structs. Prints figures and JSON
+// lines; asserts nothing.
 #include "core/export/relay/RelayPrinter.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/Graph.h"
+
+#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -78,6 +85,61 @@ double secondsOf(const std::function<void()> &work, int runs)
     return times[times.size() / 2];
 }
 
+std::size_t liveHeap()
+{
+    const struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd; // bytes in use: heap chunks plus mmapped blocks
+}
+
+std::string readFile(const std::filesystem::path &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+// The heap an imported model keeps alive (the source text is read before the first sample).
+void printGraphMemory(const std::filesystem::path &path)
+{
+    const std::string text = readFile(path);
+    malloc_trim(0);
+    const std::size_t before = liveHeap();
+    const cleave::ImportResult r = cleave::importBytes(text, path.string());
+    malloc_trim(0);
+    const std::size_t after = liveHeap();
+    if (!r.ok() || !r.graph)
+        return;
+    const std::size_t nodes = r.graph->nodeCount();
+    const double bytes = after > before ? static_cast<double>(after - before) : 0.0;
+    std::printf("  %-70s %7zu nodes %8.2f MB %7.0f B/node\n", path.filename().string().c_str(),
+                nodes, bytes / 1e6, nodes ? bytes / static_cast<double>(nodes) : 0.0);
+    std::printf("{\"bench\": \"graph_memory\", \"model\": \"%s\", \"nodes\": %zu, \"heap_bytes\": "
+                "%.0f}\n",
+                path.filename().string().c_str(), nodes, bytes);
+}
+
+void printGraphMemory()
+{
+    std::printf("graph memory: sizeof Node %zu, Type %zu, Dim %zu, AttrValue %zu, Function %zu\n",
+                sizeof(cleave::Node), sizeof(cleave::Type), sizeof(cleave::Dim),
+                sizeof(cleave::AttrValue), sizeof(cleave::Function));
+    std::printf("live heap held by the imported model (after minus before import):\n");
+    namespace fs = std::filesystem;
+    std::vector<fs::path> files;
+    for (const char *dir : { "relay", "graph_json", "relax" }) {
+        const fs::path folder = fs::path(CLEAVE_CORPUS_DIR) / dir;
+        std::error_code ec;
+        for (const fs::directory_entry &e : fs::directory_iterator(folder, ec)) {
+            if (e.is_regular_file() && e.path().extension() != ".md")
+                files.push_back(e.path());
+        }
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path &f : files)
+        printGraphMemory(f);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -128,5 +190,6 @@ int main(int argc, char **argv)
         "%.2f}\n",
         bindings, text.size(), importSeconds * 1e3, mb / importSeconds, bindings / importSeconds,
         printSeconds * 1e3, rnntSeconds * 1e3);
+    printGraphMemory();
     return 0;
 }

@@ -55,7 +55,7 @@ public:
         n.kind = NodeKind::Constant;
         n.function = m_function;
         n.name = "%" + name;
-        n.metaRef = "meta[relay.Constant][" + std::to_string(m_constants++) + "]";
+        n.setMetaRef("meta[relay.Constant][" + std::to_string(m_constants++) + "]");
         n.outputTypes = { tensor(shape) };
         return m_graph->addNode(std::move(n));
     }

@@ -231,7 +231,7 @@ void TestBoundary::nestedScopeReadsBelongToTheIf()
     branch.function = g->mainFunction();
     branch.name = "%if";
     branch.inputs = { TensorRef { cond, 0 } };
-    branch.scopes = { thenId, elseId };
+    branch.setScopes({ thenId, elseId });
     branch.outputTypes = { GraphBuilder::tensor({ 1, 8 }) };
     const NodeId ifId = g->addNode(branch);
     g->function(g->mainFunction()).result = ifId;

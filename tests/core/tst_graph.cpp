@@ -69,6 +69,9 @@ private slots:
     void typeSizes();
     void attrPrinting();
     void compare();
+    void ambiguousKeys();
+    void nodeDetailCopyOnWrite();
+    void internedStrings();
 };
 
 void TestGraph::consumersAndKeys()
@@ -208,6 +211,94 @@ void TestGraph::compare()
     std::swap(c.node(NodeId(std::size_t(3))).inputs[0], c.node(NodeId(std::size_t(3))).inputs[1]);
     c.finalize();
     QVERIFY(firstDifference(a, c));
+}
+
+void TestGraph::ambiguousKeys()
+{
+    // Keys follow the rule "the source name, else `$index`; a key already taken by an earlier
+    // node gets the first free `#k` (k ≥ 2)". Node 3 is literally named `%a#2`, which node 1
+    // already took, so it becomes `%a#2#2`; the unnamed node 2 is `$2`.
+    Graph g;
+    Function mainFn;
+    mainFn.name = "main";
+    const FunctionId m = g.addFunction(mainFn);
+    const NodeId a0 = addInput(g, m, "%a", Type::tensor({ Dim::known(4) }, "float32"));
+    const NodeId a1 = addOp(g, m, "%a", "nn.relu", { a0 });
+    const NodeId unnamed = addOp(g, m, "", "negative", { a1 });
+    const NodeId a2 = addOp(g, m, "%a#2", "add", { a1, unnamed });
+    g.finalize();
+    QCOMPARE(g.key(a0), std::string("%a"));
+    QCOMPARE(g.key(a1), std::string("%a#2"));
+    QCOMPARE(g.key(unnamed), std::string("$2"));
+    QCOMPARE(g.key(a2), std::string("%a#2#2"));
+    QCOMPARE(g.findByKey("%a"), a0);
+    QCOMPARE(g.findByKey("%a#2"), a1);
+    QCOMPARE(g.findByKey("$2"), unnamed);
+    QCOMPARE(g.findByKey("%a#2#2"), a2);
+    QCOMPARE(g.findByKey("%a#3"), NodeId());
+    QCOMPARE(g.findByKey(""), NodeId());
+
+    // Finalizing again (after an edit) rebuilds the keys from the names.
+    g.node(a1).name = "%b";
+    g.finalize();
+    QCOMPARE(g.key(a1), std::string("%b"));
+    QCOMPARE(g.key(a2), std::string("%a#2"));
+    QCOMPARE(g.findByKey("%a#2"), a2);
+    QCOMPARE(g.findByKey("%a#2#2"), NodeId());
+}
+
+void TestGraph::nodeDetailCopyOnWrite()
+{
+    Node n;
+    n.setSpan({});
+    n.setMetaRef({});
+    n.setAttrsRef({});
+    n.setValue(AttrValue::null());
+    n.setScopes({});
+    n.setPatterns({});
+    n.setOutputNames({});
+    n.setPartialMatch(false);
+    QVERIFY(!n.hasDetail()); // empty values allocate nothing
+    QCOMPARE(n.span(), std::string());
+    QVERIFY(n.value().isNull());
+
+    n.setSpan("layer1/conv");
+    QVERIFY(n.hasDetail());
+    Node copy = n;
+    QCOMPARE(copy.span(), std::string("layer1/conv"));
+    copy.setSpan("layer2/conv");
+    copy.setMetaRef("meta[relay.Constant][3]");
+    copy.editDetail().scopes.push_back(FunctionId(std::size_t(1)));
+    // The original keeps its own values.
+    QCOMPARE(n.span(), std::string("layer1/conv"));
+    QCOMPARE(n.metaRef(), std::string());
+    QVERIFY(n.scopes().empty());
+    QCOMPARE(copy.span(), std::string("layer2/conv"));
+    QCOMPARE(copy.metaRef(), std::string("meta[relay.Constant][3]"));
+    QCOMPARE(copy.scopes(), (std::vector<FunctionId> { FunctionId(std::size_t(1)) }));
+    // Clearing a field of a node that has a detail does clear it.
+    copy.setMetaRef({});
+    QCOMPARE(copy.metaRef(), std::string());
+}
+
+void TestGraph::internedStrings()
+{
+    const InternedString a("float32");
+    const InternedString b(std::string("float") + "32");
+    QVERIFY(a == b);
+    QCOMPARE(&a.str(), &b.str()); // one pooled copy
+    QVERIFY(a == "float32");
+    QVERIFY(!(a == InternedString("float16")));
+    QVERIFY(InternedString().empty());
+    QVERIFY(InternedString("") == InternedString());
+    QCOMPARE(InternedString().str(), std::string());
+    // Types compare by value through their interned dtypes and symbols.
+    const Type t1 = Type::tensor({ Dim::known(2), Dim::symbolic("meta[tir.Var][0]") }, "int8");
+    const Type t2 = Type::tensor({ Dim::known(2), Dim::symbolic("meta[tir.Var][0]") },
+                                 std::string("in") + "t8");
+    QVERIFY(t1 == t2);
+    QCOMPARE(t1.toRelay(), std::string("Tensor[(2, meta[tir.Var][0]), int8]"));
+    QCOMPARE(t1.shape[1].isKnown(), false);
 }
 
 QTEST_APPLESS_MAIN(TestGraph)

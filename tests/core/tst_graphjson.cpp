@@ -201,7 +201,7 @@ void TestGraphJson::byocMultiOutput()
     QCOMPARE(byoc.outputType(0).toRelay(), std::string("Tensor[(1, 512, 13, 13), float16]"));
     QCOMPARE(byoc.outputType(1).toRelay(), std::string("Tensor[(1, 256, 26, 26), float16]"));
     // The float32 input feeds float16 kernels.
-    QCOMPARE(g.node(NodeId(std::size_t(0))).outputType(0).dtype, std::string("float32"));
+    QCOMPARE(g.node(NodeId(std::size_t(0))).outputType(0).dtype.str(), std::string("float32"));
 
     const Node &pad = g.node(NodeId(std::size_t(2)));
     QCOMPARE(pad.op, std::string("tvmgen_default_fused_nn_pad"));
@@ -296,7 +296,7 @@ void TestGraphJson::smallExample()
     const Node &byoc = g.node(NodeId(std::size_t(4)));
     QCOMPARE(byoc.op, std::string("tvmgen_default_dnnl_main_0"));
     QCOMPARE(byoc.inputs.front(), (TensorRef { NodeId(std::size_t(3)), 0 }));
-    QCOMPARE(byoc.outputType(1).dtype, std::string("float16"));
+    QCOMPARE(byoc.outputType(1).dtype.str(), std::string("float16"));
     QCOMPARE(g.node(NodeId(std::size_t(3))).attrs.stringOr("data_layout", {}), std::string("NCHW"));
     QCOMPARE(g.node(NodeId(std::size_t(3))).where.line, 5);
     QCOMPARE(g.node(NodeId(std::size_t(3))).where.column, 3);
@@ -313,7 +313,8 @@ void TestGraphJson::missingRowPointers()
     QVERIFY2(r.ok(), r.firstError().c_str());
     QCOMPARE(r.graph->node(NodeId(std::size_t(5))).outputType(0).toRelay(),
              std::string("Tensor[(1, 2, 8, 8), float32]"));
-    QCOMPARE(r.graph->node(NodeId(std::size_t(4))).outputType(1).dtype, std::string("float16"));
+    QCOMPARE(r.graph->node(NodeId(std::size_t(4))).outputType(1).dtype.str(),
+             std::string("float16"));
 }
 
 void TestGraphJson::parameterNames()

@@ -46,7 +46,7 @@ NodeId addConstant(Graph &g, FunctionId f, std::string name, std::string metaRef
     n.kind = NodeKind::Constant;
     n.function = f;
     n.name = std::move(name);
-    n.metaRef = std::move(metaRef);
+    n.setMetaRef(std::move(metaRef));
     n.outputTypes = { std::move(type) };
     return g.addNode(std::move(n));
 }
@@ -136,7 +136,7 @@ Graph fusedGraph()
     one.kind = NodeKind::Constant;
     one.function = fused;
     one.name = "$one";
-    one.value = AttrValue::floating(1.0, "float32", "1f");
+    one.setValue(AttrValue::floating(1.0, "float32", "1f"));
     one.outputTypes = { tensor({}, "float32") };
     const NodeId scalar = g.addNode(std::move(one));
     const NodeId sum = addOp(g, fused, "%1", "add", { p0, scalar }, t);
@@ -156,7 +156,7 @@ Graph fusedGraph()
     branch.function = main;
     branch.name = "%9";
     branch.inputs = { { len, 0 } };
-    branch.scopes = { thenScope, elseScope };
+    branch.setScopes({ thenScope, elseScope });
     branch.outputTypes = { t };
     const NodeId ifNode = g.addNode(std::move(branch));
 

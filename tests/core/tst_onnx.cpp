@@ -148,7 +148,7 @@ void TestOnnx::sampleShapesAndNames()
         QCOMPARE(g.node(n).outputType().toShortString(), std::string(type));
     }
     const Node &softmax = g.node(g.findByKey("softmax"));
-    QCOMPARE(softmax.outputNames, std::vector<std::string> { "output" });
+    QCOMPARE(softmax.outputNames(), std::vector<std::string> { "output" });
     const Node &conv = g.node(g.findByKey("layer1.conv1"));
     QCOMPARE(conv.op, std::string("Conv"));
     QCOMPARE(conv.inputs.size(), std::size_t(3));
@@ -268,8 +268,8 @@ void TestOnnx::ifBranchesAreScopes()
     const Node &node = graph.node(graph.findByKey("choose"));
     QCOMPARE(node.kind, NodeKind::OpCall);
     QCOMPARE(node.op, std::string("If"));
-    QCOMPARE(node.scopes.size(), std::size_t(2));
-    const Function &then = graph.function(node.scopes[0]);
+    QCOMPARE(node.scopes().size(), std::size_t(2));
+    const Function &then = graph.function(node.scopes()[0]);
     QCOMPARE(then.kind, Function::Kind::Scope);
     QCOMPARE(graph.node(then.result).op, std::string("Neg"));
     // The branch's op reads the outer Relu.

@@ -288,8 +288,8 @@ void TestRelaxModules::metadataSubsetPerModule()
                  QStringLiteral("0.15.dev0"));
         std::vector<std::string> refs;
         for (const Node &n : module->nodes()) {
-            if (!n.metaRef.empty())
-                refs.push_back(n.metaRef);
+            if (!n.metaRef().empty())
+                refs.push_back(n.metaRef());
         }
         QCOMPARE(refs, e.refs);
     }

@@ -62,6 +62,7 @@ private slots:
     void syntaxForms();
     void typesAndAttributes();
     void constantsFromMetadata();
+    void rareFieldsOnlyWhereUsed();
     void functionsAndBlocks();
 };
 
@@ -210,7 +211,7 @@ void TestRelayImport::syntaxForms()
     const NodeId add = g.findByKey("%a");
     QVERIFY(add.isValid());
     QCOMPARE(g.node(add).op, std::string("add"));
-    QCOMPARE(g.node(add).span, std::string("resnet_model/add"));
+    QCOMPARE(g.node(add).span(), std::string("resnet_model/add"));
     QCOMPARE(g.node(add).outputType().toRelay(), std::string("Tensor[(2, 3), float32]"));
     QVERIFY(g.node(add).typeAnnotated);
     // add reads the two projections of the tuple %t, which reads both parameters.
@@ -252,11 +253,11 @@ void TestRelayImport::typesAndAttributes()
     QCOMPARE(a.find("out_dtype")->kind, AttrValue::Kind::String);
     QVERIFY(a.find("axes")->isNull());
     QCOMPARE(a.find("end")->list[0].intValue, std::int64_t(9223372036854775807LL));
-    QCOMPARE(a.find("end")->list[0].dtype, std::string("int64"));
+    QCOMPARE(a.find("end")->list[0].dtype.str(), std::string("int64"));
     QCOMPARE(a.find("scale")->floatValue, 1e-05);
     QCOMPARE(a.find("scale")->toRelay(), std::string("1e-05f"));
     QVERIFY(std::isinf(a.find("neg")->floatValue) && a.find("neg")->floatValue < 0);
-    QCOMPARE(a.find("big")->dtype, std::string("int64"));
+    QCOMPARE(a.find("big")->dtype.str(), std::string("int64"));
     QCOMPARE(a.find("pad_width")->toRelay(), std::string("[[0, 0], [0, 1]]"));
     QCOMPARE(a.find("on")->boolValue, true);
     QCOMPARE(a.find("vd")->kind, AttrValue::Kind::Opaque);
@@ -266,14 +267,56 @@ void TestRelayImport::typesAndAttributes()
     QCOMPARE(conv.outputType().toRelay(), std::string("Tensor[(?, 8, 224, 224), float32]"));
     const Node &weight = g.node(conv.inputs[1].node);
     QCOMPARE(weight.kind, NodeKind::Constant);
-    QCOMPARE(weight.metaRef, std::string("meta[relay.Constant][0]"));
+    QCOMPARE(weight.metaRef(), std::string("meta[relay.Constant][0]"));
     QCOMPARE(weight.outputType().byteSize().value(), std::int64_t(8 * 3 * 3 * 3 * 4));
     const Function &mainFn = g.function(g.mainFunction());
     QCOMPARE(g.node(mainFn.params[1]).outputType().toRelay(), std::string("int64"));
     QCOMPARE(mainFn.returnType.shape[0].isKnown(), false);
     const Node &scalar = g.node(g.node(mainFn.result).inputs[1].node);
-    QCOMPARE(scalar.value.floatValue, 1.0);
+    QCOMPARE(scalar.value().floatValue, 1.0);
     QCOMPARE(scalar.outputType().toRelay(), std::string("float32"));
+}
+
+void TestRelayImport::rareFieldsOnlyWhereUsed()
+{
+    // Six nodes by hand: the input %x, relu (with a span), the meta constant, add, the scalar 2f
+    // and multiply. Only relu (span), the meta constant (metaRef) and 2f (scalar value) have a
+    // rare field, so only those three hold a NodeDetail.
+    const char *text = "#[version = \"0.0.5\"]\n"
+                       "def @main(%x: Tensor[(1, 4), float32]) {\n"
+                       "  %0 = nn.relu(%x) /* ty=Tensor[(1, 4), float32] span=layer/relu */;\n"
+                       "  %1 = add(%0, meta[relay.Constant][0] /* ty=Tensor[(1, 4), float32] */);\n"
+                       "  multiply(%1, 2f)\n"
+                       "}\n";
+    const ImportResult r = importBytes(text, "rare.relay");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    QCOMPARE(g.nodeCount(), std::size_t(6));
+    int withDetail = 0;
+    for (const Node &n : g.nodes())
+        withDetail += n.hasDetail() ? 1 : 0;
+    QCOMPARE(withDetail, 3);
+    const Node &relu = g.node(g.findByKey("%0"));
+    QCOMPARE(relu.span(), std::string("layer/relu"));
+    QCOMPARE(relu.where.line, 3);
+    const Node &add = g.node(g.findByKey("%1"));
+    QVERIFY(!add.hasDetail());
+    QCOMPARE(add.where.line, 4);
+    const Node &weight = g.node(add.inputs[1].node);
+    QCOMPARE(weight.metaRef(), std::string("meta[relay.Constant][0]"));
+    const Node &multiply = g.node(g.function(g.mainFunction()).result);
+    QCOMPARE(g.node(multiply.inputs[1].node).value().toRelay(), std::string("2f"));
+
+    // Printed and read back, the meta reference and the scalar are still there (the printer
+    // writes no spans).
+    const ImportResult again = importBytes(printRelay(g), "rare-again.relay");
+    QVERIFY2(again.ok(), again.firstError().c_str());
+    const Graph &h = *again.graph;
+    QCOMPARE(h.nodeCount(), std::size_t(6));
+    const Node &add2 = h.node(h.findByKey("%1"));
+    QCOMPARE(h.node(add2.inputs[1].node).metaRef(), std::string("meta[relay.Constant][0]"));
+    const Node &multiply2 = h.node(h.function(h.mainFunction()).result);
+    QCOMPARE(h.node(multiply2.inputs[1].node).value().toRelay(), std::string("2f"));
 }
 
 void TestRelayImport::constantsFromMetadata()
@@ -289,7 +332,7 @@ void TestRelayImport::constantsFromMetadata()
         if (n.op != "nn.batch_matmul")
             continue;
         ++batchMatmuls;
-        QVERIFY(n.attrsRef.rfind("meta[relay.attrs.BatchMatmulAttrs][", 0) == 0);
+        QVERIFY(n.attrsRef().rfind("meta[relay.attrs.BatchMatmulAttrs][", 0) == 0);
         QCOMPARE(n.attrs.intOr("transpose_b", -1), 1); // from the #[metadata] section
         QCOMPARE(n.inputs.size(), std::size_t(2));
     }
@@ -303,7 +346,7 @@ void TestRelayImport::constantsFromMetadata()
     QVERIFY(!byoc.graph->metadata().empty());
     int constants = 0;
     for (const Node &n : byoc.graph->nodes()) {
-        if (n.kind == NodeKind::Constant && !n.metaRef.empty()) {
+        if (n.kind == NodeKind::Constant && !n.metaRef().empty()) {
             ++constants;
             QVERIFY(n.outputType().hasStaticShape());
         }
@@ -330,7 +373,7 @@ void TestRelayImport::constantsFromMetadata()
     const ImportResult meta = importBytes(text, "meta.relay");
     QVERIFY2(meta.ok(), meta.firstError().c_str());
     const Node &conv = meta.graph->node(meta.graph->function(meta.graph->mainFunction()).result);
-    QCOMPARE(conv.attrsRef, std::string("meta[relay.attrs.Conv2DAttrs][0]"));
+    QCOMPARE(conv.attrsRef(), std::string("meta[relay.attrs.Conv2DAttrs][0]"));
     QCOMPARE(*conv.attrs.intList("strides"), (std::vector<std::int64_t> { 2, 2 }));
     QCOMPARE(conv.attrs.intOr("groups", 0), 1);
     QCOMPARE(conv.attrs.stringOr("data_layout", ""), std::string("NCHW"));
@@ -381,9 +424,9 @@ void TestRelayImport::functionsAndBlocks()
     QCOMPARE(tf.graph->function(foldl).typeParams, (std::vector<std::string> { "A", "B" }));
     const Node &match = tf.graph->node(tf.graph->function(foldl).result);
     QCOMPARE(match.kind, NodeKind::Match);
-    QCOMPARE(match.patterns.size(), std::size_t(2));
-    QCOMPARE(match.patterns[0].name, std::string("Cons"));
-    QCOMPARE(match.patterns[1].name, std::string("Nil"));
+    QCOMPARE(match.patterns().size(), std::size_t(2));
+    QCOMPARE(match.patterns()[0].name, std::string("Cons"));
+    QCOMPARE(match.patterns()[1].name, std::string("Nil"));
     const Function &mainTf = tf.graph->function(tf.graph->mainFunction());
     QCOMPARE(tf.graph->node(mainTf.params[0]).outputType().toRelay(),
              std::string("Tensor[(?, 224, 224, 3), float32]"));

@@ -88,9 +88,9 @@ std::string describe(const Type &type)
     for (std::size_t i = 0; i < type.shape.size(); ++i) {
         const Dim &d = type.shape[i];
         s += i ? "x" : "";
-        s += d.isKnown() ? std::to_string(d.value) : d.symbol.empty() ? "?" : "$" + d.symbol;
+        s += d.isKnown() ? std::to_string(d.value) : d.symbol.empty() ? "?" : "$" + d.symbol.str();
     }
-    return s + ":" + type.dtype;
+    return s + ":" + type.dtype.str();
 }
 
 AttrValue parseValue(const std::string &text)
@@ -167,7 +167,7 @@ public:
         Node n;
         n.kind = NodeKind::Constant;
         n.function = f.isValid() ? f : m_main;
-        n.value = std::move(value);
+        n.setValue(std::move(value));
         return m_graph.addNode(std::move(n));
     }
 
@@ -176,7 +176,7 @@ public:
         Node n;
         n.kind = NodeKind::Constant;
         n.function = m_main;
-        n.metaRef = "meta[relay.Constant][" + std::to_string(m_constants++) + "]";
+        n.setMetaRef("meta[relay.Constant][" + std::to_string(m_constants++) + "]");
         return m_graph.addNode(std::move(n));
     }
 
@@ -916,7 +916,7 @@ void TestShapeInference::ifBranches()
     b.graph().function(thenScope).result = thenResult;
     b.graph().function(elseScope).result = elseResult;
     const NodeId branch = b.node(NodeKind::If, { c });
-    b.graph().node(branch).scopes = { thenScope, elseScope };
+    b.graph().node(branch).setScopes({ thenScope, elseScope });
     b.finish(branch);
 
     const InferenceReport report = inferTypes(b.graph());

@@ -48,8 +48,8 @@ std::vector<cleave::NodeId> findNodes(const Document &document, const QString &q
             exact.push_back(n);
             continue;
         }
-        const bool match = tensorHits.count(n.value) > 0 || containsText(node.op, needle)
-            || containsText(node.name, needle) || containsText(node.span, needle)
+        const bool match = tensorHits.contains(n.value) || containsText(node.op, needle)
+            || containsText(node.name, needle) || containsText(node.span(), needle)
             || (node.callee.isValid() && containsText(graph.function(node.callee).name, needle))
             || key.contains(needle, Qt::CaseInsensitive);
         if (match)

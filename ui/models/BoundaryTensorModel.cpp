@@ -107,9 +107,9 @@ QVariant BoundaryTensorModel::data(const QModelIndex &index, int role) const
         // Formats that name their tensors (ONNX) keep the name in the exported modules and the
         // connection config, so show that one rather than the engine's data_n_<k>.
         const cleave::Node &producer = plan->graph().node(t.tensor.node);
-        if (t.tensor.output < producer.outputNames.size()
-            && !producer.outputNames[t.tensor.output].empty())
-            return QString::fromStdString(producer.outputNames[t.tensor.output]);
+        if (t.tensor.output < producer.outputNames().size()
+            && !producer.outputNames()[t.tensor.output].empty())
+            return QString::fromStdString(producer.outputNames()[t.tensor.output]);
         QStringList names;
         for (const cleave::BoundaryConsumer &c : t.consumers) {
             const QString name = QString::fromStdString(c.inputName);

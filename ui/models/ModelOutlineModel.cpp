@@ -57,12 +57,12 @@ QString nodeKindText(const cleave::Graph &graph, const cleave::Node &node)
         }
         break;
     case cleave::NodeKind::Constant:
-        if (!node.value.isNull())
+        if (!node.value().isNull())
             return ModelOutlineModel::tr("constant %1")
-                .arg(QString::fromStdString(node.value.toRelay()));
+                .arg(QString::fromStdString(node.value().toRelay()));
         // Unnamed constants are already listed by their meta reference.
-        if (!node.metaRef.empty() && node.metaRef != node.name)
-            return ModelOutlineModel::tr("constant %1").arg(QString::fromStdString(node.metaRef));
+        if (!node.metaRef().empty() && node.metaRef() != node.name)
+            return ModelOutlineModel::tr("constant %1").arg(QString::fromStdString(node.metaRef()));
         break;
     case cleave::NodeKind::TupleGetItem:
         return ModelOutlineModel::tr("tuple item %1").arg(node.index);
@@ -89,8 +89,8 @@ QString nodeToolTip(const cleave::Graph &graph, cleave::NodeId id)
     for (const auto &[key, value] : node.attrs.items())
         lines.append(QStringLiteral("  %1=%2").arg(QString::fromStdString(key),
                                                    QString::fromStdString(value.toRelay())));
-    if (!node.attrsRef.empty())
-        lines.append(QStringLiteral("  ") + QString::fromStdString(node.attrsRef));
+    if (!node.attrsRef().empty())
+        lines.append(QStringLiteral("  ") + QString::fromStdString(node.attrsRef()));
     lines.append(typesText(node, true));
     if (node.where.isValid())
         lines.append(QString::fromStdString(node.where.toString()));

@@ -70,13 +70,10 @@ void NodePropertiesModel::rebuild()
                                      .arg(text(b.name))
                                      .arg(block) });
     }
-    if (!n.span.empty())
-        general.rows.push_back({ tr("Span"), text(n.span) });
+    if (!n.span().empty())
+        general.rows.push_back({ tr("Span"), text(n.span()) });
     if (n.where.isValid()) {
-        const QString file
-            = QFileInfo(
-                  QString::fromStdString(n.where.file.empty() ? graph->sourcePath() : n.where.file))
-                  .fileName();
+        const QString file = QFileInfo(QString::fromStdString(graph->sourcePath())).fileName();
         general.rows.push_back({ tr("Source"),
                                  tr("%1 line %2, column %3")
                                      .arg(file)
@@ -89,8 +86,8 @@ void NodePropertiesModel::rebuild()
     Group attrs { tr("Attributes"), {} };
     for (const auto &[key, value] : n.attrs.items())
         attrs.rows.push_back({ text(key), text(value.toRelay()) });
-    if (!n.attrsRef.empty())
-        attrs.rows.push_back({ tr("(attrs)"), text(n.attrsRef) });
+    if (!n.attrsRef().empty())
+        attrs.rows.push_back({ tr("(attrs)"), text(n.attrsRef()) });
     if (!attrs.rows.empty())
         m_groups.push_back(std::move(attrs));
 
@@ -154,7 +151,7 @@ int NodePropertiesModel::rowCount(const QModelIndex &parent) const
     return static_cast<int>(m_groups[static_cast<std::size_t>(parent.row())].rows.size());
 }
 
-int NodePropertiesModel::columnCount(const QModelIndex &) const
+int NodePropertiesModel::columnCount(const QModelIndex & /*parent*/) const
 {
     return ColumnCount;
 }

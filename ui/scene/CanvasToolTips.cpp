@@ -21,10 +21,11 @@ QString escaped(const std::string &text)
 QString tensorName(const Graph &graph, TensorRef tensor)
 {
     const Node &producer = graph.node(tensor.node);
-    if (producer.kind == NodeKind::Constant && !producer.metaRef.empty())
-        return QString::fromStdString(producer.metaRef);
-    if (tensor.output < producer.outputNames.size() && !producer.outputNames[tensor.output].empty())
-        return QString::fromStdString(producer.outputNames[tensor.output]);
+    if (producer.kind == NodeKind::Constant && !producer.metaRef().empty())
+        return QString::fromStdString(producer.metaRef());
+    if (tensor.output < producer.outputNames().size()
+        && !producer.outputNames()[tensor.output].empty())
+        return QString::fromStdString(producer.outputNames()[tensor.output]);
     QString name = QString::fromStdString(graph.key(tensor.node));
     if (producer.outputCount() > 1)
         name += QStringLiteral(":%1").arg(tensor.output);

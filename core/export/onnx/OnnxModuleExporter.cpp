@@ -111,8 +111,8 @@ void readsOf(const onnx::NodeProto &node, std::vector<std::string> &names)
 std::string onnxTensorName(const Graph &graph, TensorRef tensor)
 {
     const Node &n = graph.node(tensor.node);
-    if (tensor.output < n.outputNames.size() && !n.outputNames[tensor.output].empty())
-        return n.outputNames[tensor.output];
+    if (tensor.output < n.outputNames().size() && !n.outputNames()[tensor.output].empty())
+        return n.outputNames()[tensor.output];
     return n.name;
 }
 

@@ -69,7 +69,7 @@ NodeId GraphCopier::copyNode(NodeId id, FunctionId into)
         }
         in = hooked ? *hooked : resolve(in);
     }
-    n.scopes.clear();
+    n.setScopes({});
     if (src.callee.isValid()) {
         const Function &callee = m_src.function(src.callee);
         if (callee.kind == Function::Kind::Global)
@@ -82,9 +82,9 @@ NodeId GraphCopier::copyNode(NodeId id, FunctionId into)
     const NodeId nid = m_dst.addNode(std::move(n));
     m_nodes[id.value] = TensorRef { nid, 0 };
     std::vector<FunctionId> scopes;
-    for (FunctionId s : src.scopes)
+    for (FunctionId s : src.scopes())
         scopes.push_back(copyFunction(s, into));
-    m_dst.node(nid).scopes = std::move(scopes);
+    m_dst.node(nid).setScopes(std::move(scopes));
     return nid;
 }
 

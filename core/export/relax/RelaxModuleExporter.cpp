@@ -83,8 +83,8 @@ PartitionModule extractRelaxPartition(const PartitionPlan &plan, const BoundaryT
     }
     for (std::size_t i = 0; i < g.nodeCount(); ++i) {
         Node &n = g.node(NodeId(i));
-        if (const auto idx = indexAfter(n.metaRef, relayPrefix))
-            n.metaRef = relaxRef(*idx);
+        if (const auto idx = indexAfter(n.metaRef(), relayPrefix))
+            n.setMetaRef(relaxRef(*idx));
     }
     for (ModuleConstant &c : module.constants) {
         if (const auto idx = indexAfter(c.moduleRef, relayPrefix))

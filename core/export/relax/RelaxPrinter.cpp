@@ -35,9 +35,9 @@ bool isDecoratorKey(const std::string &key)
 void symbolsOf(const Type &t, std::vector<std::string> &out)
 {
     for (const Dim &d : t.shape) {
-        if (!d.symbol.empty() && relax::isPlainIdentifier(d.symbol)
-            && std::find(out.begin(), out.end(), d.symbol) == out.end())
-            out.push_back(d.symbol);
+        if (!d.symbol.empty() && relax::isPlainIdentifier(d.symbol.str())
+            && std::find(out.begin(), out.end(), d.symbol.str()) == out.end())
+            out.push_back(d.symbol.str());
     }
     for (const Type &f : t.fields)
         symbolsOf(f, out);
@@ -268,10 +268,10 @@ void RelaxPrinter::printIf(NodeId id, int indent, std::string &out)
 {
     const Node &n = m_graph.node(id);
     const std::string name = bindingName(id);
-    for (std::size_t b = 0; b < n.scopes.size() && b < 2; ++b) {
+    for (std::size_t b = 0; b < n.scopes().size() && b < 2; ++b) {
         out += pad(indent)
             + (b == 0 ? "if " + ref(n.inputs.at(0)) + ":\n" : std::string("else:\n"));
-        const FunctionId scope = n.scopes[b];
+        const FunctionId scope = n.scopes()[b];
         printBody(scope, indent + 4, out);
         const NodeId result = m_graph.function(scope).result;
         if (result.isValid() && (!isBound(result) || bindingName(result) != name))
@@ -404,16 +404,16 @@ std::string RelaxPrinter::value(NodeId id)
         return (f.kind == Function::Kind::Global ? "cls." : "") + f.name;
     }
     case NodeKind::Constant: {
-        if (!n.metaRef.empty())
-            return n.metaRef;
+        if (!n.metaRef().empty())
+            return n.metaRef();
         if (n.op == "R.const") {
             const std::string dtype = n.attrs.stringOr("dtype", "");
-            return "R.const(" + attrText(n.value) + (dtype.empty() ? "" : ", " + quoted(dtype))
+            return "R.const(" + attrText(n.value()) + (dtype.empty() ? "" : ", " + quoted(dtype))
                 + ")";
         }
         if (n.op == "R.shape" || n.op == "R.prim_value" || n.op == "R.str" || n.op == "R.dtype")
-            return n.op + "(" + attrText(n.value) + ")";
-        return attrText(n.value);
+            return n.op + "(" + attrText(n.value()) + ")";
+        return attrText(n.value());
     }
     case NodeKind::Input:
     case NodeKind::If:

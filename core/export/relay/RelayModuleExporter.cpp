@@ -86,8 +86,8 @@ std::optional<Diagnostic> attributeMetaWarning(const Graph &module, std::size_t 
             examples.push_back(n.op + " " + what);
     };
     for (const Node &n : module.nodes()) {
-        if (!n.attrsRef.empty())
-            note(n, n.attrsRef);
+        if (!n.attrsRef().empty())
+            note(n, n.attrsRef());
         for (const auto &[key, value] : n.attrs.items()) {
             if (holdsMetaRef(value))
                 note(n, key + "=" + value.toRelay());
@@ -141,7 +141,7 @@ bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
     }
     bool usesAttrs = false;
     for (const Node &n : module.graph.nodes())
-        usesAttrs = usesAttrs || !n.attrsRef.empty();
+        usesAttrs = usesAttrs || !n.attrsRef().empty();
     if (!src.metadata().empty() && (!kept.empty() || usesAttrs)) {
         const auto subset = subsetMetadata(src.metadata(), kept);
         if (!subset) {

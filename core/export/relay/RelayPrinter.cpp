@@ -222,10 +222,10 @@ std::string RelayPrinter::atom(NodeId id, int indent, std::string &out)
         text = n.name;
         break;
     case NodeKind::Constant:
-        if (!n.metaRef.empty())
-            text = n.metaRef + typeComment(n.outputType());
-        else if (!n.value.isNull())
-            text = n.value.toRelay() + typeComment(n.outputType());
+        if (!n.metaRef().empty())
+            text = n.metaRef() + typeComment(n.outputType());
+        else if (!n.value().isNull())
+            text = n.value().toRelay() + typeComment(n.outputType());
         else
             text = "meta[relay.Constant][" + std::to_string(id.value) + "]"
                 + typeComment(n.outputType());
@@ -295,8 +295,8 @@ std::string RelayPrinter::expression(NodeId id, int indent, std::string &out)
     case NodeKind::OpCall: {
         e = n.op + "(" + args(0);
         bool any = !n.inputs.empty();
-        if (!n.attrsRef.empty()) {
-            e += (any ? ", " : "") + n.attrsRef;
+        if (!n.attrsRef().empty()) {
+            e += (any ? ", " : "") + n.attrsRef();
         } else {
             for (const auto &[key, value] : n.attrs.items()) {
                 e += (any ? ", " : "") + key + "=" + value.toRelay();
@@ -331,19 +331,19 @@ std::string RelayPrinter::expression(NodeId id, int indent, std::string &out)
         break;
     case NodeKind::If: {
         e = "if (" + atom(n.inputs[0].node, indent, out) + ") {\n";
-        printFunctionBody(n.scopes[0], indent + 1, e);
+        printFunctionBody(n.scopes()[0], indent + 1, e);
         e += pad(indent) + "} else {\n";
-        printFunctionBody(n.scopes[1], indent + 1, e);
+        printFunctionBody(n.scopes()[1], indent + 1, e);
         e += pad(indent) + "}";
         return e;
     }
     case NodeKind::Match: {
-        e = std::string(n.partialMatch ? "match? (" : "match (")
+        e = std::string(n.partialMatch() ? "match? (" : "match (")
             + atom(n.inputs[0].node, indent, out) + ") {\n";
-        for (std::size_t k = 0; k < n.scopes.size(); ++k) {
-            e += pad(indent + 1) + (k < n.patterns.size() ? pattern(n.patterns[k]) : "_")
+        for (std::size_t k = 0; k < n.scopes().size(); ++k) {
+            e += pad(indent + 1) + (k < n.patterns().size() ? pattern(n.patterns()[k]) : "_")
                 + " => {\n";
-            printFunctionBody(n.scopes[k], indent + 2, e);
+            printFunctionBody(n.scopes()[k], indent + 2, e);
             e += pad(indent + 1) + "},\n";
         }
         e += pad(indent) + "}";

@@ -419,7 +419,7 @@ void GraphJsonReader::buildNodes(Graph &graph, FunctionId main)
         n.function = main;
         n.name = h.name;
         if (i < m_nodeOffsets.size())
-            n.where = m_locator.at(m_nodeOffsets[i]);
+            n.where = SourcePosition::of(m_locator.at(m_nodeOffsets[i]));
         for (std::uint32_t k = 0; k < h.outputs; ++k)
             n.outputTypes.push_back(m_entryTypes[static_cast<std::size_t>(m_rowPtr[i]) + k]);
         const json &inputs = j["inputs"];

@@ -258,7 +258,7 @@ private:
             n.function = f;
             n.name = in.name();
             n.outputTypes = { typeFrom(in.type()) };
-            n.outputNames = { in.name() };
+            n.setOutputNames({ in.name() });
             const NodeId id = m_graph.addNode(std::move(n));
             m_graph.function(f).params.push_back(id);
             names[in.name()] = { id, 0 };
@@ -271,7 +271,7 @@ private:
             n.function = f;
             n.name = t.name();
             n.outputTypes = { typeOf(t) };
-            n.outputNames = { t.name() };
+            n.setOutputNames({ t.name() });
             names[t.name()] = { m_graph.addNode(std::move(n)), 0 };
         }
         return true;
@@ -300,11 +300,11 @@ private:
         for (const std::string &out : proto.output()) {
             const auto t = types.find(out);
             n.outputTypes.push_back(t == types.end() ? Type::unknown() : t->second);
-            n.outputNames.push_back(out);
+            n.editDetail().outputNames.push_back(out);
         }
         if (n.outputTypes.empty()) {
             n.outputTypes.push_back(Type::unknown());
-            n.outputNames.emplace_back();
+            n.editDetail().outputNames.emplace_back();
         }
         if (proto.op_type() == "Constant" && proto.domain().empty() && proto.input_size() == 0) {
             // A Constant node is a weight like an initializer: it follows its consumers.
@@ -502,7 +502,7 @@ private:
         fn.parent = parent;
         fn.name = m_graph.node(owner).name + "." + a.name();
         const FunctionId id = m_graph.addFunction(std::move(fn));
-        m_graph.node(owner).scopes.push_back(id);
+        m_graph.node(owner).editDetail().scopes.push_back(id);
         if (!build(a.g(), id, &visible, depth + 1)) {
             m_failed = true;
             return false;

@@ -51,7 +51,7 @@ Type namedType(const std::string &name, const std::string &dtype = {})
 RelaxParser::Value RelaxParser::addNode(Node node, Scope &scope, const Expr &at)
 {
     node.function = scope.function;
-    node.where = SourceLocation { {}, at.line, at.column };
+    node.where = SourcePosition { at.line, at.column };
     Value v;
     v.ref = TensorRef { m_graph->addNode(std::move(node)), 0 };
     return v;
@@ -108,10 +108,10 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
     case Expr::Kind::Constant:
         node.kind = NodeKind::Constant;
         node.op = "literal";
-        node.value = attrFromExpr(e);
+        node.setValue(attrFromExpr(e));
         if (node.outputTypes.empty())
             node.outputTypes = { e.kind == Expr::Kind::String ? namedType("R.Object")
-                                                              : scalarType(node.value, {}) };
+                                                              : scalarType(node.value(), {}) };
         return addNode(std::move(node), scope, e);
     default:
         fail(e, "expected a Relax value, found " + exprText(e).substr(0, 60));
@@ -144,7 +144,7 @@ RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node
                      "relax.metadata");
         }
         node.kind = NodeKind::Constant;
-        node.metaRef = "metadata[" + quoted(key.text) + "][" + index.text + "]";
+        node.setMetaRef("metadata[" + quoted(key.text) + "][" + index.text + "]");
         return addNode(std::move(node), scope, e);
     }
     if (index.kind != Expr::Kind::Number
@@ -291,7 +291,7 @@ RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, const std::string &
     const Expr *value = e.items.size() > 1 ? &e.items[1] : nullptr;
     Type type;
     if (ctor == "const") {
-        node.value = attrFromExpr(*value);
+        node.setValue(attrFromExpr(*value));
         const Expr *dtype = e.keyword("dtype");
         if (!dtype && e.items.size() > 2)
             dtype = &e.items[2];
@@ -299,23 +299,24 @@ RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, const std::string &
             fail(*dtype, "the dtype of R.const must be a string");
         if (dtype)
             node.attrs.set("dtype", AttrValue::string(dtype->text));
-        type = scalarType(node.value, dtype ? dtype->text : std::string());
+        type = scalarType(node.value(), dtype ? dtype->text : std::string());
     } else if (ctor == "shape") {
         if (!value || (value->kind != Expr::Kind::List && value->kind != Expr::Kind::Tuple))
             fail(e, "R.shape expects a list of dims such as R.shape([1, n])");
-        node.value = attrFromExpr(*value);
+        node.setValue(attrFromExpr(*value));
         type = typeFromExpr([&] {
             Expr t = e;
             t.items[0].text = "R.Shape";
             return t;
         }());
     } else if (ctor == "prim_value") {
-        node.value = attrFromExpr(*value);
-        type = namedType("R.Prim", node.value.kind == AttrValue::Kind::Float ? "float64" : "int64");
+        node.setValue(attrFromExpr(*value));
+        type = namedType("R.Prim",
+                         node.value().kind == AttrValue::Kind::Float ? "float64" : "int64");
     } else {
         if (value->kind != Expr::Kind::String)
             fail(*value, "R." + ctor + " expects a string");
-        node.value = AttrValue::string(value->text);
+        node.setValue(AttrValue::string(value->text));
         type = namedType("R.Object");
     }
     if (node.outputTypes.empty())

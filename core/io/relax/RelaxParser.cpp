@@ -341,7 +341,7 @@ void RelaxParser::parseParameters(Scope &scope)
         n.kind = NodeKind::Input;
         n.function = scope.function;
         n.name = std::string(p.text);
-        n.where = SourceLocation { {}, p.line, p.column };
+        n.where = SourcePosition { p.line, p.column };
         if (m_ts.accept(":")) {
             n.outputTypes = { typeFromExpr(m_ts.parseExpr()) };
             n.typeAnnotated = true;
@@ -561,7 +561,7 @@ void RelaxParser::parseIf(Scope &scope, BlockEnd &end)
     n.function = scope.function;
     n.name = ends[0].name;
     n.inputs = { condition };
-    n.scopes = { branches[0], branches[1] };
+    n.setScopes({ branches[0], branches[1] });
     n.outputTypes = { m_graph->tensorType(TensorRef { m_graph->function(branches[0]).result, 0 }) };
     Expr where = exprAt(ifTok);
     const Value v = addNode(std::move(n), scope, where);

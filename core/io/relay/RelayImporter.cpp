@@ -66,12 +66,12 @@ void nameNodes(Graph &g)
             else
                 node.name = "%$" + std::to_string(i);
         }
-        if (node.kind == NodeKind::If && node.scopes.size() == 2) {
-            g.function(node.scopes[0]).name = node.name + "/then";
-            g.function(node.scopes[1]).name = node.name + "/else";
+        if (node.kind == NodeKind::If && node.scopes().size() == 2) {
+            g.function(node.scopes()[0]).name = node.name + "/then";
+            g.function(node.scopes()[1]).name = node.name + "/else";
         } else if (node.kind == NodeKind::Match) {
-            for (std::size_t k = 0; k < node.scopes.size(); ++k)
-                g.function(node.scopes[k]).name = node.name + "/case" + std::to_string(k);
+            for (std::size_t k = 0; k < node.scopes().size(); ++k)
+                g.function(node.scopes()[k]).name = node.name + "/case" + std::to_string(k);
         }
     }
 }

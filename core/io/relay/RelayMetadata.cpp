@@ -184,7 +184,7 @@ void applyMetadata(Graph &graph, const SourceLocation &where, std::vector<Diagno
     std::size_t index = 0;
     for (std::size_t i = 0; i < graph.nodeCount(); ++i) {
         Node &n = graph.node(NodeId(i));
-        const std::string &ref = n.kind == NodeKind::Constant ? n.metaRef : n.attrsRef;
+        const std::string &ref = n.kind == NodeKind::Constant ? n.metaRef() : n.attrsRef();
         if (ref.empty() || !splitRef(ref, key, index))
             continue;
         auto it = tables.find(key);

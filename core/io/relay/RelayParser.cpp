@@ -108,7 +108,7 @@ const RelayParser::Binding *RelayParser::lookup(std::string_view name) const
 NodeId RelayParser::newNode(Node n, const Token &tok)
 {
     n.function = m_current;
-    n.where = location(tok);
+    n.where = SourcePosition::of(location(tok));
     return m_graph->addNode(std::move(n));
 }
 
@@ -392,7 +392,7 @@ void RelayParser::parseParams(FunctionId f, const std::string &context)
             n.name = "%" + std::string(t.text);
             if (m_ts.peek().isPunct('{')) { // `{virtual_device=...}`
                 const Token brace = m_ts.peek();
-                n.span = std::string(m_ts.skipBalanced(brace, brace.offset));
+                n.setSpan(std::string(m_ts.skipBalanced(brace, brace.offset)));
             }
             if (m_ts.accept(":")) {
                 n.outputTypes = { m_ts.parseType() };
@@ -611,8 +611,8 @@ void RelayParser::annotate(const Value &v)
         n.outputTypes[0] = typeFromComment(next.ty);
         n.typeAnnotated = !n.outputTypes[0].isUnknown();
     }
-    if (!next.span.empty() && n.span.empty())
-        n.span = std::string(next.span);
+    if (!next.span.empty() && n.span().empty())
+        n.setSpan(std::string(next.span));
 }
 
 Type RelayParser::typeFromComment(std::string_view text)
@@ -747,10 +747,11 @@ RelayParser::Value RelayParser::scalarConstant(const Token &tok)
     Node n;
     n.kind = NodeKind::Constant;
     if (tok.is(TokenKind::Identifier))
-        n.value = AttrValue::boolean(tok.text == "True");
+        n.setValue(AttrValue::boolean(tok.text == "True"));
     else
-        n.value = RelayTokenStream::numberValue(tok);
-    const std::string dtype = n.value.kind == AttrValue::Kind::Bool ? "bool" : n.value.dtype;
+        n.setValue(RelayTokenStream::numberValue(tok));
+    const std::string dtype
+        = n.value().kind == AttrValue::Kind::Bool ? "bool" : n.value().dtype.str();
     n.outputTypes = { Type::tensor({}, dtype) };
     Value v;
     v.ref = TensorRef { newNode(std::move(n), tok), 0 };
@@ -771,8 +772,8 @@ RelayParser::Value RelayParser::metaConstant(const Token &tok)
     }
     Node n;
     n.kind = NodeKind::Constant;
-    n.metaRef = std::string(tok.text);
-    n.name = n.metaRef;
+    n.setMetaRef(std::string(tok.text));
+    n.name = n.metaRef();
     const NodeId id = newNode(std::move(n), tok);
     m_constantCache.emplace(std::move(key), id);
     v.ref = TensorRef { id, 0 };
@@ -848,7 +849,7 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
         } else {
             Value a = parseExpr();
             if (a.kind == Value::Kind::AttrsRef)
-                n.attrsRef = std::string(a.name);
+                n.setAttrsRef(std::string(a.name));
             else
                 args.push_back(a);
         }
@@ -961,7 +962,7 @@ RelayParser::Value RelayParser::parseIf(const Token &ifTok)
         popScope();
         m_current = prev;
         m_ts.expect("}", "to close the branch opened at " + at(open));
-        n.scopes.push_back(scope);
+        n.editDetail().scopes.push_back(scope);
     }
     Value v;
     v.ref = TensorRef { newNode(std::move(n), ifTok), 0 };
@@ -1032,7 +1033,7 @@ RelayParser::Value RelayParser::parseMatch(const Token &matchTok)
 {
     Node n;
     n.kind = NodeKind::Match;
-    n.partialMatch = m_ts.accept("?");
+    n.setPartialMatch(m_ts.accept("?"));
     m_ts.expect("(", "after 'match'");
     const Value scrutinee = parseExpr();
     m_ts.expect(")", "to close the value of the 'match' at " + at(matchTok));
@@ -1044,7 +1045,7 @@ RelayParser::Value RelayParser::parseMatch(const Token &matchTok)
         const FunctionId prev = m_current;
         m_current = scope;
         pushScope();
-        n.patterns.push_back(parsePattern(scope));
+        n.editDetail().patterns.push_back(parsePattern(scope));
         m_ts.expect("=>", "after the pattern");
         Value r;
         if (m_ts.peek().isPunct('{')) {
@@ -1058,7 +1059,7 @@ RelayParser::Value RelayParser::parseMatch(const Token &matchTok)
         }
         popScope();
         m_current = prev;
-        n.scopes.push_back(scope);
+        n.editDetail().scopes.push_back(scope);
         if (!m_ts.accept(","))
             break;
     }

@@ -216,7 +216,7 @@ Type RelayTokenStream::parseType()
             if (!accept(","))
                 break;
         }
-        expect("]", "to close the type arguments of " + named.name);
+        expect("]", "to close the type arguments of " + named.name.str());
     }
     return named;
 }

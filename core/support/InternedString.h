@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace cleave {
+
+/// A string kept once per process: a copy is one pointer and equality is a pointer comparison.
+/// For the few distinct but endlessly repeated strings of a model (dtypes, symbolic dimensions,
+/// type names). The pool only grows (it holds what the opened models spelled, a few KB) and is
+/// guarded by a mutex, so importers on several threads may intern at once; reading needs no lock.
+class InternedString
+{
+public:
+    InternedString() = default;
+    /// The pooled copy of `text` (interned on first use).
+    explicit InternedString(std::string_view text);
+    InternedString &operator=(std::string_view text)
+    {
+        *this = InternedString(text);
+        return *this;
+    }
+
+    [[nodiscard]] const std::string &str() const { return m_text ? *m_text : emptyString(); }
+    // Implicit, so that the string reads like the std::string it replaced.
+    // NOLINTNEXTLINE(google-explicit-constructor,hicpp-explicit-conversions)
+    operator const std::string &() const { return str(); }
+    [[nodiscard]] bool empty() const { return m_text == nullptr; }
+    [[nodiscard]] std::size_t size() const { return str().size(); }
+
+    friend bool operator==(const InternedString &a, const InternedString &b)
+    {
+        return a.m_text == b.m_text;
+    }
+    friend bool operator==(const InternedString &a, std::string_view b) { return a.str() == b; }
+
+private:
+    static const std::string &emptyString();
+
+    const std::string *m_text = nullptr; ///< Null for the empty string.
+};
+
+} // namespace cleave
