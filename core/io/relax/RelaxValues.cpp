@@ -265,7 +265,7 @@ std::string typeText(const Type &t, bool signature)
             return "R.Shape(" + dimsText(t.shape, signature, false) + ")";
         if (t.name == "R.Prim" && !t.dtype.empty())
             return "R.Prim(" + quoted(t.dtype) + ")";
-        return t.name;
+        return t.name.str();
     default:
         return "R.Object";
     }
