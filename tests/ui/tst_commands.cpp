@@ -24,6 +24,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -317,6 +318,19 @@ void TestCommands::propertiesModel()
                 .startsWith(QStringLiteral("fused_nn_conv2d")));
     QCOMPARE(m_properties->value(QStringLiteral("Node"), QStringLiteral("Source")),
              QStringLiteral("resnet18.relay line 3, column 8"));
+    // A node of a block of several ops: the block's name, its index, then its op count (the
+    // arguments once filled the wrong places: "4 (#fused_..., 1802 ops)").
+    const std::vector<cleave::FusedBlock> &blocks = m_doc->blocks();
+    const auto several
+        = std::find_if(blocks.begin(), blocks.end(),
+                       [](const cleave::FusedBlock &b) { return b.nodes.size() > 1; });
+    QVERIFY(several != blocks.end());
+    m_properties->setNode(several->nodes.front());
+    QCOMPARE(m_properties->value(QStringLiteral("Node"), QStringLiteral("Fused block")),
+             QStringLiteral("%1 (#%2, %3 ops)")
+                 .arg(QString::fromStdString(several->name))
+                 .arg(several - blocks.begin())
+                 .arg(several->nodes.size()));
     m_properties->setNode({});
     QCOMPARE(m_properties->rowCount(), 0);
 }

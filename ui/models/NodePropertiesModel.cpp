@@ -64,11 +64,11 @@ void NodePropertiesModel::rebuild()
     const int block = m_document->blockOf(m_node);
     if (block >= 0) {
         const cleave::FusedBlock &b = m_document->blocks()[static_cast<std::size_t>(block)];
-        general.rows.push_back({ tr("Fused block"),
-                                 (b.nodes.size() == 1 ? tr("%1 (#%2, 1 op)")
-                                                      : tr("%1 (#%2, %3 ops)").arg(b.nodes.size()))
-                                     .arg(text(b.name))
-                                     .arg(block) });
+        general.rows.push_back(
+            { tr("Fused block"),
+              b.nodes.size() == 1
+                  ? tr("%1 (#%2, 1 op)").arg(text(b.name)).arg(block)
+                  : tr("%1 (#%2, %3 ops)").arg(text(b.name)).arg(block).arg(b.nodes.size()) });
     }
     if (!n.span().empty())
         general.rows.push_back({ tr("Span"), text(n.span()) });
