@@ -527,7 +527,7 @@ void CanvasWidget::Private::applyPlan()
         regionGeometry = takeRegionGeometry();
     const auto &partitions = plan->partitions();
     // The padded box of each partition's topmost (then leftmost) node, where its name goes.
-    std::vector<const QRectF *> topmost(partitions.size(), nullptr);
+    std::vector<QRectF> topmost(partitions.size());
     auto nodeSlots = std::make_shared<std::vector<std::int32_t>>();
     nodeSlots->reserve(regionGeometry->nodes.size());
     auto edgeSlots = std::make_shared<std::vector<std::int32_t>>();
@@ -539,10 +539,10 @@ void CanvasWidget::Private::applyPlan()
         nodeSlots->push_back(index);
         if (index < 0)
             continue;
-        const QRectF &r = regionGeometry->boxes[i];
-        const QRectF *&top = topmost[static_cast<std::size_t>(index)];
-        if (top == nullptr || r.y() < top->y() || (r.y() == top->y() && r.x() < top->x()))
-            top = &r;
+        const QRectF r = regionGeometry->box(i);
+        QRectF &top = topmost[static_cast<std::size_t>(index)];
+        if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
+            top = r;
     }
     for (const EdgeRef &edge : regionGeometry->edges) {
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
@@ -570,7 +570,7 @@ void CanvasWidget::Private::applyPlan()
         const Partition &p = partitions[i];
         const QString name = regionName(p);
         // Left of the node's own box (the padded box less its padding), at its middle.
-        const QPointF labelPos(topmost[i]->x() - 6, topmost[i]->center().y());
+        const QPointF labelPos(topmost[i].x() - 6, topmost[i].center().y());
         auto *region = new PartitionRegionItem(
             p.id, partitionColour(p.colour), name, regionGeometry, membership,
             static_cast<std::int32_t>(i), extents[i], labelPos, regionLayer);
@@ -622,8 +622,8 @@ CanvasWidget::Private::applyBoundary()
     if (boundaryLayer.hasPendingBadges() && !finishing->isActive())
         badges->start();
 
-    // The far picture's boundary lines share the region geometry's routes (implicitly shared
-    // polygons, in the sorted order of its edges).
+    // The far picture's boundary lines are the region geometry's routes (in the sorted order
+    // of its edges).
     auto lines = std::make_shared<std::vector<std::pair<QPolygonF, QRgb>>>();
     lines->reserve(crossings.size());
     const std::vector<EdgeRef> &edges = regionGeometry->edges;
@@ -631,7 +631,7 @@ CanvasWidget::Private::applyBoundary()
         const auto it = std::lower_bound(edges.begin(), edges.end(), c.edge);
         if (it != edges.end() && *it == c.edge)
             lines->emplace_back(
-                regionGeometry->routes[static_cast<std::size_t>(it - edges.begin())],
+                regionGeometry->routePolygon(static_cast<std::size_t>(it - edges.begin())),
                 c.colour.rgba());
     }
     return lines;
@@ -703,7 +703,9 @@ void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
         if (regionGeometry) {
             // The layout's nodes are the geometry's, in its order.
             nodes.reserve(layout->nodes.size());
-            tintBoxes = regionGeometry->boxes;
+            tintBoxes.reserve(regionGeometry->boxCount());
+            for (const FloatRect &box : regionGeometry->boxes)
+                tintBoxes.push_back(box.toRectF());
             for (const auto &[id, r] : layout->nodes) {
                 const QRectF box(r.x, r.y, r.width, r.height);
                 const auto mark = marks.find(id);
