@@ -310,8 +310,8 @@ QRectF CanvasWidget::Private::drawingBounds() const
     for (const BadgeItem *badge : boundaryLayer.badges())
         bounds = bounds.united(badge->sceneBoundingRect());
     // Fused-block frames with their name tabs (right of the frame).
-    for (const QGraphicsItem *item : blockFrames->tiles())
-        bounds = bounds.united(item->sceneBoundingRect());
+    if (const QGraphicsItem *frames = blockFrames->layer())
+        bounds = bounds.united(frames->sceneBoundingRect());
     return bounds.adjusted(-8, -8, 8, 8);
 }
 
@@ -1349,8 +1349,13 @@ QString CanvasWidget::Private::toolTipAt(const QPoint &viewportPos) const
         }
         if (const auto *edge = qgraphicsitem_cast<const EdgeItem *>(item))
             return edgeToolTip(*graph, edge->edge().tensor, edge->edge().consumer);
-        if (const auto *frame = qgraphicsitem_cast<const BlockFrameItem *>(item))
-            return frame->toolTipText();
+        if (const auto *frames = qgraphicsitem_cast<const BlockFrameLayer *>(item)) {
+            const std::size_t frame = frames->frameMeeting(
+                view->mapToScene(QRect(viewportPos, QSize(1, 1))).boundingRect());
+            if (frame != BlockFrameLayer::none)
+                return frames->toolTipText(frame);
+            continue;
+        }
         if (item->type() == BadgeItemType || !item->toolTip().isEmpty())
             return {}; // the item's own tooltip
     }
