@@ -10,6 +10,7 @@
 #include "TestSupport.h"
 #include "ui/MainWindow.h"
 #include "ui/document/Document.h"
+#include "ui/scene/BlockFrameLayer.h"
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
