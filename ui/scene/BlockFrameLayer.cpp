@@ -112,9 +112,9 @@ std::size_t BlockFrameLayer::topmost(const QRectF &near,
 {
     m_index.query(near, m_outer, m_found);
     // A later frame is drawn over an earlier one.
-    for (auto it = m_found.rbegin(); it != m_found.rend(); ++it)
-        if (hit(hitShape(*it)))
-            return *it;
+    for (std::size_t k = m_found.size(); k-- > 0;)
+        if (hit(hitShape(m_found[k])))
+            return m_found[k];
     return none;
 }
 
