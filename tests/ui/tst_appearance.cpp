@@ -10,6 +10,7 @@
 #include "TestSupport.h"
 #include "ui/MainWindow.h"
 #include "ui/document/Document.h"
+#include "ui/scene/BlockFrameLayer.h"
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
@@ -417,9 +418,11 @@ void TestAppearance::exportKeepsLabelsInside()
                                     .arg(viewBox.x())
                                     .arg(viewBox.y())));
         }
-        if (auto *frame = qgraphicsitem_cast<cleave::ui::BlockFrameItem *>(item)) {
-            ++frames;
-            QVERIFY(viewBox.contains(frame->tabRect()));
+        if (auto *layer = qgraphicsitem_cast<cleave::ui::BlockFrameLayer *>(item)) {
+            for (std::size_t f = 0; f < layer->frameCount(); ++f) {
+                ++frames;
+                QVERIFY(viewBox.contains(layer->tabRect(f)));
+            }
         }
     }
     QCOMPARE(regions, 1);

@@ -6,6 +6,7 @@
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "ui/scene/BlockFrameLayer.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/Minimap.h"
@@ -61,6 +62,7 @@ private slots:
     void doubleClickAndContextMenu();
     void exportsSvgAndPng();
     void blockFramesSelectTheirBlock();
+    void blockFramesPaintOnlyThoseInView();
 
 private:
     void waitForLayout();
@@ -542,15 +544,20 @@ void TestCanvas::blockFramesSelectTheirBlock()
     std::size_t multi = 0;
     for (const FusedBlock &b : blocks)
         multi += b.nodes.size() >= 2 ? 1 : 0;
-    const auto frames = itemsOf<ui::BlockFrameItem>(scene());
-    QCOMPARE(frames.size(), multi);
-    ui::BlockFrameItem *frame = nullptr;
-    for (ui::BlockFrameItem *f : frames)
-        if (std::find(f->nodes().begin(), f->nodes().end(), id("%5")) != f->nodes().end())
+    // One item shows every frame.
+    const auto layers = itemsOf<ui::BlockFrameLayer>(scene());
+    QCOMPARE(layers.size(), std::size_t(1));
+    const ui::BlockFrameLayer *frames = layers.front();
+    QCOMPARE(frames->frameCount(), multi);
+    std::size_t frame = ui::BlockFrameLayer::none;
+    for (std::size_t f = 0; f < frames->frameCount(); ++f) {
+        const auto nodes = frames->nodes(f);
+        if (std::find(nodes.begin(), nodes.end(), id("%5")) != nodes.end())
             frame = f;
-    QVERIFY(frame != nullptr);
+    }
+    QVERIFY(frame != ui::BlockFrameLayer::none);
     // The stem conv (stride 2, 7x7) is the other, structurally different, conv-add-relu kernel.
-    QCOMPARE(frame->name(), QStringLiteral("fused_nn_conv2d_add_nn_relu_1"));
+    QCOMPARE(frames->name(frame), QStringLiteral("fused_nn_conv2d_add_nn_relu_1"));
     // The frame is its four drawn nodes' boxes united, 7 units out; the name tab stands 3 units
     // right of its top-right corner.
     QRectF around;
@@ -559,15 +566,15 @@ void TestCanvas::blockFramesSelectTheirBlock()
         QVERIFY(node != nullptr);
         around = around.united(node->mapRectToScene(node->rect()));
     }
-    QCOMPARE(frame->frame(), around.adjusted(-7, -7, 7, 7));
-    QCOMPARE(frame->tabRect().topLeft(), frame->frame().topRight() + QPointF(3, 0));
+    QCOMPARE(frames->frame(frame), around.adjusted(-7, -7, 7, 7));
+    QCOMPARE(frames->tabRect(frame).topLeft(), frames->frame(frame).topRight() + QPointF(3, 0));
 
     showAtNaturalSize("%6");
     // Its tooltip, made when asked for, names the block and counts its drawn nodes.
-    QCOMPARE(m_canvas->toolTipAt(m_canvas->view()->mapFromScene(frame->tabRect().center())),
+    QCOMPARE(m_canvas->toolTipAt(m_canvas->view()->mapFromScene(frames->tabRect(frame).center())),
              QStringLiteral("fused block fused_nn_conv2d_add_nn_relu_1 \u00b7 4 ops"));
     QTest::mouseClick(viewport(), Qt::LeftButton, {},
-                      m_canvas->view()->mapFromScene(frame->tabRect().center()));
+                      m_canvas->view()->mapFromScene(frames->tabRect(frame).center()));
     QCOMPARE(m_canvas->selectedNodes(),
              std::vector<NodeId>({ id("%5"), id("%6"), id("%7"), id("%8") }));
     // Clicking a node inside the frame still selects just the node.
@@ -575,7 +582,86 @@ void TestCanvas::blockFramesSelectTheirBlock()
     QCOMPARE(m_canvas->selectedNodes(), std::vector<NodeId>({ id("%6") }));
     // A new graph forgets the blocks.
     waitForLayout();
-    QCOMPARE(itemsOf<ui::BlockFrameItem>(scene()).size(), std::size_t(0));
+    QCOMPARE(itemsOf<ui::BlockFrameLayer>(scene()).size(), std::size_t(0));
+}
+
+void TestCanvas::blockFramesPaintOnlyThoseInView()
+{
+    waitForLayout();
+    FusionOptions options;
+    options.foldBatchNorm = true;
+    const std::vector<FusedBlock> blocks = fuseOps(*m_graph, m_graph->mainFunction(), options);
+    m_canvas->setBlocks(blocks);
+    const auto layers = itemsOf<ui::BlockFrameLayer>(scene());
+    QCOMPARE(layers.size(), std::size_t(1));
+    const ui::BlockFrameLayer *frames = layers.front();
+
+    // The lowest block of two nodes or more (by its nodes' boxes, from the node items), its
+    // frame (the boxes united, 7 units out) and where a click on its tab lands: 4 units into
+    // the tab, which starts 3 units right of the frame's top-right corner.
+    const FusedBlock *lowest = nullptr;
+    QRectF lowestFrame;
+    for (const FusedBlock &b : blocks) {
+        if (b.nodes.size() < 2)
+            continue;
+        QRectF around;
+        for (NodeId n : b.nodes) {
+            const ui::NodeItem *node = m_canvas->nodeItem(n);
+            QVERIFY(node != nullptr);
+            around = around.united(node->mapRectToScene(node->rect()));
+        }
+        if (lowest == nullptr || around.bottom() + 7 > lowestFrame.bottom()) {
+            lowest = &b;
+            lowestFrame = around.adjusted(-7, -7, 7, 7);
+        }
+    }
+    QVERIFY(lowest != nullptr);
+    const QPointF tabPoint = lowestFrame.topRight() + QPointF(3 + 4, 4);
+    std::size_t target = ui::BlockFrameLayer::none;
+    for (std::size_t f = 0; f < frames->frameCount(); ++f)
+        if (frames->frame(f) == lowestFrame)
+            target = f;
+    QVERIFY(target != ui::BlockFrameLayer::none);
+
+    // At zoom 1 on the top of the network: the frames painted are those near the viewport
+    // (a frame's box with its tab, 4 units out, meeting the visible area; 3 units of slack for
+    // the rounding of the exposed area), not the lowest one.
+    QGraphicsView *view = m_canvas->view();
+    std::vector<std::uint32_t> painted;
+    auto checkPainted = [&] {
+        viewport()->repaint();
+        const QRectF visible = view->mapToScene(viewport()->rect()).boundingRect();
+        painted = frames->lastPainted();
+        for (std::size_t f = 0; f < frames->frameCount(); ++f) {
+            const QRectF outer = frames->frame(f).united(frames->tabRect(f)).adjusted(-4, -4, 4, 4);
+            const bool drawn
+                = std::binary_search(painted.begin(), painted.end(), static_cast<std::uint32_t>(f));
+            if (outer.intersects(visible.adjusted(3, 3, -3, -3)))
+                QVERIFY2(drawn, qPrintable(QStringLiteral("frame %1 not painted").arg(f)));
+            if (!outer.intersects(visible.adjusted(-3, -3, 3, 3)))
+                QVERIFY2(!drawn, qPrintable(QStringLiteral("frame %1 painted").arg(f)));
+        }
+    };
+    showAtNaturalSize("%0");
+    checkPainted();
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(!painted.empty());
+    QVERIFY(painted.size() < frames->frameCount());
+    QVERIFY(
+        !std::binary_search(painted.begin(), painted.end(), static_cast<std::uint32_t>(target)));
+
+    // Panned to the lowest frame, it is painted, and a real click on its tab selects its block.
+    view->centerOn(tabPoint);
+    QCoreApplication::processEvents();
+    checkPainted();
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(std::binary_search(painted.begin(), painted.end(), static_cast<std::uint32_t>(target)));
+    QTest::mouseClick(viewport(), Qt::LeftButton, {}, view->mapFromScene(tabPoint));
+    std::vector<NodeId> expected = lowest->nodes;
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(m_canvas->selectedNodes(), expected);
 }
 
 QTEST_MAIN(TestCanvas)

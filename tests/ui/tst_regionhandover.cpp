@@ -32,7 +32,9 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
+#include <span>
 
 using cleave::EdgeRef;
 using cleave::Layout;
@@ -92,16 +94,33 @@ QPolygonF onCurve(const LayoutSpline &s)
     return out;
 }
 
+// Within a hundredth of a unit: the geometry keeps its boxes and points in floats.
+bool closeTo(const QRectF &a, const QRectF &b)
+{
+    return std::abs(a.left() - b.left()) < 0.01 && std::abs(a.top() - b.top()) < 0.01
+        && std::abs(a.right() - b.right()) < 0.01 && std::abs(a.bottom() - b.bottom()) < 0.01;
+}
+
+bool closeTo(const QPolygonF &a, const QPolygonF &b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (qsizetype i = 0; i < a.size(); ++i)
+        if (std::abs(a[i].x() - b[i].x()) >= 0.01 || std::abs(a[i].y() - b[i].y()) >= 0.01)
+            return false;
+    return true;
+}
+
 // The geometry equals its layout's own rectangles and splines: every node (by id), every edge
 // with a route (by EdgeRef).
 void compareWithLayout(const RegionGeometry &g, const Layout &l)
 {
     QCOMPARE(g.nodes.size(), l.nodes.size());
-    QCOMPARE(g.boxes.size(), l.nodes.size());
+    QCOMPARE(g.boxCount(), l.nodes.size());
     std::size_t i = 0;
     for (const auto &[id, r] : l.nodes) {
         QCOMPARE(g.nodes[i], id);
-        QCOMPARE(g.boxes[i], padded(r));
+        QVERIFY(closeTo(g.box(i), padded(r)));
         ++i;
     }
     i = 0;
@@ -110,11 +129,11 @@ void compareWithLayout(const RegionGeometry &g, const Layout &l)
             continue;
         QVERIFY(i < g.edges.size());
         QCOMPARE(g.edges[i], edge);
-        QCOMPARE(g.routes[i], onCurve(s));
+        QVERIFY(closeTo(g.routePolygon(i), onCurve(s)));
         ++i;
     }
     QCOMPARE(g.edges.size(), i);
-    QCOMPARE(g.routes.size(), i);
+    QCOMPARE(g.routeCount(), i);
 }
 
 std::shared_ptr<const Layout> twoNodeLayout(double shift)
@@ -137,6 +156,7 @@ class TestRegionHandover : public QObject
 private slots:
     void initTestCase();
     void geometryOfHandMadeLayout();
+    void bandIndexFindsEachRectOnce();
     void storeKeepsLastTwoOfLiveLayouts();
     void blocksLevelShowsRegionsAndBadges();
 
@@ -155,8 +175,9 @@ void TestRegionHandover::initTestCase()
 
 void TestRegionHandover::geometryOfHandMadeLayout()
 {
-    // Node 1 at (0, 0) 60×30 and node 2 at (100, 50) 40×20; an edge 1 -> 2 of one cubic segment
-    // from (30, 30) to (100, 50), another of two segments 2 -> 3, and one without a route.
+    // Node 1 at (0, 0) 60×30, node 2 at (100, 50) 40×20 and node 3 at (110, 130) 50×20; an edge
+    // 1 -> 2 of one cubic segment from (30, 30) to (100, 50), another of two segments 2 -> 3,
+    // and one without a route.
     auto l = std::make_shared<Layout>(*twoNodeLayout(0));
     LayoutSpline two;
     two.points = { { 120, 70 },  { 120, 80 },  { 120, 90 }, { 120, 100 },
@@ -164,27 +185,95 @@ void TestRegionHandover::geometryOfHandMadeLayout()
     l->edges[EdgeRef { TensorRef { NodeId(std::size_t(2)), 0 }, NodeId(std::size_t(3)) }] = two;
     l->edges[EdgeRef { TensorRef { NodeId(std::size_t(2)), 1 }, NodeId(std::size_t(3)) }]
         = LayoutSpline {};
+    l->nodes[NodeId(std::size_t(3))] = LayoutRect { 110, 130, 50, 20 };
     const std::shared_ptr<const Layout> layout = l;
     const std::shared_ptr<const RegionGeometry> g = cleave::ui::makeRegionGeometry(layout);
 
     // Boxes by node id, padded by 12 beside and 15 above and below.
-    QCOMPARE(g->nodes, (std::vector<NodeId> { NodeId(std::size_t(1)), NodeId(std::size_t(2)) }));
-    QCOMPARE(g->boxes, (std::vector<QRectF> { QRectF(-12, -15, 84, 60), QRectF(88, 35, 64, 50) }));
+    QCOMPARE(g->nodes,
+             (std::vector<NodeId> { NodeId(std::size_t(1)), NodeId(std::size_t(2)),
+                                    NodeId(std::size_t(3)) }));
+    QCOMPARE(g->boxCount(), std::size_t(3));
+    QCOMPARE(g->box(0), QRectF(-12, -15, 84, 60));
+    QCOMPARE(g->box(1), QRectF(88, 35, 64, 50));
+    QCOMPARE(g->box(2), QRectF(98, 115, 74, 50));
     // The two routed edges by EdgeRef, their on-curve points only; each route's box grown by
     // half the 40-unit route pen.
     QCOMPARE(g->edges.size(), std::size_t(2));
-    QCOMPARE(g->routes[0], QPolygonF({ QPointF(30, 30), QPointF(100, 50) }));
-    QCOMPARE(g->routes[1], QPolygonF({ QPointF(120, 70), QPointF(120, 100), QPointF(150, 130) }));
-    QCOMPARE(g->routeBounds[0], QRectF(10, 10, 110, 60));
-    QCOMPARE(g->routeBounds[1], QRectF(100, 50, 70, 100));
-    // Filed in the indexes: a query around node 2 finds its box and both routes.
+    QCOMPARE(g->routeCount(), std::size_t(2));
+    QCOMPARE(g->routePolygon(0), QPolygonF({ QPointF(30, 30), QPointF(100, 50) }));
+    QCOMPARE(g->routePolygon(1),
+             QPolygonF({ QPointF(120, 70), QPointF(120, 100), QPointF(150, 130) }));
+    // All routes' points in one array: route 0 is points 0-1, route 1 points 2-4.
+    QCOMPARE(g->routeStarts, (std::vector<std::uint32_t> { 0, 2, 5 }));
+    QCOMPARE(g->routePoints.size(), std::size_t(5));
+    QCOMPARE(g->route(1).size(), std::size_t(3));
+    QCOMPARE(g->route(1)[2].toPointF(), QPointF(150, 130));
+    QCOMPARE(g->routeBox(0), QRectF(10, 10, 110, 60));
+    QCOMPARE(g->routeBox(1), QRectF(100, 50, 70, 100));
+    // Filed in the indexes (one band each: fewer than 32 shapes): a query around node 2 finds
+    // its box and both routes; one below node 2 finds node 3's box and route 1 only.
+    QCOMPARE(g->boxIndex.bandCount(), std::size_t(1));
+    QCOMPARE(g->boxIndex.entryCount(), std::size_t(3));
+    QCOMPARE(g->routeIndex.entryCount(), std::size_t(2));
     std::vector<std::uint32_t> found;
-    g->boxIndex.query(QRectF(95, 45, 10, 10), found);
+    g->boxesMeeting(QRectF(95, 45, 10, 10), found);
     QCOMPARE(found, std::vector<std::uint32_t> { 1 });
-    g->routeIndex.query(QRectF(95, 45, 10, 10), found);
+    g->routesMeeting(QRectF(95, 45, 10, 10), found);
     QCOMPARE(found, (std::vector<std::uint32_t> { 0, 1 }));
+    g->boxesMeeting(QRectF(140, 140, 5, 5), found);
+    QCOMPARE(found, std::vector<std::uint32_t> { 2 });
+    g->routesMeeting(QRectF(140, 140, 5, 5), found);
+    QCOMPARE(found, std::vector<std::uint32_t> { 1 });
     compareWithLayout(*g, *layout);
     QVERIFY(g->isOf(layout.get()));
+}
+
+void TestRegionHandover::bandIndexFindsEachRectOnce()
+{
+    // 64 squares of 5 in a column, one every 10 units (y 0 to 635), and a tall strip beside
+    // them over the whole height: 65 rectangles, ceil(65 / 32) = 3 bands of 635 / 3 = 211.7.
+    // Squares 21 (y 210-215) and 42 (420-425) straddle a band border and the strip lies in all
+    // three bands: 65 + 2 + 2 ids filed.
+    std::vector<QRectF> rects;
+    for (int i = 0; i < 64; ++i)
+        rects.emplace_back(0, 10 * i, 5, 5);
+    rects.emplace_back(100, 0, 5, 635);
+    std::vector<cleave::ui::FloatRect> floats;
+    for (const QRectF &r : rects)
+        floats.push_back(cleave::ui::FloatRect::fromRectF(r));
+    cleave::ui::BandIndex index;
+    cleave::ui::BandIndex floatIndex;
+    index.build(rects);
+    floatIndex.build(floats);
+    for (const cleave::ui::BandIndex *i : { &index, &floatIndex }) {
+        QCOMPARE(i->bandCount(), std::size_t(3));
+        QCOMPARE(i->entryCount(), std::size_t(69));
+    }
+    // y 205-225 spans bands 0 and 1: squares 21 and 22 and the strip, each once (square 20
+    // ends at 205, where the area begins: touching is not meeting).
+    const std::vector<std::uint32_t> expected { 21, 22, 64 };
+    std::vector<std::uint32_t> found;
+    index.query(QRectF(-1, 205, 200, 20), rects, found);
+    QCOMPARE(found, expected);
+    floatIndex.query(QRectF(-1, 205, 200, 20), floats, found);
+    QCOMPARE(found, expected);
+    // Between the column and the strip, above and below everything: nothing.
+    index.query(QRectF(50, 0, 10, 700), rects, found);
+    QVERIFY(found.empty());
+    index.query(QRectF(0, -50, 10, 20), rects, found);
+    QVERIFY(found.empty());
+    index.query(QRectF(0, 700, 10, 10), rects, found);
+    QVERIFY(found.empty());
+    // The strip alone low down: the last band.
+    index.query(QRectF(101, 630, 2, 2), rects, found);
+    QCOMPARE(found, std::vector<std::uint32_t> { 64 });
+    // Nothing filed: nothing found.
+    cleave::ui::BandIndex empty;
+    empty.build(std::span<const QRectF>());
+    QVERIFY(empty.isEmpty());
+    empty.query(QRectF(0, 0, 10, 10), std::span<const QRectF>(), found);
+    QVERIFY(found.empty());
 }
 
 void TestRegionHandover::storeKeepsLastTwoOfLiveLayouts()
@@ -209,7 +298,7 @@ void TestRegionHandover::storeKeepsLastTwoOfLiveLayouts()
     QCOMPARE(store.size(), std::size_t(2));
     // Taken out once: the store lets go of it.
     QCOMPARE(store.take(c.get()), gc);
-    QCOMPARE(gc->boxes.front(), QRectF(1988, -15, 84, 60));
+    QCOMPARE(gc->box(0), QRectF(1988, -15, 84, 60));
     QVERIFY(!store.holds(c.get()));
     QCOMPARE(store.size(), std::size_t(1));
     // A layout gone: its geometry is never taken, and the next put drops it.
@@ -252,8 +341,8 @@ void TestRegionHandover::blocksLevelShowsRegionsAndBadges()
     const auto handed = store->take(blocksLayout.get());
     QVERIFY(handed);
     store->put(handed); // where the switch takes it
-    QCOMPARE(handed->boxes.size(), std::size_t(7));
-    QCOMPARE(handed->routes.size(), std::size_t(7));
+    QCOMPARE(handed->boxCount(), std::size_t(7));
+    QCOMPARE(handed->routeCount(), std::size_t(7));
     compareWithLayout(*handed, *blocksLayout);
 
     // A cut as the user draws it: the cut tool (C), a stroke across the edge %3 -> %4.
@@ -325,8 +414,11 @@ void TestRegionHandover::blocksLevelShowsRegionsAndBadges()
     for (const auto *region : itemsOf<cleave::ui::PartitionRegionItem>(*view->scene()))
         for (const QRectF &box : region->boxRects())
             regionBoxes.push_back(box);
+    std::vector<QRectF> handedBoxes;
+    for (std::size_t i = 0; i < handed->boxCount(); ++i)
+        handedBoxes.push_back(handed->box(i));
     for (const QRectF &box : regionBoxes)
-        QVERIFY(std::find(handed->boxes.begin(), handed->boxes.end(), box) != handed->boxes.end());
+        QVERIFY(std::find(handedBoxes.begin(), handedBoxes.end(), box) != handedBoxes.end());
 
     // Ctrl+1: the operators again, the plan drawn as before, %3 selected in its place.
     QTest::keyClick(&window, Qt::Key_1, Qt::ControlModifier);

@@ -2,9 +2,6 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/BlockFrames.h"
 
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/ItemTile.h"
-
 #include <QElapsedTimer>
 #include <QGraphicsScene>
 
@@ -16,9 +13,7 @@ namespace cleave::ui {
 namespace {
 
 // Blocks framed between two looks at the clock.
-constexpr std::size_t blocksPerClockCheck = 64;
-// Frames per tile.
-constexpr std::size_t framesPerTile = 256;
+constexpr std::size_t blocksPerClockCheck = 256;
 
 } // namespace
 
@@ -27,25 +22,29 @@ BlockFrames::BlockFrames(SelectBlock select)
 {
 }
 
-BlockFrames::~BlockFrames()
-{
-    dropMade();
-}
+BlockFrames::~BlockFrames() = default;
 
 void BlockFrames::setBlocks(const std::vector<FusedBlock> &blocks)
 {
     dropMade();
     auto table = std::make_shared<BlockFrameTable>();
-    table->names.reserve(blocks.size());
-    table->nodes.reserve(blocks.size());
+    std::size_t nodes = 0;
+    for (const FusedBlock &b : blocks)
+        nodes += b.nodes.size();
+    table->nameOf.reserve(blocks.size());
+    table->starts.reserve(blocks.size() + 1);
+    table->nodes.reserve(nodes);
+    table->starts.push_back(0);
     // Names repeat (the blocks of one kind of kernel share it): one string per name.
-    std::unordered_map<std::string, QString> names;
+    std::unordered_map<std::string, std::uint32_t> names;
     for (const FusedBlock &b : blocks) {
-        auto [it, added] = names.try_emplace(b.name);
+        auto [it, added]
+            = names.try_emplace(b.name, static_cast<std::uint32_t>(table->names.size()));
         if (added)
-            it->second = QString::fromStdString(b.name);
-        table->names.push_back(it->second);
-        table->nodes.push_back(b.nodes);
+            table->names.push_back(QString::fromStdString(b.name));
+        table->nameOf.push_back(it->second);
+        table->nodes.insert(table->nodes.end(), b.nodes.begin(), b.nodes.end());
+        table->starts.push_back(static_cast<std::uint32_t>(table->nodes.size()));
     }
     table->select = m_select;
     m_table = std::move(table);
@@ -58,7 +57,7 @@ void BlockFrames::clearBlocks()
 
 std::size_t BlockFrames::blockCount() const
 {
-    return m_table ? m_table->names.size() : 0;
+    return m_table ? m_table->blockCount() : 0;
 }
 
 bool BlockFrames::apply(QGraphicsScene &scene, const Layout &layout, int budgetMs)
@@ -80,21 +79,9 @@ bool BlockFrames::apply(QGraphicsScene &scene, const Layout &layout, int budgetM
     m_next = 0;
     if (m_made.empty())
         return true;
-    // In tiles of neighbours, as nodes and edges are: thousands of top-level frames would each
-    // be looked at by every paint.
-    std::vector<QRectF> tileBoxes;
-    const std::vector<std::uint32_t> tileOf = groupIntoTiles(m_boxes, framesPerTile, tileBoxes);
-    std::vector<ItemTile *> tiles;
-    tiles.reserve(tileBoxes.size());
-    for (const QRectF &box : tileBoxes) {
-        tiles.push_back(new ItemTile(box, m_made.front()->zValue()));
-        scene.addItem(tiles.back());
-        m_tiles.push_back(tiles.back());
-    }
-    for (std::size_t i = 0; i < m_made.size(); ++i)
-        m_made[i]->setParentItem(tiles[tileOf[i]]);
-    m_made.clear();
-    m_boxes.clear();
+    m_layer = new BlockFrameLayer(m_table, std::move(m_made));
+    scene.addItem(m_layer);
+    m_made = {};
     return true;
 }
 
@@ -102,7 +89,7 @@ void BlockFrames::make(std::size_t block, const Layout &layout)
 {
     QRectF frame;
     std::uint32_t drawn = 0;
-    for (NodeId n : m_table->nodes[block]) {
+    for (NodeId n : m_table->nodesOf(block)) {
         const LayoutRect *r = layout.rect(n);
         if (r == nullptr)
             continue;
@@ -111,34 +98,28 @@ void BlockFrames::make(std::size_t block, const Layout &layout)
     }
     if (drawn < 2)
         return; // a single node already is its block
-    auto *item = new BlockFrameItem(m_table, static_cast<std::uint32_t>(block), drawn,
-                                    frame.adjusted(-7, -7, 7, 7));
-    m_made.push_back(item);
-    m_boxes.push_back(item->boundingRect());
+    m_made.push_back({ frame.adjusted(-7, -7, 7, 7), static_cast<std::uint32_t>(block), drawn });
 }
 
 void BlockFrames::drop(QGraphicsScene &scene)
 {
-    for (QGraphicsItem *tile : m_tiles) {
-        scene.removeItem(tile);
-        delete tile;
+    if (m_layer != nullptr) {
+        scene.removeItem(m_layer);
+        delete m_layer;
+        m_layer = nullptr;
     }
-    m_tiles.clear();
     dropMade();
 }
 
 void BlockFrames::forget()
 {
-    m_tiles.clear();
+    m_layer = nullptr;
     dropMade();
 }
 
 void BlockFrames::dropMade()
 {
-    for (BlockFrameItem *frame : m_made)
-        delete frame; // in no scene yet
-    m_made.clear();
-    m_boxes.clear();
+    m_made = {};
     m_next = 0;
     m_framing = false;
 }

@@ -5,13 +5,10 @@
 #include "core/analysis/FusionAnalysis.h"
 #include "core/graph/Ids.h"
 #include "core/layout/Layout.h"
-
-#include <QRectF>
+#include "ui/scene/BlockFrameLayer.h"
 
 #include <functional>
 #include <memory>
-#include <string>
-#include <utility>
 #include <vector>
 
 class QGraphicsItem;
@@ -19,14 +16,11 @@ class QGraphicsScene;
 
 namespace cleave::ui {
 
-class BlockFrameItem;
-struct BlockFrameTable;
-
 /// The frames of the fused blocks over a drawing, made from the layout's node rectangles and
-/// shown in tiles of neighbours (the scene keeps no index). A large model's operators have
-/// thousands of blocks (rnnt: 6.9k): apply() can make them over several event-loop turns, a
-/// frame being painted between them. The blocks' names and nodes are held once, in a table
-/// the frames share (BlockFrameTable); a frame holds its block's index and its rectangle.
+/// shown by one BlockFrameLayer, which paints those in view. The blocks' names and nodes are
+/// held once, in a table the layer shares (BlockFrameTable); the layer holds each frame's
+/// rectangle and block index. A large model's operators have thousands of blocks (rnnt: 6.9k):
+/// apply() can measure them over several event-loop turns, a frame being painted between them.
 class BlockFrames
 {
 public:
@@ -47,10 +41,10 @@ public:
     bool apply(QGraphicsScene &scene, const Layout &layout, int budgetMs = 0);
     /// Deletes the frames shown (out of `scene`) and those made but not shown yet.
     void drop(QGraphicsScene &scene);
-    /// Forgets the frames shown (deleted with their scene) and deletes those not shown yet.
+    /// Forgets the frames shown (deleted with their scene) and drops those not shown yet.
     void forget();
-    /// The tiles the frames hang under.
-    [[nodiscard]] const std::vector<QGraphicsItem *> &tiles() const { return m_tiles; }
+    /// The item showing the frames (nullptr: none shown).
+    [[nodiscard]] const BlockFrameLayer *layer() const { return m_layer; }
 
 private:
     void make(std::size_t block, const Layout &layout);
@@ -60,10 +54,9 @@ private:
     SelectBlock m_select;
     // Replaced (never changed) by setBlocks(): the frames shown keep the table they were made of.
     std::shared_ptr<const BlockFrameTable> m_table;
-    std::vector<QGraphicsItem *> m_tiles;
-    // The frames made by a sliced apply() (in no scene yet), their boxes, the next block.
-    std::vector<BlockFrameItem *> m_made;
-    std::vector<QRectF> m_boxes;
+    BlockFrameLayer *m_layer = nullptr;
+    // The frames measured by a sliced apply() (shown by no layer yet), the next block.
+    std::vector<BlockFrameLayer::Frame> m_made;
     std::size_t m_next = 0;
     bool m_framing = false;
 };

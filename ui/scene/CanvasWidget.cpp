@@ -310,8 +310,8 @@ QRectF CanvasWidget::Private::drawingBounds() const
     for (const BadgeItem *badge : boundaryLayer.badges())
         bounds = bounds.united(badge->sceneBoundingRect());
     // Fused-block frames with their name tabs (right of the frame).
-    for (const QGraphicsItem *item : blockFrames->tiles())
-        bounds = bounds.united(item->sceneBoundingRect());
+    if (const QGraphicsItem *frames = blockFrames->layer())
+        bounds = bounds.united(frames->sceneBoundingRect());
     return bounds.adjusted(-8, -8, 8, 8);
 }
 
@@ -527,7 +527,7 @@ void CanvasWidget::Private::applyPlan()
         regionGeometry = takeRegionGeometry();
     const auto &partitions = plan->partitions();
     // The padded box of each partition's topmost (then leftmost) node, where its name goes.
-    std::vector<const QRectF *> topmost(partitions.size(), nullptr);
+    std::vector<QRectF> topmost(partitions.size());
     auto nodeSlots = std::make_shared<std::vector<std::int32_t>>();
     nodeSlots->reserve(regionGeometry->nodes.size());
     auto edgeSlots = std::make_shared<std::vector<std::int32_t>>();
@@ -539,10 +539,10 @@ void CanvasWidget::Private::applyPlan()
         nodeSlots->push_back(index);
         if (index < 0)
             continue;
-        const QRectF &r = regionGeometry->boxes[i];
-        const QRectF *&top = topmost[static_cast<std::size_t>(index)];
-        if (top == nullptr || r.y() < top->y() || (r.y() == top->y() && r.x() < top->x()))
-            top = &r;
+        const QRectF r = regionGeometry->box(i);
+        QRectF &top = topmost[static_cast<std::size_t>(index)];
+        if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
+            top = r;
     }
     for (const EdgeRef &edge : regionGeometry->edges) {
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
@@ -570,7 +570,7 @@ void CanvasWidget::Private::applyPlan()
         const Partition &p = partitions[i];
         const QString name = regionName(p);
         // Left of the node's own box (the padded box less its padding), at its middle.
-        const QPointF labelPos(topmost[i]->x() - 6, topmost[i]->center().y());
+        const QPointF labelPos(topmost[i].x() - 6, topmost[i].center().y());
         auto *region = new PartitionRegionItem(
             p.id, partitionColour(p.colour), name, regionGeometry, membership,
             static_cast<std::int32_t>(i), extents[i], labelPos, regionLayer);
@@ -622,8 +622,8 @@ CanvasWidget::Private::applyBoundary()
     if (boundaryLayer.hasPendingBadges() && !finishing->isActive())
         badges->start();
 
-    // The far picture's boundary lines share the region geometry's routes (implicitly shared
-    // polygons, in the sorted order of its edges).
+    // The far picture's boundary lines are the region geometry's routes (in the sorted order
+    // of its edges).
     auto lines = std::make_shared<std::vector<std::pair<QPolygonF, QRgb>>>();
     lines->reserve(crossings.size());
     const std::vector<EdgeRef> &edges = regionGeometry->edges;
@@ -631,7 +631,7 @@ CanvasWidget::Private::applyBoundary()
         const auto it = std::lower_bound(edges.begin(), edges.end(), c.edge);
         if (it != edges.end() && *it == c.edge)
             lines->emplace_back(
-                regionGeometry->routes[static_cast<std::size_t>(it - edges.begin())],
+                regionGeometry->routePolygon(static_cast<std::size_t>(it - edges.begin())),
                 c.colour.rgba());
     }
     return lines;
@@ -703,7 +703,9 @@ void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
         if (regionGeometry) {
             // The layout's nodes are the geometry's, in its order.
             nodes.reserve(layout->nodes.size());
-            tintBoxes = regionGeometry->boxes;
+            tintBoxes.reserve(regionGeometry->boxCount());
+            for (const FloatRect &box : regionGeometry->boxes)
+                tintBoxes.push_back(box.toRectF());
             for (const auto &[id, r] : layout->nodes) {
                 const QRectF box(r.x, r.y, r.width, r.height);
                 const auto mark = marks.find(id);
@@ -1347,8 +1349,13 @@ QString CanvasWidget::Private::toolTipAt(const QPoint &viewportPos) const
         }
         if (const auto *edge = qgraphicsitem_cast<const EdgeItem *>(item))
             return edgeToolTip(*graph, edge->edge().tensor, edge->edge().consumer);
-        if (const auto *frame = qgraphicsitem_cast<const BlockFrameItem *>(item))
-            return frame->toolTipText();
+        if (const auto *frames = qgraphicsitem_cast<const BlockFrameLayer *>(item)) {
+            const std::size_t frame = frames->frameMeeting(
+                view->mapToScene(QRect(viewportPos, QSize(1, 1))).boundingRect());
+            if (frame != BlockFrameLayer::none)
+                return frames->toolTipText(frame);
+            continue;
+        }
         if (item->type() == BadgeItemType || !item->toolTip().isEmpty())
             return {}; // the item's own tooltip
     }

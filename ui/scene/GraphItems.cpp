@@ -39,29 +39,6 @@ const QFont &subtitleFont()
     return font;
 }
 
-// A fused block's name as its tab shows it (elided in the middle to 220 px) and the tab text's
-// width. Block names repeat across a model (rnnt: 6.9k blocks) and eliding shapes the text:
-// each name is measured once (the scene is built and painted on the UI thread only).
-struct TabText
-{
-    QString shown;
-    qreal width = 0;
-};
-
-const TabText &tabText(const QString &name)
-{
-    static QHash<QString, TabText> known;
-    auto it = known.find(name);
-    if (it == known.end()) {
-        const QFontMetricsF fm(subtitleFont());
-        TabText t;
-        t.shown = fm.elidedText(name, Qt::ElideMiddle, 220);
-        t.width = fm.horizontalAdvance(t.shown);
-        it = known.insert(name, t);
-    }
-    return *it;
-}
-
 const QFont &edgeLabelFont()
 {
     static const QFont font = [] {
@@ -639,82 +616,6 @@ void BadgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*opti
     painter->setFont(badgeFont());
     painter->setPen(colours.dark ? m_colour.lighter(160) : m_colour.darker(140));
     painter->drawText(m_rect, Qt::AlignCenter, m_text);
-}
-
-// --- BlockFrameItem -----------------------------------------------------------------------------
-
-BlockFrameItem::BlockFrameItem(std::shared_ptr<const BlockFrameTable> table, std::uint32_t block,
-                               std::uint32_t drawn, const QRectF &frame)
-    : m_table(std::move(table))
-    , m_block(block)
-    , m_drawn(drawn)
-    , m_frame(frame)
-    , m_tabWidth(tabText(name()).width + 10)
-{
-    setZValue(0.5);
-}
-
-QRectF BlockFrameItem::tabRect() const
-{
-    static const qreal textHeight = QFontMetricsF(subtitleFont()).height();
-    return { m_frame.right() + 3, m_frame.top(), m_tabWidth, textHeight + 4 };
-}
-
-QRectF BlockFrameItem::boundingRect() const
-{
-    return m_frame.united(tabRect()).adjusted(-4, -4, 4, 4);
-}
-
-QString BlockFrameItem::toolTipText() const
-{
-    return QStringLiteral("fused block %1 · %2 ops").arg(name()).arg(m_drawn);
-}
-
-QPainterPath BlockFrameItem::shape() const
-{
-    // The border band and the name tab: clicks inside the frame still reach nodes or start a
-    // rubber band.
-    QPainterPath outline;
-    outline.addRoundedRect(m_frame, 7, 7);
-    QPainterPathStroker stroker;
-    stroker.setWidth(8);
-    QPainterPath band = stroker.createStroke(outline);
-    band.addRect(tabRect());
-    return band;
-}
-
-void BlockFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
-                           QWidget * /*widget*/)
-{
-    const qreal lod
-        = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
-    if (lod < 0.2)
-        return;
-    const CanvasColours &colours = canvasColours();
-    QPen pen(colours.blockFrame, 1.0, Qt::DashLine);
-    pen.setCosmetic(true);
-    painter->setPen(pen);
-    painter->setBrush(Qt::NoBrush);
-    painter->drawRoundedRect(m_frame, 7, 7);
-    if (lod < 0.45)
-        return;
-    painter->setPen(Qt::NoPen);
-    painter->setBrush(colours.blockTabFill);
-    const QRectF tab = tabRect();
-    painter->drawRoundedRect(tab, 3, 3);
-    painter->setFont(subtitleFont());
-    painter->setPen(colours.blockTabText);
-    painter->drawText(tab, Qt::AlignCenter, tabText(name()).shown);
-}
-
-void BlockFrameItem::mousePressEvent(QGraphicsSceneMouseEvent *event)
-{
-    if (event->button() != Qt::LeftButton || !m_table->select) {
-        event->ignore();
-        return;
-    }
-    m_table->select(nodes(), (event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier)) != 0);
-    event->accept();
 }
 
 } // namespace cleave::ui

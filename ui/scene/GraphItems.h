@@ -30,7 +30,7 @@ enum ItemType {
     EdgeItemType,
     RegionItemType,
     BadgeItemType,
-    BlockFrameItemType,
+    BlockFrameLayerType,
     RegionLabelItemType,
     ItemTileType,
 };
@@ -300,53 +300,6 @@ private:
     QString m_text;
     QColor m_colour;
     QRectF m_rect;
-};
-
-/// The fused blocks a canvas frames, shared by their frame items (an item keeps its block's
-/// index, not a copy of its name and nodes: rnnt has 6.9k blocks), and what clicking a frame
-/// does: select the block's nodes (`add`: to the selection).
-struct BlockFrameTable
-{
-    using SelectFunction = std::function<void(const std::vector<NodeId> &nodes, bool add)>;
-    std::vector<QString> names;
-    std::vector<std::vector<NodeId>> nodes;
-    SelectFunction select;
-};
-
-/// The frame of a fused block (the nodes that run as one kernel) with the block's name beside
-/// it. Clicking the frame's border or name selects the block's nodes (with Shift or Ctrl: adds
-/// them to the selection). Its tooltip is made when asked for (toolTipText()).
-class BlockFrameItem : public QGraphicsItem
-{
-public:
-    enum { Type = BlockFrameItemType };
-    /// The frame of block `block` of `table`, `drawn` of whose nodes are drawn, around them
-    /// (`frame`, scene coordinates).
-    BlockFrameItem(std::shared_ptr<const BlockFrameTable> table, std::uint32_t block,
-                   std::uint32_t drawn, const QRectF &frame);
-
-    [[nodiscard]] int type() const override { return Type; }
-    [[nodiscard]] const QString &name() const { return m_table->names[m_block]; }
-    /// The block's nodes (those not drawn included: selecting them selects the drawn ones).
-    [[nodiscard]] const std::vector<NodeId> &nodes() const { return m_table->nodes[m_block]; }
-    [[nodiscard]] const QRectF &frame() const { return m_frame; }
-    /// The name tab (scene coordinates), where a click selects the block.
-    [[nodiscard]] QRectF tabRect() const;
-    /// "fused block NAME · N ops" (N: its drawn nodes).
-    [[nodiscard]] QString toolTipText() const;
-    [[nodiscard]] QRectF boundingRect() const override;
-    [[nodiscard]] QPainterPath shape() const override;
-    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
-
-protected:
-    void mousePressEvent(QGraphicsSceneMouseEvent *event) override;
-
-private:
-    std::shared_ptr<const BlockFrameTable> m_table;
-    std::uint32_t m_block;
-    std::uint32_t m_drawn;
-    QRectF m_frame;
-    qreal m_tabWidth;
 };
 
 } // namespace cleave::ui

@@ -8,6 +8,7 @@
 #include <QStyleOptionGraphicsItem>
 
 #include <algorithm>
+#include <span>
 
 namespace cleave::ui {
 
@@ -20,21 +21,20 @@ constexpr qreal farZoom = 0.2;
 // segments as one polyline): a long edge's route crosses the whole drawing, and stroking it
 // all with a wide pen for a viewport that shows a few of its segments is what made a frame
 // cost a second on a 24k-node model. Returns the number of segments stroked.
-std::size_t strokeNear(QPainter &painter, const QPolygonF &route, const QRectF &clip,
+std::size_t strokeNear(QPainter &painter, std::span<const FloatPoint> route, const QRectF &clip,
                        QPolygonF &run)
 {
     std::size_t stroked = 0;
     run.clear();
-    for (qsizetype i = 1; i < route.size(); ++i) {
-        const QPointF &a = route[i - 1];
-        const QPointF &b = route[i];
-        const bool near = std::max(a.x(), b.x()) >= clip.left()
-            && std::min(a.x(), b.x()) <= clip.right() && std::max(a.y(), b.y()) >= clip.top()
-            && std::min(a.y(), b.y()) <= clip.bottom();
+    for (std::size_t i = 1; i < route.size(); ++i) {
+        const FloatPoint &a = route[i - 1];
+        const FloatPoint &b = route[i];
+        const bool near = std::max(a.x, b.x) >= clip.left() && std::min(a.x, b.x) <= clip.right()
+            && std::max(a.y, b.y) >= clip.top() && std::min(a.y, b.y) <= clip.bottom();
         if (near) {
             if (run.isEmpty())
-                run.append(a);
-            run.append(b);
+                run.append(a.toPointF());
+            run.append(b.toPointF());
             ++stroked;
         } else if (!run.isEmpty()) {
             painter.drawPolyline(run);
@@ -43,8 +43,8 @@ std::size_t strokeNear(QPainter &painter, const QPolygonF &route, const QRectF &
     }
     if (run.size() > 1)
         painter.drawPolyline(run);
-    else if (route.size() == 1 && clip.contains(route.first()))
-        painter.drawPoint(route.first());
+    else if (route.size() == 1 && clip.contains(route.front().toPointF()))
+        painter.drawPoint(route.front().toPointF());
     return stroked;
 }
 
@@ -59,17 +59,15 @@ const QFont &labelFont()
     return font;
 }
 
-// The shapes of `all` whose entry in `membership` (same order) is `slot`; `count` of them.
-template <typename Shape>
-std::vector<Shape> membersOf(const std::vector<Shape> &all,
-                             const std::vector<std::int32_t> &membership, std::int32_t slot,
-                             std::size_t count)
+// The indices of the shapes whose entry in `membership` is `slot`; `count` of them.
+std::vector<std::size_t> membersOf(const std::vector<std::int32_t> &membership, std::size_t shapes,
+                                   std::int32_t slot, std::size_t count)
 {
-    std::vector<Shape> members;
+    std::vector<std::size_t> members;
     members.reserve(count);
-    for (std::size_t i = 0; i < membership.size() && i < all.size(); ++i)
+    for (std::size_t i = 0; i < membership.size() && i < shapes; ++i)
         if (membership[i] == slot)
-            members.push_back(all[i]);
+            members.push_back(i);
     return members;
 }
 
@@ -125,12 +123,19 @@ PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, Q
 
 std::vector<QRectF> PartitionRegionItem::boxRects() const
 {
-    return membersOf(m_geometry->boxes, *m_membership.nodes, m_slot, m_boxCount);
+    std::vector<QRectF> rects;
+    for (std::size_t i : membersOf(*m_membership.nodes, m_geometry->boxCount(), m_slot, m_boxCount))
+        rects.push_back(m_geometry->box(i));
+    return rects;
 }
 
 std::vector<QPolygonF> PartitionRegionItem::routeLines() const
 {
-    return membersOf(m_geometry->routes, *m_membership.edges, m_slot, m_routeCount);
+    std::vector<QPolygonF> lines;
+    for (std::size_t i :
+         membersOf(*m_membership.edges, m_geometry->routeCount(), m_slot, m_routeCount))
+        lines.push_back(m_geometry->routePolygon(i));
+    return lines;
 }
 
 QPainterPath PartitionRegionItem::boxes() const
@@ -184,7 +189,7 @@ void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsIte
     auto keepOwn = [this](const std::vector<std::int32_t> &membership) {
         std::erase_if(m_visible, [&](std::uint32_t i) { return membership[i] != m_slot; });
     };
-    m_geometry->routeIndex.query(exposed, m_visible);
+    m_geometry->routesMeeting(exposed, m_visible);
     keepOwn(edgeSlots);
     m_lastPainted += m_visible.size();
     if (!m_visible.empty()) {
@@ -200,19 +205,19 @@ void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsIte
         painter->save();
         painter->setRenderHint(QPainter::Antialiasing, false);
         for (std::uint32_t i : m_visible)
-            m_lastStroked += strokeNear(*painter, m_geometry->routes[i], clip, run);
+            m_lastStroked += strokeNear(*painter, m_geometry->route(i), clip, run);
         painter->restore();
     }
-    m_geometry->boxIndex.query(exposed, m_visible);
+    m_geometry->boxesMeeting(exposed, m_visible);
     keepOwn(nodeSlots);
     m_lastPainted += m_visible.size();
     painter->setPen(Qt::NoPen);
     painter->setBrush(fill);
     for (std::uint32_t i : m_visible) {
         if (far)
-            painter->fillRect(m_geometry->boxes[i], fill);
+            painter->fillRect(m_geometry->box(i), fill);
         else
-            painter->drawRoundedRect(m_geometry->boxes[i], 10, 10);
+            painter->drawRoundedRect(m_geometry->box(i), 10, 10);
     }
 }
 

@@ -30,16 +30,14 @@ void TileMaterializer::clear()
     m_request = Request {};
     m_graph.reset();
     m_layout.reset();
-    m_rects.clear();
-    m_splines.clear();
+    m_rectAt.clear();
+    m_splineAt.clear();
+    m_edgeOfSpline.clear();
     m_nodeOrder.clear();
-    m_edgeOrder.clear();
     m_nodeTile.clear();
     m_edgeTile.clear();
     m_labelled.clear();
     m_tiles.clear(); // their items stay in the scene
-    m_nodeItems.clear();
-    m_edgeItems.clear();
     m_texts.clear();
     m_states.reset(0, 0);
     m_made = 0;
@@ -53,32 +51,37 @@ void TileMaterializer::start(Request request)
     m_layout = m_request.layout;
     const LayoutGraph &lg = *m_graph;
     const Layout &layout = *m_layout;
-    m_rects.assign(lg.nodes.size(), nullptr);
-    m_splines.assign(lg.edges.size(), nullptr);
-    m_nodeItems.assign(lg.nodes.size(), nullptr);
-    m_edgeItems.assign(lg.edges.size(), nullptr);
+    m_rectAt.assign(lg.nodes.size(), notDrawn);
+    m_splineAt.assign(lg.edges.size(), notDrawn);
+    m_edgeOfSpline.assign(layout.edges.size(), notDrawn);
     m_labelled.assign(lg.edges.size(), false);
     m_states.reset(lg.nodes.size(), lg.edges.size());
+    std::size_t drawn = 0;
     for (std::size_t i = 0; i < lg.nodes.size(); ++i) {
-        if (const LayoutRect *r = layout.rect(lg.nodes[i].id); r != nullptr) {
-            m_rects[i] = r;
-            m_nodeOrder.emplace_back(lg.nodes[i].id, static_cast<std::uint32_t>(i));
+        if (const auto it = layout.nodes.find(lg.nodes[i].id); it != layout.nodes.end()) {
+            m_rectAt[i] = static_cast<std::uint32_t>(it - layout.nodes.begin());
+            ++drawn;
         }
     }
+    m_nodeOrder.reserve(drawn);
+    for (std::size_t i = 0; i < lg.nodes.size(); ++i)
+        if (m_rectAt[i] != notDrawn)
+            m_nodeOrder.emplace_back(lg.nodes[i].id, static_cast<std::uint32_t>(i));
     std::sort(m_nodeOrder.begin(), m_nodeOrder.end());
     // One shape label per tensor, on its first drawn edge in the layout graph's order.
     std::unordered_set<TensorRef> labelledTensors;
     labelledTensors.reserve(lg.edges.size());
     for (std::size_t i = 0; i < lg.edges.size(); ++i) {
         const LayoutGraph::Edge &e = lg.edges[i];
-        const LayoutSpline *s = layout.spline(e.tensor, e.consumer);
-        if (s == nullptr || s->points.empty())
+        const auto it = layout.edges.find(EdgeRef { e.tensor, e.consumer });
+        if (it == layout.edges.end() || it->second.points.empty())
             continue;
-        m_splines[i] = s;
-        m_edgeOrder.emplace_back(EdgeRef { e.tensor, e.consumer }, static_cast<std::uint32_t>(i));
+        const auto at = static_cast<std::uint32_t>(it - layout.edges.begin());
+        m_splineAt[i] = at;
+        if (m_edgeOfSpline[at] == notDrawn) // the first of equal edges answers edgeIndex()
+            m_edgeOfSpline[at] = static_cast<std::uint32_t>(i);
         m_labelled[i] = labelledTensors.insert(e.tensor).second;
     }
-    std::sort(m_edgeOrder.begin(), m_edgeOrder.end());
 
     // The tiles, from the layout: edge tiles lie under node tiles, as edges lie under nodes.
     TilePlan plan = planTiles(lg, layout);
@@ -99,12 +102,23 @@ void TileMaterializer::start(Request request)
     for (std::uint32_t &t : m_nodeTile)
         if (t != TilePlan::none)
             t += static_cast<std::uint32_t>(edgeTiles);
-    for (std::size_t i = 0; i < m_nodeTile.size(); ++i)
-        if (m_nodeTile[i] != TilePlan::none && m_rects[i] != nullptr)
-            m_tiles[m_nodeTile[i]].members.push_back(static_cast<std::uint32_t>(i));
-    for (std::size_t i = 0; i < m_edgeTile.size(); ++i)
-        if (m_edgeTile[i] != TilePlan::none && m_splines[i] != nullptr)
-            m_tiles[m_edgeTile[i]].members.push_back(static_cast<std::uint32_t>(i));
+    // Members in increasing index (madeItem() finds an item by its member's position), each
+    // tile's list sized exactly.
+    auto fillMembers
+        = [this](const std::vector<std::uint32_t> &tileOf, const std::vector<std::uint32_t> &at) {
+              std::vector<std::uint32_t> sizes(m_tiles.size(), 0);
+              for (std::size_t i = 0; i < tileOf.size(); ++i)
+                  if (tileOf[i] != TilePlan::none && at[i] != notDrawn)
+                      ++sizes[tileOf[i]];
+              for (std::size_t t = 0; t < m_tiles.size(); ++t)
+                  if (sizes[t] > 0)
+                      m_tiles[t].members.reserve(sizes[t]);
+              for (std::size_t i = 0; i < tileOf.size(); ++i)
+                  if (tileOf[i] != TilePlan::none && at[i] != notDrawn)
+                      m_tiles[tileOf[i]].members.push_back(static_cast<std::uint32_t>(i));
+          };
+    fillMembers(m_nodeTile, m_rectAt);
+    fillMembers(m_edgeTile, m_splineAt);
     // Until its items are made, a node tile that is painted shows its nodes as plain boxes
     // (the far picture is not there yet, or a pan outran the per-frame budget).
     for (Tile &tile : m_tiles)
@@ -128,9 +142,14 @@ std::size_t TileMaterializer::nodeIndex(NodeId node) const
 
 std::size_t TileMaterializer::edgeIndex(const EdgeRef &edge) const
 {
-    const auto it = std::lower_bound(m_edgeOrder.begin(), m_edgeOrder.end(),
-                                     std::pair<EdgeRef, std::uint32_t>(edge, 0));
-    return it != m_edgeOrder.end() && it->first == edge ? it->second : none;
+    if (!m_layout)
+        return none;
+    const auto it = m_layout->edges.find(edge);
+    if (it == m_layout->edges.end())
+        return none;
+    const std::uint32_t index
+        = m_edgeOfSpline[static_cast<std::size_t>(it - m_layout->edges.begin())];
+    return index != notDrawn ? index : none;
 }
 
 EdgeRef TileMaterializer::edgeRef(std::size_t edge) const
@@ -141,8 +160,10 @@ EdgeRef TileMaterializer::edgeRef(std::size_t edge) const
 
 QRectF TileMaterializer::nodeRect(std::size_t node) const
 {
-    const LayoutRect *r = node < m_rects.size() ? m_rects[node] : nullptr;
-    return r != nullptr ? QRectF(r->x, r->y, r->width, r->height) : QRectF();
+    if (node >= m_rectAt.size() || m_rectAt[node] == notDrawn)
+        return {};
+    const LayoutRect &r = (m_layout->nodes.begin() + m_rectAt[node])->second;
+    return { r.x, r.y, r.width, r.height };
 }
 
 std::vector<std::size_t> TileMaterializer::nodesIn(const QRectF &area) const
@@ -179,15 +200,17 @@ std::vector<std::size_t> TileMaterializer::edgesCrossing(const QPointF &a, const
     for (const Tile &tile : m_tiles) {
         if (tile.nodes || !tile.item->boundingRect().intersects(box))
             continue;
-        for (std::uint32_t e : tile.members) {
-            if (const EdgeItem *item = m_edgeItems[e]) {
-                if (item->crosses(a, b))
+        for (std::size_t k = 0; k < tile.members.size(); ++k) {
+            const std::uint32_t e = tile.members[k];
+            if (tile.made) {
+                if (static_cast<const EdgeItem *>(tile.items[k])->crosses(a, b))
                     out.push_back(e);
                 continue;
             }
-            if (!edgeItemBounds(*m_splines[e], false).intersects(box))
+            const LayoutSpline &route = spline(e);
+            if (!edgeItemBounds(route, false).intersects(box))
                 continue;
-            splinePolyline(*m_splines[e], line);
+            splinePolyline(route, line);
             if (polylineCrosses(line, a, b))
                 out.push_back(e);
         }
@@ -198,25 +221,26 @@ std::vector<std::size_t> TileMaterializer::edgesCrossing(const QPointF &a, const
 
 NodeItem *TileMaterializer::nodeItem(std::size_t node)
 {
-    if (node >= m_nodeTile.size() || m_rects[node] == nullptr || m_nodeTile[node] == TilePlan::none)
+    if (node >= m_nodeTile.size() || m_rectAt[node] == notDrawn
+        || m_nodeTile[node] == TilePlan::none)
         return nullptr;
     Tile &tile = m_tiles[m_nodeTile[node]];
     tile.used = ++m_clock;
     if (!tile.made)
         makeTile(m_nodeTile[node]);
-    return m_nodeItems[node];
+    return madeNodeItem(node);
 }
 
 EdgeItem *TileMaterializer::edgeItem(std::size_t edge)
 {
-    if (edge >= m_edgeTile.size() || m_splines[edge] == nullptr
+    if (edge >= m_edgeTile.size() || m_splineAt[edge] == notDrawn
         || m_edgeTile[edge] == TilePlan::none)
         return nullptr;
     Tile &tile = m_tiles[m_edgeTile[edge]];
     tile.used = ++m_clock;
     if (!tile.made)
         makeTile(m_edgeTile[edge]);
-    return m_edgeItems[edge];
+    return madeEdgeItem(edge);
 }
 
 void TileMaterializer::setProblem(std::size_t node, bool on)
@@ -261,14 +285,28 @@ void TileMaterializer::setBoundaryColour(std::size_t edge, const QColor &colour)
         item->setBoundaryColour(colour);
 }
 
+QGraphicsItem *TileMaterializer::madeItem(const std::vector<std::uint32_t> &tileOf,
+                                          std::size_t index) const
+{
+    if (index >= tileOf.size() || tileOf[index] == TilePlan::none)
+        return nullptr;
+    const Tile &tile = m_tiles[tileOf[index]];
+    if (!tile.made)
+        return nullptr;
+    const auto it = std::lower_bound(tile.members.begin(), tile.members.end(), index);
+    if (it == tile.members.end() || *it != index)
+        return nullptr;
+    return tile.items[static_cast<std::size_t>(it - tile.members.begin())];
+}
+
 NodeItem *TileMaterializer::madeNodeItem(std::size_t node) const
 {
-    return node < m_nodeItems.size() ? m_nodeItems[node] : nullptr;
+    return static_cast<NodeItem *>(madeItem(m_nodeTile, node));
 }
 
 EdgeItem *TileMaterializer::madeEdgeItem(std::size_t edge) const
 {
-    return edge < m_edgeItems.size() ? m_edgeItems[edge] : nullptr;
+    return static_cast<EdgeItem *>(madeItem(m_edgeTile, edge));
 }
 
 bool TileMaterializer::makeArea(const QRectF &area, int budgetMs)
@@ -341,11 +379,12 @@ void TileMaterializer::makeTile(std::size_t index)
     Tile &tile = m_tiles[index];
     tile.made = true;
     tile.item->setMade(true);
-    for (std::uint32_t member : tile.members) {
+    tile.items.resize(tile.members.size());
+    for (std::size_t k = 0; k < tile.members.size(); ++k) {
         if (tile.nodes)
-            makeNode(member);
+            tile.items[k] = makeNode(tile.members[k]);
         else
-            makeEdge(member);
+            tile.items[k] = makeEdge(tile.members[k]);
     }
     // Qt then skips its per-item pass over the items marked dirty by their parenting, which
     // otherwise keeps a map of painted view rects in every new item.
@@ -355,17 +394,11 @@ void TileMaterializer::makeTile(std::size_t index)
 void TileMaterializer::dropTile(std::size_t index)
 {
     Tile &tile = m_tiles[index];
-    for (std::uint32_t member : tile.members) {
-        QGraphicsItem *item = nullptr;
-        if (tile.nodes)
-            item = std::exchange(m_nodeItems[member], nullptr);
-        else
-            item = std::exchange(m_edgeItems[member], nullptr);
-        if (item != nullptr) {
-            delete item; // leaves its parent and the scene as it goes
-            --m_made;
-        }
+    for (QGraphicsItem *item : tile.items) {
+        delete item; // leaves its parent and the scene as it goes
+        --m_made;
     }
+    tile.items = {};
     tile.made = false;
     tile.item->setMade(false);
 }
@@ -380,10 +413,8 @@ const QString &TileMaterializer::shared(const std::string &text)
     return it->second;
 }
 
-void TileMaterializer::makeNode(std::uint32_t index)
+NodeItem *TileMaterializer::makeNode(std::uint32_t index)
 {
-    if (m_nodeItems[index] != nullptr)
-        return;
     const LayoutGraph::Node &n = m_graph->nodes[index];
     const Graph &graph = *m_request.graph;
     const NodeLabel label = nodeLabel(graph, n.id);
@@ -394,22 +425,19 @@ void TileMaterializer::makeNode(std::uint32_t index)
             item->setMark(mark->second);
     m_states.apply(*item, index);
     item->setParentItem(m_tiles[m_nodeTile[index]].item);
-    m_nodeItems[index] = item;
     ++m_made;
+    return item;
 }
 
-void TileMaterializer::makeEdge(std::uint32_t index)
+EdgeItem *TileMaterializer::makeEdge(std::uint32_t index)
 {
-    if (m_edgeItems[index] != nullptr)
-        return;
     const EdgeRef key = edgeRef(index);
     // The item points into the layout, which outlives the scene's items.
-    auto *item
-        = new EdgeItem(key, m_splines[index], m_labelled[index] ? m_request.labels : nullptr);
+    auto *item = new EdgeItem(key, &spline(index), m_labelled[index] ? m_request.labels : nullptr);
     m_states.apply(*item, index);
     item->setParentItem(m_tiles[m_edgeTile[index]].item);
-    m_edgeItems[index] = item;
     ++m_made;
+    return item;
 }
 
 } // namespace cleave::ui

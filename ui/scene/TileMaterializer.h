@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+class QGraphicsItem;
 class QGraphicsScene;
 
 namespace cleave::ui {
@@ -41,8 +42,9 @@ class NodeItem;
 /// the state the items show lives in states() and is given to an item as it is made.
 ///
 /// Node and edge indices are those of the layout graph. The drawn nodes in id order
-/// (drawnNodes()) serve the selection queries and the far picture's style; the drawn edges
-/// are kept in EdgeRef order for edgeIndex().
+/// (drawnNodes()) serve the selection queries and the far picture's style; edgeIndex() finds
+/// an edge in the layout's own EdgeRef order. Per node and edge it keeps indices only (into
+/// the layout, of its tile); the items of a tile are held by the tile while they exist.
 class TileMaterializer
 {
 public:
@@ -90,7 +92,10 @@ public:
     /// The box of a drawn node (scene coordinates).
     [[nodiscard]] QRectF nodeRect(std::size_t node) const;
     /// The route of a drawn edge (owned by the layout).
-    [[nodiscard]] const LayoutSpline &spline(std::size_t edge) const { return *m_splines[edge]; }
+    [[nodiscard]] const LayoutSpline &spline(std::size_t edge) const
+    {
+        return (m_layout->edges.begin() + m_splineAt[edge])->second;
+    }
     /// The drawn nodes, in id order (with their layout-graph indices).
     [[nodiscard]] const std::vector<std::pair<NodeId, std::uint32_t>> &drawnNodes() const
     {
@@ -147,31 +152,37 @@ private:
     struct Tile
     {
         ItemTile *item = nullptr;
-        std::vector<std::uint32_t> members; ///< Layout-graph indices of nodes or of edges.
+        std::vector<std::uint32_t> members; ///< Layout-graph indices of nodes or of edges, sorted.
+        /// While made: the item of each member (NodeItems or EdgeItems), in members' order.
+        std::vector<QGraphicsItem *> items;
         std::uint64_t used = 0; ///< When the view last needed it.
         bool nodes = false;
         bool made = false;
     };
     void makeTile(std::size_t index);
     void dropTile(std::size_t index);
-    void makeNode(std::uint32_t index);
-    void makeEdge(std::uint32_t index);
+    [[nodiscard]] QGraphicsItem *madeItem(const std::vector<std::uint32_t> &tileOf,
+                                          std::size_t index) const;
+    [[nodiscard]] NodeItem *makeNode(std::uint32_t index);
+    [[nodiscard]] EdgeItem *makeEdge(std::uint32_t index);
     [[nodiscard]] const QString &shared(const std::string &text);
 
     QGraphicsScene *m_scene;
     Request m_request;
     std::shared_ptr<const LayoutGraph> m_graph;
     std::shared_ptr<const Layout> m_layout;
-    std::vector<const LayoutRect *> m_rects; ///< Per layout-graph node (nullptr: not drawn).
-    std::vector<const LayoutSpline *> m_splines; ///< Per layout-graph edge (nullptr: not drawn).
+    static constexpr std::uint32_t notDrawn = static_cast<std::uint32_t>(-1);
+    /// Per layout-graph node, the position of its rectangle in the layout's nodes (notDrawn).
+    std::vector<std::uint32_t> m_rectAt;
+    /// Per layout-graph edge, the position of its spline in the layout's edges (notDrawn).
+    std::vector<std::uint32_t> m_splineAt;
+    /// Per spline of the layout, its layout-graph edge (notDrawn: none, or no route).
+    std::vector<std::uint32_t> m_edgeOfSpline;
     std::vector<std::pair<NodeId, std::uint32_t>> m_nodeOrder;
-    std::vector<std::pair<EdgeRef, std::uint32_t>> m_edgeOrder;
     std::vector<std::uint32_t> m_nodeTile; ///< Per layout-graph node: its tile in m_tiles.
     std::vector<std::uint32_t> m_edgeTile;
     std::vector<bool> m_labelled; ///< Per edge: it carries its tensor's shape label.
     std::vector<Tile> m_tiles;
-    std::vector<NodeItem *> m_nodeItems; ///< Per layout-graph node, while made.
-    std::vector<EdgeItem *> m_edgeItems;
     std::unordered_map<std::string, QString> m_texts; ///< One QString per distinct label text.
     ItemStates m_states;
     std::size_t m_made = 0;
