@@ -78,7 +78,7 @@ void TestLevelView::blocksLevelTranslates()
     QCOMPARE(m_levels->layoutKey(), m_doc->graph()->checksum() + "/blocks");
     QVERIFY(m_levels->framedBlocks().empty());
     // 62 FuseOps kernels for ResNet-18 with unfolded batch norms.
-    QCOMPARE(blocks->mapping.kernels.size(), std::size_t(62));
+    QCOMPARE(blocks->kernelCount(), std::size_t(62));
 
     // fused_add_nn_relu: the batch norm's projection %11, the residual add %12, the relu %13.
     const NodeId reluBlock = m_levels->shownNodes({ key("%13") }).front();
@@ -121,17 +121,17 @@ void TestLevelView::expandAndCollapse()
     QCOMPARE(shown.count(), 1);
     QVERIFY(m_levels->hasExpandedBlocks());
     // 61 blocks + the add + the relu.
-    QCOMPARE(m_levels->blockGraph()->mapping.kernels.size(), std::size_t(63));
+    QCOMPARE(m_levels->blockGraph()->kernelCount(), std::size_t(63));
     QVERIFY(m_levels->shownNodes({ key("%12") }) != m_levels->shownNodes({ key("%13") }));
     QVERIFY(m_levels->layoutKey() != m_doc->graph()->checksum() + "/blocks");
     m_levels->collapseAllBlocks();
     QCOMPARE(shown.count(), 2);
-    QCOMPARE(m_levels->blockGraph()->mapping.kernels.size(), std::size_t(62));
+    QCOMPARE(m_levels->blockGraph()->kernelCount(), std::size_t(62));
     // A new graph collapses everything and starts over.
     QVERIFY(m_levels->expandBlock(m_levels->shownNodes({ key("%13") }).front()));
     QVERIFY(m_doc->open(resnet));
     QVERIFY(!m_levels->hasExpandedBlocks());
-    QCOMPARE(m_levels->blockGraph()->mapping.kernels.size(), std::size_t(62));
+    QCOMPARE(m_levels->blockGraph()->kernelCount(), std::size_t(62));
 }
 
 void TestLevelView::observersHearWhatChanged()

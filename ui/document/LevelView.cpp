@@ -223,9 +223,11 @@ void LevelView::convertPlan()
         return;
     }
     // The block graph's view is made once with it, not on every conversion (every edit).
-    cleave::PlanConversion converted = m_blockView
-        ? cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockView)
-        : cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockGraph->graph);
+    const std::shared_ptr<const cleave::FunctionView> view = m_blockView
+        ? m_blockView
+        : std::make_shared<const cleave::FunctionView>(m_blockGraph->graph,
+                                                       m_blockGraph->graph.mainFunction());
+    cleave::PlanConversion converted = cleave::relayPlanToBlocks(*plan, *m_blockGraph, view);
     m_blockPlan.reset();
     m_blockBoundary = {};
     if (!converted.plan)
@@ -269,9 +271,9 @@ std::vector<cleave::NodeId> LevelView::shownNodes(const std::vector<cleave::Node
         return model;
     std::vector<cleave::NodeId> out;
     for (cleave::NodeId n : model) {
-        const auto it = m_blockGraph->shownAs.find(n);
-        if (it != m_blockGraph->shownAs.end() && it->second.isValid())
-            appendOnce(out, it->second);
+        const cleave::NodeId shown = m_blockGraph->shownAs(n);
+        if (shown.isValid())
+            appendOnce(out, shown);
     }
     return out;
 }
@@ -292,9 +294,9 @@ std::vector<cleave::EdgeRef> LevelView::shownEdges(const std::vector<cleave::Edg
         const std::vector<cleave::NodeId> consumer = shownNodes({ e.consumer });
         if (consumer.empty())
             continue;
-        const auto tensor = m_blockGraph->shownTensor.find(e.tensor);
-        if (tensor != m_blockGraph->shownTensor.end() && tensor->second.node != consumer.front())
-            out.push_back({ tensor->second, consumer.front() });
+        const cleave::TensorRef tensor = m_blockGraph->shownTensor(e.tensor);
+        if (tensor.isValid() && tensor.node != consumer.front())
+            out.push_back({ tensor, consumer.front() });
     }
     return out;
 }
