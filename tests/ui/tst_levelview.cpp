@@ -6,6 +6,7 @@
 #include "ui/commands/ChangePartitionValue.h"
 #include "ui/commands/CutAcrossEdges.h"
 #include "ui/document/Document.h"
+#include "ui/document/LevelPrefetch.h"
 #include "ui/document/LevelView.h"
 
 #include <QDir>
@@ -32,6 +33,7 @@ private slots:
     void blocksLevelTranslates();
     void expandAndCollapse();
     void observersHearWhatChanged();
+    void blocksAreSharedWithTheWorker();
 
 private:
     NodeId key(const char *name) const { return m_doc->graph()->findByKey(name); }
@@ -162,6 +164,25 @@ void TestLevelView::observersHearWhatChanged()
     m_doc->undoStack()->push(new SetPartitionTarget(m_doc.get(), first, "cuda"));
     QCOMPARE(withEdit, (QList<bool> { false }));
     QCOMPARE(m_levels->shownPlan()->partitions()[0].target, std::string("cuda"));
+}
+
+// The worker preparing the Blocks level reads the document's blocks, shared and not copied;
+// other fusion settings replace them, and whoever still holds the old ones keeps them intact.
+void TestLevelView::blocksAreSharedWithTheWorker()
+{
+    const std::shared_ptr<const std::vector<cleave::FusedBlock>> held = m_doc->sharedBlocks();
+    QCOMPARE(held.get(), &m_doc->blocks());
+    QCOMPARE(held->size(), std::size_t(62)); // ResNet-18's FuseOps kernels, as above
+    QSignalSpy ready(m_levels->prefetch(), &LevelPrefetch::ready);
+    QVERIFY(m_levels->prepareBlocks(nullptr));
+    QVERIFY(ready.wait(30000));
+    // Collapsed from those very blocks: one kernel per block.
+    QCOMPARE(m_levels->preparedBlocks()->blocks->kernelCount(), held->size());
+    EngineSettings settings = m_doc->settings();
+    settings.foldBatchNorm = true;
+    m_doc->setSettings(settings);
+    QVERIFY(m_doc->sharedBlocks().get() != held.get());
+    QCOMPARE(held->size(), std::size_t(62));
 }
 
 QTEST_MAIN(TestLevelView)

@@ -103,9 +103,10 @@ bool LevelView::prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache,
     const std::shared_ptr<const cleave::Graph> graph = m_document->sharedGraph();
     if (!graph)
         return false;
-    const std::vector<cleave::FusedBlock> &blocks = m_document->blocks();
+    // Shared with the worker, not copied (at 100k nodes a copy took 10 MB).
+    std::shared_ptr<const std::vector<cleave::FusedBlock>> blocks = m_document->sharedBlocks();
     // Blocks of one operator each: the Blocks level draws the same graph again, nothing to gain.
-    if (std::none_of(blocks.begin(), blocks.end(),
+    if (std::none_of(blocks->begin(), blocks->end(),
                      [](const cleave::FusedBlock &b) { return b.nodes.size() > 1; }))
         return false;
     const std::string key = layoutKeyFor(Level::Blocks, {});
@@ -113,8 +114,8 @@ bool LevelView::prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache,
         || (m_prefetch->isRunning() && m_prefetch->key() == key))
         return false;
     const cleave::PartitionPlan *plan = m_document->plan();
-    m_prefetch->start(key, graph, plan ? plan->function() : graph->mainFunction(), blocks,
-                      std::move(cache), std::move(regions));
+    m_prefetch->start(key, graph, plan ? plan->function() : graph->mainFunction(),
+                      std::move(blocks), std::move(cache), std::move(regions));
     return true;
 }
 
