@@ -597,7 +597,11 @@ std::vector<FusedBlock> FusionGrouper::collectBlocks()
 
     const std::vector<TensorRef> returned = m_graph.outputs(m_function);
     std::map<std::string, std::vector<std::size_t>> signatures; // base name → distinct bodies
+    // At most one block per group: reserved, then trimmed to the blocks made, since the
+    // document keeps them for the model's lifetime (grown by doubling, up to half of the store
+    // went unused).
     std::vector<FusedBlock> blocks;
+    blocks.reserve(byRoot.size());
     for (std::size_t b : byRoot) {
         const std::vector<NodeId> &group = members[b];
         if (std::none_of(group.begin(), group.end(),
@@ -681,6 +685,7 @@ std::vector<FusedBlock> FusionGrouper::collectBlocks()
         }
         blocks.push_back(std::move(block));
     }
+    blocks.shrink_to_fit();
     return blocks;
 }
 

@@ -64,6 +64,10 @@ void FunctionView::indexNodes()
 {
     const Graph &graph = *m_graph;
     m_order = graph.topologicalOrder(m_function);
+    m_assignableNodes.reserve(
+        static_cast<std::size_t>(std::count_if(m_order.begin(), m_order.end(), [&graph](NodeId id) {
+            return isAssignableKind(graph.node(id).kind);
+        })));
     auto intern = [this](const std::string &name) {
         return m_opNames.emplace(name, static_cast<std::int32_t>(m_opNames.size())).first->second;
     };
@@ -138,19 +142,27 @@ void FunctionView::collectEdges()
 {
     const Graph &graph = *m_graph;
     const std::size_t n = graph.nodeCount();
-    for (std::size_t c = 0; c < n; ++c) {
-        const NodeId user(c);
-        const NodeId rep = representative(user);
-        if (!rep.isValid())
-            continue;
-        const Node &node = graph.node(user);
-        for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-            const TensorRef t = node.inputs[i];
-            if (!t.node.isValid() || t.node.index() >= n || !contains(t.node) || t.node == rep)
+    auto forEachEdge = [&](auto &&visit) {
+        for (std::size_t c = 0; c < n; ++c) {
+            const NodeId user(c);
+            const NodeId rep = representative(user);
+            if (!rep.isValid())
                 continue;
-            m_edges.push_back(FlowEdge { t, rep, user, static_cast<std::uint32_t>(i) });
+            const Node &node = graph.node(user);
+            for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+                const TensorRef t = node.inputs[i];
+                if (!t.node.isValid() || t.node.index() >= n || !contains(t.node) || t.node == rep)
+                    continue;
+                visit(FlowEdge { t, rep, user, static_cast<std::uint32_t>(i) });
+            }
         }
-    }
+    };
+    // Counted first: the edge store lives as long as the view (a plan's, a level's), and
+    // growing it by doubling left up to half of it unused.
+    std::size_t count = 0;
+    forEachEdge([&count](const FlowEdge &) { ++count; });
+    m_edges.reserve(count);
+    forEachEdge([this](const FlowEdge &e) { m_edges.push_back(e); });
     std::sort(m_edges.begin(), m_edges.end(), [this](const FlowEdge &a, const FlowEdge &b) {
         if (a.tensor.node != b.tensor.node)
             return a.tensor.node < b.tensor.node;

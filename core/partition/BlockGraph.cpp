@@ -5,6 +5,7 @@
 #include "core/partition/PartitionPlan.h"
 
 #include <algorithm>
+#include <span>
 
 namespace cleave {
 
@@ -27,20 +28,78 @@ std::string shownOpName(const Graph &graph, const Node &node)
     }
 }
 
+/// The entries of `tensors` (sorted by block-level tensor) whose block-level node is `shown`.
+std::span<const std::pair<TensorRef, TensorRef>>
+tensorsOf(const std::vector<std::pair<TensorRef, TensorRef>> &tensors, NodeId shown)
+{
+    const auto first = std::lower_bound(
+        tensors.begin(), tensors.end(), shown,
+        [](const std::pair<TensorRef, TensorRef> &e, NodeId n) { return e.first.node < n; });
+    auto last = first;
+    while (last != tensors.end() && last->first.node == shown)
+        ++last;
+    return { first, last };
+}
+
 } // namespace
+
+NodeId BlockGraph::shownAs(NodeId original) const
+{
+    return original.isValid() && original.index() < shownNodes.size() ? shownNodes[original.index()]
+                                                                      : NodeId();
+}
+
+// A tensor is shown, if at all, by an output of the node showing its producer: the few entries
+// of that node are searched.
+TensorRef BlockGraph::shownTensor(TensorRef original) const
+{
+    const NodeId shown = shownAs(original.node);
+    if (!shown.isValid())
+        return {};
+    for (const auto &[blockTensor, shows] : tensorsOf(tensors, shown)) {
+        if (shows == original)
+            return blockTensor;
+    }
+    return {};
+}
+
+TensorRef BlockGraph::originalTensor(TensorRef shown) const
+{
+    const auto it = std::lower_bound(
+        tensors.begin(), tensors.end(), shown,
+        [](const std::pair<TensorRef, TensorRef> &e, TensorRef t) { return e.first < t; });
+    return it != tensors.end() && it->first == shown ? it->second : TensorRef();
+}
+
+KernelMapping BlockGraph::mapping() const
+{
+    KernelMapping out;
+    out.kernels.reserve(kernels.size());
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+        KernelMatch match;
+        match.kernel = kernels[k];
+        match.name = graph.node(kernels[k]).op;
+        const std::span<const NodeId> nodes = kernelNodes(k);
+        match.relayNodes.assign(nodes.begin(), nodes.end());
+        match.matched = true;
+        out.kernels.push_back(std::move(match));
+    }
+    return out;
+}
 
 std::vector<NodeId> BlockGraph::originalNodes(NodeId blockNode) const
 {
-    for (const KernelMatch &k : mapping.kernels) {
-        if (k.kernel == blockNode)
-            return k.relayNodes;
+    const auto kernel = std::lower_bound(kernels.begin(), kernels.end(), blockNode);
+    if (kernel != kernels.end() && *kernel == blockNode) {
+        const std::span<const NodeId> nodes
+            = kernelNodes(static_cast<std::size_t>(kernel - kernels.begin()));
+        return { nodes.begin(), nodes.end() };
     }
-    std::vector<NodeId> out;
-    for (const auto &[original, shown] : shownAs) {
-        if (shown == blockNode)
-            out.push_back(original);
-    }
-    return out;
+    // Any other node is a copy of one original node, which its first output shows.
+    const auto entries = tensorsOf(tensors, blockNode);
+    if (entries.empty())
+        return {};
+    return { entries.front().second.node };
 }
 
 std::vector<EdgeRef> BlockGraph::originalEdges(const Graph &original,
@@ -48,16 +107,16 @@ std::vector<EdgeRef> BlockGraph::originalEdges(const Graph &original,
 {
     std::vector<EdgeRef> out;
     for (const EdgeRef &e : edges) {
-        const auto tensor = originalTensor.find(e.tensor);
-        if (tensor == originalTensor.end())
+        const TensorRef tensor = originalTensor(e.tensor);
+        if (!tensor.isValid())
             continue;
         const std::vector<NodeId> inside = originalNodes(e.consumer);
-        for (const Use &u : original.uses(tensor->second.node)) {
-            if (original.node(u.consumer).inputs[u.input] != tensor->second)
+        for (const Use &u : original.uses(tensor.node)) {
+            if (original.node(u.consumer).inputs[u.input] != tensor)
                 continue;
             if (std::find(inside.begin(), inside.end(), u.consumer) == inside.end())
                 continue;
-            const EdgeRef pe { tensor->second, u.consumer };
+            const EdgeRef pe { tensor, u.consumer };
             if (std::find(out.begin(), out.end(), pe) == out.end())
                 out.push_back(pe);
         }
@@ -106,8 +165,7 @@ private:
     void record(NodeId original, NodeId copy, std::size_t outputs);
     void addBlock(const FusedBlock &block, const Node &root);
     void addCopy(NodeId n, const Node &node);
-    void addKernel(NodeId kernel, std::string name, std::string funcName,
-                   std::vector<NodeId> relayNodes);
+    void addKernel(NodeId kernel, std::span<const NodeId> members);
     void setSignature();
 
     const Graph &m_graph;
@@ -150,33 +208,27 @@ BlockCollapser::BlockCollapser(const Graph &graph, FunctionId f,
 std::vector<TensorRef> BlockCollapser::remap(const std::vector<TensorRef> &inputs) const
 {
     std::vector<TensorRef> mapped;
+    mapped.reserve(inputs.size());
     for (TensorRef t : inputs) {
-        const auto it = m_out.shownTensor.find(t);
-        if (it != m_out.shownTensor.end())
-            mapped.push_back(it->second);
+        const TensorRef shown = m_out.shownTensor(t);
+        if (shown.isValid())
+            mapped.push_back(shown);
     }
     return mapped;
 }
 
 void BlockCollapser::record(NodeId original, NodeId copy, std::size_t outputs)
 {
-    for (std::uint32_t i = 0; i < std::max<std::size_t>(outputs, 1); ++i) {
-        m_out.shownTensor[{ original, i }] = { copy, i };
-        m_out.originalTensor[{ copy, i }] = { original, i };
-    }
-    m_out.shownAs[original] = copy;
+    for (std::uint32_t i = 0; i < std::max<std::size_t>(outputs, 1); ++i)
+        m_out.tensors.emplace_back(TensorRef { copy, i }, TensorRef { original, i });
+    m_out.shownNodes[original.index()] = copy;
 }
 
-void BlockCollapser::addKernel(NodeId kernel, std::string name, std::string funcName,
-                               std::vector<NodeId> relayNodes)
+void BlockCollapser::addKernel(NodeId kernel, std::span<const NodeId> members)
 {
-    KernelMatch k;
-    k.kernel = kernel;
-    k.name = std::move(name);
-    k.funcName = std::move(funcName);
-    k.relayNodes = std::move(relayNodes);
-    k.matched = true;
-    m_out.mapping.kernels.push_back(std::move(k));
+    m_out.kernels.push_back(kernel);
+    m_out.kernelMembers.insert(m_out.kernelMembers.end(), members.begin(), members.end());
+    m_out.kernelStart.push_back(static_cast<std::uint32_t>(m_out.kernelMembers.size()));
 }
 
 void BlockCollapser::addBlock(const FusedBlock &block, const Node &root)
@@ -187,23 +239,23 @@ void BlockCollapser::addBlock(const FusedBlock &block, const Node &root)
     collapsed.op = block.name;
     collapsed.name = root.name;
     collapsed.inputs = remap(block.inputs);
+    collapsed.outputTypes.reserve(block.outputs.size());
     for (TensorRef t : block.outputs)
         collapsed.outputTypes.push_back(m_graph.tensorType(t));
     if (collapsed.outputTypes.empty())
         collapsed.outputTypes = root.outputTypes;
     const NodeId id = m_out.graph.addNode(std::move(collapsed));
-    std::vector<NodeId> members = block.nodes;
-    std::sort(members.begin(), members.end(),
-              [&](NodeId x, NodeId y) { return m_position[x.index()] < m_position[y.index()]; });
-    for (NodeId m : members)
-        m_out.shownAs[m] = id;
-    for (std::uint32_t i = 0; i < block.outputs.size(); ++i) {
-        m_out.shownTensor[block.outputs[i]] = { id, i };
-        m_out.originalTensor[{ id, i }] = block.outputs[i];
-    }
+    for (NodeId m : block.nodes)
+        m_out.shownNodes[m.index()] = id;
+    for (std::uint32_t i = 0; i < block.outputs.size(); ++i)
+        m_out.tensors.emplace_back(TensorRef { id, i }, block.outputs[i]);
     if (block.outputs.empty())
         record(block.root, id, 1);
-    addKernel(id, block.name, block.name, std::move(members));
+    // The members in program order, sorted where they are stored.
+    addKernel(id, block.nodes);
+    const auto first = m_out.kernelMembers.end() - static_cast<std::ptrdiff_t>(block.nodes.size());
+    std::sort(first, m_out.kernelMembers.end(),
+              [&](NodeId x, NodeId y) { return m_position[x.index()] < m_position[y.index()]; });
 }
 
 void BlockCollapser::addCopy(NodeId n, const Node &node)
@@ -215,7 +267,7 @@ void BlockCollapser::addCopy(NodeId n, const Node &node)
         m_out.graph.function(m_shownFunction).params.push_back(id);
     record(n, id, node.outputCount());
     if (m_out.graph.node(id).isOperator())
-        addKernel(id, m_graph.key(n), m_out.graph.node(id).op, { n });
+        addKernel(id, std::span<const NodeId>(&n, 1));
 }
 
 // Parameters keep the function's parameter order; the result is the shown result tensor's node.
@@ -223,29 +275,51 @@ void BlockCollapser::setSignature()
 {
     std::vector<NodeId> params;
     for (NodeId p : m_graph.function(m_function).params) {
-        const auto it = m_out.shownAs.find(p);
-        if (it != m_out.shownAs.end())
-            params.push_back(it->second);
+        const NodeId shown = m_out.shownAs(p);
+        if (shown.isValid())
+            params.push_back(shown);
     }
     m_out.graph.function(m_shownFunction).params = std::move(params);
     const NodeId result = m_graph.function(m_function).result;
     if (result.isValid()) {
-        const auto it = m_out.shownTensor.find({ result, 0 });
-        if (it != m_out.shownTensor.end())
-            m_out.graph.function(m_shownFunction).result = it->second.node;
+        const TensorRef shown = m_out.shownTensor({ result, 0 });
+        if (shown.isValid())
+            m_out.graph.function(m_shownFunction).result = shown.node;
     }
 }
 
 BlockGraph BlockCollapser::take()
 {
-    // One shown node per node outside the collapsed blocks and per block: reserved exactly, so
-    // the node store neither grows by doubling nor is copied again by finalize().
+    // One shown node per node outside the collapsed blocks and per block, a kernel per shown
+    // operator, a tensor entry per shown output: reserved exactly, so that no store grows by
+    // doubling and the node store is not copied again by finalize().
     std::size_t shown = 0;
+    std::size_t kernels = 0;
+    std::size_t members = 0;
+    std::size_t tensors = 0;
     for (NodeId n : m_order) {
+        const Node &node = m_graph.node(n);
         const int b = m_blockOf[n.index()];
-        shown += b < 0 || m_blocks[static_cast<std::size_t>(b)].root == n ? 1 : 0;
+        if (b < 0) {
+            ++shown;
+            kernels += node.isOperator() ? 1 : 0;
+            members += node.isOperator() ? 1 : 0;
+            tensors += std::max<std::size_t>(node.outputCount(), 1);
+        } else if (const FusedBlock &block = m_blocks[static_cast<std::size_t>(b)];
+                   block.root == n) {
+            ++shown;
+            ++kernels;
+            members += block.nodes.size();
+            tensors += std::max<std::size_t>(block.outputs.size(), 1);
+        }
     }
     m_out.graph.reserveNodes(shown);
+    m_out.kernels.reserve(kernels);
+    m_out.kernelStart.reserve(kernels + 1);
+    m_out.kernelStart.push_back(0);
+    m_out.kernelMembers.reserve(members);
+    m_out.tensors.reserve(tensors);
+    m_out.shownNodes.assign(m_graph.nodeCount(), NodeId());
     for (NodeId n : m_order) {
         const Node &node = m_graph.node(n);
         const int b = m_blockOf[n.index()];
@@ -253,8 +327,8 @@ BlockGraph BlockCollapser::take()
             addCopy(n, node);
             continue;
         }
+        // A member is shown once its block is, when the root is reached.
         const FusedBlock &block = m_blocks[static_cast<std::size_t>(b)];
-        m_out.shownAs[n] = NodeId(); // filled in when the root is reached
         if (n == block.root)
             addBlock(block, node);
     }

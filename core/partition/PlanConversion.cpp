@@ -3,8 +3,10 @@
 #include "core/partition/PlanConversion.h"
 
 #include "core/graph/NodeText.h"
+#include "core/partition/BlockGraph.h"
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -51,6 +53,35 @@ PartitionPlan buildPlan(const std::shared_ptr<const FunctionView> &view,
         plan.assignToPartition(members[p], plan.partitions().back().id);
     }
     return plan;
+}
+
+/// Puts `kernel` in the partition of the last of `relayNodes` (its output op) and reports a
+/// kernel whose ops lie in several partitions (`convert.split_kernel`).
+void assignKernel(PlanConversion &out, std::vector<int> &partitionOf,
+                  const PartitionPlan &relayPlan, NodeId kernel, std::span<const NodeId> relayNodes,
+                  const std::string &name)
+{
+    std::vector<int> used;
+    for (NodeId n : relayNodes) {
+        const int p = relayPlan.indexOf(relayPlan.partitionOf(n));
+        if (p >= 0 && std::find(used.begin(), used.end(), p) == used.end())
+            used.push_back(p);
+    }
+    // The kernel goes with its output op, the last of its nodes in program order.
+    partitionOf[kernel.index()] = relayPlan.indexOf(relayPlan.partitionOf(relayNodes.back()));
+    if (used.size() > 1) {
+        std::string names;
+        for (int p : used)
+            names += (names.empty() ? "" : ", ")
+                + relayPlan.partitions()[static_cast<std::size_t>(p)].name;
+        const std::vector<NodeId> nodes(relayNodes.begin(), relayNodes.end());
+        out.diagnostics.push_back(Diagnostic::make(
+            Severity::Error, "convert.split_kernel",
+            "kernel " + name + " runs ops of " + std::to_string(used.size()) + " partitions ("
+                + names + ": " + text::keyList(relayPlan.graph(), nodes)
+                + "); a kernel cannot be split, so it goes with its output op",
+            { kernel }));
+    }
 }
 
 } // namespace
@@ -101,7 +132,6 @@ PlanConversion relayPlanToKernels(const PartitionPlan &relayPlan, const KernelMa
     PlanConversion out;
     const std::shared_ptr<const FunctionView> view = std::move(kernels);
     std::vector<int> partitionOf(view->graph().nodeCount(), -1);
-    const Graph &relay = relayPlan.graph();
     for (const KernelMatch &k : mapping.kernels) {
         if (!k.matched) {
             out.diagnostics.push_back(Diagnostic::make(Severity::Warning, "convert.unmatched",
@@ -111,30 +141,26 @@ PlanConversion relayPlanToKernels(const PartitionPlan &relayPlan, const KernelMa
                                                        { k.kernel }));
             continue;
         }
-        std::vector<int> used;
-        for (NodeId n : k.relayNodes) {
-            const int p = relayPlan.indexOf(relayPlan.partitionOf(n));
-            if (p >= 0 && std::find(used.begin(), used.end(), p) == used.end())
-                used.push_back(p);
-        }
-        // The kernel goes with its output op, the last of its nodes in program order.
-        partitionOf[k.kernel.index()]
-            = relayPlan.indexOf(relayPlan.partitionOf(k.relayNodes.back()));
-        if (used.size() > 1) {
-            std::string names;
-            for (int p : used)
-                names += (names.empty() ? "" : ", ")
-                    + relayPlan.partitions()[static_cast<std::size_t>(p)].name;
-            out.diagnostics.push_back(Diagnostic::make(
-                Severity::Error, "convert.split_kernel",
-                "kernel " + k.name + " runs ops of " + std::to_string(used.size()) + " partitions ("
-                    + names + ": " + text::keyList(relay, k.relayNodes)
-                    + "); a kernel cannot be split, so it goes with its output op",
-                { k.kernel }));
-        }
+        assignKernel(out, partitionOf, relayPlan, k.kernel, k.relayNodes, k.name);
     }
     followProducers(*view, partitionOf);
     out.plan.emplace(buildPlan(view, relayPlan.partitions(), partitionOf));
+    return out;
+}
+
+PlanConversion relayPlanToBlocks(const PartitionPlan &relayPlan, const BlockGraph &blocks,
+                                 std::shared_ptr<const FunctionView> view)
+{
+    PlanConversion out;
+    const std::shared_ptr<const FunctionView> kernels = std::move(view);
+    std::vector<int> partitionOf(kernels->graph().nodeCount(), -1);
+    for (std::size_t k = 0; k < blocks.kernelCount(); ++k) {
+        const NodeId kernel = blocks.kernels[k];
+        assignKernel(out, partitionOf, relayPlan, kernel, blocks.kernelNodes(k),
+                     blocks.graph.node(kernel).op);
+    }
+    followProducers(*kernels, partitionOf);
+    out.plan.emplace(buildPlan(kernels, relayPlan.partitions(), partitionOf));
     return out;
 }
 

@@ -12,6 +12,8 @@
 
 namespace cleave {
 
+struct BlockGraph;
+
 /// A plan carried from one level (graph.json kernels, Relay ops) to the other, with what the
 /// conversion noticed.
 struct PlanConversion
@@ -40,5 +42,11 @@ PlanConversion relayPlanToKernels(const PartitionPlan &relayPlan, const KernelMa
 /// can share it).
 PlanConversion relayPlanToKernels(const PartitionPlan &relayPlan, const KernelMapping &mapping,
                                   std::shared_ptr<const FunctionView> kernels);
+
+/// The same for the Fused Blocks level (`view` views blocks.graph's main function): each
+/// kernel of `blocks` goes to the partition of its original nodes, as relayPlanToKernels()
+/// does over blocks.mapping(), without making that mapping.
+PlanConversion relayPlanToBlocks(const PartitionPlan &relayPlan, const BlockGraph &blocks,
+                                 std::shared_ptr<const FunctionView> view);
 
 } // namespace cleave

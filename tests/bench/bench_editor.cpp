@@ -58,6 +58,7 @@
 #include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/FunctionView.h"
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/BlockGraph.h"
 #include "core/partition/BoundaryTensors.h"
@@ -554,7 +555,9 @@ void runCase(const Case &c, const std::string &cacheDir)
                          threadCpuMs() - replaceStart);
         if (waitForLayout(*canvas)) {
             logPhase("layout");
-            PlanConversion converted = relayPlanToKernels(*cold.plan, blocks.mapping, blocks.graph);
+            PlanConversion converted = relayPlanToBlocks(
+                *cold.plan, blocks,
+                std::make_shared<const FunctionView>(blocks.graph, blocks.graph.mainFunction()));
             std::optional<PartitionPlan> blockPlan;
             BoundaryTable blockBoundary;
             if (converted.plan) {

@@ -423,9 +423,9 @@ void TestEditor::blocksLevelCutsAndExpands()
     QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
     const cleave::BlockGraph *blocks = w.blockGraph();
     QVERIFY(blocks);
-    QCOMPARE(blocks->mapping.kernels.size(), std::size_t(62));
-    const NodeId reluBlock = blocks->shownAs.at(key(w, "%13"));
-    const NodeId convBlock = blocks->shownAs.at(key(w, "%14"));
+    QCOMPARE(blocks->kernelCount(), std::size_t(62));
+    const NodeId reluBlock = blocks->shownAs(key(w, "%13"));
+    const NodeId convBlock = blocks->shownAs(key(w, "%14"));
     // fused_add_nn_relu: the batch norm's projection %11, the residual add %12, the relu %13.
     QCOMPARE(blocks->originalNodes(reluBlock),
              (std::vector<NodeId> { key(w, "%11"), key(w, "%12"), key(w, "%13") }));
@@ -445,8 +445,8 @@ void TestEditor::blocksLevelCutsAndExpands()
     QTest::mouseDClick(w.canvas()->view()->viewport(), Qt::LeftButton, {}, at);
     QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
     blocks = w.blockGraph();
-    QCOMPARE(blocks->mapping.kernels.size(), std::size_t(63)); // 61 blocks + add + relu
-    QVERIFY(blocks->shownAs.at(key(w, "%12")) != blocks->shownAs.at(key(w, "%13")));
+    QCOMPARE(blocks->kernelCount(), std::size_t(63)); // 61 blocks + add + relu
+    QVERIFY(blocks->shownAs(key(w, "%12")) != blocks->shownAs(key(w, "%13")));
     // The plan survives every level change; Ctrl+1 goes back to the operators.
     QTest::keyClick(&w, Qt::Key_1, Qt::ControlModifier);
     QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);

@@ -295,7 +295,7 @@ void TestEditorView::summaryCountsFusedBlocks()
     // Fused Blocks level shows.
     QVERIFY2(facts.contains(QStringLiteral("\nFused blocks: 62\n")), qPrintable(facts));
     QTest::keyClick(&w, Qt::Key_2, Qt::ControlModifier);
-    QCOMPARE(w.blockGraph()->mapping.kernels.size(), std::size_t(62));
+    QCOMPARE(w.blockGraph()->kernelCount(), std::size_t(62));
 }
 
 void TestEditorView::fitShowsBigGraphFromAnywhere()

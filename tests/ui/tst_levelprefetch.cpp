@@ -163,7 +163,7 @@ void TestLevelPrefetch::switchTakesPreparedLevel()
     QCOMPARE(drawnNodes(window), 8);
     const cleave::ui::PreparedLevel *prepared = window.levelView()->preparedBlocks();
     QVERIFY(prepared->laidOut);
-    QCOMPARE(prepared->blocks->mapping.kernels.size(), std::size_t(2));
+    QCOMPARE(prepared->blocks->kernelCount(), std::size_t(2));
 
     // Focus %3 (the sigmoid, inside the second block) as a user does: Ctrl+F, its id, Enter.
     const cleave::Graph &graph = *window.document()->graph();

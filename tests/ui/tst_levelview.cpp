@@ -6,6 +6,7 @@
 #include "ui/commands/ChangePartitionValue.h"
 #include "ui/commands/CutAcrossEdges.h"
 #include "ui/document/Document.h"
+#include "ui/document/LevelPrefetch.h"
 #include "ui/document/LevelView.h"
 
 #include <QDir>
@@ -32,6 +33,7 @@ private slots:
     void blocksLevelTranslates();
     void expandAndCollapse();
     void observersHearWhatChanged();
+    void blocksAreSharedWithTheWorker();
 
 private:
     NodeId key(const char *name) const { return m_doc->graph()->findByKey(name); }
@@ -78,7 +80,7 @@ void TestLevelView::blocksLevelTranslates()
     QCOMPARE(m_levels->layoutKey(), m_doc->graph()->checksum() + "/blocks");
     QVERIFY(m_levels->framedBlocks().empty());
     // 62 FuseOps kernels for ResNet-18 with unfolded batch norms.
-    QCOMPARE(blocks->mapping.kernels.size(), std::size_t(62));
+    QCOMPARE(blocks->kernelCount(), std::size_t(62));
 
     // fused_add_nn_relu: the batch norm's projection %11, the residual add %12, the relu %13.
     const NodeId reluBlock = m_levels->shownNodes({ key("%13") }).front();
@@ -121,17 +123,17 @@ void TestLevelView::expandAndCollapse()
     QCOMPARE(shown.count(), 1);
     QVERIFY(m_levels->hasExpandedBlocks());
     // 61 blocks + the add + the relu.
-    QCOMPARE(m_levels->blockGraph()->mapping.kernels.size(), std::size_t(63));
+    QCOMPARE(m_levels->blockGraph()->kernelCount(), std::size_t(63));
     QVERIFY(m_levels->shownNodes({ key("%12") }) != m_levels->shownNodes({ key("%13") }));
     QVERIFY(m_levels->layoutKey() != m_doc->graph()->checksum() + "/blocks");
     m_levels->collapseAllBlocks();
     QCOMPARE(shown.count(), 2);
-    QCOMPARE(m_levels->blockGraph()->mapping.kernels.size(), std::size_t(62));
+    QCOMPARE(m_levels->blockGraph()->kernelCount(), std::size_t(62));
     // A new graph collapses everything and starts over.
     QVERIFY(m_levels->expandBlock(m_levels->shownNodes({ key("%13") }).front()));
     QVERIFY(m_doc->open(resnet));
     QVERIFY(!m_levels->hasExpandedBlocks());
-    QCOMPARE(m_levels->blockGraph()->mapping.kernels.size(), std::size_t(62));
+    QCOMPARE(m_levels->blockGraph()->kernelCount(), std::size_t(62));
 }
 
 void TestLevelView::observersHearWhatChanged()
@@ -162,6 +164,25 @@ void TestLevelView::observersHearWhatChanged()
     m_doc->undoStack()->push(new SetPartitionTarget(m_doc.get(), first, "cuda"));
     QCOMPARE(withEdit, (QList<bool> { false }));
     QCOMPARE(m_levels->shownPlan()->partitions()[0].target, std::string("cuda"));
+}
+
+// The worker preparing the Blocks level reads the document's blocks, shared and not copied;
+// other fusion settings replace them, and whoever still holds the old ones keeps them intact.
+void TestLevelView::blocksAreSharedWithTheWorker()
+{
+    const std::shared_ptr<const std::vector<cleave::FusedBlock>> held = m_doc->sharedBlocks();
+    QCOMPARE(held.get(), &m_doc->blocks());
+    QCOMPARE(held->size(), std::size_t(62)); // ResNet-18's FuseOps kernels, as above
+    QSignalSpy ready(m_levels->prefetch(), &LevelPrefetch::ready);
+    QVERIFY(m_levels->prepareBlocks(nullptr));
+    QVERIFY(ready.wait(30000));
+    // Collapsed from those very blocks: one kernel per block.
+    QCOMPARE(m_levels->preparedBlocks()->blocks->kernelCount(), held->size());
+    EngineSettings settings = m_doc->settings();
+    settings.foldBatchNorm = true;
+    m_doc->setSettings(settings);
+    QVERIFY(m_doc->sharedBlocks().get() != held.get());
+    QCOMPARE(held->size(), std::size_t(62));
 }
 
 QTEST_MAIN(TestLevelView)

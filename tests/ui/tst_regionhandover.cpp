@@ -328,7 +328,7 @@ void TestRegionHandover::blocksLevelShowsRegionsAndBadges()
     QTRY_VERIFY_WITH_TIMEOUT(window.canvas()->isLayoutReady(), 30000);
     QTRY_VERIFY_WITH_TIMEOUT(window.levelView()->isBlocksPrepared(), 30000);
     const cleave::ui::PreparedLevel *prepared = window.levelView()->preparedBlocks();
-    QCOMPARE(prepared->blocks->mapping.kernels.size(), std::size_t(3));
+    QCOMPARE(prepared->blocks->kernelCount(), std::size_t(3));
     QCOMPARE(prepared->drawn->nodes.size(), std::size_t(7));
 
     // The prepared level's region geometry was made beside its layout (by the worker) and is

@@ -107,7 +107,7 @@ void Document::setPrepared(PreparedModel &&model, const QString &path,
     const bool defaultChecks = m_settings.opSupport.empty() && !m_settings.latency
         && m_settings.params.empty() && !m_settings.liftConstants;
     if (m_graph && defaultFusion) {
-        m_blocks.emplace(std::move(model.blocks));
+        m_blocks = std::make_shared<const std::vector<cleave::FusedBlock>>(std::move(model.blocks));
         indexBlocks();
     }
     if (ownPlan && defaultChecks) {
@@ -174,16 +174,21 @@ QString Document::fileName() const
 
 const std::vector<cleave::FusedBlock> &Document::blocks() const
 {
+    return *sharedBlocks();
+}
+
+std::shared_ptr<const std::vector<cleave::FusedBlock>> Document::sharedBlocks() const
+{
     if (!m_blocks) {
-        m_blocks.emplace();
-        if (m_graph) {
-            *m_blocks
-                = cleave::fuseOps(*m_graph, m_plan ? m_plan->function() : m_graph->mainFunction(),
-                                  m_settings.fusionOptions());
+        m_blocks = std::make_shared<const std::vector<cleave::FusedBlock>>(
+            m_graph
+                ? cleave::fuseOps(*m_graph, m_plan ? m_plan->function() : m_graph->mainFunction(),
+                                  m_settings.fusionOptions())
+                : std::vector<cleave::FusedBlock> {});
+        if (m_graph)
             indexBlocks();
-        }
     }
-    return *m_blocks;
+    return m_blocks;
 }
 
 void Document::indexBlocks() const

@@ -92,6 +92,9 @@ public:
     /// The FuseOps blocks of the partitioned function under the settings' fusion options
     /// (computed on first use).
     [[nodiscard]] const std::vector<cleave::FusedBlock> &blocks() const;
+    /// The same blocks, shared: what a worker reads while the document moves on (a new model
+    /// or other settings replace them, never change them in place).
+    [[nodiscard]] std::shared_ptr<const std::vector<cleave::FusedBlock>> sharedBlocks() const;
     /// The index into blocks() of the block holding `node`, or -1.
     [[nodiscard]] int blockOf(cleave::NodeId node) const;
     /// The drawn graph of `function` as the loader made it off the UI thread (it makes the
@@ -181,7 +184,7 @@ private:
     std::vector<cleave::Diagnostic> m_diagnostics;
     int m_errors = 0;
     int m_warnings = 0;
-    mutable std::optional<std::vector<cleave::FusedBlock>> m_blocks;
+    mutable std::shared_ptr<const std::vector<cleave::FusedBlock>> m_blocks;
     mutable std::vector<int> m_blockOfNode;
     std::shared_ptr<const cleave::LayoutGraph> m_layoutGraph; // from the loader
     QUndoStack m_undoStack;

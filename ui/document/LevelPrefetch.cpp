@@ -43,11 +43,12 @@ LevelPrefetch::~LevelPrefetch()
 }
 
 void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::Graph> graph,
-                          cleave::FunctionId function, std::vector<cleave::FusedBlock> blocks,
+                          cleave::FunctionId function,
+                          std::shared_ptr<const std::vector<cleave::FusedBlock>> blocks,
                           std::shared_ptr<cleave::LayoutCache> cache,
                           std::shared_ptr<RegionGeometryStore> regions)
 {
-    if (!graph || key.empty())
+    if (!graph || !blocks || key.empty())
         return;
     if (key == m_key && (m_running || (m_prepared && m_prepared->source == graph)))
         return;
@@ -57,7 +58,8 @@ void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::
     m_running = true;
     const quint64 generation = ++m_generation;
     auto cancel = std::make_shared<std::atomic<bool>>(false);
-    // The worker owns copies of everything it reads (the graph is shared and never modified);
+    // The worker shares what it reads (the graph and the blocks, which are never modified, only
+    // replaced) or owns a copy of it;
     // it reports back through a queued call, which Qt drops once the prefetch is gone (the
     // destructor waits for the thread anyway).
     QThread *thread = QThread::create([this, generation, cancel, key, graph = std::move(graph),
@@ -72,7 +74,7 @@ void LevelPrefetch::start(const std::string &key, std::shared_ptr<const cleave::
         level->key = key;
         level->source = graph;
         try {
-            if (!collapseLevel(*level, *graph, function, blocks, {}, cancel.get())
+            if (!collapseLevel(*level, *graph, function, *blocks, {}, cancel.get())
                 || cancel->load())
                 return;
             if (cache) {

@@ -67,11 +67,13 @@ public:
     LevelPrefetch(const LevelPrefetch &) = delete;
     LevelPrefetch &operator=(const LevelPrefetch &) = delete;
 
-    /// Prepares the blocks of `function` of `graph` (none expanded) under `key`, laid out into
+    /// Prepares the blocks of `function` of `graph` (none expanded; `blocks` are read where they
+    /// are, shared with the document, not copied) under `key`, laid out into
     /// `cache` (null: not laid out), the layout's region geometry made and left in `regions`
     /// (null: not made). Does nothing when that key is prepared or being prepared.
     void start(const std::string &key, std::shared_ptr<const cleave::Graph> graph,
-               cleave::FunctionId function, std::vector<cleave::FusedBlock> blocks,
+               cleave::FunctionId function,
+               std::shared_ptr<const std::vector<cleave::FusedBlock>> blocks,
                std::shared_ptr<cleave::LayoutCache> cache,
                std::shared_ptr<RegionGeometryStore> regions = nullptr);
     /// Drops the running request and what was prepared.

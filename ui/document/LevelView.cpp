@@ -103,9 +103,10 @@ bool LevelView::prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache,
     const std::shared_ptr<const cleave::Graph> graph = m_document->sharedGraph();
     if (!graph)
         return false;
-    const std::vector<cleave::FusedBlock> &blocks = m_document->blocks();
+    // Shared with the worker, not copied (at 100k nodes a copy took 10 MB).
+    std::shared_ptr<const std::vector<cleave::FusedBlock>> blocks = m_document->sharedBlocks();
     // Blocks of one operator each: the Blocks level draws the same graph again, nothing to gain.
-    if (std::none_of(blocks.begin(), blocks.end(),
+    if (std::none_of(blocks->begin(), blocks->end(),
                      [](const cleave::FusedBlock &b) { return b.nodes.size() > 1; }))
         return false;
     const std::string key = layoutKeyFor(Level::Blocks, {});
@@ -113,8 +114,8 @@ bool LevelView::prepareBlocks(std::shared_ptr<cleave::LayoutCache> cache,
         || (m_prefetch->isRunning() && m_prefetch->key() == key))
         return false;
     const cleave::PartitionPlan *plan = m_document->plan();
-    m_prefetch->start(key, graph, plan ? plan->function() : graph->mainFunction(), blocks,
-                      std::move(cache), std::move(regions));
+    m_prefetch->start(key, graph, plan ? plan->function() : graph->mainFunction(),
+                      std::move(blocks), std::move(cache), std::move(regions));
     return true;
 }
 
@@ -223,9 +224,11 @@ void LevelView::convertPlan()
         return;
     }
     // The block graph's view is made once with it, not on every conversion (every edit).
-    cleave::PlanConversion converted = m_blockView
-        ? cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockView)
-        : cleave::relayPlanToKernels(*plan, m_blockGraph->mapping, m_blockGraph->graph);
+    const std::shared_ptr<const cleave::FunctionView> view = m_blockView
+        ? m_blockView
+        : std::make_shared<const cleave::FunctionView>(m_blockGraph->graph,
+                                                       m_blockGraph->graph.mainFunction());
+    cleave::PlanConversion converted = cleave::relayPlanToBlocks(*plan, *m_blockGraph, view);
     m_blockPlan.reset();
     m_blockBoundary = {};
     if (!converted.plan)
@@ -269,9 +272,9 @@ std::vector<cleave::NodeId> LevelView::shownNodes(const std::vector<cleave::Node
         return model;
     std::vector<cleave::NodeId> out;
     for (cleave::NodeId n : model) {
-        const auto it = m_blockGraph->shownAs.find(n);
-        if (it != m_blockGraph->shownAs.end() && it->second.isValid())
-            appendOnce(out, it->second);
+        const cleave::NodeId shown = m_blockGraph->shownAs(n);
+        if (shown.isValid())
+            appendOnce(out, shown);
     }
     return out;
 }
@@ -292,9 +295,9 @@ std::vector<cleave::EdgeRef> LevelView::shownEdges(const std::vector<cleave::Edg
         const std::vector<cleave::NodeId> consumer = shownNodes({ e.consumer });
         if (consumer.empty())
             continue;
-        const auto tensor = m_blockGraph->shownTensor.find(e.tensor);
-        if (tensor != m_blockGraph->shownTensor.end() && tensor->second.node != consumer.front())
-            out.push_back({ tensor->second, consumer.front() });
+        const cleave::TensorRef tensor = m_blockGraph->shownTensor(e.tensor);
+        if (tensor.isValid() && tensor.node != consumer.front())
+            out.push_back({ tensor, consumer.front() });
     }
     return out;
 }
