@@ -490,7 +490,7 @@ void CanvasWidget::Private::finishScene()
 void CanvasWidget::Private::setUpFarPicture()
 {
     const QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
-    far.setSource(farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), *regionGeometry, *graph),
+    far.setSource(farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), *graph),
                   [this] { return farState(); });
 }
 
