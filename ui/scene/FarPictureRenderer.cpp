@@ -17,7 +17,7 @@ namespace {
 
 // A strip's drawn image is about this size (32 bits a pixel): a few hundred rows of a large
 // model's picture.
-constexpr qsizetype stripBytes = 512 * 1024;
+constexpr qsizetype stripBytes = qsizetype { 512 } * 1024;
 // Rows beyond a shape's own that its pixels may reach (a line a pixel or two wide).
 constexpr qreal lineReach = 2;
 // Segments of ordinary edges handed to one drawLines() call.
@@ -82,7 +82,8 @@ int stripRowsFor(QSize size, int asked)
 {
     if (asked > 0)
         return asked;
-    return static_cast<int>(std::max<qsizetype>(16, stripBytes / (4 * std::max(1, size.width()))));
+    return static_cast<int>(
+        std::max<qsizetype>(16, stripBytes / (qsizetype { 4 } * std::max(1, size.width()))));
 }
 
 // The base layer: ordinary edges, then node boxes by category, then the style's boxes, a
