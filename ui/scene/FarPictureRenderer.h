@@ -40,8 +40,10 @@ public:
     /// its few colours; 32 bits only when it has more than 256), a quarter of a 32-bit one. A
     /// base redrawn at the same size (new colours or boxes) is kept in the old one's pixels.
     [[nodiscard]] const QImage &base() const { return m_base; }
-    /// Draws in strips of `rows` rows from the next render on (0, the default: strips of about
-    /// half a megabyte of 32-bit pixels). The pixels do not depend on it (tests).
+    /// Draws the base in strips of `rows` rows, the picture in strips 4 times as tall, from the
+    /// next render on (0, the default: base strips of about half a megabyte of 32-bit pixels).
+    /// The pixels do not depend on it but by rounding where a line longer than FarStrips'
+    /// margin crosses a strip's edge (tests).
     void setStripRows(int rows) { m_stripRows = rows; }
     /// Drops the kept base layer (its memory).
     void reset();
