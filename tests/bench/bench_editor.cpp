@@ -432,6 +432,10 @@ void runCase(const Case &c, const std::string &cacheDir)
 
     // Pan and zoom (with the far picture of the open model, as a user who looks a moment).
     waitForFarPicture(*canvas);
+    if (g_frameLog)
+        std::fprintf(stderr, "open     far picture: worker render %.1f ms (base %s)\n",
+                     farPictureOf(*canvas).lastRenderMs(),
+                     farPictureOf(*canvas).lastRenderReusedBase() ? "reused" : "drawn");
     std::vector<double> frames = panZoomFrames(canvas->view());
     std::sort(frames.begin(), frames.end());
     const double frameMed = frames[frames.size() / 2];

@@ -11,6 +11,7 @@
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/FarPicture.h"
 #include "ui/scene/FarPictureRenderer.h"
+#include "ui/scene/PaletteImageBuilder.h"
 
 #include <QGraphicsView>
 #include <QSignalSpy>
@@ -66,19 +67,89 @@ int nearest(const QImage &image, QPoint centre, int radius, const QColor &want)
     return best;
 }
 
-// A FarGeometry of `count` node boxes 40 x 20 in rows over `bounds`, without edges.
-std::shared_ptr<const ui::FarGeometry> boxes(const QRectF &bounds, int count)
+// A layout of `count` node boxes 40 x 20 in rows over `bounds`, without edges.
+Layout boxLayout(const QRectF &bounds, int count)
+{
+    Layout layout;
+    const int perRow = std::max(1, static_cast<int>(bounds.width() / 50));
+    for (int i = 0; i < count; ++i)
+        layout.nodes.emplace(NodeId(static_cast<std::uint32_t>(i)),
+                             LayoutRect { bounds.left() + 5 + (i % perRow) * 50,
+                                          bounds.top() + 5 + (i / perRow) * 30, 40, 20 });
+    return layout;
+}
+
+// The FarGeometry of `layout` over `bounds`, every node in category 0.
+std::shared_ptr<const ui::FarGeometry> geometryOf(Layout layout, const QRectF &bounds)
 {
     auto g = std::make_shared<ui::FarGeometry>();
     g->bounds = bounds;
-    const int perRow = std::max(1, static_cast<int>(bounds.width() / 50));
-    for (int i = 0; i < count; ++i)
-        g->nodes.emplace_back(bounds.left() + 5 + (i % perRow) * 50,
-                              bounds.top() + 5 + (i / perRow) * 30, 40, 20);
-    g->categories.assign(g->nodes.size(), 0);
+    g->categories.assign(layout.nodes.size(), 0);
+    g->layout = std::make_shared<const Layout>(std::move(layout));
     g->regionPadX = 4;
     g->regionPadY = 4;
     return g;
+}
+
+std::shared_ptr<const ui::FarGeometry> boxes(const QRectF &bounds, int count)
+{
+    return geometryOf(boxLayout(bounds, count), bounds);
+}
+
+// A hand-made drawing 200 x 300 scene units, drawn at 0.1: 20 x 30 pixels. Node A (20, 20,
+// 40 x 20) covers pixels x 2..5, y 2..3; node B (120, 240, 40 x 20) pixels x 12..15, y 24..25.
+// The edge A -> B runs straight down x = 45 from y = 40 to 150 (pixel column 4, rows 4..15),
+// then at 45 degrees to (135, 240) (pixel (13.5, 24)): it crosses every strip of a few rows.
+std::shared_ptr<const ui::FarGeometry> handMade()
+{
+    Layout layout;
+    layout.nodes.emplace(NodeId(0U), LayoutRect { 20, 20, 40, 20 });
+    layout.nodes.emplace(NodeId(1U), LayoutRect { 120, 240, 40, 20 });
+    LayoutSpline route;
+    // Straight cubic segments: each control point on the segment.
+    route.points = { { 45, 40 },  { 45, 80 },   { 45, 110 }, { 45, 150 },
+                     { 75, 180 }, { 105, 210 }, { 135, 240 } };
+    layout.edges.emplace(EdgeRef { TensorRef { NodeId(0U), 0 }, NodeId(1U) }, route);
+    auto g = std::make_shared<ui::FarGeometry>();
+    g->layout = std::make_shared<const Layout>(std::move(layout));
+    g->bounds = QRectF(0, 0, 200, 300);
+    g->categories = { 0, 1 };
+    g->regionPadX = 10;
+    g->regionPadY = 10;
+    return g;
+}
+
+const QRgb edgeGrey = qRgb(0x80, 0x80, 0x80);
+const QRgb boxA = qRgb(0x30, 0x30, 0x30);
+const QRgb boxB = qRgb(0x20, 0x60, 0x20);
+const QRgb selected = qRgb(0xff, 0, 0);
+const QRgb tintA = qRgb(0xb2, 0xcd, 0xe0);
+const QRgb tintB = qRgb(0xf6, 0xc9, 0xb6);
+const QRgb boundaryBlue = qRgb(0x1f, 0x77, 0xb4);
+
+// B selected; A in partition 0, B in partition 1, the edge a boundary edge of A's colour.
+ui::FarState handMadeState(const ui::FarGeometry &g)
+{
+    ui::FarState s;
+    s.style.edge = edgeGrey;
+    s.style.categories = { boxA, boxB };
+    s.style.boxes = { { QRectF(120, 240, 40, 20), selected } };
+    s.plan.nodeSlots = std::make_shared<const std::vector<std::int32_t>>(std::vector { 0, 1 });
+    s.plan.edgeSlots = std::make_shared<const std::vector<std::int32_t>>(std::vector { -1 });
+    s.plan.tints = { tintA, tintB };
+    QPolygonF line;
+    for (std::size_t i = 0; i < g.layout->edges.begin()->second.points.size(); i += 3) {
+        const LayoutPoint &p = g.layout->edges.begin()->second.points[i];
+        line.append(QPointF(p.x, p.y));
+    }
+    s.plan.boundary = std::make_shared<const std::vector<std::pair<QPolygonF, QRgb>>>(
+        std::vector { std::pair { line, boundaryBlue } });
+    return s;
+}
+
+QImage argb(const QImage &image)
+{
+    return image.convertToFormat(QImage::Format_ARGB32_Premultiplied);
 }
 
 } // namespace
@@ -93,6 +164,9 @@ private slots:
     void supersededRenderIsNeverShown();
     void imageStaysWithinItsPixelBound();
     void restyledBaseIsRedrawnInPlace();
+    void pictureHasTheDrawingsPixels();
+    void stripsDrawTheWholePicturesPixels();
+    void manyColoursKeepThirtyTwoBits();
 
 private:
     QTemporaryDir m_cache;
@@ -173,13 +247,14 @@ void TestFarPicture::supersededRenderIsNeverShown()
     // picture but the second one may be shown.
     // The first box is big, with a wide tint around it (scene 100..700); the others are the
     // load, below it.
-    auto g = std::make_shared<ui::FarGeometry>(*boxes(QRectF(0, 1000, 5000, 60000), 200000));
-    g->bounds = QRectF(0, 0, 5000, 61000);
-    g->nodes.front() = QRectF(200, 200, 400, 400);
+    Layout layout = boxLayout(QRectF(0, 1000, 5000, 60000), 200000);
+    layout.nodes.begin()->second = LayoutRect { 200, 200, 400, 400 };
+    auto g = std::make_shared<ui::FarGeometry>(
+        *geometryOf(std::move(layout), QRectF(0, 0, 5000, 61000)));
     g->regionPadX = 100;
     g->regionPadY = 100;
     std::shared_ptr<const ui::FarGeometry> geometry = g;
-    auto nodeSlots = std::make_shared<std::vector<std::int32_t>>(geometry->nodes.size(), 0);
+    auto nodeSlots = std::make_shared<std::vector<std::int32_t>>(geometry->layout->nodes.size(), 0);
     const QColor red(0xd0, 0x20, 0x20);
     const QColor blue(0x20, 0x40, 0xd0);
     QColor tint = red;
@@ -267,6 +342,86 @@ void TestFarPicture::restyledBaseIsRedrawnInPlace()
     const QImage third = renderer.render(geometry, state, 0.05, QSize(50, 25), {});
     QCOMPARE(renderer.base().size(), QSize(50, 25));
     QCOMPARE(third.size(), QSize(50, 25));
+}
+
+void TestFarPicture::pictureHasTheDrawingsPixels()
+{
+    ui::FarPictureRenderer renderer;
+    const auto geometry = handMade();
+    const ui::FarState state = handMadeState(*geometry);
+    const QImage picture = renderer.render(geometry, state, 0.1, QSize(20, 30), {});
+    QCOMPARE(picture.size(), QSize(20, 30));
+    // Few flat colours: kept in 8 bits a pixel, as the base.
+    QCOMPARE(picture.format(), QImage::Format_Indexed8);
+    QCOMPARE(renderer.base().format(), QImage::Format_Indexed8);
+    const QImage base = renderer.base();
+    // The base: A's box in its category's colour, B's in the selection's red over its own, the
+    // edge a pixel wide down column 4, nothing beside it.
+    QCOMPARE(base.pixel(3, 2), boxA);
+    QCOMPARE(base.pixel(13, 24), selected);
+    QCOMPARE(base.pixel(4, 10), edgeGrey);
+    QCOMPARE(base.pixel(6, 10), qRgba(0, 0, 0, 0));
+    QCOMPARE(base.pixel(1, 1), qRgba(0, 0, 0, 0));
+    // The picture: A's padded box (10, 10, 60 x 40: pixels x 1..6, y 1..4) in partition 0's
+    // tint where the base is empty, B's (110, 230, 60 x 40: x 11..16, y 23..26) in partition
+    // 1's; the boxes over them; the boundary edge (2 pixels wide) over the grey line.
+    QCOMPARE(picture.pixel(1, 1), tintA);
+    QCOMPARE(picture.pixel(6, 4), tintA);
+    QCOMPARE(picture.pixel(3, 2), boxA);
+    QCOMPARE(picture.pixel(16, 26), tintB);
+    QCOMPARE(picture.pixel(15, 25), selected); // beside the boundary edge's end at (13.5, 24)
+    QCOMPARE(picture.pixel(4, 10), boundaryBlue);
+    QCOMPARE(picture.pixel(8, 10), qRgba(0, 0, 0, 0));
+    QCOMPARE(picture.pixel(19, 0), qRgba(0, 0, 0, 0));
+}
+
+void TestFarPicture::stripsDrawTheWholePicturesPixels()
+{
+    // The same drawing drawn whole (one strip: a small picture is) and in strips of 4 rows
+    // (8 strips; the edge crosses 6 of their edges): the same pixels, base and picture.
+    const auto geometry = handMade();
+    const ui::FarState state = handMadeState(*geometry);
+    ui::FarPictureRenderer whole;
+    const QImage wholePicture = whole.render(geometry, state, 0.1, QSize(20, 30), {});
+    ui::FarPictureRenderer strips;
+    strips.setStripRows(4);
+    const QImage stripPicture = strips.render(geometry, state, 0.1, QSize(20, 30), {});
+    QCOMPARE(argb(strips.base()), argb(whole.base()));
+    QCOMPARE(argb(stripPicture), argb(wholePicture));
+    // Strips of 1 row: every segment crosses strip edges.
+    ui::FarPictureRenderer rows;
+    rows.setStripRows(1);
+    QCOMPARE(argb(rows.render(geometry, state, 0.1, QSize(20, 30), {})), argb(wholePicture));
+}
+
+void TestFarPicture::manyColoursKeepThirtyTwoBits()
+{
+    // 300 colours, 20 a row: the first 12 rows (240 colours) go in 8 bits, the 13th brings the
+    // 257th colour on: the image is 32 bits, every pixel as set.
+    auto colourAt = [](int x, int y) { return qRgb(x, y, 7); };
+    ui::PaletteImageBuilder builder(QSize(20, 15), {});
+    std::vector<QRgb> row(20);
+    for (int y = 0; y < 15; ++y) {
+        for (int x = 0; x < 20; ++x)
+            row[static_cast<std::size_t>(x)] = colourAt(x, y);
+        builder.setRow(y, row.data());
+    }
+    const QImage wide = builder.take();
+    QCOMPARE(wide.format(), QImage::Format_ARGB32_Premultiplied);
+    for (int y = 0; y < 15; ++y)
+        for (int x = 0; x < 20; ++x)
+            QCOMPARE(wide.pixel(x, y), colourAt(x, y));
+    // 12 rows: 240 colours, in 8 bits.
+    ui::PaletteImageBuilder narrow(QSize(20, 12), {});
+    for (int y = 0; y < 12; ++y) {
+        for (int x = 0; x < 20; ++x)
+            row[static_cast<std::size_t>(x)] = colourAt(x, y);
+        narrow.setRow(y, row.data());
+    }
+    const QImage indexed = narrow.take();
+    QCOMPARE(indexed.format(), QImage::Format_Indexed8);
+    QCOMPARE(indexed.colorCount(), 240);
+    QCOMPARE(indexed.pixel(19, 11), colourAt(19, 11));
 }
 
 QTEST_MAIN(TestFarPicture)

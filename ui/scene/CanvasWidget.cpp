@@ -490,7 +490,7 @@ void CanvasWidget::Private::finishScene()
 void CanvasWidget::Private::setUpFarPicture()
 {
     const QRectF bounds(layout->bbox.x, layout->bbox.y, layout->bbox.width, layout->bbox.height);
-    far.setSource(farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), *regionGeometry, *graph),
+    far.setSource(farGeometry(layout, bounds.adjusted(-40, -40, 40, 40), *graph),
                   [this] { return farState(); });
 }
 
@@ -696,26 +696,13 @@ void CanvasWidget::Private::refreshMinimap(bool drawingChanged)
     }
     if (drawingChanged || !minimap->hasDrawing()) {
         // Node boxes in their category's colour (a ringed node, a comparison's difference, in
-        // its ring's colour, a little larger) over the padded boxes that partitions tint, both
-        // in the order of the plan's node slots (the region geometry's).
-        std::vector<MinimapBox> nodes;
-        std::vector<QRectF> tintBoxes;
-        if (regionGeometry) {
-            // The layout's nodes are the geometry's, in its order.
-            nodes.reserve(layout->nodes.size());
-            tintBoxes.reserve(regionGeometry->boxCount());
-            for (const FloatRect &box : regionGeometry->boxes)
-                tintBoxes.push_back(box.toRectF());
-            for (const auto &[id, r] : layout->nodes) {
-                const QRectF box(r.x, r.y, r.width, r.height);
-                const auto mark = marks.find(id);
-                if (mark != marks.end() && mark->second.isValid())
-                    nodes.push_back({ box.adjusted(-6, -6, 6, 6), mark->second });
-                else
-                    nodes.push_back({ box, categoryStroke(opCategory(*graph, id)) });
-            }
-        }
-        minimap->setDrawing(std::move(nodes), std::move(tintBoxes));
+        // its ring's colour, a little larger) over the padded boxes that partitions tint, read
+        // from the far picture's geometry: the layout's nodes, in the order of the plan's node
+        // slots (the region geometry's).
+        std::vector<QColor> colours;
+        for (int c = 0; c <= static_cast<int>(OpCategory::Other); ++c)
+            colours.push_back(categoryStroke(static_cast<OpCategory>(c)));
+        minimap->setDrawing(far.geometry(), std::move(colours), marks);
     }
     // Each partition's colour lightened towards white (grey boxes without a plan); applyPlan
     // left the slots of the plan shown, if any, in farPlan.

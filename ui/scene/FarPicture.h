@@ -34,9 +34,10 @@ public:
     using StateFunction = std::function<FarState()>;
     /// At or below this zoom items are flat boxes and hairlines: the picture looks the same.
     static constexpr qreal farZoom = 0.1;
-    /// The most pixels the picture has (4 bytes each). It is a density picture: a pixel of it
-    /// stands for several scene units. One such image is kept (the picture) beside the
-    /// renderer's 8-bit base layer, a second while a new one is rendered.
+    /// The most pixels the picture has. It is a density picture: a pixel of it stands for
+    /// several scene units. Its few flat colours keep it in 8 bits a pixel (32 beyond 256
+    /// colours): the picture shown, the renderer's base layer and, while one is rendered, the
+    /// next picture take 1.5 MB each at most, and the 32-bit strips they are drawn in 0.5 MB.
     static constexpr qreal maxPixels = 1.5e6;
     /// The longest side of the picture, in pixels.
     static constexpr qreal maxSide = 8192;
@@ -59,6 +60,8 @@ public:
     [[nodiscard]] qreal scale() const { return m_scale; }
     /// The scene rectangle the picture covers.
     [[nodiscard]] QRectF bounds() const;
+    /// What the picture draws (null before setSource()): the minimap shares it.
+    [[nodiscard]] const std::shared_ptr<const FarGeometry> &geometry() const { return m_geometry; }
     /// The image painted now (null before the first render arrives).
     [[nodiscard]] const QImage &image() const { return m_image; }
     /// The number of the last render asked for, and of the one whose image is shown: equal

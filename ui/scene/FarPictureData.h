@@ -16,16 +16,15 @@
 namespace cleave::ui {
 
 /// What the far picture draws that changes only with the layout: the node boxes and the edge
-/// routes, in the canvas' node and edge order. Plain immutable data, shared with the worker
-/// that renders the picture; the routes are read from the layout's splines, which it keeps
-/// alive.
+/// routes of `layout`, read in place in its orders (its nodes by id; its edges that have a
+/// route, by EdgeRef: the orders of the canvas' region geometry, which the plan layer's slots
+/// follow), and the category of each node. Plain immutable data, shared with the worker that
+/// renders the picture and with the minimap; no box or route is copied.
 struct FarGeometry
 {
-    std::shared_ptr<const Layout> layout;
+    std::shared_ptr<const Layout> layout; ///< Null: nothing is drawn.
     QRectF bounds; ///< The scene rectangle the picture covers.
-    std::vector<QRectF> nodes;
-    std::vector<std::uint8_t> categories; ///< OpCategory of each node.
-    std::vector<const LayoutSpline *> edges; ///< Points into `layout`.
+    std::vector<std::uint8_t> categories; ///< OpCategory of each of the layout's nodes.
     qreal regionPadX = 0; ///< How far a partition's tint reaches beside a node box.
     qreal regionPadY = 0; ///< ... and above and below it.
     qreal routeWidth = 0; ///< Width of a partition's tint along the routes inside it.

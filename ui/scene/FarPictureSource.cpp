@@ -19,30 +19,18 @@ const QColor problemColour(0xd3, 0x2f, 0x2f);
 } // namespace
 
 std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> layout,
-                                               const QRectF &bounds, const RegionGeometry &regions,
-                                               const Graph &graph)
+                                               const QRectF &bounds, const Graph &graph)
 {
     auto g = std::make_shared<FarGeometry>();
     g->bounds = bounds;
     g->regionPadX = regionPadX;
     g->regionPadY = regionPadY;
     g->routeWidth = PartitionRegionItem::routeWidth;
-    if (!layout || !regions.isOf(layout.get())) {
-        g->layout = std::move(layout);
-        return g;
+    if (layout) {
+        g->categories.reserve(layout->nodes.size());
+        for (const auto &[id, r] : layout->nodes)
+            g->categories.push_back(static_cast<std::uint8_t>(opCategory(graph, id)));
     }
-    // The region geometry holds the layout's nodes in the layout's order, and its edges with a
-    // route in theirs: walking the layout gives the same orders without a lookup per shape.
-    g->nodes.reserve(regions.nodes.size());
-    g->categories.reserve(regions.nodes.size());
-    for (const auto &[id, r] : layout->nodes) {
-        g->nodes.emplace_back(r.x, r.y, r.width, r.height);
-        g->categories.push_back(static_cast<std::uint8_t>(opCategory(graph, id)));
-    }
-    g->edges.reserve(regions.edges.size());
-    for (const auto &[edge, spline] : layout->edges)
-        if (!spline.points.empty())
-            g->edges.push_back(&spline);
     g->layout = std::move(layout);
     return g;
 }

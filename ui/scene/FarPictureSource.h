@@ -4,7 +4,6 @@
 
 #include "core/graph/Ids.h"
 #include "ui/scene/FarPictureData.h"
-#include "ui/scene/RegionGeometry.h"
 
 #include <memory>
 #include <string>
@@ -20,14 +19,10 @@ namespace cleave::ui {
 
 class TileMaterializer;
 
-/// The far picture's geometry of `layout` over `bounds`: its node boxes and routes in the
-/// orders of its region geometry `regions` (the orders the plan layer's slots follow), each
-/// node in the category of its node in `graph`. Linear in the layout, from the layout alone (no
-/// item is needed); the routes stay in `layout`.
-[[nodiscard]] std::shared_ptr<const FarGeometry> farGeometry(std::shared_ptr<const Layout> layout,
-                                                             const QRectF &bounds,
-                                                             const RegionGeometry &regions,
-                                                             const Graph &graph);
+/// The far picture's geometry of `layout` over `bounds`, each node in the category of its node
+/// in `graph`: a byte a node, the boxes and routes stay in `layout` (no item is needed).
+[[nodiscard]] std::shared_ptr<const FarGeometry>
+farGeometry(std::shared_ptr<const Layout> layout, const QRectF &bounds, const Graph &graph);
 
 /// The colours of the far picture's base layer in the active theme: boxes by category, then
 /// in their problem, mark, highlight or selection colour (the selection is the drawing's).

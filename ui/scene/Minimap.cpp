@@ -52,10 +52,13 @@ QRectF Minimap::drawArea() const
     return { inner.center() - QPointF(size.width() / 2, size.height() / 2), size };
 }
 
-void Minimap::setDrawing(std::vector<MinimapBox> nodes, std::vector<QRectF> tintBoxes)
+void Minimap::setDrawing(std::shared_ptr<const FarGeometry> geometry,
+                         std::vector<QColor> categoryColours,
+                         std::unordered_map<NodeId, QColor> marks)
 {
-    m_nodes = std::move(nodes);
-    m_tintBoxes = std::move(tintBoxes);
+    m_geometry = std::move(geometry);
+    m_categoryColours = std::move(categoryColours);
+    m_marks = std::move(marks);
     m_hasDrawing = true;
     m_nodeLayer = QImage();
 }
@@ -67,38 +70,38 @@ void Minimap::setTints(std::shared_ptr<const std::vector<std::int32_t>> nodeSlot
     m_tints = std::move(tints);
 }
 
+QRectF Minimap::place(const QRectF &box, qreal scale) const
+{
+    // At least one device pixel per box, so that thin graphs stay visible.
+    const qreal minSide = 1.0 / devicePixelRatioF();
+    return { (box.x() - m_bounds.x()) * scale, (box.y() - m_bounds.y()) * scale,
+             std::max(minSide, box.width() * scale), std::max(minSide, box.height() * scale) };
+}
+
 void Minimap::drawNodeLayer(const QSize &pixels, qreal scale)
 {
-    const qreal ratio = devicePixelRatioF();
     m_nodeLayer = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
-    m_nodeLayer.setDevicePixelRatio(ratio);
+    m_nodeLayer.setDevicePixelRatio(devicePixelRatioF());
     m_nodeLayer.fill(Qt::transparent);
-    // At least one device pixel per box, so that thin graphs stay visible.
-    const qreal minSide = 1.0 / ratio;
-    auto place = [&](const QRectF &box) {
-        return QRectF((box.x() - m_bounds.x()) * scale, (box.y() - m_bounds.y()) * scale,
-                      std::max(minSide, box.width() * scale),
-                      std::max(minSide, box.height() * scale));
-    };
-    {
-        QPainter p(&m_nodeLayer);
-        for (const MinimapBox &box : m_nodes)
-            p.fillRect(place(box.rect), box.colour);
-    }
-    // In device pixels, rounded as the raster engine rounds an unantialiased fillRect (each
-    // corner to the nearest pixel), and clipped to the picture.
-    m_tintPixels.clear();
-    m_tintPixels.reserve(m_tintBoxes.size());
-    const QRect all(QPoint(0, 0), pixels);
-    for (const QRectF &box : m_tintBoxes) {
-        const QRectF r = place(box);
-        const int x1 = qRound(r.left() * ratio);
-        const int y1 = qRound(r.top() * ratio);
-        const int x2 = qRound(r.right() * ratio);
-        const int y2 = qRound(r.bottom() * ratio);
-        m_tintPixels.push_back(QRect(x1, y1, x2 - x1, y2 - y1).intersected(all));
-    }
     m_layerBounds = m_bounds;
+    if (!m_geometry || !m_geometry->layout)
+        return;
+    QPainter p(&m_nodeLayer);
+    std::size_t i = 0;
+    for (const auto &[id, r] : m_geometry->layout->nodes) {
+        const QRectF box(r.x, r.y, r.width, r.height);
+        const auto mark = m_marks.find(id);
+        if (mark != m_marks.end() && mark->second.isValid()) {
+            p.fillRect(place(box.adjusted(-6, -6, 6, 6), scale), mark->second);
+        } else {
+            const std::uint8_t category
+                = i < m_geometry->categories.size() ? m_geometry->categories[i] : 0;
+            p.fillRect(place(box, scale),
+                       category < m_categoryColours.size() ? m_categoryColours[category]
+                                                           : QColor(Qt::gray));
+        }
+        ++i;
+    }
 }
 
 void Minimap::refresh(const QRectF &sceneBounds)
@@ -123,14 +126,28 @@ void Minimap::refresh(const QRectF &sceneBounds)
     QImage picture(pixels, QImage::Format_ARGB32_Premultiplied);
     picture.setDevicePixelRatio(ratio);
     picture.fill(Qt::transparent);
-    if (m_slots) {
+    if (m_slots && m_geometry && m_geometry->layout) {
+        // Each node's padded box in device pixels, rounded as the raster engine rounds an
+        // unantialiased fillRect (each corner to the nearest pixel), clipped to the picture.
         const std::vector<std::int32_t> &nodeSlots = *m_slots;
-        const std::size_t count = std::min(nodeSlots.size(), m_tintPixels.size());
-        for (std::size_t i = 0; i < count; ++i) {
-            const std::int32_t slot = nodeSlots[i];
+        const QRect all(QPoint(0, 0), pixels);
+        const qreal padX = m_geometry->regionPadX;
+        const qreal padY = m_geometry->regionPadY;
+        std::size_t i = 0;
+        for (const auto &[id, box] : m_geometry->layout->nodes) {
+            if (i >= nodeSlots.size())
+                break;
+            const std::int32_t slot = nodeSlots[i++];
             if (slot < 0 || static_cast<std::size_t>(slot) >= m_tints.size())
                 continue;
-            const QRect &r = m_tintPixels[i];
+            const QRectF f = place(
+                QRectF(box.x - padX, box.y - padY, box.width + 2 * padX, box.height + 2 * padY),
+                scale);
+            const int x1 = qRound(f.left() * ratio);
+            const int y1 = qRound(f.top() * ratio);
+            const QRect r
+                = QRect(x1, y1, qRound(f.right() * ratio) - x1, qRound(f.bottom() * ratio) - y1)
+                      .intersected(all);
             const QRgb colour = m_tints[static_cast<std::size_t>(slot)] | 0xff000000U;
             for (int y = r.top(); y <= r.bottom(); ++y) {
                 auto *line = reinterpret_cast<QRgb *>(picture.scanLine(y));
@@ -151,13 +168,13 @@ void Minimap::clear()
 {
     m_bounds = {};
     m_pixmap = {};
-    m_nodes.clear();
-    m_tintBoxes.clear();
+    m_geometry.reset();
+    m_categoryColours.clear();
+    m_marks.clear();
     m_slots.reset();
     m_tints.clear();
     m_hasDrawing = false;
     m_nodeLayer = QImage();
-    m_tintPixels.clear();
     hide();
 }
 

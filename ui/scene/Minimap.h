@@ -2,6 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include "core/graph/Ids.h"
+#include "ui/scene/FarPictureData.h"
+
 #include <QColor>
 #include <QImage>
 #include <QPixmap>
@@ -10,18 +13,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace cleave::ui {
 
 class CanvasView;
-
-/// One box of the overview: a node's rectangle (scene coordinates) and its colour.
-struct MinimapBox
-{
-    QRectF rect;
-    QColor colour;
-};
 
 /// An overview of the whole drawing in a corner of the canvas with the visible area framed;
 /// clicking or dragging in it moves the view there. The picture is a density picture of the
@@ -30,18 +27,22 @@ struct MinimapBox
 ///
 /// The node boxes change with the layout, the marks and the theme; the tints with every plan.
 /// So the boxes are drawn once into a picture of their own, and a plan change only fills the
-/// tint boxes, precomputed in pixels, and lays that picture over them: a cut costs a pass of
-/// small integer fills, not a redraw of every box.
+/// tint boxes in pixels and lays that picture over them: a cut costs a pass of small integer
+/// fills, not a redraw of every box. The boxes are read in place from the layout the far
+/// picture draws (FarGeometry): the overview keeps no copy of them.
 class Minimap : public QWidget
 {
     Q_OBJECT
 public:
     Minimap(CanvasView *view, QWidget *parent);
 
-    /// Sets what is drawn: `nodes` (drawn on top, in order) and the boxes that partitions tint,
-    /// in the order of the nodeSlots that setTints() gives (scene coordinates). Takes effect at the
-    /// next refresh().
-    void setDrawing(std::vector<MinimapBox> nodes, std::vector<QRectF> tintBoxes);
+    /// Sets what is drawn: the node boxes of `geometry`'s layout in the colour of their
+    /// category (`categoryColours`, by OpCategory), a node in `marks` in its mark's colour and
+    /// a little larger, over the boxes that partitions tint (each node's box padded as its
+    /// region pads it), in the layout's order (that of the nodeSlots that setTints() gives).
+    /// Takes effect at the next refresh().
+    void setDrawing(std::shared_ptr<const FarGeometry> geometry,
+                    std::vector<QColor> categoryColours, std::unordered_map<NodeId, QColor> marks);
     /// Tints box i of the drawing with `tints[nodeSlots[i]]`; a negative slot, or no nodeSlots at
     /// all, leaves it untinted. Takes effect at the next refresh().
     void setTints(std::shared_ptr<const std::vector<std::int32_t>> nodeSlots,
@@ -62,20 +63,22 @@ protected:
 private:
     [[nodiscard]] QRectF drawArea() const;
     void centreViewAt(const QPointF &widgetPos);
-    /// Draws the node boxes into m_nodeLayer and places the tint boxes in its pixels.
+    /// Draws the node boxes into m_nodeLayer.
     void drawNodeLayer(const QSize &pixels, qreal scale);
+    /// A box (scene coordinates) in the picture's device pixels, at least one wide and high.
+    [[nodiscard]] QRectF place(const QRectF &box, qreal scale) const;
 
     CanvasView *m_view;
     QRectF m_bounds;
     QPixmap m_pixmap;
-    std::vector<MinimapBox> m_nodes;
-    std::vector<QRectF> m_tintBoxes;
+    std::shared_ptr<const FarGeometry> m_geometry;
+    std::vector<QColor> m_categoryColours;
+    std::unordered_map<NodeId, QColor> m_marks;
     std::shared_ptr<const std::vector<std::int32_t>> m_slots;
     std::vector<QRgb> m_tints;
     bool m_hasDrawing = false;
-    // The node boxes on transparency, and the tint boxes in its pixels, for m_layerBounds.
+    // The node boxes on transparency, for m_layerBounds.
     QImage m_nodeLayer;
-    std::vector<QRect> m_tintPixels;
     QRectF m_layerBounds;
 };
 
