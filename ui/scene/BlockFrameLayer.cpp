@@ -11,8 +11,6 @@
 #include <QPainterPathStroker>
 #include <QStyleOptionGraphicsItem>
 
-#include <algorithm>
-
 namespace cleave::ui {
 
 namespace {
