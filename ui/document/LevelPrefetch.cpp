@@ -109,6 +109,11 @@ void LevelPrefetch::discard()
     m_key.clear();
 }
 
+void LevelPrefetch::cancelRunning()
+{
+    stopWorkers();
+}
+
 void LevelPrefetch::adopt(PreparedLevel level)
 {
     stopWorkers();

@@ -78,6 +78,10 @@ public:
                std::shared_ptr<RegionGeometryStore> regions = nullptr);
     /// Drops the running request and what was prepared.
     void discard();
+    /// Stops the running request (whatever it delivers is dropped) and keeps what was prepared:
+    /// the switch makes the level itself, and the worker frees what it holds at its next phase
+    /// boundary instead of laying out a level nobody will take.
+    void cancelRunning();
     /// Keeps a level made on the UI thread (the switch came before the worker), to be reused.
     void adopt(PreparedLevel level);
 

@@ -197,6 +197,10 @@ void LevelView::rebuild(bool graphChanged)
             m_blockDrawn = ready->drawn;
             m_blockView = ready->view;
         } else {
+            // A worker preparing the same level is too late: stopped before this one is made,
+            // so that it does not go on to lay out a second copy beside it.
+            if (m_prefetch->isRunning() && m_prefetch->key() == key)
+                m_prefetch->cancelRunning();
             PreparedLevel made;
             made.key = key;
             made.source = m_document->sharedGraph();
@@ -204,7 +208,7 @@ void LevelView::rebuild(bool graphChanged)
             m_blockGraph = made.blocks;
             m_blockDrawn = made.drawn;
             m_blockView = made.view;
-            // Kept for the next switch (a worker preparing the same is stopped: too late).
+            // Kept for the next switch.
             if (m_expanded.empty())
                 m_prefetch->adopt(std::move(made));
         }
