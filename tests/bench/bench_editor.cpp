@@ -55,6 +55,7 @@
 // Usage: bench_editor [--cases rnnt,samples,resnet50,gen10000,gen30000,gen100000,chain100000]
 //                     [--timeout SECONDS] [--in-process] [--frame-log]
 #include "BenchGraphs.h"
+#include "BenchSupport.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/formats/FormatRegistry.h"
@@ -134,21 +135,6 @@ double heapMb()
 {
     const struct mallinfo2 info = mallinfo2();
     return static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
-}
-
-// Resident set now (kilobytes), from /proc/self/statm.
-double currentRssKb()
-{
-    std::FILE *statm = std::fopen("/proc/self/statm", "r");
-    if (statm == nullptr)
-        return 0;
-    unsigned long size = 0;
-    unsigned long resident = 0;
-    const int read = std::fscanf(statm, "%lu %lu", &size, &resident);
-    std::fclose(statm);
-    return read == 2
-        ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1024.0
-        : 0.0;
 }
 
 double msSince(double start)
@@ -418,7 +404,7 @@ void runCase(const Case &c, const std::string &cacheDir)
     canvas->resize(1280, 800);
     canvas->show();
     QCoreApplication::processEvents();
-    const double baseRssKb = currentRssKb();
+    const double baseRssKb = bench::residentKb();
     Opened cold = openModel(c, *canvas);
     if (!cold.ok) {
         std::printf("%-26s  open failed\n", c.name.c_str());
@@ -620,13 +606,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--cases" && i + 1 < argc) {
-            wanted.clear();
-            std::string list = argv[++i];
-            for (std::size_t pos = 0; pos < list.size();) {
-                const std::size_t comma = list.find(',', pos);
-                wanted.push_back(list.substr(pos, comma - pos));
-                pos = comma == std::string::npos ? list.size() : comma + 1;
-            }
+            wanted = bench::commaList(argv[++i]);
         } else if (arg == "--frame-log") {
             g_frameLog = true;
         } else if (arg == "--in-process") {

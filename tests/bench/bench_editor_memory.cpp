@@ -28,6 +28,7 @@
 // Usage: bench_editor_memory [--cases rnnt,resnet50,gen10000,gen100000,chain100000,FILE...]
 //                            [--scratch DIR] [--in-process] [--quick-switch]
 #include "BenchGraphs.h"
+#include "BenchSupport.h"
 #include "core/export/relay/RelayPrinter.h"
 #include "core/layout/LayoutGraph.h"
 #include "ui/MainWindow.h"
@@ -83,20 +84,6 @@ void settle(int ms)
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
-double residentKb()
-{
-    std::FILE *statm = std::fopen("/proc/self/statm", "r");
-    if (statm == nullptr)
-        return 0;
-    unsigned long size = 0;
-    unsigned long resident = 0;
-    const int read = std::fscanf(statm, "%lu %lu", &size, &resident);
-    std::fclose(statm);
-    return read == 2
-        ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1024.0
-        : 0.0;
-}
-
 bool trigger(ui::MainWindow &window, const char *name)
 {
     auto *action = window.findChild<QAction *>(QString::fromLatin1(name));
@@ -121,7 +108,7 @@ int measure(const std::string &name, const std::string &path, const std::string 
     window.resize(1440, 900);
     window.show();
     settle(300);
-    const double baseKb = residentKb();
+    const double baseKb = bench::residentKb();
 
     QElapsedTimer wall;
     wall.start();
@@ -196,13 +183,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--cases" && i + 1 < argc) {
-            wanted.clear();
-            const std::string list = argv[++i];
-            for (std::size_t pos = 0; pos < list.size();) {
-                const std::size_t comma = list.find(',', pos);
-                wanted.push_back(list.substr(pos, comma - pos));
-                pos = comma == std::string::npos ? list.size() : comma + 1;
-            }
+            wanted = bench::commaList(argv[++i]);
         } else if (arg == "--scratch" && i + 1 < argc) {
             scratch = argv[++i];
             keep = true;

@@ -10,6 +10,7 @@
 // Usage: bench_layout [SAMPLES_DIR] [--dot-timeout SECONDS] [--sizes 1000,3000,10000]
 // Prints a table and one JSON line per graph.
 #include "BenchGraphs.h"
+#include "BenchSupport.h"
 #include "LayoutMetrics.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/layout/GraphLayouter.h"
@@ -135,12 +136,8 @@ int main(int argc, char **argv)
             dotTimeout = std::atoi(argv[++i]);
         } else if (arg == "--sizes" && i + 1 < argc) {
             sizes.clear();
-            std::string list = argv[++i];
-            for (std::size_t pos = 0; pos < list.size();) {
-                const std::size_t comma = list.find(',', pos);
-                sizes.push_back(std::stoul(list.substr(pos, comma - pos)));
-                pos = comma == std::string::npos ? list.size() : comma + 1;
-            }
+            for (const std::string &size : bench::commaList(argv[++i]))
+                sizes.push_back(std::stoul(size));
         } else {
             samples = arg;
         }

@@ -11,6 +11,7 @@
 // Usage: bench_layout_memory [--cases rnnt,gen30000,gen100000,chain100000] [--repeat N]
 // Prints a table and one JSON line per graph.
 #include "BenchGraphs.h"
+#include "BenchSupport.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/layout/GraphLayouter.h"
@@ -191,13 +192,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--cases" && i + 1 < argc) {
-            wanted.clear();
-            const std::string list = argv[++i];
-            for (std::size_t pos = 0; pos < list.size();) {
-                const std::size_t comma = list.find(',', pos);
-                wanted.push_back(list.substr(pos, comma - pos));
-                pos = comma == std::string::npos ? list.size() : comma + 1;
-            }
+            wanted = bench::commaList(argv[++i]);
         } else if (arg == "--repeat" && i + 1 < argc) {
             repeat = std::max(1, std::atoi(argv[++i]));
         }
