@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/BlockFrames.h"
 
+#include "ui/scene/LayoutRectF.h"
+
 #include <QElapsedTimer>
 #include <QGraphicsScene>
 
@@ -93,7 +95,7 @@ void BlockFrames::make(std::size_t block, const Layout &layout)
         const LayoutRect *r = layout.rect(n);
         if (r == nullptr)
             continue;
-        frame = frame.united(QRectF(r->x, r->y, r->width, r->height));
+        frame = frame.united(toRectF(*r));
         ++drawn;
     }
     if (drawn < 2)

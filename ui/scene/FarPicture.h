@@ -37,7 +37,8 @@ public:
     /// The most pixels the picture has. It is a density picture: a pixel of it stands for
     /// several scene units. Its few flat colours keep it in 8 bits a pixel (32 beyond 256
     /// colours): the picture shown, the renderer's base layer and, while one is rendered, the
-    /// next picture take 1.5 MB each at most, and the 32-bit strips they are drawn in 0.5 MB.
+    /// next picture take 1.5 MB each at most; the 32-bit strips they are drawn in take 0.5 MB
+    /// (the base's) and 2 MB (the picture's).
     static constexpr qreal maxPixels = 1.5e6;
     /// The longest side of the picture, in pixels.
     static constexpr qreal maxSide = 8192;

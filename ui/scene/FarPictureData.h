@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/layout/Layout.h"
+#include "ui/scene/LayoutRectF.h"
 
 #include <QColor>
 #include <QPolygonF>
@@ -28,6 +29,14 @@ struct FarGeometry
     qreal regionPadX = 0; ///< How far a partition's tint reaches beside a node box.
     qreal regionPadY = 0; ///< ... and above and below it.
     qreal routeWidth = 0; ///< Width of a partition's tint along the routes inside it.
+
+    /// The box a partition tints around the layout's node `node` (an index in its order): the
+    /// node's rectangle grown by regionPadX and regionPadY.
+    [[nodiscard]] QRectF regionBox(std::size_t node) const
+    {
+        return toRectF((layout->nodes.begin() + static_cast<std::ptrdiff_t>(node))->second)
+            .adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY);
+    }
 };
 
 /// The colours of the plan-independent layer: ordinary edges, node boxes by category, and the

@@ -35,11 +35,6 @@ QRectF atLeastPixel(const QRectF &r, qreal pixel)
     return { r.x(), r.y(), std::max(pixel, r.width()), std::max(pixel, r.height()) };
 }
 
-QRectF rectOf(const LayoutRect &r)
-{
-    return { r.x, r.y, r.width, r.height };
-}
-
 // The 32-bit image strips are drawn in, reused from strip to strip: image() is a view of its
 // first rows, transparent, exactly as tall as the strip's drawn rows (a line is clipped at the
 // image's edge, as it would be at the picture's).
@@ -105,7 +100,7 @@ QImage drawBase(const FarGeometry &geometry, const FarStyle &style, qreal scale,
         }
         at = 0;
         for (const auto &[id, r] : layout->nodes)
-            strips.addBox(atLeastPixel(rectOf(r), pixel), lineReach, at++, baseNode);
+            strips.addBox(atLeastPixel(toRectF(r), pixel), lineReach, at++, baseNode);
     }
     for (std::size_t i = 0; i < style.boxes.size(); ++i)
         strips.addBox(atLeastPixel(style.boxes[i].first, pixel), lineReach,
@@ -151,7 +146,7 @@ QImage drawBase(const FarGeometry &geometry, const FarStyle &style, qreal scale,
                 const QRgb colour
                     = category < style.categories.size() ? style.categories[category] : 0;
                 painter.fillRect(
-                    atLeastPixel(rectOf((layout->nodes.begin() + op.item)->second), pixel),
+                    atLeastPixel(toRectF((layout->nodes.begin() + op.item)->second), pixel),
                     QColor::fromRgba(colour));
             } else {
                 const auto &[rect, colour] = style.boxes[op.item];
@@ -205,10 +200,7 @@ void fileTints(FarStrips &strips, const FarGeometry &geometry, const FarPlan &pl
             strips.addRoute((layout->edges.begin() + at)->second, pixel / 2, routeReach, at, group);
         // A node's box is filed with the index of the node, past the routes' indices.
         for (std::uint32_t n : nodes[slot]) {
-            const QRectF r = rectOf((layout->nodes.begin() + n)->second)
-                                 .adjusted(-geometry.regionPadX, -geometry.regionPadY,
-                                           geometry.regionPadX, geometry.regionPadY);
-            strips.addBox(atLeastPixel(r, pixel), lineReach,
+            strips.addBox(atLeastPixel(geometry.regionBox(n), pixel), lineReach,
                           static_cast<std::uint32_t>(layout->edges.size()) + n, group);
         }
     }
@@ -244,10 +236,7 @@ void drawTints(QPainter &painter, const FarGeometry &geometry, const FarPlan &pl
                           [&](std::size_t /*index*/, const QPointF &point) { line.append(point); });
             painter.drawPolyline(line);
         } else {
-            const QRectF r = rectOf((layout->nodes.begin() + (op.item - routeCount))->second)
-                                 .adjusted(-geometry.regionPadX, -geometry.regionPadY,
-                                           geometry.regionPadX, geometry.regionPadY);
-            painter.fillRect(atLeastPixel(r, pixel), tint);
+            painter.fillRect(atLeastPixel(geometry.regionBox(op.item - routeCount), pixel), tint);
         }
     }
 }

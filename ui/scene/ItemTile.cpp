@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/ItemTile.h"
 
+#include "ui/scene/LayoutRectF.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -98,8 +100,7 @@ TilePlan planTiles(const LayoutGraph &graph, const Layout &layout, std::size_t p
     entries.reserve(graph.nodes.size());
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         if (const LayoutRect *r = layout.rect(graph.nodes[i].id); r != nullptr)
-            entries.push_back({ nodeItemBounds(QRectF(r->x, r->y, r->width, r->height), true),
-                                static_cast<std::uint32_t>(i) });
+            entries.push_back({ nodeItemBounds(toRectF(*r), true), static_cast<std::uint32_t>(i) });
     }
     split(entries.begin(), entries.end(), perTile, plan.nodeTiles, plan.nodeTile);
 

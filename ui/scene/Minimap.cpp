@@ -89,7 +89,7 @@ void Minimap::drawNodeLayer(const QSize &pixels, qreal scale)
     QPainter p(&m_nodeLayer);
     std::size_t i = 0;
     for (const auto &[id, r] : m_geometry->layout->nodes) {
-        const QRectF box(r.x, r.y, r.width, r.height);
+        const QRectF box = toRectF(r);
         const auto mark = m_marks.find(id);
         if (mark != m_marks.end() && mark->second.isValid()) {
             p.fillRect(place(box.adjusted(-6, -6, 6, 6), scale), mark->second);
@@ -131,18 +131,12 @@ void Minimap::refresh(const QRectF &sceneBounds)
         // unantialiased fillRect (each corner to the nearest pixel), clipped to the picture.
         const std::vector<std::int32_t> &nodeSlots = *m_slots;
         const QRect all(QPoint(0, 0), pixels);
-        const qreal padX = m_geometry->regionPadX;
-        const qreal padY = m_geometry->regionPadY;
-        std::size_t i = 0;
-        for (const auto &[id, box] : m_geometry->layout->nodes) {
-            if (i >= nodeSlots.size())
-                break;
-            const std::int32_t slot = nodeSlots[i++];
+        const std::size_t nodes = std::min(nodeSlots.size(), m_geometry->layout->nodes.size());
+        for (std::size_t i = 0; i < nodes; ++i) {
+            const std::int32_t slot = nodeSlots[i];
             if (slot < 0 || static_cast<std::size_t>(slot) >= m_tints.size())
                 continue;
-            const QRectF f = place(
-                QRectF(box.x - padX, box.y - padY, box.width + 2 * padX, box.height + 2 * padY),
-                scale);
+            const QRectF f = place(m_geometry->regionBox(i), scale);
             const int x1 = qRound(f.left() * ratio);
             const int y1 = qRound(f.top() * ratio);
             const QRect r

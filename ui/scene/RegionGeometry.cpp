@@ -3,6 +3,7 @@
 #include "ui/scene/RegionGeometry.h"
 
 #include "ui/scene/GraphItems.h"
+#include "ui/scene/LayoutRectF.h"
 
 #include <algorithm>
 
@@ -73,9 +74,7 @@ makeRegionGeometry(const std::shared_ptr<const Layout> &layout)
     geometry->boxes.reserve(layout->nodes.size());
     geometry->nodes.reserve(layout->nodes.size());
     for (const auto &[id, r] : layout->nodes)
-        geometry->addBox(id,
-                         QRectF(r.x - regionPadX, r.y - regionPadY, r.width + 2 * regionPadX,
-                                r.height + 2 * regionPadY));
+        geometry->addBox(id, toRectF(r).adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
     // Sized exactly: a spline of 3k + 1 points has k + 1 on the curve.
     std::size_t routes = 0;
     std::size_t points = 0;

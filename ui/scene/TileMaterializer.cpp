@@ -5,6 +5,7 @@
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/ItemTile.h"
+#include "ui/scene/LayoutRectF.h"
 #include "ui/scene/OpCategory.h"
 
 #include <QElapsedTimer>
@@ -162,8 +163,7 @@ QRectF TileMaterializer::nodeRect(std::size_t node) const
 {
     if (node >= m_rectAt.size() || m_rectAt[node] == notDrawn)
         return {};
-    const LayoutRect &r = (m_layout->nodes.begin() + m_rectAt[node])->second;
-    return { r.x, r.y, r.width, r.height };
+    return toRectF((m_layout->nodes.begin() + m_rectAt[node])->second);
 }
 
 std::vector<std::size_t> TileMaterializer::nodesIn(const QRectF &area) const
