@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 //
-// What several benchmark programs share: their --cases lists and the process' resident set.
+// What several benchmark programs share: their --cases lists, the process' resident set and
+// live heap.
 #pragma once
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -38,6 +40,15 @@ inline double residentKb()
     return read == 2
         ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1024.0
         : 0.0;
+}
+
+/// Live heap now, in MiB (malloc's own count: what is allocated, not what the process keeps):
+/// the blocks in the arenas and those big enough to have pages of their own (mmapped, which
+/// uordblks leaves out: how many are depends on malloc's threshold, not on what is held).
+inline double heapMb()
+{
+    const struct mallinfo2 info = mallinfo2();
+    return static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
 }
 
 } // namespace cleave::bench

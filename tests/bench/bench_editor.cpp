@@ -86,7 +86,6 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
-#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -126,15 +125,6 @@ double threadCpuMs()
     timespec ts {};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-// Live heap bytes (malloc's own count: what is allocated now, not what the process keeps):
-// the blocks in the arenas and those big enough to have pages of their own (mmapped, which
-// uordblks leaves out: how many are depends on malloc's threshold, not on what is held).
-double heapMb()
-{
-    const struct mallinfo2 info = mallinfo2();
-    return static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
 }
 
 double msSince(double start)
@@ -411,7 +401,7 @@ void runCase(const Case &c, const std::string &cacheDir)
         return;
     }
     const double coldMs = cold.ms;
-    const double openHeapMb = heapMb();
+    const double openHeapMb = bench::heapMb();
     const std::size_t itemsOpen = canvas->itemsMade();
     const std::size_t nodes
         = buildLayoutGraph(*cold.graph, cold.graph->mainFunction()).nodes.size();

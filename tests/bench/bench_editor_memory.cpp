@@ -44,7 +44,6 @@
 #include <QElapsedTimer>
 #include <QGraphicsView>
 
-#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,20 +123,15 @@ int measure(const std::string &name, const std::string &path, const std::string 
     if (!g_quickSwitch)
         waitUntil([&] { return window.levelView()->preparedBlocks() != nullptr; }, 60);
     const bool prepared = window.levelView()->preparedBlocks() != nullptr;
-    ok = ok && trigger(window, "blocksLevelAction")
-        && waitUntil(
-             [&] {
-                 return window.level() == ui::MainWindow::Level::Blocks && canvas->isLayoutReady();
-             },
-             600);
-    settle(1000);
-    ok = ok && trigger(window, "opsLevelAction")
-        && waitUntil(
-             [&] {
-                 return window.level() == ui::MainWindow::Level::Ops && canvas->isLayoutReady();
-             },
-             600);
-    settle(1000);
+    // A level's action, then until that level is drawn and its scene's slices are made.
+    const auto switchTo = [&](const char *action, ui::MainWindow::Level level) {
+        const bool done = trigger(window, action)
+            && waitUntil([&] { return window.level() == level && canvas->isLayoutReady(); }, 600);
+        settle(1000);
+        return done;
+    };
+    ok = ok && switchTo("blocksLevelAction", ui::MainWindow::Level::Blocks);
+    ok = ok && switchTo("opsLevelAction", ui::MainWindow::Level::Ops);
     canvas->view()->setTransform(QTransform::fromScale(0.6, 0.6));
     canvas->view()->centerOn(canvas->view()->sceneRect().center());
     settle(500);
@@ -145,8 +139,7 @@ int measure(const std::string &name, const std::string &path, const std::string 
     rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     const auto rssKb = static_cast<double>(usage.ru_maxrss);
-    const struct mallinfo2 info = mallinfo2();
-    const double heapMb = static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
+    const double heapMb = bench::heapMb();
     // Counted after the maximum is read: the LayoutGraph is the bench's, not the editor's.
     std::size_t nodes = 0;
     if (const Graph *g = window.document()->graph())
