@@ -197,32 +197,52 @@ LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
         indexOf[id.index()] = static_cast<std::uint32_t>(lg.nodes.size());
         lg.nodes.push_back(ln);
     };
-    for (NodeId id : view.inputs())
-        addNode(id);
+    // The drawn graph lives as long as its level is shown, so its arrays are sized exactly:
+    // the nodes and edges are counted first (grown and shrunk, both copies were alive at once).
+    std::vector<NodeId> drawn(view.inputs().begin(), view.inputs().end());
+    for (NodeId id : drawn)
+        indexOf[id.index()] = 0;
     for (NodeId id : view.order()) {
         const Node &n = graph.node(id);
         if (n.kind == NodeKind::Input || drawnIndex(id) != UINT32_MAX)
             continue;
         if (n.kind == NodeKind::Constant && !options.showConstants)
             continue;
+        indexOf[id.index()] = 0;
+        drawn.push_back(id);
+    }
+    std::fill(indexOf.begin(), indexOf.end(), UINT32_MAX);
+    lg.nodes.reserve(drawn.size());
+    for (NodeId id : drawn)
         addNode(id);
-    }
+    std::vector<NodeId>().swap(drawn);
 
-    std::vector<std::uint32_t> fanout(lg.nodes.size(), 0);
-    for (std::uint32_t to = 0; to < lg.nodes.size(); ++to) {
-        const NodeId consumer = lg.nodes[to].id;
-        std::vector<TensorRef> seen;
-        for (const FlowEdge *e : view.inEdges(consumer)) {
-            const std::uint32_t from = drawnIndex(e->tensor.node);
-            if (from == UINT32_MAX || from == to)
-                continue;
-            if (std::find(seen.begin(), seen.end(), e->tensor) != seen.end())
-                continue;
-            seen.push_back(e->tensor);
-            lg.edges.push_back({ e->tensor, consumer, from, to, false });
-            ++fanout[from];
+    // Calls `edge(tensor, consumer, from, to)` for each drawn edge, each tensor once per consumer.
+    std::vector<TensorRef> seen;
+    auto forEachEdge = [&](auto &&edge) {
+        for (std::uint32_t to = 0; to < lg.nodes.size(); ++to) {
+            const NodeId consumer = lg.nodes[to].id;
+            seen.clear();
+            for (const FlowEdge *e : view.inEdges(consumer)) {
+                const std::uint32_t from = drawnIndex(e->tensor.node);
+                if (from == UINT32_MAX || from == to)
+                    continue;
+                if (std::find(seen.begin(), seen.end(), e->tensor) != seen.end())
+                    continue;
+                seen.push_back(e->tensor);
+                edge(e->tensor, consumer, from, to);
+            }
         }
-    }
+    };
+    std::size_t edgeCount = 0;
+    forEachEdge([&](const TensorRef &, NodeId, std::uint32_t, std::uint32_t) { ++edgeCount; });
+    lg.edges.reserve(edgeCount);
+    std::vector<std::uint32_t> fanout(lg.nodes.size(), 0);
+    forEachEdge(
+        [&](const TensorRef &tensor, NodeId consumer, std::uint32_t from, std::uint32_t to) {
+            lg.edges.push_back({ tensor, consumer, from, to, false });
+            ++fanout[from];
+        });
     // A widely read input or constant is drawn as stubs everywhere; a widely read op output
     // (a dense block's layer, read by every later layer) keeps its edge to its first consumer,
     // which carries the block's main data flow, so that the block still reads top to bottom.
@@ -234,9 +254,6 @@ LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
         const bool source = role == LayoutNodeRole::Input || role == LayoutNodeRole::Constant;
         e.stub = fanout[e.from] > options.stubFanout && (source || e.to != firstConsumer[e.from]);
     }
-    // The drawn graph lives as long as its level is shown: without the slack of its growth.
-    lg.nodes.shrink_to_fit();
-    lg.edges.shrink_to_fit();
     return lg;
 }
 
