@@ -562,7 +562,11 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*optio
         const qreal margin = (width + 2) / std::max(lod, 1e-6);
         strokeSplineNear(*painter, *m_spline, visible.adjusted(-margin, -margin, margin, margin));
     } else {
-        painter->drawPath(path());
+        // A path made for this paint, not the one kept for hit tests (path()): the paint
+        // engine keeps its own copy of a drawn path's points on the path (a QVectorPathConverter
+        // of some 3 KB however short the route), which a kept path would hold while the item
+        // lives: tens of megabytes over a pan.
+        painter->drawPath(splinePath(*m_spline));
     }
     if (lod < 0.2 || !m_spline->hasArrow)
         return;
