@@ -256,6 +256,7 @@ QPainterPath splinePath(const LayoutSpline &spline)
     const std::vector<LayoutPoint> &p = spline.points;
     if (p.empty())
         return path;
+    path.reserve(static_cast<int>(p.size())); // a move, then three elements per cubic segment
     path.moveTo(p[0].x, p[0].y);
     for (std::size_t i = 1; i + 2 < p.size(); i += 3)
         path.cubicTo(p[i].x, p[i].y, p[i + 1].x, p[i + 1].y, p[i + 2].x, p[i + 2].y);
