@@ -18,6 +18,7 @@
 #include <QScrollBar>
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <vector>
@@ -64,6 +65,19 @@ private slots:
     void tilePaintsItsChildrenInView();
     void panPaintsItemsThroughTheirTiles();
     void clickShowsTheSelectionOnScreen();
+    void hoverShowsOnTheEdge();
+
+private:
+    /// What the window shows at viewport position `pos` (its backing store, as painted by the
+    /// updates so far; a fresh grab of the widget would paint it all again).
+    [[nodiscard]] QImage shownImage() const
+    {
+        return canvas->screen()->grabWindow(canvas->window()->winId()).toImage();
+    }
+    [[nodiscard]] QColor shownAt(const QPoint &pos) const
+    {
+        return shownImage().pixelColor(viewport()->mapTo(canvas->window(), pos));
+    }
 };
 
 void TestTilePaint::initTestCase()
@@ -184,11 +198,7 @@ void TestTilePaint::clickShowsTheSelectionOnScreen()
     const QPoint top
         = canvas->view()->mapFromScene(QPointF(item->rect().center().x(), item->rect().top()));
     const QColor selected(0x1e, 0x6f, 0xd9);
-    auto shown = [this, top] {
-        // What the window shows: the backing store, painted by the updates so far.
-        const QImage screen = canvas->screen()->grabWindow(canvas->window()->winId()).toImage();
-        return screen.pixelColor(viewport()->mapTo(canvas->window(), top));
-    };
+    auto shown = [this, top] { return shownAt(top); };
     QVERIFY(shown() != selected);
     QTest::mouseClick(viewport(), Qt::LeftButton, {}, canvas->viewportPosOfNode(relu));
     QCOMPARE(canvas->selectedNodes(), std::vector<NodeId>({ relu }));
@@ -198,6 +208,36 @@ void TestTilePaint::clickShowsTheSelectionOnScreen()
                       canvas->viewportPosOfNode(chain.multiply[steps / 2]));
     QCOMPARE(canvas->selectedNodes(), std::vector<NodeId>({ chain.multiply[steps / 2] }));
     QTRY_VERIFY(shown() != selected);
+    close();
+}
+
+void TestTilePaint::hoverShowsOnTheEdge()
+{
+    QVERIFY(open("tilepaint-hover"));
+    // Zoom 2 on the edge from a relu into its multiply, a line of about 1 pixel in the edge
+    // grey (#8e97a3 on the light theme's #fbfbfc); hovered, it is drawn in #37475a, 1.8 pixels
+    // wide. Across the line, the darkest pixel's red is the grey's 0x8e at the darkest, and
+    // well below it while hovered (a pixel more than half covered by 0x37 on 0xfb).
+    const std::size_t k = steps / 2;
+    const EdgeRef edge { TensorRef { chain.relu[k], 0 }, chain.multiply[k] };
+    canvas->placeNode(chain.multiply[k], viewport()->rect().center(), 2.0);
+    QTest::qWait(100);
+    QVERIFY(canvas->edgeItem(edge) != nullptr);
+    const QPoint on = canvas->viewportPosOfEdge(edge.tensor, edge.consumer);
+    auto darkestRed = [this, on] {
+        const QImage image = shownImage();
+        const QPoint at = viewport()->mapTo(canvas->window(), on);
+        int darkest = 255;
+        for (int dx = -4; dx <= 4; ++dx)
+            darkest = std::min(darkest, image.pixelColor(at + QPoint(dx, 0)).red());
+        return darkest;
+    };
+    QVERIFY(darkestRed() >= 0x8e - 2);
+    QTest::mouseMove(viewport(), on);
+    QTRY_VERIFY(darkestRed() < 0x70);
+    // The mouse leaves for empty space left of the chain: the edge is grey again.
+    QTest::mouseMove(viewport(), QPoint(5, on.y()));
+    QTRY_VERIFY(darkestRed() >= 0x8e - 2);
     close();
 }
 
