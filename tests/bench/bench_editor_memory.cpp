@@ -9,17 +9,29 @@
 // user does first: Fit (F) and the far picture, Fused Blocks (Ctrl+2) once the editor has
 // prepared that level in the background (as after a second's look at the model; with
 // --quick-switch at once, which may come before it is prepared), until drawn, Operators
-// (Ctrl+1) until drawn, zoom in on the middle. bench_editor's rss_MB also counts that
-// program's own copies (its LayoutGraph, a second block graph for the unprepared switch, a
-// second open from the cache); this one holds nothing but the window.
+// (Ctrl+1) until drawn, zoom in on the middle; then a pan across the whole drawing as a user
+// reads the model: at zoom 0.6 (node titles and shapes are written from 0.45; the far picture
+// stands for the items well below it, so every node and edge in view has its item), following
+// the main function's nodes in program order (its data flow, top to bottom), a step whenever
+// the next node lies outside the viewport's middle 80% (the node is placed near the top: a
+// step is about 80% of a viewport), with two viewport-wide steps right and two left of the
+// path at each quarter of it; each step painted and its items made (the event loop runs
+// until no more are made). bench_editor's rss_MB also counts that program's own copies (its
+// LayoutGraph, a second block graph for the unprepared switch, a second open from the
+// cache); this one holds nothing but the window.
 //
 // Printed per model:
 //   nodes     the operators drawn (the main function's nodes the layout places);
 //   base_MB   RSS of the shown empty window, before the file is opened (libraries, fonts);
 //   open_s    wall seconds from openFile() to the drawn, laid-out model;
-//   rss_MB, KB/node  max RSS (getrusage) of the process over all of it, and per node;
+//   pre_MB    max RSS (getrusage) before the pan: open, fit, both levels, zoom;
+//   rss_MB, KB/node  max RSS of the process over all of it (the pan included), and per node;
 //   KB/nd+    (max RSS - base) per node: what each node of a model costs the editor;
-//   heap_MB   live heap (mallinfo2) at the end, back at the operators level;
+//   pan_MB    rss_MB - pre_MB: what the pan added to the maximum;
+//   steps     the pan's steps (each a painted viewport);
+//   items     node and edge items that exist after the pan (made per tile where the view
+//             needs them; CanvasWidget::itemsMade);
+//   heap_MB   live heap (mallinfo2) at the end, after the pan;
 //   prepared  whether the Blocks level was prepared when Ctrl+2 was pressed.
 // A generated graph (gen*, chain*) is printed as Relay text to a file by a process of its own
 // first, so that the measured process never held the generator's graph; --scratch DIR keeps
@@ -30,6 +42,7 @@
 #include "BenchGraphs.h"
 #include "BenchSupport.h"
 #include "core/export/relay/RelayPrinter.h"
+#include "core/graph/Graph.h"
 #include "core/layout/LayoutGraph.h"
 #include "ui/MainWindow.h"
 #include "ui/document/Document.h"
@@ -43,11 +56,13 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QGraphicsView>
+#include <QScrollBar>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -81,6 +96,68 @@ void settle(int ms)
     timer.start();
     while (timer.elapsed() < ms)
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+}
+
+// The process' max RSS so far (getrusage), in kilobytes.
+double maxRssKb()
+{
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss);
+}
+
+// Paints the viewport, then runs the event loop until the canvas makes no more items for it
+// (it makes them within a per-frame budget and asks for another frame for the rest).
+void paintStep(ui::CanvasWidget &canvas)
+{
+    canvas.view()->viewport()->repaint();
+    std::size_t made = canvas.itemsMade();
+    int still = 0;
+    for (int round = 0; round < 200 && still < 3; ++round) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        const std::size_t now = canvas.itemsMade();
+        still = now == made ? still + 1 : 0;
+        made = now;
+    }
+}
+
+// The pan (see the header): the steps it took.
+int panAcross(ui::CanvasWidget &canvas, const Graph &graph)
+{
+    constexpr qreal panZoom = 0.6;
+    QGraphicsView *view = canvas.view();
+    const QRect area = view->viewport()->rect();
+    const QRect middle = area.adjusted(area.width() / 10, area.height() / 10, -area.width() / 10,
+                                       -area.height() / 10);
+    const QPoint nearTop(area.center().x(), area.height() / 10);
+    const std::vector<NodeId> &nodes = graph.function(graph.mainFunction()).nodes;
+    int steps = 0;
+    const std::size_t quarter = std::max<std::size_t>(1, nodes.size() / 4);
+    std::size_t nextQuarter = quarter;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const QPoint at = canvas.viewportPosOfNode(nodes[i]);
+        if (at.isNull())
+            continue; // not drawn
+        if (steps == 0 || !middle.contains(at)) {
+            canvas.placeNode(nodes[i], nearTop, panZoom);
+            paintStep(canvas);
+            ++steps;
+        }
+        if (i < nextQuarter)
+            continue;
+        nextQuarter += quarter;
+        QScrollBar *bar = view->horizontalScrollBar();
+        const int home = bar->value();
+        for (const int direction : { 1, -1 }) {
+            for (int k = 1; k <= 2; ++k) {
+                bar->setValue(home + direction * k * area.width());
+                paintStep(canvas);
+                ++steps;
+            }
+        }
+        bar->setValue(home);
+    }
+    return steps;
 }
 
 bool trigger(ui::MainWindow &window, const char *name)
@@ -135,18 +212,23 @@ int measure(const std::string &name, const std::string &path, const std::string 
     canvas->view()->setTransform(QTransform::fromScale(0.6, 0.6));
     canvas->view()->centerOn(canvas->view()->sceneRect().center());
     settle(500);
+    const double preKb = maxRssKb();
+    int steps = 0;
+    if (ok)
+        steps = panAcross(*canvas, *window.document()->graph());
+    settle(500);
 
-    rusage usage {};
-    getrusage(RUSAGE_SELF, &usage);
-    const auto rssKb = static_cast<double>(usage.ru_maxrss);
+    const double rssKb = maxRssKb();
     const double heapMb = bench::heapMb();
+    const std::size_t items = canvas->itemsMade();
     // Counted after the maximum is read: the LayoutGraph is the bench's, not the editor's.
     std::size_t nodes = 0;
     if (const Graph *g = window.document()->graph())
         nodes = buildLayoutGraph(*g, g->mainFunction()).nodes.size();
     const double perNode = 1.0 / static_cast<double>(std::max<std::size_t>(1, nodes));
-    std::printf("%-26s %7zu %8.0f %7.1f %7.0f %8.2f %7.2f %8.0f %9s %s\n", name.c_str(), nodes,
-                baseKb / 1024, openS, rssKb / 1024, rssKb * perNode, (rssKb - baseKb) * perNode,
+    std::printf("%-26s %7zu %8.0f %7.1f %7.0f %7.0f %8.2f %7.2f %7.0f %6d %7zu %8.0f %9s %s\n",
+                name.c_str(), nodes, baseKb / 1024, openS, preKb / 1024, rssKb / 1024,
+                rssKb * perNode, (rssKb - baseKb) * perNode, (rssKb - preKb) / 1024, steps, items,
                 heapMb, prepared ? "yes" : "no", ok ? "" : "(a step did not finish)");
     std::fflush(stdout);
     return ok ? 0 : 1;
@@ -186,8 +268,9 @@ int main(int argc, char **argv)
             g_quickSwitch = true;
         }
     }
-    std::printf("%-26s %7s %8s %7s %7s %8s %7s %8s %9s\n", "graph", "nodes", "base_MB", "open_s",
-                "rss_MB", "KB/node", "KB/nd+", "heap_MB", "prepared");
+    std::printf("%-26s %7s %8s %7s %7s %7s %8s %7s %7s %6s %7s %8s %9s\n", "graph", "nodes",
+                "base_MB", "open_s", "pre_MB", "rss_MB", "KB/node", "KB/nd+", "pan_MB", "steps",
+                "items", "heap_MB", "prepared");
     const std::string corpus = CLEAVE_CORPUS_DIR;
     for (const std::string &w : wanted) {
         std::filesystem::remove_all(scratch / "cache");

@@ -3,6 +3,7 @@
 #include "ui/scene/GraphItems.h"
 
 #include "ui/scene/CanvasTheme.h"
+#include "ui/scene/ItemTile.h"
 
 #include <QFontMetricsF>
 #include <QGraphicsSceneMouseEvent>
@@ -136,9 +137,10 @@ void NodeItem::setMark(const QColor &colour)
     const QRgb mark = colour.isValid() ? colour.rgba() : 0;
     if (mark == m_mark)
         return;
+    repaintItem(*this); // the old box, and below the new one (a ring widens it)
     prepareGeometryChange();
     m_mark = mark;
-    update();
+    repaintItem(*this);
 }
 
 QColor NodeItem::mark() const
@@ -158,7 +160,7 @@ void NodeItem::setHighlighted(bool on)
     if (m_highlighted == on)
         return;
     m_highlighted = on;
-    update();
+    repaintItem(*this);
 }
 
 void NodeItem::setInSelection(bool on)
@@ -166,7 +168,7 @@ void NodeItem::setInSelection(bool on)
     if (m_selected == on)
         return;
     m_selected = on;
-    update();
+    repaintItem(*this);
 }
 
 void NodeItem::setProblem(bool on)
@@ -174,7 +176,7 @@ void NodeItem::setProblem(bool on)
     if (m_problem == on)
         return;
     m_problem = on;
-    update();
+    repaintItem(*this);
 }
 
 void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
@@ -254,6 +256,7 @@ QPainterPath splinePath(const LayoutSpline &spline)
     const std::vector<LayoutPoint> &p = spline.points;
     if (p.empty())
         return path;
+    path.reserve(static_cast<int>(p.size())); // a move, then three elements per cubic segment
     path.moveTo(p[0].x, p[0].y);
     for (std::size_t i = 1; i + 2 < p.size(); i += 3)
         path.cubicTo(p[i].x, p[i].y, p[i + 1].x, p[i + 1].y, p[i + 2].x, p[i + 2].y);
@@ -458,7 +461,7 @@ void EdgeItem::setBoundaryColour(const QColor &colour)
 {
     m_boundary = colour;
     setZValue(colour.isValid() ? 1.5 : 1);
-    update();
+    repaintItem(*this);
 }
 
 void EdgeItem::setCutHover(bool on)
@@ -466,7 +469,7 @@ void EdgeItem::setCutHover(bool on)
     if (m_cutHover == on)
         return;
     m_cutHover = on;
-    update();
+    repaintItem(*this);
 }
 
 void EdgeItem::setHighlighted(bool on)
@@ -474,26 +477,26 @@ void EdgeItem::setHighlighted(bool on)
     if (m_highlighted == on)
         return;
     m_highlighted = on;
-    update();
+    repaintItem(*this);
 }
 
 void EdgeItem::setFlash(qreal strength)
 {
     m_flash = strength;
-    update();
+    repaintItem(*this);
 }
 
 void EdgeItem::hoverEnterEvent(QGraphicsSceneHoverEvent *event)
 {
     m_hovered = true;
-    update();
+    repaintItem(*this);
     QGraphicsItem::hoverEnterEvent(event);
 }
 
 void EdgeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent *event)
 {
     m_hovered = false;
-    update();
+    repaintItem(*this);
     QGraphicsItem::hoverLeaveEvent(event);
 }
 
@@ -560,7 +563,11 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*optio
         const qreal margin = (width + 2) / std::max(lod, 1e-6);
         strokeSplineNear(*painter, *m_spline, visible.adjusted(-margin, -margin, margin, margin));
     } else {
-        painter->drawPath(path());
+        // A path made for this paint, not the one kept for hit tests (path()): the paint
+        // engine keeps its own copy of a drawn path's points on the path (a QVectorPathConverter
+        // of some 3 KB however short the route), which a kept path would hold while the item
+        // lives: tens of megabytes over a pan.
+        painter->drawPath(splinePath(*m_spline));
     }
     if (lod < 0.2 || !m_spline->hasArrow)
         return;

@@ -128,9 +128,9 @@ constexpr qreal edgeLabelZoom = 1.0;
 /// fanning out of the same tensor as a labelled one).
 ///
 /// The route stays in the layout: the item points at its LayoutSpline (the canvas keeps the
-/// layout alive while its items exist) and makes the path the first time it is drawn near
-/// enough to need it, so that graphs whose routes have millions of points do not hold them
-/// twice.
+/// layout alive while its items exist), makes a path for each paint and keeps one only once a
+/// hit test or an export asks for it (path(), shape()), so that graphs whose routes have
+/// millions of points do not hold them twice.
 class EdgeItem : public QGraphicsItem
 {
 public:

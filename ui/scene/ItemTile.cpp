@@ -4,6 +4,9 @@
 
 #include "ui/scene/LayoutRectF.h"
 
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
 #include <algorithm>
 #include <iterator>
 
@@ -64,17 +67,50 @@ ItemTile::ItemTile(const QRectF &bounds, qreal z)
 {
     // ItemContainsChildrenInShape promises Qt that the children lie within the box (it is
     // their union), which lets it skip them when the box misses the painted area or a query.
-    setFlags(ItemContainsChildrenInShape);
+    // The exposed area (ItemUsesExtendedStyleOption) says which children to paint.
+    setFlags(ItemContainsChildrenInShape | ItemUsesExtendedStyleOption);
     setAcceptedMouseButtons(Qt::NoButton);
     setZValue(z);
 }
 
-void ItemTile::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
-                     QWidget * /*widget*/)
+void ItemTile::adopt(QGraphicsItem *child)
+{
+    child->setFlag(ItemHasNoContents);
+    child->setParentItem(this);
+}
+
+void ItemTile::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget)
 {
     ++m_paints;
-    if (!m_made && m_placeholder)
-        m_placeholder(painter);
+    m_paintedChildren = 0;
+    if (!m_made) {
+        if (m_placeholder)
+            m_placeholder(painter);
+        return;
+    }
+    // As Qt would paint them, in their stacking order, each with the painter's state restored
+    // after it; the children lie where the tile does (no offset, no transform of their own).
+    const QRectF exposed = option->exposedRect;
+    QStyleOptionGraphicsItem childOption(*option);
+    for (QGraphicsItem *child : childItems()) {
+        const QRectF box = child->boundingRect();
+        if (!child->isVisible() || !box.intersects(exposed))
+            continue;
+        childOption.exposedRect = box & exposed;
+        painter->save();
+        child->paint(painter, &childOption, widget);
+        painter->restore();
+        ++m_paintedChildren;
+    }
+}
+
+void repaintItem(QGraphicsItem &item)
+{
+    QGraphicsItem *tile = item.parentItem();
+    if (tile != nullptr && (item.flags() & QGraphicsItem::ItemHasNoContents) != 0)
+        tile->update(item.boundingRect());
+    else
+        item.update();
 }
 
 std::vector<std::uint32_t> groupIntoTiles(const std::vector<QRectF> &boxes, std::size_t perTile,

@@ -26,10 +26,18 @@ namespace cleave::ui {
 /// looks at the few tiles near it and their children only.
 ///
 /// Its box, the union of its children's boxes, is known from the layout before any child is
-/// made. It paints nothing, but has contents: Qt prunes the children of an item outside the
-/// painted area only when that item has contents. Queries in a Contains mode
-/// (Qt::ContainsItemShape, Qt::ContainsItemBoundingRect) skip the children of every tile not
-/// wholly inside the query: the canvas asks in the Intersects modes only.
+/// made. The tile paints its children itself (adopt()): they are flagged ItemHasNoContents, so
+/// that Qt does not paint them one by one, and so keeps no record of where it painted each
+/// (Qt 6 keeps a QHash of about 1.3 KB per painted item until the item is deleted: megabytes
+/// over a pan). Qt's hit tests do not look at that flag: the children still answer clicks,
+/// hover, tooltips, the rubber band and the cut stroke. A child's new look reaches the screen
+/// through repaintItem(), which asks the tile to repaint the child's box (Qt drops update()
+/// of an item without contents).
+///
+/// The tile has contents itself: Qt prunes the children of an item outside the painted area
+/// only when that item has contents. Queries in a Contains mode (Qt::ContainsItemShape,
+/// Qt::ContainsItemBoundingRect) skip the children of every tile not wholly inside the query:
+/// the canvas asks in the Intersects modes only.
 class ItemTile : public QGraphicsItem
 {
 public:
@@ -39,10 +47,17 @@ public:
 
     [[nodiscard]] int type() const override { return Type; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
+    /// Paints the placeholder while the children are not made, else the children whose boxes
+    /// meet the exposed area, in their stacking order.
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+    /// Makes `child` a child the tile paints (flagged ItemHasNoContents). Its box must lie
+    /// within the tile's.
+    void adopt(QGraphicsItem *child);
     /// How many times Qt has painted the tile (it does so when the tile meets the painted area,
     /// before its children): tests check which tiles a paint visits.
     [[nodiscard]] std::size_t paintCount() const { return m_paints; }
+    /// How many children the last paint painted (those meeting the exposed area).
+    [[nodiscard]] std::size_t lastPaintedChildren() const { return m_paintedChildren; }
     /// What the tile paints while its children are not made (TileMaterializer): its nodes as
     /// plain boxes. Empty paints nothing.
     void setPlaceholder(std::function<void(QPainter *)> paint) { m_placeholder = std::move(paint); }
@@ -54,8 +69,13 @@ private:
     QRectF m_bounds;
     std::function<void(QPainter *)> m_placeholder;
     std::size_t m_paints = 0;
+    std::size_t m_paintedChildren = 0;
     bool m_made = true;
 };
+
+/// Asks for `item` to be painted again: through the tile that paints it when it has no
+/// contents of its own (ItemTile::adopt()), else as QGraphicsItem::update() does.
+void repaintItem(QGraphicsItem &item);
 
 /// Which tile each drawn node and each drawn edge of a layout goes in, and the tiles' boxes.
 struct TilePlan

@@ -386,8 +386,7 @@ void TileMaterializer::makeTile(std::size_t index)
         else
             tile.items[k] = makeEdge(tile.members[k]);
     }
-    // Qt then skips its per-item pass over the items marked dirty by their parenting, which
-    // otherwise keeps a map of painted view rects in every new item.
+    // The tile paints its children (they have no contents for Qt): its box is painted again.
     tile.item->update();
 }
 
@@ -424,7 +423,7 @@ NodeItem *TileMaterializer::makeNode(std::uint32_t index)
         if (auto mark = m_request.marks->find(n.id); mark != m_request.marks->end())
             item->setMark(mark->second);
     m_states.apply(*item, index);
-    item->setParentItem(m_tiles[m_nodeTile[index]].item);
+    m_tiles[m_nodeTile[index]].item->adopt(item);
     ++m_made;
     return item;
 }
@@ -435,7 +434,7 @@ EdgeItem *TileMaterializer::makeEdge(std::uint32_t index)
     // The item points into the layout, which outlives the scene's items.
     auto *item = new EdgeItem(key, &spline(index), m_labelled[index] ? m_request.labels : nullptr);
     m_states.apply(*item, index);
-    item->setParentItem(m_tiles[m_edgeTile[index]].item);
+    m_tiles[m_edgeTile[index]].item->adopt(item);
     ++m_made;
     return item;
 }
