@@ -5,6 +5,8 @@
 
 #include <QTest>
 
+#include <sstream>
+
 using namespace cleave;
 
 namespace {
@@ -292,6 +294,13 @@ void TestGraph::internedStrings()
     QVERIFY(InternedString().empty());
     QVERIFY(InternedString("") == InternedString());
     QCOMPARE(InternedString().str(), std::string());
+    // It reads as a string_view and prints as its text.
+    const std::string_view view = a;
+    QCOMPARE(view.size(), std::size_t(7));
+    QCOMPARE(view.data(), a.str().data());
+    std::ostringstream printed;
+    printed << a << '|' << InternedString() << '|';
+    QCOMPARE(printed.str(), std::string("float32||"));
     // Types compare by value through their interned dtypes and symbols.
     const Type t1 = Type::tensor({ Dim::known(2), Dim::symbolic("meta[tir.Var][0]") }, "int8");
     const Type t2 = Type::tensor({ Dim::known(2), Dim::symbolic("meta[tir.Var][0]") },
