@@ -239,7 +239,7 @@ NodeCost nodeCost(const Graph &graph, NodeId node)
         if (in.isValid() && graph.node(in.node).kind == NodeKind::Constant)
             cost.paramBytes = satAdd(cost.paramBytes, graph.tensorType(in).byteSize().value_or(0));
     }
-    for (const Type &t : n.outputTypes)
+    for (const Type &t : n.outputTypes())
         cost.outputBytes = satAdd(cost.outputBytes, t.byteSize().value_or(0));
     return cost;
 }
@@ -265,8 +265,8 @@ bool staticType(const Type &t)
 
 bool hasStaticShapes(const Node &node)
 {
-    return !node.outputTypes.empty()
-        && std::all_of(node.outputTypes.begin(), node.outputTypes.end(), staticType);
+    return !node.outputTypes().empty()
+        && std::all_of(node.outputTypes().begin(), node.outputTypes().end(), staticType);
 }
 
 std::string flopsText(std::int64_t flops, std::size_t opsWithoutShapes)

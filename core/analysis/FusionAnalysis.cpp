@@ -525,7 +525,7 @@ std::size_t signatureOf(const Graph &graph, const std::vector<NodeId> &nodes)
         const Node &n = graph.node(id);
         position[id] = position.size();
         text += nodeKindName(n.kind);
-        text += ' ' + n.op + '(';
+        text += ' ' + n.op.str() + '(';
         for (const TensorRef &in : n.inputs) {
             if (const auto it = position.find(in.node); it != position.end()) {
                 text += '#' + std::to_string(it->second) + '.' + std::to_string(in.output);
@@ -539,7 +539,7 @@ std::size_t signatureOf(const Graph &graph, const std::vector<NodeId> &nodes)
         for (const auto &[key, value] : n.attrs.items())
             text += key + '=' + value.toRelay() + ';';
         text += std::to_string(n.index) + "->";
-        for (const Type &t : n.outputTypes)
+        for (const Type &t : n.outputTypes())
             text += t.toRelay() + '|';
         text += '\n';
     }

@@ -321,9 +321,7 @@ bool TypeInference::assign(NodeId id, Type type)
     Node &node = m_graph.node(id);
     if (type.isUnknown() || !needsType(node))
         return false;
-    if (node.outputTypes.empty())
-        node.outputTypes.emplace_back();
-    node.outputTypes[0] = std::move(type);
+    node.setOutputType(0, std::move(type));
     ++m_inferred;
     return true;
 }

@@ -20,7 +20,7 @@ namespace {
 std::string supportName(const Graph &g, const Node &n)
 {
     if (n.kind == NodeKind::OpCall)
-        return n.op;
+        return n.op.str();
     if (n.kind == NodeKind::FunctionCall && n.callee.isValid())
         return g.function(n.callee).composite();
     return {};

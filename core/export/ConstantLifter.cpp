@@ -101,7 +101,7 @@ NodeId ConstantLifter::addParam(FunctionId f, std::size_t lifted)
     Node n;
     n.kind = NodeKind::Input;
     n.function = f;
-    n.outputTypes = { m_lifted[lifted].type };
+    n.setOutputTypes({ m_lifted[lifted].type });
     n.typeAnnotated = true;
     const NodeId id = m_module.graph.addNode(std::move(n));
     m_module.graph.function(f).params.push_back(id);

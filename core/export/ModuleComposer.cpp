@@ -36,7 +36,7 @@ public:
             n.kind = NodeKind::Input;
             n.function = m_main;
             n.name = "%" + name;
-            n.outputTypes = { type };
+            n.setOutputTypes({ type });
             n.typeAnnotated = true;
             const NodeId id = m_out.addNode(std::move(n));
             m_out.function(m_main).params.push_back(id);
@@ -71,7 +71,7 @@ public:
             fields.reserve(results.size());
             for (TensorRef r : results)
                 fields.push_back(m_out.tensorType(r));
-            tuple.outputTypes = { Type::tuple(fields) };
+            tuple.setOutputTypes({ Type::tuple(fields) });
             m_out.function(m_main).result = m_out.addNode(std::move(tuple));
         }
         m_out.finalize();
@@ -117,7 +117,7 @@ private:
         n.function = f;
         n.name = ref;
         n.setMetaRef(ref);
-        n.outputTypes = { type };
+        n.setOutputTypes({ type });
         n.typeAnnotated = true;
         const NodeId id = m_out.addNode(std::move(n));
         if (f == m_main)
@@ -149,7 +149,7 @@ private:
         n.op = op;
         n.inputs = { t };
         n.attrs.set("compiler", AttrValue::string(compiler));
-        n.outputTypes = { m_out.tensorType(t) };
+        n.setOutputTypes({ m_out.tensorType(t) });
         return TensorRef { m_out.addNode(std::move(n)), 0 };
     }
 
@@ -180,7 +180,7 @@ private:
             n.kind = NodeKind::Constant;
             n.function = m_main;
             n.setMetaRef(b.constantRef);
-            n.outputTypes = { b.type };
+            n.setOutputTypes({ b.type });
             n.typeAnnotated = true;
             const NodeId id = m_out.addNode(std::move(n));
             m_constants.emplace(b.constantRef, id);
@@ -263,7 +263,7 @@ private:
         call.function = m_main;
         call.callee = callee;
         call.inputs = args;
-        call.outputTypes = { f.returnType };
+        call.setOutputTypes({ f.returnType });
         const NodeId c = m_out.addNode(std::move(call));
         if (cm.outputCount > 1 || cm.tupleOutputs) {
             for (std::uint32_t o = 0; o < cm.outputCount; ++o) {
@@ -272,8 +272,8 @@ private:
                 item.function = m_main;
                 item.index = o;
                 item.inputs = { TensorRef { c, 0 } };
-                item.outputTypes
-                    = { f.returnType.isTuple() ? f.returnType.field(o) : Type::unknown() };
+                item.setOutputTypes(
+                    { f.returnType.isTuple() ? f.returnType.field(o) : Type::unknown() });
                 outs.push_back(TensorRef { m_out.addNode(std::move(item)), 0 });
             }
         } else {

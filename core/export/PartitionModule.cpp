@@ -48,7 +48,7 @@ private:
         n.kind = NodeKind::Input;
         n.function = m_main;
         n.name = "%" + name;
-        n.outputTypes = { type };
+        n.setOutputTypes({ type });
         n.typeAnnotated = true;
         const NodeId id = m_out.graph.addNode(std::move(n));
         m_out.graph.function(m_main).params.push_back(id);
@@ -93,7 +93,7 @@ private:
             n.inputs.push_back(TensorRef { it->second, 0 });
             fields.push_back(m_out.graph.node(it->second).outputType());
         }
-        n.outputTypes = { Type::tuple(fields) };
+        n.setOutputTypes({ Type::tuple(fields) });
         const NodeId id = m_out.graph.addNode(std::move(n));
         m_tupleOfFields.emplace(tuple.value, id);
         return id;
@@ -271,7 +271,7 @@ private:
         item.function = m_main;
         item.index = *o.field;
         item.inputs = { t };
-        item.outputTypes = { g.node(t.node).outputType(t.output).field(*o.field) };
+        item.setOutputTypes({ g.node(t.node).outputType(t.output).field(*o.field) });
         return TensorRef { g.addNode(std::move(item)), 0 };
     }
 
@@ -309,7 +309,7 @@ private:
             tuple.kind = NodeKind::Tuple;
             tuple.function = m_main;
             tuple.inputs = results;
-            tuple.outputTypes = { Type::tuple(m_out.outputTypes) };
+            tuple.setOutputTypes({ Type::tuple(m_out.outputTypes) });
             const NodeId id = g.addNode(std::move(tuple));
             g.function(m_main).result = id;
         }

@@ -42,7 +42,7 @@ const char *nodeKindName(NodeKind kind)
 const Type &Node::outputType(std::size_t i) const
 {
     static const Type unknownType;
-    return i < outputTypes.size() ? outputTypes[i] : unknownType;
+    return i < m_outputTypes.size() ? m_outputTypes[i] : unknownType;
 }
 
 const NodeDetail &Node::noDetail()
@@ -152,8 +152,8 @@ FunctionId Graph::addFunction(Function f)
 NodeId Graph::addNode(Node n)
 {
     const NodeId id(m_nodes.size());
-    if (n.outputTypes.empty())
-        n.outputTypes.emplace_back();
+    if (n.outputTypes().empty())
+        n.setOutputTypes({ Type::unknown() });
     m_functions[n.function.index()].nodes.push_back(id);
     m_nodes.push_back(std::move(n));
     return id;

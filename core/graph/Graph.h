@@ -6,6 +6,8 @@
 #include "core/graph/Diagnostic.h"
 #include "core/graph/Ids.h"
 #include "core/graph/Type.h"
+#include "core/graph/TypeList.h"
+#include "core/support/InternedString.h"
 #include "core/support/SourceLocation.h"
 
 #include <cstdint>
@@ -94,20 +96,30 @@ struct SourcePosition
 struct Node
 {
     NodeKind kind = NodeKind::OpCall;
-    bool typeAnnotated = false; ///< True when outputTypes[0] came from the source text.
+    bool typeAnnotated = false; ///< True when outputTypes()[0] came from the source text.
     FunctionId function;
     FunctionId callee; ///< FunctionCall / FunctionValue: the function.
     std::uint32_t index = 0; ///< TupleGetItem: the projected field.
     SourcePosition where; ///< Where the node's expression starts in the source.
     std::string name; ///< Binding name from the source (`%12`, `%x`, `%data`), or synthesized.
-    std::string op; ///< OpCall: operator; ConstructorCall: constructor; graph.json: func_name.
+    /// OpCall: operator; ConstructorCall: constructor; graph.json: func_name. Interned: a model
+    /// names a few hundred operators across all its nodes.
+    InternedString op;
     std::vector<TensorRef> inputs; ///< Producers of the inputs, in argument order.
     Attributes attrs; ///< Call attributes in source order.
-    std::vector<Type> outputTypes; ///< One type per output. Relay nodes have exactly one.
 
+    /// One type per output (Relay nodes have exactly one), shared with every node of equal types.
+    [[nodiscard]] const TypeList &outputTypes() const { return m_outputTypes; }
     /// The type of output `i`, or an Unknown type.
     [[nodiscard]] const Type &outputType(std::size_t i = 0) const;
-    [[nodiscard]] std::size_t outputCount() const { return outputTypes.size(); }
+    [[nodiscard]] std::size_t outputCount() const { return m_outputTypes.size(); }
+    /// Replaces the output types.
+    void setOutputTypes(TypeList types) { m_outputTypes = types; }
+    /// Replaces the type of output `i`, adding Unknown outputs when `i` is past the last one.
+    void setOutputType(std::size_t i, Type type)
+    {
+        m_outputTypes = m_outputTypes.with(i, std::move(type));
+    }
     /// True for kinds a partition plan assigns to partitions (calls, If, Match).
     [[nodiscard]] bool isOperator() const;
 
@@ -140,6 +152,7 @@ struct Node
 private:
     static const NodeDetail &noDetail();
 
+    TypeList m_outputTypes;
     std::shared_ptr<NodeDetail> m_detail;
 };
 

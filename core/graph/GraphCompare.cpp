@@ -70,7 +70,7 @@ private:
         const Node &node = m_a.node(n);
         std::string s = node.name;
         if (node.kind == NodeKind::OpCall)
-            s += " (" + node.op + ")";
+            s += " (" + node.op.str() + ")";
         const Function &f = m_a.function(node.function);
         return s + " in " + (f.kind == Function::Kind::Global ? "@" : "") + f.name;
     }
@@ -160,7 +160,7 @@ private:
             return differ(where(ia) + ": a " + nodeKindName(a.kind) + " vs a "
                           + nodeKindName(b.kind));
         if (a.op != b.op)
-            return differ(where(ia) + ": op " + a.op + " vs " + b.op);
+            return differ(where(ia) + ": op " + a.op.str() + " vs " + b.op.str());
         if (a.kind == NodeKind::Input && a.name != b.name)
             return differ(where(ia) + ": input " + a.name + " vs " + b.name);
         if (a.attrs != b.attrs) {
@@ -184,7 +184,7 @@ private:
         if (a.kind == NodeKind::Constant && a.metaRef().empty() && a.value().isNull()
             && a.name != b.name)
             return differ(where(ia) + ": constant " + a.name + " vs " + b.name);
-        if (a.outputTypes != b.outputTypes)
+        if (a.outputTypes() != b.outputTypes())
             return differ(where(ia) + ": type " + a.outputType().toRelay() + " vs "
                           + b.outputType().toRelay());
         if (a.inputs.size() != b.inputs.size())

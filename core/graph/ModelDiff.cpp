@@ -12,7 +12,7 @@ std::string opText(const Graph &g, NodeId id)
 {
     const Node &n = g.node(id);
     if (!n.op.empty())
-        return n.op;
+        return n.op.str();
     if (n.callee.isValid())
         return "@" + g.function(n.callee).name;
     return nodeKindName(n.kind);
@@ -21,7 +21,7 @@ std::string opText(const Graph &g, NodeId id)
 std::string typesText(const Node &n)
 {
     std::string text;
-    for (const Type &t : n.outputTypes) {
+    for (const Type &t : n.outputTypes()) {
         if (!text.empty())
             text += ", ";
         text += t.toShortString();
@@ -67,7 +67,7 @@ std::vector<NodeChange> compareNodes(const Graph &ga, NodeId ia, const Graph &gb
     if (opText(ga, ia) != opText(gb, ib))
         changes.push_back({ "op", opText(ga, ia), opText(gb, ib) });
     compareAttributes(a, b, changes);
-    if (a.outputTypes != b.outputTypes)
+    if (a.outputTypes() != b.outputTypes())
         changes.push_back({ "type", typesText(a), typesText(b) });
     if (inputsText(ga, a) != inputsText(gb, b))
         changes.push_back({ "inputs", inputsText(ga, a), inputsText(gb, b) });

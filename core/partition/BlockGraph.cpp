@@ -24,7 +24,7 @@ std::string shownOpName(const Graph &graph, const Node &node)
     case NodeKind::Match:
         return "match";
     default:
-        return node.op;
+        return node.op.str();
     }
 }
 
@@ -136,7 +136,7 @@ Node shownCopy(const Graph &graph, const Node &node, FunctionId function)
     copy.name = node.name;
     copy.op = node.op;
     copy.attrs = node.attrs;
-    copy.outputTypes = node.outputTypes;
+    copy.setOutputTypes(node.outputTypes());
     copy.index = node.index;
     copy.setValue(node.value());
     copy.setMetaRef(node.metaRef());
@@ -239,11 +239,12 @@ void BlockCollapser::addBlock(const FusedBlock &block, const Node &root)
     collapsed.op = block.name;
     collapsed.name = root.name;
     collapsed.inputs = remap(block.inputs);
-    collapsed.outputTypes.reserve(block.outputs.size());
+    std::vector<Type> types;
+    types.reserve(block.outputs.size());
     for (TensorRef t : block.outputs)
-        collapsed.outputTypes.push_back(m_graph.tensorType(t));
-    if (collapsed.outputTypes.empty())
-        collapsed.outputTypes = root.outputTypes;
+        types.push_back(m_graph.tensorType(t));
+    // Pooled: the block shares the list of every node and block with the same output types.
+    collapsed.setOutputTypes(types.empty() ? root.outputTypes() : TypeList(types));
     const NodeId id = m_out.graph.addNode(std::move(collapsed));
     for (NodeId m : block.nodes)
         m_out.shownNodes[m.index()] = id;

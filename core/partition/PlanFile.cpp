@@ -92,7 +92,7 @@ bool readCutEdges(const nlohmann::json &list, const Graph &graph, const Partitio
         }
         const Node &target = graph.node(to);
         const EdgeRef nested = plan.edgeBetween(from, to); // `to` may read it inside a scope
-        const bool isEdge = output < graph.node(from).outputTypes.size()
+        const bool isEdge = output < graph.node(from).outputTypes().size()
             && (std::any_of(target.inputs.begin(), target.inputs.end(),
                             [&](TensorRef r) { return r.node == from && r.output == output; })
                 || (nested.consumer.isValid() && nested.tensor.output == output));

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <mutex>
+#include <ostream>
 #include <unordered_set>
 
 namespace cleave {
@@ -49,6 +50,11 @@ InternedString::InternedString(std::string_view text)
     if (it == p.strings.end())
         it = p.strings.emplace(text).first;
     m_text = &*it;
+}
+
+std::ostream &operator<<(std::ostream &out, const InternedString &s)
+{
+    return out << s.str();
 }
 
 } // namespace cleave

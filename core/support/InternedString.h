@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,8 @@ public:
     // Implicit, so that the string reads like the std::string it replaced.
     // NOLINTNEXTLINE(google-explicit-constructor,hicpp-explicit-conversions)
     operator const std::string &() const { return str(); }
+    // NOLINTNEXTLINE(google-explicit-constructor,hicpp-explicit-conversions)
+    operator std::string_view() const { return str(); }
     [[nodiscard]] bool empty() const { return m_text == nullptr; }
     [[nodiscard]] std::size_t size() const { return str().size(); }
 
@@ -36,6 +39,7 @@ public:
         return a.m_text == b.m_text;
     }
     friend bool operator==(const InternedString &a, std::string_view b) { return a.str() == b; }
+    friend std::ostream &operator<<(std::ostream &out, const InternedString &s);
 
 private:
     static const std::string &emptyString();

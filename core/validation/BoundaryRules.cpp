@@ -147,7 +147,8 @@ std::vector<Diagnostic> checkTupleCrossings(const PartitionPlan &plan,
         for (const std::string &f : fields)
             fieldText += (fieldText.empty() ? "" : ", ") + f;
         const Node &producer = g.node(b.tensor.node);
-        const std::string what = producer.kind == NodeKind::OpCall ? " (" + producer.op + ")" : "";
+        const std::string what
+            = producer.kind == NodeKind::OpCall ? " (" + producer.op.str() + ")" : "";
         std::string message = "the tuple " + g.key(b.tensor.node);
         message += what;
         message += " crosses from ";

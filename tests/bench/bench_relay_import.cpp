@@ -6,7 +6,9 @@
 // rnnt corpus dump when it is present. Then the Graph's own memory: the live heap an imported
 // model holds (mallinfo2 bytes in use: uordblks + hblkhd, after minus before) per node, for rnnt
 // and every corpus model, and the sizes of the node and type structs. Prints figures and JSON
-// lines; asserts nothing.
+// lines; asserts nothing. Also how many distinct output-type lists each import adds to the
+// process-wide pool (TypeList: entries are never freed).
+// Usage: bench_relay_import [BLOCKS] [FILE...]   (FILEs are measured after the corpus models)
 #include "core/export/relay/RelayPrinter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/graph/Graph.h"
@@ -103,6 +105,7 @@ std::string readFile(const std::filesystem::path &path)
 void printGraphMemory(const std::filesystem::path &path)
 {
     const std::string text = readFile(path);
+    const std::size_t listsBefore = cleave::TypeList::poolSize();
     malloc_trim(0);
     const std::size_t before = liveHeap();
     const cleave::ImportResult r = cleave::importBytes(text, path.string());
@@ -112,14 +115,16 @@ void printGraphMemory(const std::filesystem::path &path)
         return;
     const std::size_t nodes = r.graph->nodeCount();
     const double bytes = after > before ? static_cast<double>(after - before) : 0.0;
-    std::printf("  %-70s %7zu nodes %8.2f MB %7.0f B/node\n", path.filename().string().c_str(),
-                nodes, bytes / 1e6, nodes ? bytes / static_cast<double>(nodes) : 0.0);
+    const std::size_t lists = cleave::TypeList::poolSize() - listsBefore;
+    std::printf("  %-70s %7zu nodes %8.2f MB %7.0f B/node %6zu new type lists\n",
+                path.filename().string().c_str(), nodes, bytes / 1e6,
+                nodes ? bytes / static_cast<double>(nodes) : 0.0, lists);
     std::printf("{\"bench\": \"graph_memory\", \"model\": \"%s\", \"nodes\": %zu, \"heap_bytes\": "
-                "%.0f}\n",
-                path.filename().string().c_str(), nodes, bytes);
+                "%.0f, \"new_type_lists\": %zu}\n",
+                path.filename().string().c_str(), nodes, bytes, lists);
 }
 
-void printGraphMemory()
+void printGraphMemory(const std::vector<std::filesystem::path> &extra)
 {
     std::printf("graph memory: sizeof Node %zu, Type %zu, Dim %zu, AttrValue %zu, Function %zu\n",
                 sizeof(cleave::Node), sizeof(cleave::Type), sizeof(cleave::Dim),
@@ -136,8 +141,10 @@ void printGraphMemory()
         }
     }
     std::sort(files.begin(), files.end());
+    files.insert(files.end(), extra.begin(), extra.end());
     for (const fs::path &f : files)
         printGraphMemory(f);
+    std::printf("type lists pooled by this process: %zu\n", cleave::TypeList::poolSize());
 }
 
 } // namespace
@@ -170,6 +177,8 @@ int main(int argc, char **argv)
                 mb / importSeconds, bindings / importSeconds);
     std::printf("  print:  %.1f ms  →  %.1f MB/s\n", printSeconds * 1e3,
                 static_cast<double>(printed.size()) / 1e6 / printSeconds);
+    const std::size_t generatedLists = cleave::TypeList::poolSize();
+    std::printf("  distinct output-type lists: %zu\n", generatedLists);
 
     double rnntSeconds = -1;
     const std::string rnnt
@@ -183,6 +192,8 @@ int main(int argc, char **argv)
         std::printf("rnnt corpus dump (23,931 bindings, %.2f MB): import %.1f ms → %.1f MB/s\n",
                     static_cast<double>(rnntText.size()) / 1e6, rnntSeconds * 1e3,
                     static_cast<double>(rnntText.size()) / 1e6 / rnntSeconds);
+        std::printf("  distinct output-type lists it adds: %zu\n",
+                    cleave::TypeList::poolSize() - generatedLists);
     }
     std::printf(
         "{\"bench\": \"relay_import\", \"bindings\": %d, \"bytes\": %zu, \"import_ms\": %.2f, "
@@ -190,6 +201,6 @@ int main(int argc, char **argv)
         "%.2f}\n",
         bindings, text.size(), importSeconds * 1e3, mb / importSeconds, bindings / importSeconds,
         printSeconds * 1e3, rnntSeconds * 1e3);
-    printGraphMemory();
+    printGraphMemory({ argv + std::min(argc, 2), argv + argc });
     return 0;
 }

@@ -42,7 +42,7 @@ public:
         n.kind = NodeKind::Input;
         n.function = m_function;
         n.name = "%" + name;
-        n.outputTypes = { tensor(shape) };
+        n.setOutputTypes({ tensor(shape) });
         const NodeId id = m_graph->addNode(std::move(n));
         m_graph->function(m_function).params.push_back(id);
         return id;
@@ -56,7 +56,7 @@ public:
         n.function = m_function;
         n.name = "%" + name;
         n.setMetaRef("meta[relay.Constant][" + std::to_string(m_constants++) + "]");
-        n.outputTypes = { tensor(shape) };
+        n.setOutputTypes({ tensor(shape) });
         return m_graph->addNode(std::move(n));
     }
 
@@ -75,7 +75,7 @@ public:
         n.kind = NodeKind::OpCall;
         n.op = opName;
         n.attrs = std::move(attrs);
-        n.outputTypes = { std::move(type) };
+        n.setOutputTypes({ std::move(type) });
         return addBound(std::move(n), inputs);
     }
 
@@ -87,7 +87,7 @@ public:
         std::vector<Type> types;
         for (NodeId f : fields)
             types.push_back(m_graph->node(f).outputType(0));
-        n.outputTypes = { Type::tuple(std::move(types)) };
+        n.setOutputTypes({ Type::tuple(std::move(types)) });
         return addBound(std::move(n), fields);
     }
 
@@ -97,7 +97,7 @@ public:
         Node n;
         n.kind = NodeKind::TupleGetItem;
         n.index = index;
-        n.outputTypes = { m_graph->node(t).outputType(0).field(index) };
+        n.setOutputTypes({ m_graph->node(t).outputType(0).field(index) });
         return addBound(std::move(n), { t });
     }
 

@@ -153,19 +153,21 @@ void TestBlockGraph::collapsesHandMadeBlocks()
     QCOMPARE(s.node(a).op, std::string("fused_nn_dense_reshape"));
     QCOMPARE(s.key(a), std::string("%1"));
     QCOMPARE(s.node(a).inputs, (std::vector<TensorRef> { { x, 0 } }));
-    QCOMPARE(s.node(a).outputTypes,
+    QCOMPARE(s.node(a).outputTypes().toVector(),
              (std::vector<Type> { test::GraphBuilder::tensor({ 1, 16 }),
                                   test::GraphBuilder::tensor({ 4, 4 }) }));
-    QCOMPARE(s.node(a).outputTypes[1], g.node(h.n1).outputType(0));
+    QCOMPARE(s.node(a).outputTypes()[1], g.node(h.n1).outputType(0));
     // Block B reads A's first output (%0); the add reads B and A's second output (%1).
     QCOMPARE(s.node(b).op, std::string("fused_sigmoid_reshape"));
     QCOMPARE(s.key(b), std::string("%3"));
     QCOMPARE(s.node(b).inputs, (std::vector<TensorRef> { { a, 0 } }));
-    QCOMPARE(s.node(b).outputTypes, std::vector<Type> { test::GraphBuilder::tensor({ 2, 8 }) });
+    QCOMPARE(s.node(b).outputTypes().toVector(),
+             std::vector<Type> { test::GraphBuilder::tensor({ 2, 8 }) });
     QCOMPARE(s.node(add).op, std::string("add"));
     QCOMPARE(s.key(add), std::string("%4"));
     QCOMPARE(s.node(add).inputs, (std::vector<TensorRef> { { b, 0 }, { a, 1 } }));
-    QCOMPARE(s.node(add).outputTypes, std::vector<Type> { test::GraphBuilder::tensor({ 4, 4 }) });
+    QCOMPARE(s.node(add).outputTypes().toVector(),
+             std::vector<Type> { test::GraphBuilder::tensor({ 4, 4 }) });
 
     // One kernel per shown operator, in node order; the copied op is named by its key.
     QCOMPARE(bg.kernels, (std::vector<NodeId> { a, b, add }));

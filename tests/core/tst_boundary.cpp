@@ -222,7 +222,7 @@ void TestBoundary::nestedScopeReadsBelongToTheIf()
     inner.function = thenId;
     inner.name = "%t0";
     inner.inputs = { TensorRef { r0, 0 } };
-    inner.outputTypes = { GraphBuilder::tensor({ 1, 8 }) };
+    inner.setOutputTypes({ GraphBuilder::tensor({ 1, 8 }) });
     const NodeId innerId = g->addNode(inner);
     g->function(thenId).result = innerId;
     g->function(elseId).result = r1;
@@ -232,7 +232,7 @@ void TestBoundary::nestedScopeReadsBelongToTheIf()
     branch.name = "%if";
     branch.inputs = { TensorRef { cond, 0 } };
     branch.setScopes({ thenId, elseId });
-    branch.outputTypes = { GraphBuilder::tensor({ 1, 8 }) };
+    branch.setOutputTypes({ GraphBuilder::tensor({ 1, 8 }) });
     const NodeId ifId = g->addNode(branch);
     g->function(g->mainFunction()).result = ifId;
     g->finalize();

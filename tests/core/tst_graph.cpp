@@ -5,6 +5,9 @@
 
 #include <QTest>
 
+#include <sstream>
+#include <thread>
+
 using namespace cleave;
 
 namespace {
@@ -15,7 +18,7 @@ NodeId addInput(Graph &g, FunctionId f, const std::string &name, Type t)
     n.kind = NodeKind::Input;
     n.function = f;
     n.name = name;
-    n.outputTypes = { std::move(t) };
+    n.setOutputTypes({ std::move(t) });
     const NodeId id = g.addNode(std::move(n));
     g.function(f).params.push_back(id);
     return id;
@@ -72,6 +75,8 @@ private slots:
     void ambiguousKeys();
     void nodeDetailCopyOnWrite();
     void internedStrings();
+    void sharedOutputTypes();
+    void sharedOutputTypesAcrossThreads();
 };
 
 void TestGraph::consumersAndKeys()
@@ -292,6 +297,13 @@ void TestGraph::internedStrings()
     QVERIFY(InternedString().empty());
     QVERIFY(InternedString("") == InternedString());
     QCOMPARE(InternedString().str(), std::string());
+    // It reads as a string_view and prints as its text.
+    const std::string_view view = a;
+    QCOMPARE(view.size(), std::size_t(7));
+    QCOMPARE(view.data(), a.str().data());
+    std::ostringstream printed;
+    printed << a << '|' << InternedString() << '|';
+    QCOMPARE(printed.str(), std::string("float32||"));
     // Types compare by value through their interned dtypes and symbols.
     const Type t1 = Type::tensor({ Dim::known(2), Dim::symbolic("meta[tir.Var][0]") }, "int8");
     const Type t2 = Type::tensor({ Dim::known(2), Dim::symbolic("meta[tir.Var][0]") },
@@ -299,6 +311,110 @@ void TestGraph::internedStrings()
     QVERIFY(t1 == t2);
     QCOMPARE(t1.toRelay(), std::string("Tensor[(2, meta[tir.Var][0]), int8]"));
     QCOMPARE(t1.shape[1].isKnown(), false);
+}
+
+void TestGraph::sharedOutputTypes()
+{
+    // Two nodes typed independently with equal types share one pooled list.
+    Node a;
+    a.setOutputTypes({ Type::tensor({ Dim::known(1), Dim::known(64) }, "float32") });
+    Node b;
+    b.setOutputTypes({ Type::tensor({ Dim::known(1), Dim::known(64) }, std::string("float32")) });
+    QVERIFY(a.outputTypes().data() != nullptr);
+    QCOMPARE(a.outputTypes().data(), b.outputTypes().data());
+    QVERIFY(a.outputTypes() == b.outputTypes());
+
+    // In a graph (and in a copy of it) the nodes still point at that one list.
+    Graph g;
+    Function f;
+    f.name = "main";
+    const FunctionId fn = g.addFunction(std::move(f));
+    a.function = fn;
+    b.function = fn;
+    const NodeId ia = g.addNode(a);
+    const NodeId ib = g.addNode(b);
+    QCOMPARE(g.node(ia).outputTypes().data(), g.node(ib).outputTypes().data());
+    const Graph copy = g;
+    QCOMPARE(copy.node(ib).outputTypes().data(), g.node(ia).outputTypes().data());
+
+    // Retyping one node leaves the other (and the copied graph) as it was.
+    g.node(ib).setOutputType(0, Type::tensor({ Dim::known(1), Dim::known(32) }, "float32"));
+    QCOMPARE(g.node(ia).outputType(0).toRelay(), std::string("Tensor[(1, 64), float32]"));
+    QCOMPARE(g.node(ib).outputType(0).toRelay(), std::string("Tensor[(1, 32), float32]"));
+    QCOMPARE(copy.node(ib).outputType(0).toRelay(), std::string("Tensor[(1, 64), float32]"));
+    QVERIFY(g.node(ia).outputTypes().data() != g.node(ib).outputTypes().data());
+    QCOMPARE(g.node(ib).outputCount(), std::size_t(1));
+
+    // A multi-output node reads its types back in order, by index and by iteration.
+    Node split;
+    split.setOutputTypes({ Type::tensor({ Dim::known(1), Dim::known(64) }, "float32"),
+                           Type::tensor({ Dim::known(4), Dim::known(4) }, "int64"),
+                           Type::tensor({}, "float16") });
+    QCOMPARE(split.outputCount(), std::size_t(3));
+    QCOMPARE(split.outputType(1).toRelay(), std::string("Tensor[(4, 4), int64]"));
+    std::vector<std::string> printed;
+    for (const Type &t : split.outputTypes())
+        printed.push_back(t.toRelay());
+    QCOMPARE(printed,
+             (std::vector<std::string> { "Tensor[(1, 64), float32]", "Tensor[(4, 4), int64]",
+                                         "float16" }));
+    // Its first type is the pooled single list's type, but the lists are not the same entry.
+    QVERIFY(split.outputTypes().data() != a.outputTypes().data());
+    QVERIFY(split.outputType(3).isUnknown()); // past the end
+    // The same types in another order are another list.
+    Node swapped;
+    swapped.setOutputTypes({ split.outputType(1), split.outputType(0), split.outputType(2) });
+    QVERIFY(swapped.outputTypes().data() != split.outputTypes().data());
+    QCOMPARE(swapped.outputType(0).toRelay(), std::string("Tensor[(4, 4), int64]"));
+
+    // Setting an output past the end adds Unknown outputs up to it.
+    split.setOutputType(4, Type::tensor({}, "bool"));
+    QCOMPARE(split.outputCount(), std::size_t(5));
+    QVERIFY(split.outputType(3).isUnknown());
+    QCOMPARE(split.outputType(4).toRelay(), std::string("bool"));
+    QCOMPARE(split.outputType(2).toRelay(), std::string("float16"));
+
+    // A node without types has an empty list; the graph gives it one Unknown output.
+    Node bare;
+    QVERIFY(bare.outputTypes().empty());
+    QCOMPARE(bare.outputTypes().data(), static_cast<const Type *>(nullptr));
+    bare.function = fn;
+    const NodeId ibare = g.addNode(std::move(bare));
+    QCOMPARE(g.node(ibare).outputCount(), std::size_t(1));
+    QVERIFY(g.node(ibare).outputType(0).isUnknown());
+
+    // The operator name is interned and compares with text as a string did.
+    Node conv;
+    conv.op = "nn.conv2d";
+    Node conv2;
+    conv2.op = std::string("nn.") + "conv2d";
+    QVERIFY(conv.op == "nn.conv2d");
+    QVERIFY(!(conv.op == "nn.conv2d_transpose"));
+    QCOMPARE(&conv.op.str(), &conv2.op.str());
+}
+
+void TestGraph::sharedOutputTypesAcrossThreads()
+{
+    // Two threads interning the same 500 lists at once get one entry per list.
+    auto intern = [](std::vector<TypeList> &out) {
+        for (int i = 0; i < 500; ++i)
+            out.push_back(TypeList { Type::tensor({ Dim::known(7000 + i) }, "int32"),
+                                     Type::tensor({ Dim::known(i) }, "int32") });
+    };
+    std::vector<TypeList> first;
+    std::vector<TypeList> second;
+    std::thread t1(intern, std::ref(first));
+    std::thread t2(intern, std::ref(second));
+    t1.join();
+    t2.join();
+    QCOMPARE(first.size(), std::size_t(500));
+    QCOMPARE(second.size(), std::size_t(500));
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        QCOMPARE(first[i].data(), second[i].data());
+        QCOMPARE(first[i][0].shape[0].value, std::int64_t(7000 + i));
+        QCOMPARE(first[i][1].shape[0].value, std::int64_t(i));
+    }
+    QVERIFY(first[0].data() != first[1].data());
 }
 
 QTEST_APPLESS_MAIN(TestGraph)

@@ -143,7 +143,7 @@ void TestGraphJson::everyCorpusFile()
     QCOMPARE(int(g.outputs(g.mainFunction()).size()), outputs);
     QCOMPARE(g.topologicalOrder(g.mainFunction()).size(), g.nodeCount());
     for (const Node &n : g.nodes()) {
-        for (const Type &t : n.outputTypes)
+        for (const Type &t : n.outputTypes())
             QVERIFY(n.kind == NodeKind::Tuple || t.hasStaticShape());
     }
 }

@@ -125,7 +125,7 @@ void TestKernelMapping::corpusKernelNamesDecompose()
             ++fused;
             truncated += cut ? 1 : 0;
             for (const std::string &op : parts)
-                QVERIFY2(OpPatternTable::builtin().contains(op), (n.op + ": " + op).c_str());
+                QVERIFY2(OpPatternTable::builtin().contains(op), (n.op.str() + ": " + op).c_str());
         }
     }
     QCOMPARE(fused, 70); // 56 + 3 + 11 tvm_op nodes with `_fused_` in func_name

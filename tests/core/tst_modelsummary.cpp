@@ -34,7 +34,7 @@ NodeId addParam(Graph &g, FunctionId f, std::string name, Type type)
     n.kind = NodeKind::Input;
     n.function = f;
     n.name = std::move(name);
-    n.outputTypes = { std::move(type) };
+    n.setOutputTypes({ std::move(type) });
     const NodeId id = g.addNode(std::move(n));
     g.function(f).params.push_back(id);
     return id;
@@ -47,7 +47,7 @@ NodeId addConstant(Graph &g, FunctionId f, std::string name, std::string metaRef
     n.function = f;
     n.name = std::move(name);
     n.setMetaRef(std::move(metaRef));
-    n.outputTypes = { std::move(type) };
+    n.setOutputTypes({ std::move(type) });
     return g.addNode(std::move(n));
 }
 
@@ -61,7 +61,7 @@ NodeId addOp(Graph &g, FunctionId f, std::string name, std::string op, std::vect
     n.op = std::move(op);
     for (NodeId in : inputs)
         n.inputs.push_back({ in, 0 });
-    n.outputTypes = { std::move(type) };
+    n.setOutputTypes({ std::move(type) });
     return g.addNode(std::move(n));
 }
 
@@ -137,7 +137,7 @@ Graph fusedGraph()
     one.function = fused;
     one.name = "$one";
     one.setValue(AttrValue::floating(1.0, "float32", "1f"));
-    one.outputTypes = { tensor({}, "float32") };
+    one.setOutputTypes({ tensor({}, "float32") });
     const NodeId scalar = g.addNode(std::move(one));
     const NodeId sum = addOp(g, fused, "%1", "add", { p0, scalar }, t);
     g.function(fused).result = addOp(g, fused, "%2", "nn.relu", { sum }, t);
@@ -157,7 +157,7 @@ Graph fusedGraph()
     branch.name = "%9";
     branch.inputs = { { len, 0 } };
     branch.setScopes({ thenScope, elseScope });
-    branch.outputTypes = { t };
+    branch.setOutputTypes({ t });
     const NodeId ifNode = g.addNode(std::move(branch));
 
     Node result;
@@ -165,7 +165,7 @@ Graph fusedGraph()
     result.function = main;
     result.name = "%10";
     result.inputs = { { add2, 0 }, { ifNode, 0 } };
-    result.outputTypes = { Type::tuple({ t, t }) };
+    result.setOutputTypes({ Type::tuple({ t, t }) });
     g.function(main).result = g.addNode(std::move(result));
     g.finalize();
     return g;

@@ -231,8 +231,8 @@ void TestRelaxShapes::corpusWithoutAnnotations()
             continue;
         ++compared;
         QVERIFY2(n.outputType().toRelay() == printed.toRelay(),
-                 (bare->key(NodeId(i)) + " (" + n.op + "): inferred " + n.outputType().toRelay()
-                  + ", TVM printed " + printed.toRelay())
+                 (bare->key(NodeId(i)) + " (" + n.op.str() + "): inferred "
+                  + n.outputType().toRelay() + ", TVM printed " + printed.toRelay())
                      .c_str());
     }
     QCOMPARE(unknown, withoutShapes);

@@ -153,7 +153,7 @@ public:
         n.kind = NodeKind::Input;
         n.function = f;
         n.name = "%p" + std::to_string(m_graph.nodeCount());
-        n.outputTypes = { type };
+        n.setOutputTypes({ type });
         n.typeAnnotated = !type.isUnknown();
         const NodeId id = m_graph.addNode(std::move(n));
         m_graph.function(f).params.push_back(id);
@@ -708,11 +708,11 @@ void TestShapeInference::annotatedTypesAreKept()
     const NodeId x = b.param(parseType("2x3:float32"));
     const NodeId relu = b.op("nn.relu", { x });
     // A deliberately different annotation: inference must not "correct" it.
-    b.graph().node(relu).outputTypes = { parseType("7x7:float16") };
+    b.graph().node(relu).setOutputTypes({ parseType("7x7:float16") });
     b.graph().node(relu).typeAnnotated = true;
     // A known type from an importer (graph.json) without an annotation flag is kept too.
     const NodeId tanh = b.op("tanh", { relu });
-    b.graph().node(tanh).outputTypes = { parseType("9:int8") };
+    b.graph().node(tanh).setOutputTypes({ parseType("9:int8") });
     const NodeId sig = b.op("sigmoid", { tanh });
     b.finish(sig);
 
@@ -967,7 +967,7 @@ void TestShapeInference::secondRunChangesNothing()
     QCOMPARE(second.inferred, std::size_t(0));
     QCOMPARE(second.unresolved, first.unresolved);
     for (std::size_t i = 0; i < snapshot.nodeCount(); ++i)
-        QCOMPARE(b.graph().node(NodeId(i)).outputTypes, snapshot.node(NodeId(i)).outputTypes);
+        QCOMPARE(b.graph().node(NodeId(i)).outputTypes(), snapshot.node(NodeId(i)).outputTypes());
 }
 
 QTEST_APPLESS_MAIN(TestShapeInference)

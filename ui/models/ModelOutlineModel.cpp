@@ -75,7 +75,7 @@ QString nodeKindText(const cleave::Graph &graph, const cleave::Node &node)
 QString typesText(const cleave::Node &node, bool relaySyntax)
 {
     QStringList types;
-    for (const cleave::Type &t : node.outputTypes)
+    for (const cleave::Type &t : node.outputTypes())
         types.append(QString::fromStdString(relaySyntax ? t.toRelay() : t.toShortString()));
     return types.join(QStringLiteral(", "));
 }

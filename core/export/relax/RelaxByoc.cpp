@@ -66,7 +66,7 @@ TensorRef ByocBuilder::mainValue(TensorRef t, std::optional<std::uint32_t> field
         item.function = m_mainId;
         item.index = *field;
         item.inputs = { m_main.resolve(t) };
-        item.outputTypes = { m_src.tensorType(t).field(*field) };
+        item.setOutputTypes({ m_src.tensorType(t).field(*field) });
         return TensorRef { m_out.addNode(std::move(item)), 0 };
     }
     return m_main.resolve(t);
@@ -126,7 +126,8 @@ NodeId ByocBuilder::wrapOp(GraphCopier &copier, NodeId n, FunctionId region,
     f.kind = Function::Kind::Literal;
     f.parent = region;
     f.name = "composite_" + identifier(node.name);
-    const std::string shortOp = node.op.substr(node.op.rfind('.') + 1);
+    const std::string &opName = node.op;
+    const std::string shortOp = opName.substr(opName.rfind('.') + 1);
     f.attrs.set("Composite", AttrValue::string(target + "." + shortOp));
     f.returnType = node.outputType();
     f.hasReturnType = !node.outputType().isUnknown();
@@ -138,7 +139,7 @@ NodeId ByocBuilder::wrapOp(GraphCopier &copier, NodeId n, FunctionId region,
     call.function = region;
     call.name = node.name;
     call.callee = closure;
-    call.outputTypes = node.outputTypes;
+    call.setOutputTypes(node.outputTypes());
     call.typeAnnotated = true;
     for (std::size_t i = 0; i < node.inputs.size(); ++i) {
         const Node &in = m_src.node(node.inputs[i].node);
@@ -152,7 +153,7 @@ NodeId ByocBuilder::wrapOp(GraphCopier &copier, NodeId n, FunctionId region,
         p.kind = NodeKind::Input;
         p.function = closure;
         p.name = "x" + std::to_string(m_out.function(closure).params.size());
-        p.outputTypes = { m_src.tensorType(node.inputs[i]) };
+        p.setOutputTypes({ m_src.tensorType(node.inputs[i]) });
         p.typeAnnotated = true;
         const NodeId pid = m_out.addNode(std::move(p));
         m_out.function(closure).params.push_back(pid);
@@ -192,8 +193,8 @@ void ByocBuilder::addRegion(std::size_t k)
             source = b.tensor;
             field = b.field;
         }
-        p.outputTypes
-            = { field ? m_src.tensorType(source).field(*field) : m_src.tensorType(source) };
+        p.setOutputTypes(
+            { field ? m_src.tensorType(source).field(*field) : m_src.tensorType(source) });
         const NodeId pid = m_out.addNode(std::move(p));
         m_out.function(rid).params.push_back(pid);
         if (field)
@@ -223,7 +224,7 @@ void ByocBuilder::addRegion(std::size_t k)
             item.function = rid;
             item.index = *o.field;
             item.inputs = { t };
-            item.outputTypes = { m_src.tensorType(o.tensor).field(*o.field) };
+            item.setOutputTypes({ m_src.tensorType(o.tensor).field(*o.field) });
             t = TensorRef { m_out.addNode(std::move(item)), 0 };
         }
         results.push_back(t);
@@ -238,7 +239,7 @@ void ByocBuilder::addRegion(std::size_t k)
         tuple.kind = NodeKind::Tuple;
         tuple.function = rid;
         tuple.inputs = results;
-        tuple.outputTypes = { Type::tuple(types) };
+        tuple.setOutputTypes({ Type::tuple(types) });
         const NodeId tid = m_out.addNode(std::move(tuple));
         m_out.function(rid).result = tid;
         m_out.function(rid).returnType = Type::tuple(types);
@@ -251,7 +252,7 @@ void ByocBuilder::addRegion(std::size_t k)
     call.callee = rid;
     call.name = "lv_" + m_out.function(rid).name;
     call.inputs = callInputs;
-    call.outputTypes = { m_out.function(rid).returnType };
+    call.setOutputTypes({ m_out.function(rid).returnType });
     call.typeAnnotated = true;
     const NodeId cid = m_out.addNode(std::move(call));
     for (std::size_t i = 0; i < iface.outputs.size(); ++i) {
@@ -265,7 +266,7 @@ void ByocBuilder::addRegion(std::size_t k)
             item.inputs = { value };
             item.name = identifier(m_src.node(o.tensor.node).name)
                 + (o.field ? "_" + std::to_string(*o.field) : "");
-            item.outputTypes = { types[i] };
+            item.setOutputTypes({ types[i] });
             item.typeAnnotated = true;
             value = TensorRef { m_out.addNode(std::move(item)), 0 };
         }

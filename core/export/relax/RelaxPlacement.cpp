@@ -167,7 +167,7 @@ std::optional<TensorRef> PlacedModuleBuilder::rebuiltTuple(NodeId tuple)
         n.inputs.push_back(m->second);
     }
     n.name = placedName(m_src.node(tuple).name, m_current);
-    n.outputTypes = { type };
+    n.setOutputTypes({ type });
     n.typeAnnotated = true;
     const NodeId id = m_out.addNode(std::move(n));
     m_deviceOf[id.value] = deviceName(m_current);
@@ -203,7 +203,7 @@ void PlacedModuleBuilder::moveTensor(std::size_t b, TensorRef value, std::int32_
         n.name = placedName(
             m_src.node(t.tensor.node).name + (t.field ? "_" + std::to_string(*t.field) : ""), q);
         n.attrs.set("dst_vdevice", AttrValue::string(deviceName(q)));
-        n.outputTypes = { t.type };
+        n.setOutputTypes({ t.type });
         n.typeAnnotated = true;
         const NodeId id = m_out.addNode(std::move(n));
         m_deviceOf[id.value] = deviceName(q);
@@ -239,7 +239,7 @@ void PlacedModuleBuilder::copyNode(NodeId n)
         item.function = m_main;
         item.index = key.second;
         item.inputs = { TensorRef { copy, 0 } };
-        item.outputTypes = { m_boundary.tensors[b].type };
+        item.setOutputTypes({ m_boundary.tensors[b].type });
         moveTensor(b, TensorRef { m_out.addNode(std::move(item)), 0 }, k);
     }
 }

@@ -341,7 +341,7 @@ std::string RelaxPrinter::kernelCall(const Node &n)
     const bool packed = form == "call_packed" || form == "call_pure_packed";
     const FunctionId callee = m_graph.findFunction(n.op);
     const bool prim = callee.isValid() && !m_graph.function(callee).sourceText.empty();
-    std::string s = "R." + form + "(" + (prim && !packed ? "cls." + n.op : quoted(n.op));
+    std::string s = "R." + form + "(" + (prim && !packed ? "cls." + n.op.str() : quoted(n.op));
     if (packed) {
         for (const TensorRef &in : n.inputs)
             s += ", " + ref(in);
@@ -382,8 +382,8 @@ std::string RelaxPrinter::value(NodeId id)
     case NodeKind::OpCall:
         if (n.attrs.find("call"))
             return kernelCall(n);
-        return "R." + (n.op.rfind("relax.", 0) == 0 ? n.op.substr(6) : n.op) + "(" + arguments(n, 0)
-            + ")";
+        return "R." + (n.op.str().starts_with("relax.") ? n.op.str().substr(6) : n.op.str()) + "("
+            + arguments(n, 0) + ")";
     case NodeKind::FunctionCall: {
         const Function &f = m_graph.function(n.callee);
         return (f.kind == Function::Kind::Global ? "cls." : "") + f.name + "(" + arguments(n, 0)
@@ -412,7 +412,7 @@ std::string RelaxPrinter::value(NodeId id)
                 + ")";
         }
         if (n.op == "R.shape" || n.op == "R.prim_value" || n.op == "R.str" || n.op == "R.dtype")
-            return n.op + "(" + attrText(n.value()) + ")";
+            return n.op.str() + "(" + attrText(n.value()) + ")";
         return attrText(n.value());
     }
     case NodeKind::Input:

@@ -83,7 +83,7 @@ std::optional<Diagnostic> attributeMetaWarning(const Graph &module, std::size_t 
     auto note = [&](const Node &n, const std::string &what) {
         ++count;
         if (examples.size() < 3)
-            examples.push_back(n.op + " " + what);
+            examples.push_back(n.op.str() + " " + what);
     };
     for (const Node &n : module.nodes()) {
         if (!n.attrsRef().empty())

@@ -293,7 +293,7 @@ std::string RelayPrinter::expression(NodeId id, int indent, std::string &out)
     std::string e;
     switch (n.kind) {
     case NodeKind::OpCall: {
-        e = n.op + "(" + args(0);
+        e = n.op.str() + "(" + args(0);
         bool any = !n.inputs.empty();
         if (!n.attrsRef().empty()) {
             e += (any ? ", " : "") + n.attrsRef();
@@ -321,7 +321,7 @@ std::string RelayPrinter::expression(NodeId id, int indent, std::string &out)
         e = atom(n.inputs[0].node, indent, out) + "(" + args(1) + ")";
         break;
     case NodeKind::ConstructorCall:
-        e = n.inputs.empty() ? n.op : n.op + "(" + args(0) + ")";
+        e = n.inputs.empty() ? n.op.str() : n.op.str() + "(" + args(0) + ")";
         break;
     case NodeKind::Tuple:
         e = "(" + args(0) + (n.inputs.size() == 1 ? ",)" : ")");

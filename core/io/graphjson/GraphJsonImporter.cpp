@@ -420,8 +420,10 @@ void GraphJsonReader::buildNodes(Graph &graph, FunctionId main)
         n.name = h.name;
         if (i < m_nodeOffsets.size())
             n.where = SourcePosition::of(m_locator.at(m_nodeOffsets[i]));
-        for (std::uint32_t k = 0; k < h.outputs; ++k)
-            n.outputTypes.push_back(m_entryTypes[static_cast<std::size_t>(m_rowPtr[i]) + k]);
+        if (h.outputs > 0) {
+            const auto first = m_entryTypes.begin() + m_rowPtr[i];
+            n.setOutputTypes(TypeList({ first, first + h.outputs }));
+        }
         const json &inputs = j["inputs"];
         for (std::size_t k = 0; k < inputs.size(); ++k) {
             if (auto ref = readEntry(inputs[k], "input " + std::to_string(k), i))
@@ -486,7 +488,7 @@ void GraphJsonReader::buildResult(Graph &graph, FunctionId main)
     fields.reserve(refs.size());
     for (const TensorRef &r : refs)
         fields.push_back(graph.tensorType(r));
-    tuple.outputTypes = { Type::tuple(std::move(fields)) };
+    tuple.setOutputTypes({ Type::tuple(std::move(fields)) });
     graph.function(main).result = graph.addNode(std::move(tuple));
 }
 

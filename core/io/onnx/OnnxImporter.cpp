@@ -257,7 +257,7 @@ private:
             n.kind = NodeKind::Input;
             n.function = f;
             n.name = in.name();
-            n.outputTypes = { typeFrom(in.type()) };
+            n.setOutputTypes({ typeFrom(in.type()) });
             n.setOutputNames({ in.name() });
             const NodeId id = m_graph.addNode(std::move(n));
             m_graph.function(f).params.push_back(id);
@@ -270,7 +270,7 @@ private:
             n.kind = NodeKind::Constant;
             n.function = f;
             n.name = t.name();
-            n.outputTypes = { typeOf(t) };
+            n.setOutputTypes({ typeOf(t) });
             n.setOutputNames({ t.name() });
             names[t.name()] = { m_graph.addNode(std::move(n)), 0 };
         }
@@ -297,22 +297,24 @@ private:
             if (a.type() != onnx::AttributeProto::GRAPH)
                 n.attrs.set(a.name(), attrFrom(a));
         }
+        std::vector<Type> outputTypes;
         for (const std::string &out : proto.output()) {
             const auto t = types.find(out);
-            n.outputTypes.push_back(t == types.end() ? Type::unknown() : t->second);
+            outputTypes.push_back(t == types.end() ? Type::unknown() : t->second);
             n.editDetail().outputNames.push_back(out);
         }
-        if (n.outputTypes.empty()) {
-            n.outputTypes.push_back(Type::unknown());
+        if (outputTypes.empty()) {
+            outputTypes.push_back(Type::unknown());
             n.editDetail().outputNames.emplace_back();
         }
+        n.setOutputTypes(TypeList(outputTypes));
         if (proto.op_type() == "Constant" && proto.domain().empty() && proto.input_size() == 0) {
             // A Constant node is a weight like an initializer: it follows its consumers.
             n.kind = NodeKind::Constant;
-            n.op.clear();
+            n.op = InternedString();
             for (const auto &a : proto.attribute()) {
                 if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
-                    n.outputTypes[0] = typeOf(a.t());
+                    n.setOutputType(0, typeOf(a.t()));
             }
         }
         return n;
@@ -342,7 +344,7 @@ private:
             // Outputs keep their declared type when inference left them unknown.
             Node &producer = m_graph.node(it->second.node);
             if (producer.outputType(it->second.output).isUnknown())
-                producer.outputTypes[it->second.output] = typeFrom(out.type());
+                producer.setOutputType(it->second.output, typeFrom(out.type()));
         }
         if (results.size() == 1 && results[0].output == 0) {
             m_graph.function(f).result = results[0].node;
@@ -356,7 +358,7 @@ private:
             fields.reserve(results.size());
             for (TensorRef r : results)
                 fields.push_back(m_graph.node(r.node).outputType(r.output));
-            tuple.outputTypes = { Type::tuple(std::move(fields)) };
+            tuple.setOutputTypes({ Type::tuple(std::move(fields)) });
             m_graph.function(f).result = m_graph.addNode(std::move(tuple));
         }
         return true;

@@ -73,7 +73,7 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
     Node node;
     node.name = name;
     if (annotation) {
-        node.outputTypes = { *annotation };
+        node.setOutputTypes({ *annotation });
         node.typeAnnotated = true;
     }
     switch (e.kind) {
@@ -109,9 +109,9 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
         node.kind = NodeKind::Constant;
         node.op = "literal";
         node.setValue(attrFromExpr(e));
-        if (node.outputTypes.empty())
-            node.outputTypes = { e.kind == Expr::Kind::String ? namedType("R.Object")
-                                                              : scalarType(node.value(), {}) };
+        if (node.outputTypes().empty())
+            node.setOutputTypes({ e.kind == Expr::Kind::String ? namedType("R.Object")
+                                                               : scalarType(node.value(), {}) });
         return addNode(std::move(node), scope, e);
     default:
         fail(e, "expected a Relax value, found " + exprText(e).substr(0, 60));
@@ -162,7 +162,7 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
     Node node;
     node.name = name;
     if (annotation) {
-        node.outputTypes = { *annotation };
+        node.setOutputTypes({ *annotation });
         node.typeAnnotated = true;
     }
     const Expr &callee = e.items[0];
@@ -210,9 +210,9 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
         node.inputs.push_back(materialize(lowerExpr(e.items[i], scope), scope, e.items[i]));
     for (std::size_t i = 0; i < e.kwargs.size(); ++i)
         node.attrs.set(e.keywords[i], attrFromExpr(e.kwargs[i]));
-    if (node.kind == NodeKind::OpCall && node.outputTypes.empty()) {
+    if (node.kind == NodeKind::OpCall && node.outputTypes().empty()) {
         if (const Expr *sinfo = e.keyword("sinfo_args"))
-            node.outputTypes = { typeFromExpr(*sinfo) };
+            node.setOutputTypes({ typeFromExpr(*sinfo) });
     }
     return addNode(std::move(node), scope, e);
 }
@@ -266,12 +266,12 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
         fail(e.items[next], "too many arguments to R." + form);
     if (!sinfo && !packed)
         fail(e, "R." + form + " needs out_sinfo= (the output's struct info)");
-    if (sinfo && node.outputTypes.empty()) {
+    if (sinfo && node.outputTypes().empty()) {
         Type t = typeFromExpr(*sinfo);
         // sinfo_args=(R.Object,) is the one result's struct info.
         if (packed && t.isTuple() && t.fields.size() == 1)
             t = t.fields[0];
-        node.outputTypes = { t };
+        node.setOutputTypes({ t });
     }
     for (std::size_t i = 0; i < e.kwargs.size(); ++i) {
         const std::string &k = e.keywords[i];
@@ -319,8 +319,8 @@ RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, const std::string &
         node.setValue(AttrValue::string(value->text));
         type = namedType("R.Object");
     }
-    if (node.outputTypes.empty())
-        node.outputTypes = { type };
+    if (node.outputTypes().empty())
+        node.setOutputTypes({ type });
     return addNode(std::move(node), scope, e);
 }
 
@@ -359,9 +359,9 @@ void RelaxParser::finish()
             continue;
         if (n.kind == NodeKind::FunctionCall && n.callee.isValid()
             && g.function(n.callee).hasReturnType) {
-            n.outputTypes = { g.function(n.callee).returnType };
+            n.setOutputTypes({ g.function(n.callee).returnType });
         } else if (n.kind == NodeKind::TupleGetItem && !n.inputs.empty()) {
-            n.outputTypes = { g.tensorType(n.inputs[0]).field(n.index) };
+            n.setOutputTypes({ g.tensorType(n.inputs[0]).field(n.index) });
         } else if (n.kind == NodeKind::Tuple) {
             // Only a complete tuple type: a field still unknown here is left to inferTypes,
             // which skips nodes whose type is already (partly) known.
@@ -372,7 +372,7 @@ void RelaxParser::finish()
                 complete = complete && !fields.back().isUnknown();
             }
             if (complete)
-                n.outputTypes = { Type::tuple(std::move(fields)) };
+                n.setOutputTypes({ Type::tuple(std::move(fields)) });
         }
     }
 }

@@ -343,7 +343,7 @@ void RelaxParser::parseParameters(Scope &scope)
         n.name = std::string(p.text);
         n.where = SourcePosition { p.line, p.column };
         if (m_ts.accept(":")) {
-            n.outputTypes = { typeFromExpr(m_ts.parseExpr()) };
+            n.setOutputTypes({ typeFromExpr(m_ts.parseExpr()) });
             n.typeAnnotated = true;
         }
         const NodeId id = m_graph->addNode(std::move(n));
@@ -562,7 +562,8 @@ void RelaxParser::parseIf(Scope &scope, BlockEnd &end)
     n.name = ends[0].name;
     n.inputs = { condition };
     n.setScopes({ branches[0], branches[1] });
-    n.outputTypes = { m_graph->tensorType(TensorRef { m_graph->function(branches[0]).result, 0 }) };
+    n.setOutputTypes(
+        { m_graph->tensorType(TensorRef { m_graph->function(branches[0]).result, 0 }) });
     Expr where = exprAt(ifTok);
     const Value v = addNode(std::move(n), scope, where);
     m_graph->function(branches[0]).name = ends[0].name + "/then";

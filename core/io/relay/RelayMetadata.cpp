@@ -200,8 +200,8 @@ void applyMetadata(Graph &graph, const SourceLocation &where, std::vector<Diagno
             if (!n.outputType().isUnknown() || !checked)
                 continue;
             if (const json *t = refNode(nodes, *checked)) {
-                n.outputTypes[0] = tensorTypeOf(nodes, *t);
-                n.typeAnnotated = !n.outputTypes[0].isUnknown();
+                n.setOutputType(0, tensorTypeOf(nodes, *t));
+                n.typeAnnotated = !n.outputTypes()[0].isUnknown();
             }
         } else if (n.attrs.isEmpty()) {
             for (const auto &[k, v] : attrs->items()) {

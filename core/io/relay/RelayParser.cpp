@@ -173,7 +173,7 @@ std::unique_ptr<Graph> RelayParser::parse()
             n.kind = NodeKind::Input;
             n.name = "%" + std::string(var.text);
             if (m_ts.accept(":")) {
-                n.outputTypes = { m_ts.parseType() };
+                n.setOutputTypes({ m_ts.parseType() });
                 n.typeAnnotated = true;
             }
             m_ts.accept(";");
@@ -395,11 +395,11 @@ void RelayParser::parseParams(FunctionId f, const std::string &context)
                 n.setSpan(std::string(m_ts.skipBalanced(brace, brace.offset)));
             }
             if (m_ts.accept(":")) {
-                n.outputTypes = { m_ts.parseType() };
+                n.setOutputTypes({ m_ts.parseType() });
                 n.typeAnnotated = true;
             }
             if (!n.typeAnnotated && !m_ts.peek().ty.empty()) {
-                n.outputTypes = { typeFromComment(m_ts.peek().ty) };
+                n.setOutputTypes({ typeFromComment(m_ts.peek().ty) });
                 n.typeAnnotated = true;
             }
             const NodeId id = newNode(std::move(n), t);
@@ -513,7 +513,7 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
             if (v.created && n.name.empty())
                 n.name = name;
             if (!declared.isUnknown() && n.outputType().isUnknown()) {
-                n.outputTypes[0] = declared;
+                n.setOutputType(0, declared);
                 n.typeAnnotated = true;
             }
             bind(name, Binding { v.ref.node, {} }, nameTok);
@@ -608,8 +608,8 @@ void RelayParser::annotate(const Value &v)
         return;
     Node &n = m_graph->node(v.ref.node);
     if (!next.ty.empty()) {
-        n.outputTypes[0] = typeFromComment(next.ty);
-        n.typeAnnotated = !n.outputTypes[0].isUnknown();
+        n.setOutputType(0, typeFromComment(next.ty));
+        n.typeAnnotated = !n.outputTypes()[0].isUnknown();
     }
     if (!next.span.empty() && n.span().empty())
         n.setSpan(std::string(next.span));
@@ -735,7 +735,7 @@ RelayParser::Value RelayParser::projection(const Value &tuple, std::uint32_t ind
     n.inputs.push_back(materialize(tuple, tok));
     const Type &tt = m_graph->tensorType(n.inputs[0]);
     if (tt.isTuple() && index < tt.fields.size())
-        n.outputTypes = { tt.fields[index] };
+        n.setOutputTypes({ tt.fields[index] });
     Value v;
     v.ref = TensorRef { newNode(std::move(n), tok), 0 };
     v.created = true;
@@ -752,7 +752,7 @@ RelayParser::Value RelayParser::scalarConstant(const Token &tok)
         n.setValue(RelayTokenStream::numberValue(tok));
     const std::string dtype
         = n.value().kind == AttrValue::Kind::Bool ? "bool" : n.value().dtype.str();
-    n.outputTypes = { Type::tensor({}, dtype) };
+    n.setOutputTypes({ Type::tensor({}, dtype) });
     Value v;
     v.ref = TensorRef { newNode(std::move(n), tok), 0 };
     v.created = true;
@@ -887,7 +887,7 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
     if (n.kind == NodeKind::FunctionCall) {
         const Function &f = m_graph->function(n.callee);
         if (f.hasReturnType)
-            n.outputTypes = { f.returnType };
+            n.setOutputTypes({ f.returnType });
     }
     Value v;
     v.ref = TensorRef { newNode(std::move(n), calleeToken), 0 };
@@ -928,7 +928,7 @@ RelayParser::Value RelayParser::parseParenthesized()
         fieldTypes.push_back(ft);
     }
     if (typed)
-        n.outputTypes = { Type::tuple(std::move(fieldTypes)) };
+        n.setOutputTypes({ Type::tuple(std::move(fieldTypes)) });
     Value v;
     v.ref = TensorRef { newNode(std::move(n), open), 0 };
     v.created = true;
@@ -995,7 +995,7 @@ Pattern RelayParser::parsePattern(FunctionId scope)
         n.name = p.name;
         if (m_ts.accept(":")) {
             p.type = m_ts.parseType();
-            n.outputTypes = { p.type };
+            n.setOutputTypes({ p.type });
             n.typeAnnotated = true;
         }
         p.variable = newNode(std::move(n), t);

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/graph/TypeList.h"
+
+#include <algorithm>
+#include <functional>
+#include <mutex>
+#include <unordered_set>
+
+namespace cleave {
+
+namespace {
+
+void mix(std::size_t &seed, std::size_t value)
+{
+    seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6U) + (seed >> 2U);
+}
+
+// Interned strings are equal exactly when their texts are the same object, so the address hashes
+// them consistently with Type's operator==.
+std::size_t hashOf(const InternedString &s)
+{
+    return std::hash<const void *> {}(&s.str());
+}
+
+std::size_t hashOf(const Type &t)
+{
+    auto seed = static_cast<std::size_t>(t.kind);
+    for (const Dim &d : t.shape) {
+        mix(seed, std::hash<std::int64_t> {}(d.value));
+        mix(seed, hashOf(d.symbol));
+    }
+    mix(seed, hashOf(t.dtype));
+    mix(seed, hashOf(t.name));
+    for (const Type &f : t.fields)
+        mix(seed, hashOf(f));
+    for (const Type &r : t.result)
+        mix(seed, hashOf(r));
+    return seed;
+}
+
+std::size_t hashOf(std::span<const Type> types)
+{
+    std::size_t seed = types.size();
+    for (const Type &t : types)
+        mix(seed, hashOf(t));
+    return seed;
+}
+
+struct Pool
+{
+    struct Hash
+    {
+        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+        std::size_t operator()(std::span<const Type> types) const { return hashOf(types); }
+        std::size_t operator()(const std::vector<Type> &types) const { return hashOf(types); }
+    };
+    struct Equal
+    {
+        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+        bool operator()(std::span<const Type> a, std::span<const Type> b) const
+        {
+            return std::ranges::equal(a, b);
+        }
+    };
+    std::mutex mutex;
+    // Node-based: the lists never move, so pointers to them stay valid.
+    std::unordered_set<std::vector<Type>, Hash, Equal> lists;
+};
+
+Pool &pool()
+{
+    static Pool *p = new Pool; // never destroyed: pooled lists outlive every static
+    return *p;
+}
+
+} // namespace
+
+TypeList::TypeList(std::span<const Type> types)
+{
+    if (types.empty())
+        return;
+    Pool &p = pool();
+    const std::scoped_lock lock(p.mutex);
+    auto it = p.lists.find(types);
+    if (it == p.lists.end())
+        it = p.lists.emplace(types.begin(), types.end()).first;
+    m_types = &*it;
+}
+
+TypeList TypeList::with(std::size_t i, Type type) const
+{
+    std::vector<Type> types = toVector();
+    if (types.size() <= i)
+        types.resize(i + 1);
+    types[i] = std::move(type);
+    return TypeList(types);
+}
+
+std::size_t TypeList::poolSize()
+{
+    Pool &p = pool();
+    const std::scoped_lock lock(p.mutex);
+    return p.lists.size();
+}
+
+} // namespace cleave
