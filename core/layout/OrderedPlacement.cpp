@@ -24,6 +24,18 @@ constexpr int sweeps = 6;
 // the gap is this close, no node lies between them, and the lane passes this clear of nodes.
 constexpr double laneReach = 200;
 constexpr double laneMargin = 4;
+constexpr std::uint32_t noPosition = UINT32_MAX;
+
+// The indices 0..n-1 sorted by `less` (which compares two indices).
+template <typename Less>
+std::vector<std::uint32_t> sortedIndices(std::size_t n, Less less)
+{
+    std::vector<std::uint32_t> indices(n);
+    for (std::size_t i = 0; i < n; ++i)
+        indices[i] = static_cast<std::uint32_t>(i);
+    std::sort(indices.begin(), indices.end(), less);
+    return indices;
+}
 
 // 16 bytes: a deep graph's ranks hold hundreds of thousands of gaps (rnnt: 2.4e5 in its 6.9k
 // fused blocks, 5.9e5 in its 24k operators), so the width is not stored (a gap's is dummyWidth,
@@ -33,6 +45,23 @@ struct Slot
     double x = 0; // centre
     std::int32_t node = -1; // index into LayoutGraph::nodes, -1 for a gap left for a long edge
     std::int32_t edge = -1; // for a gap: the long edge passing through it (index into edges), or -1
+};
+
+// A point and a node's box while placing, in doubles (the layout keeps them rounded to floats).
+struct Point
+{
+    double x = 0;
+    double y = 0;
+};
+
+struct Box
+{
+    double x = 0;
+    double y = 0;
+    double width = 0;
+    double height = 0;
+    [[nodiscard]] double centerX() const { return x + width / 2; }
+    [[nodiscard]] double bottom() const { return y + height; }
 };
 
 // A slot: rank and position in the rank.
@@ -68,25 +97,44 @@ void placeRank(std::vector<Slot> &slots, const std::vector<double> &desired,
         slots[i].x = (left[i] + right[i]) / 2;
 }
 
-void addSegment(LayoutSpline &s, LayoutPoint p, LayoutPoint q)
+// The end of a route being made: how many points it has so far and where its last segment
+// starts (its last point is where the next segment starts: routes are made end to end).
+struct RouteTail
 {
-    if (s.points.empty())
-        s.points.push_back(p);
-    const std::size_t m = s.points.size();
-    if (p.x == q.x && m >= 4 && s.points[m - 4].x == p.x && s.points[m - 1] == p) {
+    double startX = 0;
+    double startY = 0;
+    std::uint32_t count = 0;
+};
+
+// Adds the cubic segment p-q to the route that `tail` ends (at p): counts its points and, unless
+// `out` is null, writes them from `out` (the route's first point). The same calls count a
+// route's points and then write them in place, so the arithmetic is in doubles (the tail, not
+// the rounded points written) and both passes agree.
+void addSegment(RouteTail &tail, Point p, Point q, LayoutPoint *out)
+{
+    auto put = [out](std::uint32_t i, double x, double y) {
+        if (out != nullptr)
+            out[i] = LayoutPoint(x, y);
+    };
+    if (tail.count == 0) {
+        put(0, p.x, p.y);
+        tail.count = 1;
+    } else if (p.x == q.x && tail.count >= 4 && tail.startX == p.x) {
         // A straight vertical run continues: lengthen its last segment instead of adding one
         // (long edges pass thousands of ranks in a deep model; keep their routes short).
-        const LayoutPoint start = s.points[m - 4];
-        const double half = (q.y - start.y) / 2;
-        s.points[m - 3] = { p.x, start.y + half };
-        s.points[m - 2] = { q.x, q.y - half };
-        s.points[m - 1] = q;
+        const double half = (q.y - tail.startY) / 2;
+        put(tail.count - 3, p.x, tail.startY + half);
+        put(tail.count - 2, q.x, q.y - half);
+        put(tail.count - 1, q.x, q.y);
         return;
     }
     const double dy = (q.y - p.y) / 2;
-    s.points.push_back({ p.x, p.y + dy });
-    s.points.push_back({ q.x, q.y - dy });
-    s.points.push_back(q);
+    put(tail.count, p.x, p.y + dy);
+    put(tail.count + 1, q.x, q.y - dy);
+    put(tail.count + 2, q.x, q.y);
+    tail.startX = p.x;
+    tail.startY = p.y;
+    tail.count += 3;
 }
 
 /// The state of one placement: ranks, the slots of each rank (nodes and the gaps dot left for
@@ -110,6 +158,7 @@ public:
     void placeVertically();
     void writeNodes(Layout &layout);
     void routeEdges(Layout &layout);
+    void releaseNodeSlots();
     void releaseSweepState();
 
 private:
@@ -125,6 +174,10 @@ private:
         return m_slots[static_cast<std::size_t>(m_rankOf[node])][m_slotOf[node]].x;
     }
     [[nodiscard]] double xAt(SlotRef ref) const { return m_slots[ref.rank][ref.slot].x; }
+    [[nodiscard]] EdgeRef keyOf(std::size_t edge) const
+    {
+        return { m_graph.edges[edge].tensor, m_graph.edges[edge].consumer };
+    }
     [[nodiscard]] bool isLong(const LayoutGraph::Edge &e) const
     {
         return !e.stub && m_rankOf[e.to] - m_rankOf[e.from] >= 2;
@@ -150,8 +203,10 @@ private:
         double x = 0; // where it passes
     };
     [[nodiscard]] bool laneFree(std::size_t rank, double x, std::size_t gap) const;
-    void passRank(std::size_t rank, const std::vector<LayoutPoint> &current,
+    void passRank(std::size_t rank, const std::vector<Point> &current,
                   std::vector<Pass> &passes) const;
+    template <typename Out>
+    std::vector<RouteTail> walkRoutes(const std::vector<double> &tipX, Out out) const;
     const LayoutGraph &m_graph;
     const std::vector<int> &m_order;
     const std::size_t m_n;
@@ -172,7 +227,7 @@ private:
     double m_height = 0;
     double m_minX = 0;
     double m_maxX = 0;
-    std::vector<LayoutRect> m_rects; // per node
+    std::vector<Box> m_rects; // per node
 };
 
 // Compress ranks to 0..R-1.
@@ -471,17 +526,24 @@ void OrderedPlacer::placeVertically()
 void OrderedPlacer::writeNodes(Layout &layout)
 {
     m_rects.resize(m_n);
-    std::vector<std::pair<NodeId, LayoutRect>> rects;
-    rects.reserve(m_n);
     for (std::size_t i = 0; i < m_n; ++i) {
         const auto r = static_cast<std::size_t>(m_rankOf[i]);
         const LayoutGraph::Node &node = m_graph.nodes[i];
         m_rects[i]
             = { xOf(i) - m_minX - node.width / 2,
                 m_rankTop[r] + (m_rankHeight[r] - node.height) / 2, node.width, node.height };
-        rects.emplace_back(node.id, m_rects[i]);
     }
-    layout.nodes = FlatMap<NodeId, LayoutRect>::fromUnsorted(std::move(rects));
+    // Appended in id order (4 bytes a node to sort, not a copy of the rectangles).
+    const std::vector<std::uint32_t> byId
+        = sortedIndices(m_n, [&](std::uint32_t a, std::uint32_t b) {
+              return m_graph.nodes[a].id < m_graph.nodes[b].id;
+          });
+    layout.nodes.clear();
+    layout.nodes.reserve(m_n);
+    for (std::uint32_t i : byId) {
+        const Box &b = m_rects[i];
+        layout.nodes.emplace(m_graph.nodes[i].id, LayoutRect(b.x, b.y, b.width, b.height));
+    }
     layout.bbox = { 0, 0, m_maxX - m_minX, m_height };
 }
 
@@ -546,7 +608,7 @@ bool OrderedPlacer::laneFree(std::size_t rank, double x, std::size_t gap) const
 // when that is free and near its gap, else its gap. The gaps are in the edges' order; a kept
 // lane that would meet or pass its left neighbour's route falls back to its gap, and so, when
 // still needed, do the neighbours before it: the routes keep the order.
-void OrderedPlacer::passRank(std::size_t rank, const std::vector<LayoutPoint> &current,
+void OrderedPlacer::passRank(std::size_t rank, const std::vector<Point> &current,
                              std::vector<Pass> &passes) const
 {
     passes.clear();
@@ -569,17 +631,17 @@ void OrderedPlacer::passRank(std::size_t rank, const std::vector<LayoutPoint> &c
     }
 }
 
-// Every edge leaves its source's bottom centre and enters its consumer's top at its arrow tip;
-// a long edge passes each rank between as passRank says (a straight vertical run while it
-// keeps its lane: one segment over many ranks, not two curves per rank).
-void OrderedPlacer::routeEdges(Layout &layout)
+// Walks every route rank by rank and calls addSegment for each piece, writing to `out(edge)`
+// (the edge's first point, or null to count only); the tails it returns count each route's
+// points. Every edge leaves its source's bottom centre and enters its consumer's top at its
+// arrow tip; a long edge passes each rank between as passRank says (a straight vertical run
+// while it keeps its lane: one segment over many ranks, not two curves per rank).
+template <typename Out>
+std::vector<RouteTail> OrderedPlacer::walkRoutes(const std::vector<double> &tipX, Out out) const
 {
-    const std::vector<double> tipX = arrowTips();
     const std::size_t edgeCount = m_graph.edges.size();
-    // Made in place in the entries of the layout's edge map, sorted by key once at the end.
-    std::vector<std::pair<EdgeRef, LayoutSpline>> routes(edgeCount);
-    auto splines = [&](std::size_t k) -> LayoutSpline & { return routes[k].second; };
-    std::vector<LayoutPoint> current(edgeCount);
+    std::vector<RouteTail> tails(edgeCount);
+    std::vector<Point> current(edgeCount);
     for (std::size_t k = 0; k < edgeCount; ++k)
         current[k]
             = { m_rects[m_graph.edges[k].from].centerX(), m_rects[m_graph.edges[k].from].bottom() };
@@ -589,26 +651,65 @@ void OrderedPlacer::routeEdges(Layout &layout)
         const double top = m_rankTop[r];
         const double bottom = top + m_rankHeight[r];
         for (const Pass &pass : passes) {
-            addSegment(splines(pass.edge), current[pass.edge], { pass.x, top });
+            LayoutPoint *const first = out(pass.edge);
+            addSegment(tails[pass.edge], current[pass.edge], { pass.x, top }, first);
             current[pass.edge] = { pass.x, bottom };
-            addSegment(splines(pass.edge), { pass.x, top }, current[pass.edge]);
+            addSegment(tails[pass.edge], { pass.x, top }, current[pass.edge], first);
         }
     }
     for (std::size_t k = 0; k < edgeCount; ++k) {
         const LayoutGraph::Edge &e = m_graph.edges[k];
-        const LayoutRect &to = m_rects[e.to];
-        LayoutSpline &s = splines(k);
-        s.stub = e.stub;
-        s.hasArrow = true;
-        s.arrowTip = { tipX[k], to.y };
-        const LayoutPoint end { tipX[k], to.y - arrowLength };
-        addSegment(s, e.stub ? LayoutPoint { tipX[k], to.y - rankSeparation + 6 } : current[k],
-                   end);
-        // The points grew one segment at a time; the layout keeps them as long as it is drawn.
-        s.points.shrink_to_fit();
-        routes[k].first = EdgeRef { e.tensor, e.consumer };
+        const Box &to = m_rects[e.to];
+        addSegment(tails[k], e.stub ? Point { tipX[k], to.y - rankSeparation + 6 } : current[k],
+                   { tipX[k], to.y - arrowLength }, out(k));
     }
-    layout.edges = FlatMap<EdgeRef, LayoutSpline>::fromUnsorted(std::move(routes));
+    return tails;
+}
+
+// The routes are made in place in the layout's one array of points: a first walk counts each
+// route's points, the edges are appended in id order with their counts, and a second walk
+// writes the points (no route grown one segment at a time, no copy of the routes to sort).
+void OrderedPlacer::routeEdges(Layout &layout)
+{
+    const std::vector<double> tipX = arrowTips();
+    const std::size_t edgeCount = m_graph.edges.size();
+    std::vector<std::uint32_t> counts(edgeCount);
+    std::size_t total = 0;
+    {
+        const std::vector<RouteTail> tails
+            = walkRoutes(tipX, [](std::size_t) -> LayoutPoint * { return nullptr; });
+        for (std::size_t k = 0; k < edgeCount; ++k) {
+            counts[k] = tails[k].count;
+            total += tails[k].count;
+        }
+    }
+    // position[k]: edge k's index in the layout (id order), or npos for a repeated id.
+    std::vector<std::uint32_t> position = sortedIndices(
+        edgeCount, [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); });
+    layout.edges.clear();
+    layout.edges.reserve(edgeCount, total);
+    {
+        std::vector<std::uint32_t> byKey;
+        byKey.swap(position);
+        position.assign(edgeCount, noPosition);
+        for (std::uint32_t k : byKey) {
+            const LayoutGraph::Edge &e = m_graph.edges[k];
+            if (layout.edges.append(keyOf(k), counts[k], { tipX[k], m_rects[e.to].y }, true,
+                                    e.stub))
+                position[k] = static_cast<std::uint32_t>(layout.edges.size() - 1);
+        }
+    }
+    std::vector<std::uint32_t>().swap(counts);
+    walkRoutes(tipX, [&](std::size_t k) -> LayoutPoint * {
+        return position[k] == noPosition ? nullptr : layout.edges.points(position[k]).data();
+    });
+}
+
+// The rank and slot of each node are read last by writeNodes.
+void OrderedPlacer::releaseNodeSlots()
+{
+    std::vector<int>().swap(m_rankOf);
+    std::vector<std::size_t>().swap(m_slotOf);
 }
 
 // What only the sweeps and the threading need goes before the routes are made (the peak of a
@@ -641,6 +742,7 @@ void placeOrderedLayout(const LayoutGraph &graph, const std::vector<int> &rank,
     placer.releaseSweepState();
     placer.placeVertically();
     placer.writeNodes(layout);
+    placer.releaseNodeSlots();
     placer.routeEdges(layout);
 }
 
