@@ -24,7 +24,7 @@ constexpr int sweeps = 6;
 // the gap is this close, no node lies between them, and the lane passes this clear of nodes.
 constexpr double laneReach = 200;
 constexpr double laneMargin = 4;
-constexpr std::uint32_t noPosition = UINT32_MAX;
+constexpr std::uint32_t noRun = UINT32_MAX;
 
 // The indices 0..n-1 sorted by `less` (which compares two indices).
 template <typename Less>
@@ -37,15 +37,29 @@ std::vector<std::uint32_t> sortedIndices(std::size_t n, Less less)
     return indices;
 }
 
-// 16 bytes: a deep graph's ranks hold hundreds of thousands of gaps (rnnt: 2.4e5 in its 6.9k
-// fused blocks, 5.9e5 in its 24k operators), so the width is not stored (a gap's is dummyWidth,
-// a node's is in the LayoutGraph).
+// 12 bytes (packed to 4-byte alignment, one id for a node or a gap's edge): a deep graph's
+// ranks hold hundreds of thousands of gaps (rnnt: 2.5e5 in its 6.9k fused blocks, 6.1e5 in its
+// 24k operators), so the width is not stored (a gap's is dummyWidth, a node's is in the
+// LayoutGraph). The centre stays a double: the sweeps' and the routing's comparisons see
+// exactly the positions they always saw.
+#pragma pack(push, 4)
 struct Slot
 {
     double x = 0; // centre
-    std::int32_t node = -1; // index into LayoutGraph::nodes, -1 for a gap left for a long edge
-    std::int32_t edge = -1; // for a gap: the long edge passing through it (index into edges), or -1
+    // A node's index into LayoutGraph::nodes (>= 0); for a gap left for a long edge,
+    // freeGap, or -2 - k once long edge k passes through it.
+    std::int32_t id = freeGap;
+
+    static constexpr std::int32_t freeGap = -1;
+    [[nodiscard]] static Slot ofNode(std::int32_t node) { return { 0, node }; }
+    /// The node's index, or -1 for a gap.
+    [[nodiscard]] std::int32_t node() const { return id >= 0 ? id : -1; }
+    /// For a gap: the long edge passing through it (index into edges), or -1.
+    [[nodiscard]] std::int32_t edge() const { return id <= -2 ? -2 - id : -1; }
+    void setEdge(std::int32_t k) { id = -2 - k; }
 };
+#pragma pack(pop)
+static_assert(sizeof(Slot) == 12);
 
 // A point and a node's box while placing, in doubles (the layout keeps them rounded to floats).
 struct Point
@@ -62,6 +76,16 @@ struct Box
     double height = 0;
     [[nodiscard]] double centerX() const { return x + width / 2; }
     [[nodiscard]] double bottom() const { return y + height; }
+};
+
+// Ranks [first, last] that one long edge passes in a row at one x; `next` is the edge's next
+// run (noRun: none).
+struct Run
+{
+    double x = 0;
+    std::uint32_t first = 0;
+    std::uint32_t last = 0;
+    std::uint32_t next = UINT32_MAX;
 };
 
 // A slot: rank and position in the rank.
@@ -81,7 +105,7 @@ void placeRank(std::vector<Slot> &slots, const std::vector<double> &desired,
     if (n == 0)
         return;
     auto gap = [&](std::size_t i) {
-        const bool dummy = slots[i - 1].node < 0 || slots[i].node < 0;
+        const bool dummy = slots[i - 1].node() < 0 || slots[i].node() < 0;
         return (width(slots[i - 1]) + width(slots[i])) / 2
             + (dummy ? dummySeparation : nodeSeparation);
     };
@@ -165,8 +189,8 @@ private:
     void compressRanks(const std::vector<int> &rank);
     [[nodiscard]] double width(const Slot &slot) const
     {
-        return slot.node < 0 ? dummyWidth
-                             : m_graph.nodes[static_cast<std::size_t>(slot.node)].width;
+        return slot.node() < 0 ? dummyWidth
+                               : m_graph.nodes[static_cast<std::size_t>(slot.node())].width;
     }
     [[nodiscard]] std::vector<int> passingEdgeCounts() const;
     [[nodiscard]] double xOf(std::size_t node) const
@@ -205,8 +229,9 @@ private:
     [[nodiscard]] bool laneFree(std::size_t rank, double x, std::size_t gap) const;
     void passRank(std::size_t rank, const std::vector<Point> &current,
                   std::vector<Pass> &passes) const;
-    template <typename Out>
-    std::vector<RouteTail> walkRoutes(const std::vector<double> &tipX, Out out) const;
+    [[nodiscard]] Point routeStart(std::size_t edge) const;
+    std::vector<std::uint32_t> countRoutes(const std::vector<double> &tipX);
+    void writeRoute(std::size_t edge, double tipX, LayoutPoint *out) const;
     const LayoutGraph &m_graph;
     const std::vector<int> &m_order;
     const std::size_t m_n;
@@ -216,7 +241,7 @@ private:
     std::vector<std::size_t> m_slotOf; // per node, its slot in its rank
     std::vector<std::uint32_t> m_neighbourStart; // per node, its first entry in m_neighbours
     std::vector<SlotRef> m_neighbours; // per node, the slots of its neighbours above and below
-    std::vector<std::size_t> m_chainStart; // per long edge, its first entry in m_chainSlots
+    std::vector<std::uint32_t> m_chainStart; // per long edge, its first entry in m_chainSlots
     std::vector<std::uint32_t> m_chainSlots; // per long edge, its gap slot in each rank it passes
     std::vector<double> m_desired; // scratch buffers of the sweeps
     std::vector<double> m_left;
@@ -228,6 +253,8 @@ private:
     double m_minX = 0;
     double m_maxX = 0;
     std::vector<Box> m_rects; // per node
+    std::vector<Run> m_runs; // what countRoutes decided, for writeRoute
+    std::vector<std::uint32_t> m_firstRun; // per edge, its first run (noRun: none)
 };
 
 // Compress ranks to 0..R-1.
@@ -295,7 +322,7 @@ void OrderedPlacer::buildSlots()
                 slots.push_back(Slot {});
             previous = std::max(previous, o);
             m_slotOf[static_cast<std::size_t>(node)] = slots.size();
-            slots.push_back(Slot { 0, node, -1 });
+            slots.push_back(Slot::ofNode(node));
         }
         const auto gapsSoFar = static_cast<int>(slots.size() - members.size());
         for (int k = gapsSoFar; k < passing[r]; ++k)
@@ -357,19 +384,19 @@ void OrderedPlacer::sweepRank(std::size_t rank)
         const Slot &slot = rankSlots[i];
         desired[i] = slot.x;
         m_values.clear();
-        if (slot.node >= 0) {
+        if (slot.node() >= 0) {
             // The median of every neighbour, above and below: of the predecessors alone (down)
             // or the successors alone (up), each sweep leans toward one side of a module that
             // fans out and joins again (an Inception module: four branches into a concat), and
             // the lean adds up module after module into a staircase (an Inception-shaped 3k
             // graph 3,940 pt wide, against dot's 618; 389 with both).
-            const auto node = static_cast<std::size_t>(slot.node);
+            const auto node = static_cast<std::size_t>(slot.node());
             for (std::uint32_t j = m_neighbourStart[node]; j < m_neighbourStart[node + 1]; ++j)
                 m_values.push_back(xAt(m_neighbours[j]));
-        } else if (slot.edge >= 0) {
+        } else if (slot.edge() >= 0) {
             // A long edge's gap lines up with where the edge passes the ranks above and below
             // (or with its ends), so the edge runs straight.
-            const auto k = static_cast<std::size_t>(slot.edge);
+            const auto k = static_cast<std::size_t>(slot.edge());
             const LayoutGraph::Edge &e = m_graph.edges[k];
             m_values.push_back(static_cast<int>(rank) - 1 == m_rankOf[e.from]
                                    ? xOf(e.from)
@@ -391,26 +418,26 @@ void OrderedPlacer::sweepRank(std::size_t rank)
     // but yields to the nodes beside it: without that, placeRank would split the conflict and
     // a long edge would push the chain of nodes it runs beside out of line.
     auto gapAt = [&](std::size_t i) {
-        const bool dummy = rankSlots[i - 1].node < 0 || rankSlots[i].node < 0;
+        const bool dummy = rankSlots[i - 1].node() < 0 || rankSlots[i].node() < 0;
         return (width(rankSlots[i - 1]) + width(rankSlots[i])) / 2
             + (dummy ? dummySeparation : nodeSeparation);
     };
     const auto real = std::find_if(rankSlots.begin(), rankSlots.end(),
-                                   [](const Slot &slot) { return slot.node >= 0; });
+                                   [](const Slot &slot) { return slot.node() >= 0; });
     if (real != rankSlots.end()) {
         const auto firstReal = static_cast<std::size_t>(real - rankSlots.begin());
         for (std::size_t i = firstReal + 1; i < rankSlots.size(); ++i) {
-            if (rankSlots[i].node >= 0)
+            if (rankSlots[i].node() >= 0)
                 continue;
-            desired[i] = rankSlots[i].edge < 0 ? desired[i - 1] + gapAt(i)
-                                               : std::max(desired[i], desired[i - 1] + gapAt(i));
+            desired[i] = rankSlots[i].edge() < 0 ? desired[i - 1] + gapAt(i)
+                                                 : std::max(desired[i], desired[i - 1] + gapAt(i));
         }
         for (std::size_t i = rankSlots.size() - 1; i-- > 0;) {
-            if (rankSlots[i].node >= 0)
+            if (rankSlots[i].node() >= 0)
                 continue;
-            if (i < firstReal && rankSlots[i].edge < 0)
+            if (i < firstReal && rankSlots[i].edge() < 0)
                 desired[i] = desired[i + 1] - gapAt(i + 1);
-            else if (rankSlots[i].edge >= 0)
+            else if (rankSlots[i].edge() >= 0)
                 desired[i] = std::min(desired[i], desired[i + 1] - gapAt(i + 1));
         }
     }
@@ -428,14 +455,26 @@ void OrderedPlacer::threadLongEdges()
     const std::size_t edgeCount = m_graph.edges.size();
     m_chainStart.assign(edgeCount, 0);
     std::size_t total = 0;
-    std::vector<std::vector<std::size_t>> starting(m_slots.size()); // long edges by top rank
+    // The long edges by top rank, in edge order: rank r's are starting[startAt[r], startAt[r+1])
+    // (one array, not a vector per rank).
+    std::vector<std::uint32_t> startAt(m_slots.size() + 1, 0);
     for (std::size_t k = 0; k < edgeCount; ++k) {
         const LayoutGraph::Edge &e = m_graph.edges[k];
         if (!isLong(e))
             continue;
-        m_chainStart[k] = total;
+        m_chainStart[k] = static_cast<std::uint32_t>(total);
         total += static_cast<std::size_t>(m_rankOf[e.to] - m_rankOf[e.from] - 1);
-        starting[static_cast<std::size_t>(m_rankOf[e.from])].push_back(k);
+        ++startAt[static_cast<std::size_t>(m_rankOf[e.from]) + 1];
+    }
+    for (std::size_t r = 1; r < startAt.size(); ++r)
+        startAt[r] += startAt[r - 1];
+    std::vector<std::uint32_t> starting(startAt.back());
+    {
+        std::vector<std::uint32_t> filled(startAt.begin(), startAt.end() - 1);
+        for (std::size_t k = 0; k < edgeCount; ++k)
+            if (isLong(m_graph.edges[k]))
+                starting[filled[static_cast<std::size_t>(m_rankOf[m_graph.edges[k].from])]++]
+                    = static_cast<std::uint32_t>(k);
     }
     m_chainSlots.assign(total, 0);
     std::vector<double> above(edgeCount, 0); // where each passing edge is, one rank up
@@ -447,7 +486,8 @@ void OrderedPlacer::threadLongEdges()
         for (std::size_t k : passing)
             if (static_cast<std::size_t>(m_rankOf[m_graph.edges[k].to]) > r)
                 next.push_back(k);
-        for (std::size_t k : starting[r - 1]) {
+        for (std::uint32_t i = startAt[r - 1]; i < startAt[r]; ++i) {
+            const std::size_t k = starting[i];
             above[k] = xOf(m_graph.edges[k].from);
             next.push_back(k);
         }
@@ -465,7 +505,7 @@ void OrderedPlacer::threadLongEdges()
         // of the slots, 8 bytes per gap).
         rankGaps.clear();
         for (std::size_t i = 0; i < m_slots[r].size(); ++i)
-            if (m_slots[r][i].node < 0)
+            if (m_slots[r][i].node() < 0)
                 rankGaps.push_back(i);
         auto gapX = [&](std::size_t g) { return m_slots[r][rankGaps[g]].x; };
         std::size_t nextGap = 0;
@@ -486,7 +526,7 @@ void OrderedPlacer::threadLongEdges()
                 ++g;
             if (g < last && std::abs(gapX(g + 1) - line) < std::abs(gapX(g) - line))
                 ++g;
-            m_slots[r][rankGaps[g]].edge = static_cast<int>(k);
+            m_slots[r][rankGaps[g]].setEdge(static_cast<std::int32_t>(k));
             m_chainSlots[m_chainStart[k] + r - static_cast<std::size_t>(ru) - 1]
                 = static_cast<std::uint32_t>(rankGaps[g]);
             above[k] = gapX(g);
@@ -503,9 +543,9 @@ void OrderedPlacer::placeVertically()
     double y = 0;
     for (std::size_t r = 0; r < m_slots.size(); ++r) {
         for (const Slot &s : m_slots[r])
-            if (s.node >= 0)
-                m_rankHeight[r] = std::max(m_rankHeight[r],
-                                           m_graph.nodes[static_cast<std::size_t>(s.node)].height);
+            if (s.node() >= 0)
+                m_rankHeight[r] = std::max(
+                    m_rankHeight[r], m_graph.nodes[static_cast<std::size_t>(s.node())].height);
         m_rankTop[r] = y;
         y += m_rankHeight[r] + rankSeparation;
     }
@@ -590,7 +630,7 @@ bool OrderedPlacer::laneFree(std::size_t rank, double x, std::size_t gap) const
     const auto next = std::lower_bound(slots.begin(), slots.end(), x + m_minX,
                                        [](const Slot &slot, double v) { return slot.x < v; });
     auto clear = [&](std::vector<Slot>::const_iterator it) {
-        return it == slots.end() || it->node < 0
+        return it == slots.end() || it->node() < 0
             || std::abs(it->x - m_minX - x) > width(*it) / 2 + laneMargin;
     };
     if (!clear(next) || (next != slots.begin() && !clear(std::prev(next))))
@@ -599,7 +639,7 @@ bool OrderedPlacer::laneFree(std::size_t rank, double x, std::size_t gap) const
     const std::size_t from = std::min(at, gap + 1);
     const std::size_t to = std::max(at, gap);
     for (std::size_t i = from; i < to; ++i)
-        if (slots[i].node >= 0)
+        if (slots[i].node() >= 0)
             return false;
     return true;
 }
@@ -614,9 +654,9 @@ void OrderedPlacer::passRank(std::size_t rank, const std::vector<Point> &current
     passes.clear();
     const std::vector<Slot> &slots = m_slots[rank];
     for (std::size_t i = 0; i < slots.size(); ++i) {
-        if (slots[i].edge < 0)
+        if (slots[i].edge() < 0)
             continue;
-        const auto k = static_cast<std::size_t>(slots[i].edge);
+        const auto k = static_cast<std::size_t>(slots[i].edge());
         const double gap = slots[i].x - m_minX;
         const double lane = current[k].x;
         const bool keep = std::abs(lane - gap) <= laneReach && laneFree(rank, lane, i);
@@ -636,73 +676,109 @@ void OrderedPlacer::passRank(std::size_t rank, const std::vector<Point> &current
 // points. Every edge leaves its source's bottom centre and enters its consumer's top at its
 // arrow tip; a long edge passes each rank between as passRank says (a straight vertical run
 // while it keeps its lane: one segment over many ranks, not two curves per rank).
-template <typename Out>
-std::vector<RouteTail> OrderedPlacer::walkRoutes(const std::vector<double> &tipX, Out out) const
+// Where a route starts: its source's bottom centre, or for a stub just above its consumer.
+Point OrderedPlacer::routeStart(std::size_t edge) const
+{
+    const Box &from = m_rects[m_graph.edges[edge].from];
+    return { from.centerX(), from.bottom() };
+}
+
+// Walks every long edge rank by rank, top to bottom, as passRank says it passes each rank, and
+// counts the points of every route (addSegment without writing). What the walk decides is kept
+// as runs: ranks one edge passes in a row at one x (a kept lane is one run over many ranks), so
+// the points can be written afterwards edge by edge without the ranks' slots, each of which is
+// released as soon as the walk has passed it (the slots are the bulk of a deep graph's
+// placement: 7.7 MB of rnnt's operators).
+std::vector<std::uint32_t> OrderedPlacer::countRoutes(const std::vector<double> &tipX)
 {
     const std::size_t edgeCount = m_graph.edges.size();
     std::vector<RouteTail> tails(edgeCount);
     std::vector<Point> current(edgeCount);
+    std::vector<std::uint32_t> lastRun(edgeCount, noRun);
     for (std::size_t k = 0; k < edgeCount; ++k)
-        current[k]
-            = { m_rects[m_graph.edges[k].from].centerX(), m_rects[m_graph.edges[k].from].bottom() };
+        current[k] = routeStart(k);
+    m_firstRun.assign(edgeCount, noRun);
+    m_runs.clear();
     std::vector<Pass> passes;
-    for (std::size_t r = 1; r < m_slots.size(); ++r) {
-        passRank(r, current, passes);
+    for (std::size_t r = 0; r < m_slots.size(); ++r) {
+        if (r > 0)
+            passRank(r, current, passes);
+        std::vector<Slot>().swap(m_slots[r]);
+        if (r == 0)
+            continue;
         const double top = m_rankTop[r];
         const double bottom = top + m_rankHeight[r];
         for (const Pass &pass : passes) {
-            LayoutPoint *const first = out(pass.edge);
-            addSegment(tails[pass.edge], current[pass.edge], { pass.x, top }, first);
-            current[pass.edge] = { pass.x, bottom };
-            addSegment(tails[pass.edge], { pass.x, top }, current[pass.edge], first);
+            const std::size_t k = pass.edge;
+            addSegment(tails[k], current[k], { pass.x, top }, nullptr);
+            current[k] = { pass.x, bottom };
+            addSegment(tails[k], { pass.x, top }, current[k], nullptr);
+            const std::uint32_t last = lastRun[k];
+            if (last != noRun && m_runs[last].last + 1 == r && m_runs[last].x == pass.x) {
+                m_runs[last].last = static_cast<std::uint32_t>(r);
+                continue;
+            }
+            const auto run = static_cast<std::uint32_t>(m_runs.size());
+            m_runs.push_back(
+                { pass.x, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r), noRun });
+            (last == noRun ? m_firstRun[k] : m_runs[last].next) = run;
+            lastRun[k] = run;
         }
     }
+    std::vector<std::uint32_t> counts(edgeCount);
     for (std::size_t k = 0; k < edgeCount; ++k) {
         const LayoutGraph::Edge &e = m_graph.edges[k];
         const Box &to = m_rects[e.to];
         addSegment(tails[k], e.stub ? Point { tipX[k], to.y - rankSeparation + 6 } : current[k],
-                   { tipX[k], to.y - arrowLength }, out(k));
+                   { tipX[k], to.y - arrowLength }, nullptr);
+        counts[k] = tails[k].count;
     }
-    return tails;
+    return counts;
 }
 
-// The routes are made in place in the layout's one array of points: a first walk counts each
-// route's points, the edges are appended in id order with their counts, and a second walk
-// writes the points (no route grown one segment at a time, no copy of the routes to sort).
+// Writes route `edge` from `out` (its first point), replaying its runs: the same addSegment
+// calls as countRoutes made for it, in the same order.
+void OrderedPlacer::writeRoute(std::size_t edge, double tipX, LayoutPoint *out) const
+{
+    RouteTail tail;
+    Point current = routeStart(edge);
+    for (std::uint32_t run = m_firstRun[edge]; run != noRun; run = m_runs[run].next) {
+        const double x = m_runs[run].x;
+        for (std::size_t r = m_runs[run].first; r <= m_runs[run].last; ++r) {
+            const double top = m_rankTop[r];
+            addSegment(tail, current, { x, top }, out);
+            current = { x, top + m_rankHeight[r] };
+            addSegment(tail, { x, top }, current, out);
+        }
+    }
+    const LayoutGraph::Edge &e = m_graph.edges[edge];
+    const Box &to = m_rects[e.to];
+    addSegment(tail, e.stub ? Point { tipX, to.y - rankSeparation + 6 } : current,
+               { tipX, to.y - arrowLength }, out);
+}
+
+// The routes are made in place in the layout's one array of points: countRoutes counts each
+// route's points, the edges are appended in id order with their counts, and writeRoute writes
+// the points (no route grown one segment at a time, no copy of the routes to sort).
 void OrderedPlacer::routeEdges(Layout &layout)
 {
     const std::vector<double> tipX = arrowTips();
     const std::size_t edgeCount = m_graph.edges.size();
-    std::vector<std::uint32_t> counts(edgeCount);
+    std::vector<std::uint32_t> counts = countRoutes(tipX);
+    std::vector<std::vector<Slot>>().swap(m_slots);
     std::size_t total = 0;
-    {
-        const std::vector<RouteTail> tails
-            = walkRoutes(tipX, [](std::size_t) -> LayoutPoint * { return nullptr; });
-        for (std::size_t k = 0; k < edgeCount; ++k) {
-            counts[k] = tails[k].count;
-            total += tails[k].count;
-        }
-    }
-    // position[k]: edge k's index in the layout (id order), or npos for a repeated id.
-    std::vector<std::uint32_t> position = sortedIndices(
+    for (std::uint32_t c : counts)
+        total += c;
+    const std::vector<std::uint32_t> byKey = sortedIndices(
         edgeCount, [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); });
     layout.edges.clear();
     layout.edges.reserve(edgeCount, total);
-    {
-        std::vector<std::uint32_t> byKey;
-        byKey.swap(position);
-        position.assign(edgeCount, noPosition);
-        for (std::uint32_t k : byKey) {
-            const LayoutGraph::Edge &e = m_graph.edges[k];
-            if (layout.edges.append(keyOf(k), counts[k], { tipX[k], m_rects[e.to].y }, true,
-                                    e.stub))
-                position[k] = static_cast<std::uint32_t>(layout.edges.size() - 1);
-        }
+    for (std::uint32_t k : byKey) {
+        const LayoutGraph::Edge &e = m_graph.edges[k];
+        // A repeated id (never made by buildLayoutGraph) keeps its first route.
+        if (layout.edges.append(keyOf(k), counts[k], { tipX[k], m_rects[e.to].y }, true, e.stub))
+            writeRoute(k, tipX[k], layout.edges.points(layout.edges.size() - 1).data());
     }
-    std::vector<std::uint32_t>().swap(counts);
-    walkRoutes(tipX, [&](std::size_t k) -> LayoutPoint * {
-        return position[k] == noPosition ? nullptr : layout.edges.points(position[k]).data();
-    });
 }
 
 // The rank and slot of each node are read last by writeNodes.
