@@ -230,8 +230,8 @@ private:
     void passRank(std::size_t rank, const std::vector<Point> &current,
                   std::vector<Pass> &passes) const;
     [[nodiscard]] Point routeStart(std::size_t edge) const;
-    std::vector<std::uint32_t> countRoutes(const std::vector<double> &tipX);
-    void writeRoute(std::size_t edge, double tipX, LayoutPoint *out) const;
+    void findRuns();
+    std::uint32_t replayRoute(std::size_t edge, double tipX, LayoutPoint *out) const;
     const LayoutGraph &m_graph;
     const std::vector<int> &m_order;
     const std::size_t m_n;
@@ -253,7 +253,7 @@ private:
     double m_minX = 0;
     double m_maxX = 0;
     std::vector<Box> m_rects; // per node
-    std::vector<Run> m_runs; // what countRoutes decided, for writeRoute
+    std::vector<Run> m_runs; // what findRuns decided, for replayRoute
     std::vector<std::uint32_t> m_firstRun; // per edge, its first run (noRun: none)
 };
 
@@ -684,15 +684,13 @@ Point OrderedPlacer::routeStart(std::size_t edge) const
 }
 
 // Walks every long edge rank by rank, top to bottom, as passRank says it passes each rank, and
-// counts the points of every route (addSegment without writing). What the walk decides is kept
-// as runs: ranks one edge passes in a row at one x (a kept lane is one run over many ranks), so
-// the points can be written afterwards edge by edge without the ranks' slots, each of which is
-// released as soon as the walk has passed it (the slots are the bulk of a deep graph's
-// placement: 7.7 MB of rnnt's operators).
-std::vector<std::uint32_t> OrderedPlacer::countRoutes(const std::vector<double> &tipX)
+// keeps what it decides as runs: ranks one edge passes in a row at one x (a kept lane is one run
+// over many ranks), from which replayRoute makes the route edge by edge without the ranks'
+// slots. Each rank's slots are released as soon as the walk has passed it (the slots are the
+// bulk of a deep graph's placement: 7.7 MB of rnnt's operators).
+void OrderedPlacer::findRuns()
 {
     const std::size_t edgeCount = m_graph.edges.size();
-    std::vector<RouteTail> tails(edgeCount);
     std::vector<Point> current(edgeCount);
     std::vector<std::uint32_t> lastRun(edgeCount, noRun);
     for (std::size_t k = 0; k < edgeCount; ++k)
@@ -706,13 +704,9 @@ std::vector<std::uint32_t> OrderedPlacer::countRoutes(const std::vector<double> 
         std::vector<Slot>().swap(m_slots[r]);
         if (r == 0)
             continue;
-        const double top = m_rankTop[r];
-        const double bottom = top + m_rankHeight[r];
         for (const Pass &pass : passes) {
             const std::size_t k = pass.edge;
-            addSegment(tails[k], current[k], { pass.x, top }, nullptr);
-            current[k] = { pass.x, bottom };
-            addSegment(tails[k], { pass.x, top }, current[k], nullptr);
+            current[k].x = pass.x;
             const std::uint32_t last = lastRun[k];
             if (last != noRun && m_runs[last].last + 1 == r && m_runs[last].x == pass.x) {
                 m_runs[last].last = static_cast<std::uint32_t>(r);
@@ -725,50 +719,54 @@ std::vector<std::uint32_t> OrderedPlacer::countRoutes(const std::vector<double> 
             lastRun[k] = run;
         }
     }
-    std::vector<std::uint32_t> counts(edgeCount);
-    for (std::size_t k = 0; k < edgeCount; ++k) {
-        const LayoutGraph::Edge &e = m_graph.edges[k];
-        const Box &to = m_rects[e.to];
-        addSegment(tails[k], e.stub ? Point { tipX[k], to.y - rankSeparation + 6 } : current[k],
-                   { tipX[k], to.y - arrowLength }, nullptr);
-        counts[k] = tails[k].count;
-    }
-    return counts;
 }
 
-// Writes route `edge` from `out` (its first point), replaying its runs: the same addSegment
-// calls as countRoutes made for it, in the same order.
-void OrderedPlacer::writeRoute(std::size_t edge, double tipX, LayoutPoint *out) const
+// Makes route `edge` from its runs: it leaves its source's bottom centre, passes each rank of a
+// run at the run's x, from the rank's top to its bottom, and ends at its arrow. Counts its points
+// and, unless `out` is null, writes them from `out` (its first point).
+std::uint32_t OrderedPlacer::replayRoute(std::size_t edge, double tipX, LayoutPoint *out) const
 {
     RouteTail tail;
     Point current = routeStart(edge);
-    for (std::uint32_t run = m_firstRun[edge]; run != noRun; run = m_runs[run].next) {
-        const double x = m_runs[run].x;
-        for (std::size_t r = m_runs[run].first; r <= m_runs[run].last; ++r) {
-            const double top = m_rankTop[r];
-            addSegment(tail, current, { x, top }, out);
-            current = { x, top + m_rankHeight[r] };
-            addSegment(tail, { x, top }, current, out);
+    for (std::uint32_t i = m_firstRun[edge]; i != noRun; i = m_runs[i].next) {
+        const Run &run = m_runs[i];
+        const double top = m_rankTop[run.first];
+        addSegment(tail, current, { run.x, top }, out);
+        current = { run.x, top + m_rankHeight[run.first] };
+        addSegment(tail, { run.x, top }, current, out);
+        if (run.last > run.first) {
+            // Further down the lane every piece is vertical at the same x: addSegment would
+            // lengthen the last segment rank by rank, and its points depend only on where that
+            // segment starts and ends, so one call to the run's last bottom makes the same
+            // points.
+            const Point end { run.x, m_rankTop[run.last] + m_rankHeight[run.last] };
+            addSegment(tail, current, end, out);
+            current = end;
         }
     }
     const LayoutGraph::Edge &e = m_graph.edges[edge];
     const Box &to = m_rects[e.to];
     addSegment(tail, e.stub ? Point { tipX, to.y - rankSeparation + 6 } : current,
                { tipX, to.y - arrowLength }, out);
+    return tail.count;
 }
 
-// The routes are made in place in the layout's one array of points: countRoutes counts each
-// route's points, the edges are appended in id order with their counts, and writeRoute writes
-// the points (no route grown one segment at a time, no copy of the routes to sort).
+// The routes are made in place in the layout's one array of points: findRuns decides every
+// route, replayRoute counts each route's points, the edges are appended in id order with their
+// counts, and replayRoute writes the points (no route grown one segment at a time, no copy of
+// the routes to sort).
 void OrderedPlacer::routeEdges(Layout &layout)
 {
     const std::vector<double> tipX = arrowTips();
     const std::size_t edgeCount = m_graph.edges.size();
-    std::vector<std::uint32_t> counts = countRoutes(tipX);
+    findRuns();
     std::vector<std::vector<Slot>>().swap(m_slots);
+    std::vector<std::uint32_t> counts(edgeCount);
     std::size_t total = 0;
-    for (std::uint32_t c : counts)
-        total += c;
+    for (std::size_t k = 0; k < edgeCount; ++k) {
+        counts[k] = replayRoute(k, tipX[k], nullptr);
+        total += counts[k];
+    }
     const std::vector<std::uint32_t> byKey = sortedIndices(
         edgeCount, [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); });
     layout.edges.clear();
@@ -777,7 +775,7 @@ void OrderedPlacer::routeEdges(Layout &layout)
         const LayoutGraph::Edge &e = m_graph.edges[k];
         // A repeated id (never made by buildLayoutGraph) keeps its first route.
         if (layout.edges.append(keyOf(k), counts[k], { tipX[k], m_rects[e.to].y }, true, e.stub))
-            writeRoute(k, tipX[k], layout.edges.points(layout.edges.size() - 1).data());
+            replayRoute(k, tipX[k], layout.edges.points(layout.edges.size() - 1).data());
     }
 }
 
