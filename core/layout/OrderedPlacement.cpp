@@ -211,13 +211,8 @@ private:
         return { static_cast<std::uint32_t>(m_rankOf[node]),
                  static_cast<std::uint32_t>(m_slotOf[node]) };
     }
-    // Where long edge k passes rank r (between its ends' ranks, exclusive), once threaded.
-    [[nodiscard]] SlotRef chainSlot(std::size_t k, std::size_t r) const
-    {
-        const auto top = static_cast<std::size_t>(m_rankOf[m_graph.edges[k].from]);
-        return { static_cast<std::uint32_t>(r),
-                 static_cast<std::uint32_t>(m_chainSlots[m_chainStart[k] + r - top - 1]) };
-    }
+    [[nodiscard]] static bool gapOf(const std::vector<Slot> &slots, std::size_t k,
+                                    std::size_t &from, double &x);
     void sweepRank(std::size_t rank);
     [[nodiscard]] std::vector<double> arrowTips() const;
     struct Pass
@@ -241,8 +236,6 @@ private:
     std::vector<std::size_t> m_slotOf; // per node, its slot in its rank
     std::vector<std::uint32_t> m_neighbourStart; // per node, its first entry in m_neighbours
     std::vector<SlotRef> m_neighbours; // per node, the slots of its neighbours above and below
-    std::vector<std::uint32_t> m_chainStart; // per long edge, its first entry in m_chainSlots
-    std::vector<std::uint32_t> m_chainSlots; // per long edge, its gap slot in each rank it passes
     std::vector<double> m_desired; // scratch buffers of the sweeps
     std::vector<double> m_left;
     std::vector<double> m_right;
@@ -380,6 +373,9 @@ void OrderedPlacer::sweepRank(std::size_t rank)
     std::vector<Slot> &rankSlots = m_slots[rank];
     std::vector<double> &desired = m_desired;
     desired.assign(rankSlots.size(), 0);
+    // Where the next long edge's gaps are looked for in the ranks above and below (see gapOf).
+    std::size_t up = 0;
+    std::size_t down = 0;
     for (std::size_t i = 0; i < rankSlots.size(); ++i) {
         const Slot &slot = rankSlots[i];
         desired[i] = slot.x;
@@ -398,12 +394,15 @@ void OrderedPlacer::sweepRank(std::size_t rank)
             // (or with its ends), so the edge runs straight.
             const auto k = static_cast<std::size_t>(slot.edge());
             const LayoutGraph::Edge &e = m_graph.edges[k];
-            m_values.push_back(static_cast<int>(rank) - 1 == m_rankOf[e.from]
-                                   ? xOf(e.from)
-                                   : xAt(chainSlot(k, rank - 1)));
-            m_values.push_back(static_cast<int>(rank) + 1 == m_rankOf[e.to]
-                                   ? xOf(e.to)
-                                   : xAt(chainSlot(k, rank + 1)));
+            double x = 0;
+            if (static_cast<int>(rank) - 1 == m_rankOf[e.from])
+                m_values.push_back(xOf(e.from));
+            else if (gapOf(m_slots[rank - 1], k, up, x))
+                m_values.push_back(x);
+            if (static_cast<int>(rank) + 1 == m_rankOf[e.to])
+                m_values.push_back(xOf(e.to));
+            else if (gapOf(m_slots[rank + 1], k, down, x))
+                m_values.push_back(x);
         }
         if (m_values.empty())
             continue;
@@ -445,6 +444,29 @@ void OrderedPlacer::sweepRank(std::size_t rank)
               [this](const Slot &slot) { return width(slot); });
 }
 
+// The x of long edge k's gap among `slots` (a rank next to one it passes), searched from slot
+// `from`, which then moves past it. Long edges never cross: those passing two neighbouring
+// ranks hold gaps in the same left-to-right order in both (threadLongEdges gives each rank's
+// gaps out in the order of the rank above), so a rank's sweep finds its edges' gaps above and
+// below by two forward scans, in linear time and without a table of every edge's gap in every
+// rank (4 bytes a rank passed: 2.5 MB of rnnt's operators). The whole rank is searched again
+// should the order not hold; false when k holds no gap there.
+bool OrderedPlacer::gapOf(const std::vector<Slot> &slots, std::size_t k, std::size_t &from,
+                          double &x)
+{
+    const auto edge = static_cast<std::int32_t>(k);
+    for (int pass = 0; pass < 2; ++pass) {
+        for (std::size_t i = pass == 0 ? from : 0; i < slots.size(); ++i) {
+            if (slots[i].edge() == edge) {
+                x = slots[i].x;
+                from = i + 1;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 // Long edges take the gaps rank by rank, top to bottom: those passing a rank, sorted by where
 // they pass the rank above (new ones by their source), take its gaps (the positions dot's
 // ordering gave their virtual nodes) in the same left-to-right order, each the gap nearest the
@@ -453,8 +475,6 @@ void OrderedPlacer::sweepRank(std::size_t rank)
 void OrderedPlacer::threadLongEdges()
 {
     const std::size_t edgeCount = m_graph.edges.size();
-    m_chainStart.assign(edgeCount, 0);
-    std::size_t total = 0;
     // The long edges by top rank, in edge order: rank r's are starting[startAt[r], startAt[r+1])
     // (one array, not a vector per rank).
     std::vector<std::uint32_t> startAt(m_slots.size() + 1, 0);
@@ -462,8 +482,6 @@ void OrderedPlacer::threadLongEdges()
         const LayoutGraph::Edge &e = m_graph.edges[k];
         if (!isLong(e))
             continue;
-        m_chainStart[k] = static_cast<std::uint32_t>(total);
-        total += static_cast<std::size_t>(m_rankOf[e.to] - m_rankOf[e.from] - 1);
         ++startAt[static_cast<std::size_t>(m_rankOf[e.from]) + 1];
     }
     for (std::size_t r = 1; r < startAt.size(); ++r)
@@ -476,7 +494,6 @@ void OrderedPlacer::threadLongEdges()
                 starting[filled[static_cast<std::size_t>(m_rankOf[m_graph.edges[k].from])]++]
                     = static_cast<std::uint32_t>(k);
     }
-    m_chainSlots.assign(total, 0);
     std::vector<double> above(edgeCount, 0); // where each passing edge is, one rank up
     std::vector<std::size_t> passing;
     std::vector<std::size_t> next;
@@ -527,8 +544,6 @@ void OrderedPlacer::threadLongEdges()
             if (g < last && std::abs(gapX(g + 1) - line) < std::abs(gapX(g) - line))
                 ++g;
             m_slots[r][rankGaps[g]].setEdge(static_cast<std::int32_t>(k));
-            m_chainSlots[m_chainStart[k] + r - static_cast<std::size_t>(ru) - 1]
-                = static_cast<std::uint32_t>(rankGaps[g]);
             above[k] = gapX(g);
             nextGap = g + 1;
         }
@@ -794,8 +809,6 @@ void OrderedPlacer::releaseSweepState()
     auto release = [](auto &v) { std::remove_reference_t<decltype(v)>().swap(v); };
     release(m_neighbourStart);
     release(m_neighbours);
-    release(m_chainStart);
-    release(m_chainSlots);
     release(m_desired);
     release(m_left);
     release(m_right);
