@@ -180,6 +180,7 @@ public:
     void sweepMedians();
     void threadLongEdges();
     void placeVertically();
+    void placeNodes();
     void writeNodes(Layout &layout);
     void routeEdges(Layout &layout);
     void releaseNodeSlots();
@@ -222,7 +223,7 @@ private:
         double x = 0; // where it passes
     };
     [[nodiscard]] bool laneFree(std::size_t rank, double x, std::size_t gap) const;
-    void passRank(std::size_t rank, const std::vector<Point> &current,
+    void passRank(std::size_t rank, const std::vector<double> &laneX,
                   std::vector<Pass> &passes) const;
     [[nodiscard]] Point routeStart(std::size_t edge) const;
     void findRuns();
@@ -233,7 +234,7 @@ private:
     std::size_t m_rankCount = 0;
     std::vector<int> m_rankOf; // per node, its rank compressed to 0..R-1
     std::vector<std::vector<Slot>> m_slots; // per rank, in x order
-    std::vector<std::size_t> m_slotOf; // per node, its slot in its rank
+    std::vector<std::uint32_t> m_slotOf; // per node, its slot in its rank
     std::vector<std::uint32_t> m_neighbourStart; // per node, its first entry in m_neighbours
     std::vector<SlotRef> m_neighbours; // per node, the slots of its neighbours above and below
     std::vector<double> m_desired; // scratch buffers of the sweeps
@@ -314,7 +315,7 @@ void OrderedPlacer::buildSlots()
             for (int k = previous + 1; k < o; ++k)
                 slots.push_back(Slot {});
             previous = std::max(previous, o);
-            m_slotOf[static_cast<std::size_t>(node)] = slots.size();
+            m_slotOf[static_cast<std::size_t>(node)] = static_cast<std::uint32_t>(slots.size());
             slots.push_back(Slot::ofNode(node));
         }
         const auto gapsSoFar = static_cast<int>(slots.size() - members.size());
@@ -494,40 +495,43 @@ void OrderedPlacer::threadLongEdges()
                 starting[filled[static_cast<std::size_t>(m_rankOf[m_graph.edges[k].from])]++]
                     = static_cast<std::uint32_t>(k);
     }
-    std::vector<double> above(edgeCount, 0); // where each passing edge is, one rank up
-    std::vector<std::size_t> passing;
-    std::vector<std::size_t> next;
-    std::vector<std::size_t> rankGaps;
+    // The edges passing the rank, each with where it is one rank up (kept beside the edge
+    // rather than in a table over all edges).
+    struct Passing
+    {
+        double above = 0;
+        std::uint32_t edge = 0;
+    };
+    std::vector<Passing> passing;
+    std::vector<Passing> next;
+    std::vector<std::uint32_t> rankGaps;
     for (std::size_t r = 1; r < m_slots.size(); ++r) {
         next.clear();
-        for (std::size_t k : passing)
-            if (static_cast<std::size_t>(m_rankOf[m_graph.edges[k].to]) > r)
-                next.push_back(k);
-        for (std::uint32_t i = startAt[r - 1]; i < startAt[r]; ++i) {
-            const std::size_t k = starting[i];
-            above[k] = xOf(m_graph.edges[k].from);
-            next.push_back(k);
-        }
+        for (const Passing &p : passing)
+            if (static_cast<std::size_t>(m_rankOf[m_graph.edges[p.edge].to]) > r)
+                next.push_back(p);
+        for (std::uint32_t i = startAt[r - 1]; i < startAt[r]; ++i)
+            next.push_back({ xOf(m_graph.edges[starting[i]].from), starting[i] });
         passing.swap(next);
         if (passing.empty())
             continue;
-        std::sort(passing.begin(), passing.end(), [&](std::size_t a, std::size_t b) {
-            if (above[a] != above[b])
-                return above[a] < above[b];
-            const double ta = xOf(m_graph.edges[a].to);
-            const double tb = xOf(m_graph.edges[b].to);
-            return ta != tb ? ta < tb : a < b;
+        std::sort(passing.begin(), passing.end(), [&](const Passing &a, const Passing &b) {
+            if (a.above != b.above)
+                return a.above < b.above;
+            const double ta = xOf(m_graph.edges[a.edge].to);
+            const double tb = xOf(m_graph.edges[b.edge].to);
+            return ta != tb ? ta < tb : a.edge < b.edge;
         });
         // The rank's gaps, collected when needed (kept for every rank they were a second copy
         // of the slots, 8 bytes per gap).
         rankGaps.clear();
         for (std::size_t i = 0; i < m_slots[r].size(); ++i)
             if (m_slots[r][i].node() < 0)
-                rankGaps.push_back(i);
+                rankGaps.push_back(static_cast<std::uint32_t>(i));
         auto gapX = [&](std::size_t g) { return m_slots[r][rankGaps[g]].x; };
         std::size_t nextGap = 0;
         for (std::size_t i = 0; i < passing.size(); ++i) {
-            const std::size_t k = passing[i];
+            const std::uint32_t k = passing[i].edge;
             const LayoutGraph::Edge &e = m_graph.edges[k];
             const int ru = m_rankOf[e.from];
             const double t = static_cast<double>(static_cast<int>(r) - ru)
@@ -544,7 +548,7 @@ void OrderedPlacer::threadLongEdges()
             if (g < last && std::abs(gapX(g + 1) - line) < std::abs(gapX(g) - line))
                 ++g;
             m_slots[r][rankGaps[g]].setEdge(static_cast<std::int32_t>(k));
-            above[k] = gapX(g);
+            passing[i].above = gapX(g);
             nextGap = g + 1;
         }
     }
@@ -578,7 +582,7 @@ void OrderedPlacer::placeVertically()
     }
 }
 
-void OrderedPlacer::writeNodes(Layout &layout)
+void OrderedPlacer::placeNodes()
 {
     m_rects.resize(m_n);
     for (std::size_t i = 0; i < m_n; ++i) {
@@ -588,6 +592,11 @@ void OrderedPlacer::writeNodes(Layout &layout)
             = { xOf(i) - m_minX - node.width / 2,
                 m_rankTop[r] + (m_rankHeight[r] - node.height) / 2, node.width, node.height };
     }
+}
+
+// Written last, once the slots are gone (the placement's peak is where the routes are decided).
+void OrderedPlacer::writeNodes(Layout &layout)
+{
     // Appended in id order (4 bytes a node to sort, not a copy of the rectangles).
     const std::vector<std::uint32_t> byId
         = sortedIndices(m_n, [&](std::uint32_t a, std::uint32_t b) {
@@ -663,7 +672,7 @@ bool OrderedPlacer::laneFree(std::size_t rank, double x, std::size_t gap) const
 // when that is free and near its gap, else its gap. The gaps are in the edges' order; a kept
 // lane that would meet or pass its left neighbour's route falls back to its gap, and so, when
 // still needed, do the neighbours before it: the routes keep the order.
-void OrderedPlacer::passRank(std::size_t rank, const std::vector<Point> &current,
+void OrderedPlacer::passRank(std::size_t rank, const std::vector<double> &laneX,
                              std::vector<Pass> &passes) const
 {
     passes.clear();
@@ -673,7 +682,7 @@ void OrderedPlacer::passRank(std::size_t rank, const std::vector<Point> &current
             continue;
         const auto k = static_cast<std::size_t>(slots[i].edge());
         const double gap = slots[i].x - m_minX;
-        const double lane = current[k].x;
+        const double lane = laneX[k];
         const bool keep = std::abs(lane - gap) <= laneReach && laneFree(rank, lane, i);
         passes.push_back({ k, gap, keep ? lane : gap });
     }
@@ -706,22 +715,22 @@ Point OrderedPlacer::routeStart(std::size_t edge) const
 void OrderedPlacer::findRuns()
 {
     const std::size_t edgeCount = m_graph.edges.size();
-    std::vector<Point> current(edgeCount);
+    std::vector<double> laneX(edgeCount); // where each edge is, one rank up
     std::vector<std::uint32_t> lastRun(edgeCount, noRun);
     for (std::size_t k = 0; k < edgeCount; ++k)
-        current[k] = routeStart(k);
+        laneX[k] = routeStart(k).x;
     m_firstRun.assign(edgeCount, noRun);
     m_runs.clear();
     std::vector<Pass> passes;
     for (std::size_t r = 0; r < m_slots.size(); ++r) {
         if (r > 0)
-            passRank(r, current, passes);
+            passRank(r, laneX, passes);
         std::vector<Slot>().swap(m_slots[r]);
         if (r == 0)
             continue;
         for (const Pass &pass : passes) {
             const std::size_t k = pass.edge;
-            current[k].x = pass.x;
+            laneX[k] = pass.x;
             const std::uint32_t last = lastRun[k];
             if (last != noRun && m_runs[last].last + 1 == r && m_runs[last].x == pass.x) {
                 m_runs[last].last = static_cast<std::uint32_t>(r);
@@ -772,10 +781,10 @@ std::uint32_t OrderedPlacer::replayRoute(std::size_t edge, double tipX, LayoutPo
 // the routes to sort).
 void OrderedPlacer::routeEdges(Layout &layout)
 {
-    const std::vector<double> tipX = arrowTips();
     const std::size_t edgeCount = m_graph.edges.size();
     findRuns();
     std::vector<std::vector<Slot>>().swap(m_slots);
+    const std::vector<double> tipX = arrowTips();
     std::vector<std::uint32_t> counts(edgeCount);
     std::size_t total = 0;
     for (std::size_t k = 0; k < edgeCount; ++k) {
@@ -794,11 +803,11 @@ void OrderedPlacer::routeEdges(Layout &layout)
     }
 }
 
-// The rank and slot of each node are read last by writeNodes.
+// The rank and slot of each node are read last by placeNodes.
 void OrderedPlacer::releaseNodeSlots()
 {
     std::vector<int>().swap(m_rankOf);
-    std::vector<std::size_t>().swap(m_slotOf);
+    std::vector<std::uint32_t>().swap(m_slotOf);
 }
 
 // What only the sweeps and the threading need goes before the routes are made (the peak of a
@@ -828,9 +837,10 @@ void placeOrderedLayout(const LayoutGraph &graph, const std::vector<int> &rank,
     placer.sweepMedians();
     placer.releaseSweepState();
     placer.placeVertically();
-    placer.writeNodes(layout);
+    placer.placeNodes();
     placer.releaseNodeSlots();
     placer.routeEdges(layout);
+    placer.writeNodes(layout);
 }
 
 } // namespace cleave
