@@ -9,11 +9,15 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <span>
 #include <string_view>
+#include <vector>
 
 namespace cleave {
 
@@ -85,51 +89,129 @@ LayoutRect rectFromCentre(double cx, double cy, double w, double h, double top)
     return { cx - w / 2, (top - cy) - h / 2, w, h };
 }
 
+// The drawn edge of Graphviz edge `e` (its index into lg.edges), or false when it has none.
+bool drawnEdge(Agedge_t *e, const LayoutGraph &lg, std::uint32_t &index)
+{
+    char idName[] = "id";
+    const char *id = agget(e, idName);
+    return id != nullptr && parseName(id, 'e', index) && index < lg.edges.size();
+}
+
+// How many points a Graphviz route has once its pieces are joined (later pieces continue the
+// first one: their duplicated start point is skipped).
+std::size_t routePointCount(const splines *spl)
+{
+    std::size_t count = 0;
+    for (int b = 0; spl != nullptr && b < spl->size; ++b)
+        count += static_cast<std::size_t>(std::max(0, spl->list[b].size - (b == 0 ? 0 : 1)));
+    return count;
+}
+
+// The indices 0..n-1 sorted by `less`.
+template <typename Less>
+std::vector<std::uint32_t> sortedIndices(std::size_t n, Less less)
+{
+    std::vector<std::uint32_t> indices(n);
+    for (std::size_t i = 0; i < n; ++i)
+        indices[i] = static_cast<std::uint32_t>(i);
+    std::sort(indices.begin(), indices.end(), less);
+    return indices;
+}
+
+// Graphviz hands nodes and edges over in its own order; they are written into the layout in id
+// order without a sorted copy: a first pass keeps each node's rectangle and each edge's point
+// count and arrowhead by index, then the edges are appended in id order and a second pass
+// writes their points in place.
 void readFullLayout(Agraph_t *g, const LayoutGraph &lg, Layout &layout)
 {
     const boxf bb = GD_bb(g);
     const double top = bb.UR.y;
     layout.bbox = { 0, 0, bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y };
-    char idName[] = "id";
-    // Collected in Graphviz's order, sorted into the layout's maps once.
-    std::vector<std::pair<NodeId, LayoutRect>> rects;
-    std::vector<std::pair<EdgeRef, LayoutSpline>> routes;
-    rects.reserve(lg.nodes.size());
-    routes.reserve(lg.edges.size());
+    struct Drawn
+    {
+        std::uint32_t points = UINT32_MAX; // UINT32_MAX: not drawn
+        LayoutPoint arrowTip;
+        bool hasArrow = false;
+    };
+    std::vector<LayoutRect> rects(lg.nodes.size());
+    std::vector<bool> placed(lg.nodes.size(), false);
+    std::vector<Drawn> drawn(lg.edges.size());
     for (Agnode_t *n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
         std::uint32_t index = 0;
         if (parseName(agnameof(n), 'n', index) && index < lg.nodes.size()) {
             const pointf c = ND_coord(n);
-            rects.emplace_back(lg.nodes[index].id,
-                               rectFromCentre(c.x - bb.LL.x, c.y, lg.nodes[index].width,
-                                              lg.nodes[index].height, top));
+            rects[index] = rectFromCentre(c.x - bb.LL.x, c.y, lg.nodes[index].width,
+                                          lg.nodes[index].height, top);
+            placed[index] = true;
         }
         for (Agedge_t *e = agfstout(g, n); e != nullptr; e = agnxtout(g, e)) {
             std::uint32_t edgeIndex = 0;
-            const char *id = agget(e, idName);
-            if (id == nullptr || !parseName(id, 'e', edgeIndex) || edgeIndex >= lg.edges.size())
+            if (!drawnEdge(e, lg, edgeIndex))
                 continue;
-            const LayoutGraph::Edge &le = lg.edges[edgeIndex];
-            LayoutSpline s;
-            s.stub = le.stub;
+            Drawn &d = drawn[edgeIndex];
             const splines *spl = ED_spl(e);
-            if (spl != nullptr) {
-                for (int b = 0; b < spl->size; ++b) {
-                    const bezier &bz = spl->list[b];
-                    // Later pieces continue the first one: skip their duplicated start point.
-                    for (int i = (b == 0 ? 0 : 1); i < bz.size; ++i)
-                        s.points.push_back({ bz.list[i].x - bb.LL.x, top - bz.list[i].y });
-                    if (bz.eflag != 0) {
-                        s.hasArrow = true;
-                        s.arrowTip = { bz.ep.x - bb.LL.x, top - bz.ep.y };
-                    }
+            d.points = static_cast<std::uint32_t>(routePointCount(spl));
+            for (int b = 0; spl != nullptr && b < spl->size; ++b) {
+                if (spl->list[b].eflag != 0) {
+                    d.hasArrow = true;
+                    d.arrowTip = { spl->list[b].ep.x - bb.LL.x, top - spl->list[b].ep.y };
                 }
             }
-            routes.emplace_back(EdgeRef { le.tensor, le.consumer }, std::move(s));
         }
     }
-    layout.nodes = FlatMap<NodeId, LayoutRect>::fromUnsorted(std::move(rects));
-    layout.edges = FlatMap<EdgeRef, LayoutSpline>::fromUnsorted(std::move(routes));
+    const std::vector<std::uint32_t> nodeOrder
+        = sortedIndices(lg.nodes.size(), [&](std::uint32_t a, std::uint32_t b) {
+              return lg.nodes[a].id < lg.nodes[b].id;
+          });
+    layout.nodes.reserve(lg.nodes.size());
+    for (std::uint32_t i : nodeOrder)
+        if (placed[i])
+            layout.nodes.emplace(lg.nodes[i].id, rects[i]);
+    auto keyOf = [&](std::uint32_t k) {
+        return EdgeRef { lg.edges[k].tensor, lg.edges[k].consumer };
+    };
+    // position[k]: edge k's index in the layout once appended.
+    std::vector<std::uint32_t> position = sortedIndices(
+        lg.edges.size(), [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); });
+    std::size_t total = 0;
+    std::size_t count = 0;
+    for (const Drawn &d : drawn) {
+        if (d.points != UINT32_MAX) {
+            total += d.points;
+            ++count;
+        }
+    }
+    layout.edges.reserve(count, total);
+    {
+        std::vector<std::uint32_t> byKey;
+        byKey.swap(position);
+        position.assign(lg.edges.size(), UINT32_MAX);
+        for (std::uint32_t k : byKey) {
+            const Drawn &d = drawn[k];
+            if (d.points != UINT32_MAX
+                && layout.edges.append(keyOf(k), d.points, d.arrowTip, d.hasArrow,
+                                       lg.edges[k].stub))
+                position[k] = static_cast<std::uint32_t>(layout.edges.size() - 1);
+        }
+    }
+    for (Agnode_t *n = agfstnode(g); n != nullptr; n = agnxtnode(g, n)) {
+        for (Agedge_t *e = agfstout(g, n); e != nullptr; e = agnxtout(g, e)) {
+            std::uint32_t edgeIndex = 0;
+            if (!drawnEdge(e, lg, edgeIndex) || position[edgeIndex] == UINT32_MAX)
+                continue;
+            const splines *spl = ED_spl(e);
+            const std::span<LayoutPoint> points = layout.edges.points(position[edgeIndex]);
+            if (routePointCount(spl) != points.size())
+                continue; // not the route counted for this id (Graphviz repeated it): left as
+                          // counted
+            std::size_t at = 0;
+            for (int b = 0; spl != nullptr && b < spl->size; ++b) {
+                const bezier &bz = spl->list[b];
+                for (int i = (b == 0 ? 0 : 1); i < bz.size; ++i)
+                    points[at++] = { bz.list[i].x - bb.LL.x, top - bz.list[i].y };
+            }
+        }
+    }
 }
 
 double msSince(std::chrono::steady_clock::time_point started)

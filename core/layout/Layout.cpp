@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <span>
 
 namespace cleave {
 
@@ -33,7 +35,9 @@ std::uint32_t idFromJson(const nlohmann::json &j)
 
 double coordinateFromJson(const nlohmann::json &j)
 {
-    if (!j.is_number() || !std::isfinite(j.get<double>()))
+    // Beyond a float's range the conversion to a layout's coordinate is undefined.
+    if (!j.is_number() || !std::isfinite(j.get<double>())
+        || std::abs(j.get<double>()) > std::numeric_limits<float>::max())
         throw BadLayoutJson();
     return j.get<double>();
 }
@@ -52,10 +56,9 @@ const LayoutRect *Layout::rect(NodeId node) const
     return it == nodes.end() ? nullptr : &it->second;
 }
 
-const LayoutSpline *Layout::spline(TensorRef tensor, NodeId consumer) const
+std::optional<LayoutSpline> Layout::spline(TensorRef tensor, NodeId consumer) const
 {
-    auto it = edges.find(EdgeRef { tensor, consumer });
-    return it == edges.end() ? nullptr : &it->second;
+    return edges.spline(EdgeRef { tensor, consumer });
 }
 
 std::string layoutToJson(const Layout &layout)
@@ -66,12 +69,12 @@ std::string layoutToJson(const Layout &layout)
     nlohmann::json edges = nlohmann::json::array();
     for (const auto &[key, s] : layout.edges) {
         nlohmann::json pts = nlohmann::json::array();
-        for (const LayoutPoint &p : s.points) {
+        for (const LayoutPoint &p : s.points()) {
             pts.push_back(p.x);
             pts.push_back(p.y);
         }
         edges.push_back({ key.tensor.node.value, key.tensor.output, key.consumer.value, pts,
-                          s.hasArrow, s.arrowTip.x, s.arrowTip.y, s.stub });
+                          s.hasArrow(), s.arrowTip().x, s.arrowTip().y, s.stub() });
     }
     nlohmann::json doc { { "version", formatVersion },
                          { "engine", layout.engine },
@@ -93,25 +96,31 @@ bool layoutFromJson(const std::string &text, Layout &out)
         Layout layout;
         layout.engine = doc.at("engine").get<std::string>();
         layout.bbox = rectFromJson(doc.at("bbox"));
+        const nlohmann::json &edgeList = doc.at("edges");
+        std::size_t pointCount = 0;
+        for (const auto &e : edgeList)
+            pointCount += e.at(3).size() / 2;
+        layout.edges.reserve(edgeList.size(), pointCount);
         for (const auto &n : doc.at("nodes")) {
             layout.nodes.emplace(
                 NodeId(idFromJson(n.at(0))),
                 LayoutRect { coordinateFromJson(n.at(1)), coordinateFromJson(n.at(2)),
                              coordinateFromJson(n.at(3)), coordinateFromJson(n.at(4)) });
         }
-        for (const auto &e : doc.at("edges")) {
+        for (const auto &e : edgeList) {
             EdgeRef key { TensorRef { NodeId(idFromJson(e.at(0))), idFromJson(e.at(1)) },
                           NodeId(idFromJson(e.at(2))) };
-            LayoutSpline s;
             const auto &pts = e.at(3);
             if (!pts.is_array() || pts.size() % 2 != 0)
                 return false;
-            for (std::size_t i = 0; i + 1 < pts.size(); i += 2)
-                s.points.push_back({ coordinateFromJson(pts[i]), coordinateFromJson(pts[i + 1]) });
-            s.hasArrow = e.at(4).get<bool>();
-            s.arrowTip = { coordinateFromJson(e.at(5)), coordinateFromJson(e.at(6)) };
-            s.stub = e.at(7).get<bool>();
-            layout.edges.emplace(key, std::move(s));
+            // Written in key order: a key out of order is a corrupt file.
+            if (!layout.edges.append(key, pts.size() / 2,
+                                     { coordinateFromJson(e.at(5)), coordinateFromJson(e.at(6)) },
+                                     e.at(4).get<bool>(), e.at(7).get<bool>()))
+                return false;
+            const std::span<LayoutPoint> points = layout.edges.points(layout.edges.size() - 1);
+            for (std::size_t i = 0; i < points.size(); ++i)
+                points[i] = { coordinateFromJson(pts[2 * i]), coordinateFromJson(pts[2 * i + 1]) };
         }
         out = std::move(layout);
         return true;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
+#include <span>
 
 namespace cleave {
 
@@ -13,8 +13,12 @@ namespace {
 
 constexpr char magic[4] = { 'C', 'L', 'V', 'L' };
 // Also bumped when the layout engines draw differently, so caches of older drawings are laid
-// out again: 2 = long edges threaded through their gaps in order (OrderedPlacement).
-constexpr std::uint32_t binaryVersion = 2;
+// out again: 2 = long edges threaded through their gaps in order (OrderedPlacement); 3 = 32-bit
+// coordinates and the route points' total before the edges (the compact Layout).
+constexpr std::uint32_t binaryVersion = 3;
+constexpr std::size_t nodeBytes = 20; // id, 4 coordinates
+constexpr std::size_t edgeBytes = 25; // 3 ids, flags, arrow tip (2 coordinates), point count
+constexpr std::size_t pointBytes = 8; // 2 coordinates
 
 class Writer
 {
@@ -28,12 +32,11 @@ public:
         for (int i = 0; i < 4; ++i)
             m_out.push_back(static_cast<char>((v >> (8 * i)) & 0xffU));
     }
-    void f64(double v)
+    void f32(float v)
     {
-        std::uint64_t bits = 0;
+        std::uint32_t bits = 0;
         std::memcpy(&bits, &v, sizeof bits);
-        u32(static_cast<std::uint32_t>(bits & 0xffffffffU));
-        u32(static_cast<std::uint32_t>(bits >> 32U));
+        u32(bits);
     }
     void u8(std::uint8_t v) { m_out.push_back(static_cast<char>(v)); }
 
@@ -59,18 +62,17 @@ public:
         m_pos += 4;
         return true;
     }
-    bool f64(double &v)
+    bool f32(float &v)
     {
-        std::uint32_t low = 0;
-        std::uint32_t high = 0;
-        if (!u32(low) || !u32(high))
+        std::uint32_t bits = 0;
+        if (!u32(bits))
             return false;
-        const std::uint64_t bits = (static_cast<std::uint64_t>(high) << 32U) | low;
         std::memcpy(&v, &bits, sizeof v);
         // A coordinate is finite: NaN or infinity from a corrupt cache file would reach the
         // scene's index and the painter.
         return std::isfinite(v);
     }
+    bool point(LayoutPoint &p) { return f32(p.x) && f32(p.y); }
     bool u8(std::uint8_t &v)
     {
         if (m_pos >= m_data.size())
@@ -95,7 +97,13 @@ private:
 
 bool readRect(Reader &r, LayoutRect &rect)
 {
-    return r.f64(rect.x) && r.f64(rect.y) && r.f64(rect.width) && r.f64(rect.height);
+    return r.f32(rect.x) && r.f32(rect.y) && r.f32(rect.width) && r.f32(rect.height);
+}
+
+void writeRect(Writer &w, const LayoutRect &rect)
+{
+    for (float v : { rect.x, rect.y, rect.width, rect.height })
+        w.f32(v);
 }
 
 } // namespace
@@ -103,36 +111,32 @@ bool readRect(Reader &r, LayoutRect &rect)
 std::string layoutToBinary(const Layout &layout)
 {
     std::string out;
-    std::size_t points = 0;
-    for (const auto &[key, s] : layout.edges)
-        points += s.points.size();
-    out.reserve(64 + layout.engine.size() + layout.nodes.size() * 36 + layout.edges.size() * 45
-                + points * 16);
+    out.reserve(64 + layout.engine.size() + layout.nodes.size() * nodeBytes
+                + layout.edges.size() * edgeBytes + layout.edges.pointCount() * pointBytes);
     Writer w(out);
     out.append(magic, sizeof magic);
     w.u32(binaryVersion);
     w.u32(static_cast<std::uint32_t>(layout.engine.size()));
     out += layout.engine;
-    for (double v : { layout.bbox.x, layout.bbox.y, layout.bbox.width, layout.bbox.height })
-        w.f64(v);
+    writeRect(w, layout.bbox);
     w.u32(static_cast<std::uint32_t>(layout.nodes.size()));
     for (const auto &[id, r] : layout.nodes) {
         w.u32(id.value);
-        for (double v : { r.x, r.y, r.width, r.height })
-            w.f64(v);
+        writeRect(w, r);
     }
     w.u32(static_cast<std::uint32_t>(layout.edges.size()));
+    w.u32(static_cast<std::uint32_t>(layout.edges.pointCount()));
     for (const auto &[key, s] : layout.edges) {
         w.u32(key.tensor.node.value);
         w.u32(key.tensor.output);
         w.u32(key.consumer.value);
-        w.u8(static_cast<std::uint8_t>((s.hasArrow ? 1U : 0U) | (s.stub ? 2U : 0U)));
-        w.f64(s.arrowTip.x);
-        w.f64(s.arrowTip.y);
-        w.u32(static_cast<std::uint32_t>(s.points.size()));
-        for (const LayoutPoint &p : s.points) {
-            w.f64(p.x);
-            w.f64(p.y);
+        w.u8(static_cast<std::uint8_t>((s.hasArrow() ? 1U : 0U) | (s.stub() ? 2U : 0U)));
+        w.f32(s.arrowTip().x);
+        w.f32(s.arrowTip().y);
+        w.u32(static_cast<std::uint32_t>(s.points().size()));
+        for (const LayoutPoint &p : s.points()) {
+            w.f32(p.x);
+            w.f32(p.y);
         }
     }
     return out;
@@ -150,7 +154,7 @@ bool layoutFromBinary(std::string_view data, Layout &out)
         || !r.bytes(engineSize, layout.engine) || !readRect(r, layout.bbox))
         return false;
     std::uint32_t nodeCount = 0;
-    if (!r.u32(nodeCount) || nodeCount > r.remaining() / 36)
+    if (!r.u32(nodeCount) || nodeCount > r.remaining() / nodeBytes)
         return false;
     layout.nodes.reserve(nodeCount);
     for (std::uint32_t i = 0; i < nodeCount; ++i) {
@@ -164,32 +168,33 @@ bool layoutFromBinary(std::string_view data, Layout &out)
         layout.nodes.emplace(NodeId(id), rect); // appended
     }
     std::uint32_t edgeCount = 0;
-    if (!r.u32(edgeCount) || edgeCount > r.remaining() / 45)
+    std::uint32_t pointTotal = 0;
+    if (!r.u32(edgeCount) || !r.u32(pointTotal) || edgeCount > r.remaining() / edgeBytes
+        || pointTotal > (r.remaining() - std::size_t(edgeCount) * edgeBytes) / pointBytes)
         return false;
-    layout.edges.reserve(edgeCount);
+    // Sized once from the total: the edges' points are then written in place.
+    layout.edges.reserve(edgeCount, pointTotal);
+    std::size_t pointsSoFar = 0;
     for (std::uint32_t i = 0; i < edgeCount; ++i) {
         std::uint32_t node = 0;
         std::uint32_t output = 0;
         std::uint32_t consumer = 0;
         std::uint8_t flags = 0;
+        LayoutPoint tip;
         std::uint32_t pointCount = 0;
-        LayoutSpline s;
-        if (!r.u32(node) || !r.u32(output) || !r.u32(consumer) || !r.u8(flags)
-            || !r.f64(s.arrowTip.x) || !r.f64(s.arrowTip.y) || !r.u32(pointCount)
-            || pointCount > r.remaining() / 16)
+        if (!r.u32(node) || !r.u32(output) || !r.u32(consumer) || !r.u8(flags) || !r.f32(tip.x)
+            || !r.f32(tip.y) || !r.u32(pointCount) || pointCount > pointTotal - pointsSoFar)
             return false;
-        s.hasArrow = (flags & 1U) != 0;
-        s.stub = (flags & 2U) != 0;
-        s.points.resize(pointCount);
-        for (LayoutPoint &p : s.points)
-            if (!r.f64(p.x) || !r.f64(p.y))
-                return false;
+        pointsSoFar += pointCount;
         const EdgeRef key { TensorRef { NodeId(node), output }, NodeId(consumer) };
-        if (!layout.edges.empty() && !(layout.edges.back().first < key))
-            return false; // out of key order: corrupt (see the nodes)
-        layout.edges.emplace(key, std::move(s));
+        // Out of key order is corrupt (see the nodes).
+        if (!layout.edges.append(key, pointCount, tip, (flags & 1U) != 0, (flags & 2U) != 0))
+            return false;
+        for (LayoutPoint &p : layout.edges.points(layout.edges.size() - 1))
+            if (!r.point(p))
+                return false;
     }
-    if (r.remaining() != 0)
+    if (pointsSoFar != pointTotal || r.remaining() != 0)
         return false;
     out = std::move(layout);
     return true;

@@ -71,7 +71,7 @@ inline std::uint64_t countCrossings(const Layout &layout)
     for (const auto &[id, r] : layout.nodes) {
         auto [it, inserted] = bands.emplace(r.centerY(), std::make_pair(r.y, r.bottom()));
         if (!inserted) {
-            it->second.first = std::min(it->second.first, r.y);
+            it->second.first = std::min<double>(it->second.first, r.y);
             it->second.second = std::max(it->second.second, r.bottom());
         }
     }
@@ -83,13 +83,13 @@ inline std::uint64_t countCrossings(const Layout &layout)
     }
     std::vector<std::vector<LayoutPoint>> lines;
     for (const auto &[key, s] : layout.edges) {
-        if (s.stub || s.points.empty())
+        if (s.stub() || s.points().empty())
             continue;
         std::vector<LayoutPoint> line;
-        for (std::size_t i = 0; i < s.points.size(); i += 3)
-            line.push_back(s.points[i]);
-        if (s.hasArrow)
-            line.push_back(s.arrowTip);
+        for (std::size_t i = 0; i < s.points().size(); i += 3)
+            line.push_back(s.points()[i]);
+        if (s.hasArrow())
+            line.push_back(s.arrowTip());
         lines.push_back(std::move(line));
     }
     std::uint64_t total = 0;

@@ -104,7 +104,7 @@ void measure(const std::string &name, const LayoutGraph &lg, int repeat)
         engine = r.layout->engine;
         points = 0;
         for (const auto &[key, spline] : r.layout->edges)
-            points += spline.points.size();
+            points += spline.points().size();
         const std::string binary = layoutToBinary(*r.layout);
         binaryBytes = binary.size();
         hash = 1469598103934665603ULL;

@@ -127,7 +127,8 @@ Figures layOutWithDagre(const LayoutGraph &lg, const std::string &dagreDir, int 
     double left = std::numeric_limits<double>::max();
     double right = std::numeric_limits<double>::lowest();
     std::vector<std::pair<NodeId, LayoutRect>> rects;
-    std::vector<std::pair<EdgeRef, LayoutSpline>> routes;
+    // Each edge's polyline as cubic segments (control points on the chord), by edge id.
+    std::vector<std::pair<EdgeRef, std::pair<bool, std::vector<LayoutPoint>>>> routes;
     for (std::size_t i = 0; i < lg.nodes.size(); ++i) {
         const LayoutGraph::Node &n = lg.nodes[i];
         const double x = doc["nodes"][i][0].get<double>() - n.width / 2;
@@ -139,22 +140,24 @@ Figures layOutWithDagre(const LayoutGraph &lg, const std::string &dagreDir, int 
     for (std::size_t k = 0; k < lg.edges.size(); ++k) {
         const LayoutGraph::Edge &e = lg.edges[k];
         const nlohmann::json &pts = doc["edges"][k];
-        LayoutSpline s;
-        s.stub = e.stub;
+        std::vector<LayoutPoint> points;
         for (std::size_t i = 0; i + 1 < pts.size(); i += 2) {
             const LayoutPoint p { pts[i].get<double>(), pts[i + 1].get<double>() };
-            left = std::min(left, p.x);
-            right = std::max(right, p.x);
-            if (!s.points.empty()) {
-                s.points.push_back(s.points.back());
-                s.points.push_back(p);
+            left = std::min<double>(left, p.x);
+            right = std::max<double>(right, p.x);
+            if (!points.empty()) {
+                points.push_back(points.back());
+                points.push_back(p);
             }
-            s.points.push_back(p);
+            points.push_back(p);
         }
-        routes.emplace_back(EdgeRef { e.tensor, e.consumer }, std::move(s));
+        routes.push_back({ EdgeRef { e.tensor, e.consumer }, { e.stub, std::move(points) } });
     }
     layout.nodes = FlatMap<NodeId, LayoutRect>::fromUnsorted(std::move(rects));
-    layout.edges = FlatMap<EdgeRef, LayoutSpline>::fromUnsorted(std::move(routes));
+    std::sort(routes.begin(), routes.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
+    for (const auto &[key, route] : routes)
+        layout.edges.append(key, route.second, {}, false, route.first);
     layout.bbox = { left, 0, right - left, 0 };
     return figuresOf(layout, doc["ms"].get<double>());
 }

@@ -5,6 +5,7 @@
 
 #include <QtTest/QtTest>
 
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -132,8 +133,8 @@ void TestFlatMap::eraseRemovesOneEntry()
 
 void TestFlatMap::layoutMapsIterateInIdOrder()
 {
-    // A layout filled out of order iterates by node id and by edge (tensor's node, output,
-    // consumer), as its std::maps did, and its lookups answer nullptr for what is not drawn.
+    // A layout's nodes filled out of order iterate by node id, its edges by (tensor's node,
+    // output, consumer), as its std::maps did; lookups answer nothing for what is not drawn.
     Layout l;
     l.nodes[NodeId(9U)] = { 90, 0, 10, 10 };
     l.nodes[NodeId(2U)] = { 20, 0, 10, 10 };
@@ -142,25 +143,34 @@ void TestFlatMap::layoutMapsIterateInIdOrder()
     for (const auto &[id, r] : l.nodes)
         ids.push_back(id.value);
     QCOMPARE(ids, (std::vector<std::uint32_t> { 2, 5, 9 }));
-    QCOMPARE(l.rect(NodeId(5U))->x, 50.0);
+    QCOMPARE(l.rect(NodeId(5U))->x, 50.0F);
     QVERIFY(l.rect(NodeId(4U)) == nullptr);
     QVERIFY(l.rect(NodeId(10U)) == nullptr);
 
     const TensorRef t5 { NodeId(5U), 0 };
     const TensorRef t2out1 { NodeId(2U), 1 };
     const TensorRef t2out0 { NodeId(2U), 0 };
-    l.edges[EdgeRef { t5, NodeId(9U) }].points = { { 1, 1 } };
-    l.edges[EdgeRef { t2out1, NodeId(9U) }].points = { { 2, 2 } };
-    l.edges[EdgeRef { t2out0, NodeId(9U) }].points = { { 3, 3 } };
-    l.edges[EdgeRef { t2out0, NodeId(5U) }].points = { { 4, 4 } };
+    // Routes are added in id order, (2.0 -> 5), (2.0 -> 9), (2.1 -> 9), (5.0 -> 9), one point
+    // each; a route out of that order is refused.
+    auto add = [&](TensorRef t, NodeId consumer, double v) {
+        const LayoutPoint p(v, v);
+        return l.edges.append(EdgeRef { t, consumer }, std::span<const LayoutPoint>(&p, 1), {},
+                              false, false);
+    };
+    QVERIFY(add(t2out0, NodeId(5U), 4));
+    QVERIFY(add(t2out0, NodeId(9U), 3));
+    QVERIFY(add(t2out1, NodeId(9U), 2));
+    QVERIFY(!add(t2out1, NodeId(5U), 9)); // before (2.1 -> 9)
+    QVERIFY(!add(t2out1, NodeId(9U), 9)); // the same edge again
+    QVERIFY(add(t5, NodeId(9U), 1));
     std::vector<double> order;
     for (const auto &[key, s] : l.edges)
-        order.push_back(s.points.front().x);
-    // (2.0 -> 5), (2.0 -> 9), (2.1 -> 9), (5.0 -> 9).
+        order.push_back(s.points().front().x);
     QCOMPARE(order, (std::vector<double> { 4, 3, 2, 1 }));
-    QCOMPARE(l.spline(t2out1, NodeId(9U))->points.front().y, 2.0);
-    QVERIFY(l.spline(t2out1, NodeId(5U)) == nullptr);
-    QVERIFY(l.spline(TensorRef { NodeId(9U), 0 }, NodeId(2U)) == nullptr);
+    QCOMPARE(l.edges.pointCount(), std::size_t(4));
+    QCOMPARE(l.spline(t2out1, NodeId(9U))->points().front().y, 2.0F);
+    QVERIFY(!l.spline(t2out1, NodeId(5U)).has_value());
+    QVERIFY(!l.spline(TensorRef { NodeId(9U), 0 }, NodeId(2U)).has_value());
 }
 
 QTEST_APPLESS_MAIN(TestFlatMap)

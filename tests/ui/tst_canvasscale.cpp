@@ -255,12 +255,10 @@ void TestCanvasScale::edgeMidPointIsHalfwayAlongItsRoute()
     // the control points at the thirds' ends: chords 100 and 200, so half the length (150) is a
     // quarter into the second segment. At t = 1/4 its y is
     // (3/4)^3*100 + 3(3/4)^2(1/4)*200 + 3(3/4)(1/4)^2*200 + (1/4)^3*300 = 159.375.
-    LayoutSpline spline;
-    spline.points
-        = { { 0, 0 }, { 0, 50 }, { 0, 50 }, { 0, 100 }, { 0, 200 }, { 0, 200 }, { 0, 300 } };
-    spline.hasArrow = true;
-    spline.arrowTip = { 0, 307 };
-    const ui::EdgeItem item(EdgeRef {}, &spline);
+    const std::vector<LayoutPoint> points { { 0, 0 },   { 0, 50 },  { 0, 50 }, { 0, 100 },
+                                            { 0, 200 }, { 0, 200 }, { 0, 300 } };
+    const LayoutSpline spline(points, { 0, 307 }, true, false);
+    const ui::EdgeItem item(EdgeRef {}, spline);
     const QPointF mid = item.midPoint();
     QCOMPARE(mid.x(), 0.0);
     QCOMPARE(mid.y(), 159.375);
@@ -271,14 +269,14 @@ void TestCanvasScale::longEdgeIsStrokedOnlyNearTheView()
     // A straight route down x = 10 in 30 cubic segments of 100 points each (segment k spans
     // y = 100k .. 100k + 100). A view of y = 1000 .. 1100 meets segments 9, 10 and 11 (9 ends
     // and 11 starts on its edges): y 900 .. 1200 is stroked, nothing above or below.
-    LayoutSpline spline;
-    spline.points.push_back({ 10, 0 });
+    std::vector<LayoutPoint> points { { 10, 0 } };
     for (int k = 0; k < 30; ++k) {
         const double y = 100.0 * k;
-        spline.points.push_back({ 10, y + 33 });
-        spline.points.push_back({ 10, y + 67 });
-        spline.points.push_back({ 10, y + 100 });
+        points.emplace_back(10, y + 33);
+        points.emplace_back(10, y + 67);
+        points.emplace_back(10, y + 100);
     }
+    const LayoutSpline spline(points, {}, false, false);
     QImage image(20, 3000, QImage::Format_ARGB32_Premultiplied);
     image.fill(Qt::white);
     {

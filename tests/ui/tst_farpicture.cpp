@@ -105,11 +105,11 @@ std::shared_ptr<const ui::FarGeometry> handMade()
     Layout layout;
     layout.nodes.emplace(NodeId(0U), LayoutRect { 20, 20, 40, 20 });
     layout.nodes.emplace(NodeId(1U), LayoutRect { 120, 240, 40, 20 });
-    LayoutSpline route;
     // Straight cubic segments: each control point on the segment.
-    route.points = { { 45, 40 },  { 45, 80 },   { 45, 110 }, { 45, 150 },
-                     { 75, 180 }, { 105, 210 }, { 135, 240 } };
-    layout.edges.emplace(EdgeRef { TensorRef { NodeId(0U), 0 }, NodeId(1U) }, route);
+    const std::vector<LayoutPoint> route { { 45, 40 },  { 45, 80 },   { 45, 110 }, { 45, 150 },
+                                           { 75, 180 }, { 105, 210 }, { 135, 240 } };
+    layout.edges.append(EdgeRef { TensorRef { NodeId(0U), 0 }, NodeId(1U) }, route, {}, false,
+                        false);
     auto g = std::make_shared<ui::FarGeometry>();
     g->layout = std::make_shared<const Layout>(std::move(layout));
     g->bounds = QRectF(0, 0, 200, 300);
@@ -138,8 +138,9 @@ ui::FarState handMadeState(const ui::FarGeometry &g)
     s.plan.edgeSlots = std::make_shared<const std::vector<std::int32_t>>(std::vector { -1 });
     s.plan.tints = { tintA, tintB };
     QPolygonF line;
-    for (std::size_t i = 0; i < g.layout->edges.begin()->second.points.size(); i += 3) {
-        const LayoutPoint &p = g.layout->edges.begin()->second.points[i];
+    const std::span<const LayoutPoint> points = g.layout->edges.spline(0).points();
+    for (std::size_t i = 0; i < points.size(); i += 3) {
+        const LayoutPoint &p = points[i];
         line.append(QPointF(p.x, p.y));
     }
     s.plan.boundary = std::make_shared<const std::vector<std::pair<QPolygonF, QRgb>>>(

@@ -38,6 +38,7 @@
 
 using cleave::EdgeRef;
 using cleave::Layout;
+using cleave::LayoutPoint;
 using cleave::LayoutRect;
 using cleave::LayoutSpline;
 using cleave::NodeId;
@@ -89,8 +90,8 @@ QRectF padded(const LayoutRect &r)
 QPolygonF onCurve(const LayoutSpline &s)
 {
     QPolygonF out;
-    for (std::size_t i = 0; i < s.points.size(); i += 3)
-        out.append(QPointF(s.points[i].x, s.points[i].y));
+    for (std::size_t i = 0; i < s.points().size(); i += 3)
+        out.append(QPointF(s.points()[i].x, s.points()[i].y));
     return out;
 }
 
@@ -125,7 +126,7 @@ void compareWithLayout(const RegionGeometry &g, const Layout &l)
     }
     i = 0;
     for (const auto &[edge, s] : l.edges) {
-        if (s.points.empty())
+        if (s.points().empty())
             continue;
         QVERIFY(i < g.edges.size());
         QCOMPARE(g.edges[i], edge);
@@ -141,9 +142,9 @@ std::shared_ptr<const Layout> twoNodeLayout(double shift)
     auto l = std::make_shared<Layout>();
     l->nodes[NodeId(std::size_t(2))] = LayoutRect { 100 + shift, 50, 40, 20 };
     l->nodes[NodeId(std::size_t(1))] = LayoutRect { 0 + shift, 0, 60, 30 };
-    LayoutSpline s;
-    s.points = { { 30, 30 }, { 30, 40 }, { 100, 40 }, { 100, 50 } };
-    l->edges[EdgeRef { TensorRef { NodeId(std::size_t(1)), 0 }, NodeId(std::size_t(2)) }] = s;
+    const std::vector<LayoutPoint> s { { 30, 30 }, { 30, 40 }, { 100, 40 }, { 100, 50 } };
+    l->edges.append(EdgeRef { TensorRef { NodeId(std::size_t(1)), 0 }, NodeId(std::size_t(2)) }, s,
+                    {}, false, false);
     return l;
 }
 
@@ -179,12 +180,14 @@ void TestRegionHandover::geometryOfHandMadeLayout()
     // 1 -> 2 of one cubic segment from (30, 30) to (100, 50), another of two segments 2 -> 3,
     // and one without a route.
     auto l = std::make_shared<Layout>(*twoNodeLayout(0));
-    LayoutSpline two;
-    two.points = { { 120, 70 },  { 120, 80 },  { 120, 90 }, { 120, 100 },
-                   { 130, 110 }, { 140, 120 }, { 150, 130 } };
-    l->edges[EdgeRef { TensorRef { NodeId(std::size_t(2)), 0 }, NodeId(std::size_t(3)) }] = two;
-    l->edges[EdgeRef { TensorRef { NodeId(std::size_t(2)), 1 }, NodeId(std::size_t(3)) }]
-        = LayoutSpline {};
+    const std::vector<LayoutPoint> two { { 120, 70 },  { 120, 80 },  { 120, 90 }, { 120, 100 },
+                                         { 130, 110 }, { 140, 120 }, { 150, 130 } };
+    QVERIFY(
+        l->edges.append(EdgeRef { TensorRef { NodeId(std::size_t(2)), 0 }, NodeId(std::size_t(3)) },
+                        two, {}, false, false));
+    QVERIFY(
+        l->edges.append(EdgeRef { TensorRef { NodeId(std::size_t(2)), 1 }, NodeId(std::size_t(3)) },
+                        std::span<const LayoutPoint>(), {}, false, false));
     l->nodes[NodeId(std::size_t(3))] = LayoutRect { 110, 130, 50, 20 };
     const std::shared_ptr<const Layout> layout = l;
     const std::shared_ptr<const RegionGeometry> g = cleave::ui::makeRegionGeometry(layout);

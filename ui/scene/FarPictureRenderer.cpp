@@ -94,7 +94,7 @@ QImage drawBase(const FarGeometry &geometry, const FarStyle &style, qreal scale,
     if (layout != nullptr) {
         std::uint32_t at = 0;
         for (const auto &[edge, route] : layout->edges) {
-            if (!route.points.empty())
+            if (!route.points().empty())
                 strips.addRoute(route, pixel / 2, lineReach, at, baseRoute);
             ++at;
         }
@@ -124,7 +124,7 @@ QImage drawBase(const FarGeometry &geometry, const FarStyle &style, qreal scale,
         };
         for (const StripOp &op : strips.ops(s)) {
             if (op.group == baseRoute) {
-                const LayoutSpline &route = (layout->edges.begin() + op.item)->second;
+                const LayoutSpline route = layout->edges.spline(op.item);
                 QPointF from;
                 bool started = false;
                 forKeptPoints(route, pixel / 2, op.first, op.last,
@@ -183,7 +183,7 @@ void fileTints(FarStrips &strips, const FarGeometry &geometry, const FarPlan &pl
         std::size_t routed = 0;
         std::uint32_t at = 0;
         for (const auto &[edge, route] : layout->edges) {
-            if (!route.points.empty() && routed < edgeSlots.size()) {
+            if (!route.points().empty() && routed < edgeSlots.size()) {
                 const std::int32_t slot = edgeSlots[routed++];
                 if (slot >= 0 && static_cast<std::size_t>(slot) < count)
                     routes[static_cast<std::size_t>(slot)].push_back(at);
@@ -197,7 +197,7 @@ void fileTints(FarStrips &strips, const FarGeometry &geometry, const FarPlan &pl
     for (std::size_t slot = 0; slot < count; ++slot) {
         const auto group = static_cast<std::int32_t>(slot);
         for (std::uint32_t at : routes[slot])
-            strips.addRoute((layout->edges.begin() + at)->second, pixel / 2, routeReach, at, group);
+            strips.addRoute(layout->edges.spline(at), pixel / 2, routeReach, at, group);
         // A node's box is filed with the index of the node, past the routes' indices.
         for (std::uint32_t n : nodes[slot]) {
             strips.addBox(atLeastPixel(geometry.regionBox(n), pixel), lineReach,
@@ -232,7 +232,7 @@ void drawTints(QPainter &painter, const FarGeometry &geometry, const FarPlan &pl
         }
         if (op.item < routeCount) {
             line.clear();
-            forKeptPoints((layout->edges.begin() + op.item)->second, pixel / 2, op.first, op.last,
+            forKeptPoints(layout->edges.spline(op.item), pixel / 2, op.first, op.last,
                           [&](std::size_t /*index*/, const QPointF &point) { line.append(point); });
             painter.drawPolyline(line);
         } else {

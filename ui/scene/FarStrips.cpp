@@ -54,7 +54,7 @@ void FarStrips::addRoute(const LayoutSpline &route, qreal step, qreal reach, std
         const auto at = static_cast<std::size_t>(s);
         m_ops[at].push_back({ item, m_runStart[at], previous, group });
     };
-    forKeptPoints(route, step, 0, route.points.size(), [&](std::size_t i, const QPointF &point) {
+    forKeptPoints(route, step, 0, route.points().size(), [&](std::size_t i, const QPointF &point) {
         const qreal row = rowOf(point.y());
         const auto index = static_cast<std::uint32_t>(i);
         if (any) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -27,7 +28,7 @@ template <typename Visit>
 void forKeptPoints(const LayoutSpline &route, qreal step, std::size_t from, std::size_t to,
                    Visit &&visit)
 {
-    const std::vector<LayoutPoint> &p = route.points;
+    const std::span<const LayoutPoint> p = route.points();
     QPointF kept;
     bool any = false;
     for (std::size_t i = from; i <= to && i < p.size(); i += 3) {

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace cleave::ui {
 
@@ -253,7 +254,7 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*optio
 QPainterPath splinePath(const LayoutSpline &spline)
 {
     QPainterPath path;
-    const std::vector<LayoutPoint> &p = spline.points;
+    const std::span<const LayoutPoint> p = spline.points();
     if (p.empty())
         return path;
     path.reserve(static_cast<int>(p.size())); // a move, then three elements per cubic segment
@@ -265,7 +266,7 @@ QPainterPath splinePath(const LayoutSpline &spline)
 
 void strokeSplineNear(QPainter &painter, const LayoutSpline &spline, const QRectF &clip)
 {
-    const std::vector<LayoutPoint> &p = spline.points;
+    const std::span<const LayoutPoint> p = spline.points();
     QPainterPath path;
     bool open = false;
     for (std::size_t i = 0; i + 3 < p.size(); i += 3) {
@@ -290,10 +291,10 @@ void strokeSplineNear(QPainter &painter, const LayoutSpline &spline, const QRect
 
 QPolygonF arrowHead(const LayoutSpline &spline)
 {
-    if (!spline.hasArrow || spline.points.empty())
+    if (!spline.hasArrow() || spline.points().empty())
         return {};
-    const QPointF tip(spline.arrowTip.x, spline.arrowTip.y);
-    const QPointF base(spline.points.back().x, spline.points.back().y);
+    const QPointF tip(spline.arrowTip().x, spline.arrowTip().y);
+    const QPointF base(spline.points().back().x, spline.points().back().y);
     QPointF dir = tip - base;
     const qreal length = std::hypot(dir.x(), dir.y());
     if (length < 0.01)
@@ -307,7 +308,7 @@ QPolygonF arrowHead(const LayoutSpline &spline)
 void onCurvePoints(const LayoutSpline &spline, QPolygonF &out)
 {
     out.clear();
-    const std::vector<LayoutPoint> &p = spline.points;
+    const std::span<const LayoutPoint> p = spline.points();
     for (std::size_t i = 0; i < p.size(); i += 3)
         out.append(QPointF(p[i].x, p[i].y));
 }
@@ -317,9 +318,9 @@ namespace {
 // Where an edge's shape label goes: just below the producer, right of the route's start.
 QRectF labelRectOf(const LayoutSpline &spline)
 {
-    if (spline.points.empty())
+    if (spline.points().empty())
         return {};
-    const LayoutPoint &start = spline.points.front();
+    const LayoutPoint start = spline.points().front();
     return { start.x + 4, start.y + 1, edgeLabelWidth, edgeLabelHeight };
 }
 
@@ -329,35 +330,34 @@ QRectF edgeItemBounds(const LayoutSpline &spline, bool labelled)
 {
     // The route's control points bound it; the arrowhead stays within the margin of its tip.
     QRectF bounds;
-    if (!spline.points.empty()) {
-        qreal left = spline.points.front().x;
+    if (!spline.points().empty()) {
+        qreal left = spline.points().front().x;
         qreal right = left;
-        qreal top = spline.points.front().y;
+        qreal top = spline.points().front().y;
         qreal bottom = top;
         auto extend = [&](const LayoutPoint &p) {
-            left = std::min(left, p.x);
-            right = std::max(right, p.x);
-            top = std::min(top, p.y);
-            bottom = std::max(bottom, p.y);
+            left = std::min<qreal>(left, p.x);
+            right = std::max<qreal>(right, p.x);
+            top = std::min<qreal>(top, p.y);
+            bottom = std::max<qreal>(bottom, p.y);
         };
-        for (const LayoutPoint &p : spline.points)
+        for (const LayoutPoint &p : spline.points())
             extend(p);
-        if (spline.hasArrow)
-            extend(spline.arrowTip);
+        if (spline.hasArrow())
+            extend(spline.arrowTip());
         bounds = QRectF(QPointF(left, top), QPointF(right, bottom));
     }
     bounds = bounds.adjusted(-4, -4, 4, 4);
-    if (labelled && !spline.points.empty())
+    if (labelled && !spline.points().empty())
         bounds = bounds.united(labelRectOf(spline));
     return bounds;
 }
 
-EdgeItem::EdgeItem(EdgeRef edge, const LayoutSpline *spline, const EdgeLabels *labels)
+EdgeItem::EdgeItem(EdgeRef edge, const LayoutSpline &spline, const EdgeLabels *labels)
     : m_edge(edge)
     , m_labels(labels)
     , m_spline(spline)
-    , m_bounds(edgeItemBounds(*spline, labels != nullptr))
-    , m_stub(spline->stub)
+    , m_bounds(edgeItemBounds(spline, labels != nullptr))
 {
     setAcceptHoverEvents(true);
     setZValue(1);
@@ -365,29 +365,29 @@ EdgeItem::EdgeItem(EdgeRef edge, const LayoutSpline *spline, const EdgeLabels *l
 
 QRectF EdgeItem::labelRect() const
 {
-    return m_labels != nullptr ? labelRectOf(*m_spline) : QRectF();
+    return m_labels != nullptr ? labelRectOf(m_spline) : QRectF();
 }
 
 const QPainterPath &EdgeItem::path() const
 {
     if (m_path.isEmpty())
-        m_path = splinePath(*m_spline);
+        m_path = splinePath(m_spline);
     return m_path;
 }
 
 QPolygonF EdgeItem::arrow() const
 {
-    return arrowHead(*m_spline);
+    return arrowHead(m_spline);
 }
 
 void EdgeItem::onCurve(QPolygonF &out) const
 {
-    onCurvePoints(*m_spline, out);
+    onCurvePoints(m_spline, out);
 }
 
 QPointF splineMidPoint(const LayoutSpline &spline)
 {
-    const std::vector<LayoutPoint> &p = spline.points;
+    const std::span<const LayoutPoint> p = spline.points();
     if (p.empty())
         return {};
     auto chord
@@ -420,8 +420,8 @@ void splinePolyline(const LayoutSpline &spline, QPolygonF &out)
     out.clear();
     for (const QPolygonF &p : splinePath(spline).toSubpathPolygons())
         out += p;
-    if (spline.hasArrow)
-        out.append(QPointF(spline.arrowTip.x, spline.arrowTip.y));
+    if (spline.hasArrow())
+        out.append(QPointF(spline.arrowTip().x, spline.arrowTip().y));
 }
 
 bool polylineCrosses(const QPolygonF &line, const QPointF &a, const QPointF &b)
@@ -435,7 +435,7 @@ bool polylineCrosses(const QPolygonF &line, const QPointF &a, const QPointF &b)
 const QPolygonF &EdgeItem::polyline() const
 {
     if (m_polyline.isEmpty())
-        splinePolyline(*m_spline, m_polyline);
+        splinePolyline(m_spline, m_polyline);
     return m_polyline;
 }
 
@@ -544,13 +544,14 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*optio
         pen.setCosmetic(true);
         painter->setPen(pen);
         static QPolygonF line; // painting is single-threaded: reuse one buffer
-        onCurvePoints(*m_spline, line);
-        if (m_spline->hasArrow)
-            line.append(QPointF(m_spline->arrowTip.x, m_spline->arrowTip.y));
+        onCurvePoints(m_spline, line);
+        if (m_spline.hasArrow())
+            line.append(QPointF(m_spline.arrowTip().x, m_spline.arrowTip().y));
         painter->drawPolyline(line);
         return;
     }
-    QPen pen(colour, width, m_stub ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
+    QPen pen(colour, width, m_spline.stub() ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap,
+             Qt::RoundJoin);
     pen.setCosmetic(true);
     painter->setPen(pen);
     painter->setBrush(Qt::NoBrush);
@@ -559,9 +560,9 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*optio
     // near the viewport are stroked (dashed stubs are short, and keep their dash phase).
     const QRectF visible
         = painter->worldTransform().inverted().mapRect(QRectF(painter->viewport()));
-    if (!m_stub && !visible.contains(m_bounds)) {
+    if (!m_spline.stub() && !visible.contains(m_bounds)) {
         const qreal margin = (width + 2) / std::max(lod, 1e-6);
-        strokeSplineNear(*painter, *m_spline, visible.adjusted(-margin, -margin, margin, margin));
+        strokeSplineNear(*painter, m_spline, visible.adjusted(-margin, -margin, margin, margin));
     } else {
         // A path made for this paint, not the one kept for hit tests (path()): the paint
         // engine keeps its own copy of a drawn path's points on the path (a QVectorPathConverter
@@ -569,13 +570,13 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*optio
         // lives: tens of megabytes over a pan.
         painter->drawPath(splinePath(*m_spline));
     }
-    if (lod < 0.2 || !m_spline->hasArrow)
+    if (lod < 0.2 || !m_spline.hasArrow())
         return;
     painter->setPen(Qt::NoPen);
     painter->setBrush(colour);
     painter->drawPolygon(arrow());
-    if (m_stub && !m_spline->points.empty()) {
-        painter->drawEllipse(QPointF(m_spline->points[0].x, m_spline->points[0].y), 2.5, 2.5);
+    if (m_spline.stub() && !m_spline.points().empty()) {
+        painter->drawEllipse(QPointF(m_spline.points()[0].x, m_spline.points()[0].y), 2.5, 2.5);
     }
     if (m_labels != nullptr && lod >= edgeLabelZoom)
         paintLabel(painter, colours);

@@ -127,16 +127,16 @@ constexpr qreal edgeLabelZoom = 1.0;
 /// tensor's shape is written beside the route's start (`labels`, nullptr for none: an edge
 /// fanning out of the same tensor as a labelled one).
 ///
-/// The route stays in the layout: the item points at its LayoutSpline (the canvas keeps the
-/// layout alive while its items exist), makes a path for each paint and keeps one only once a
-/// hit test or an export asks for it (path(), shape()), so that graphs whose routes have
+/// The route stays in the layout: the item keeps a LayoutSpline view of it (the canvas keeps
+/// the layout alive while its items exist), makes a path for each paint and keeps one only once
+/// a hit test or an export asks for it (path(), shape()), so that graphs whose routes have
 /// millions of points do not hold them twice.
 class EdgeItem : public QGraphicsItem
 {
 public:
     enum { Type = EdgeItemType };
     enum class State { Normal, Boundary, CutHover, Highlighted, Flash };
-    EdgeItem(EdgeRef edge, const LayoutSpline *spline, const EdgeLabels *labels = nullptr);
+    EdgeItem(EdgeRef edge, const LayoutSpline &spline, const EdgeLabels *labels = nullptr);
     /// Where the shape label is drawn (scene coordinates; empty for unlabelled edges).
     [[nodiscard]] QRectF labelRect() const;
 
@@ -147,10 +147,10 @@ public:
     [[nodiscard]] QPolygonF arrow() const;
     /// The route's on-curve points, replacing `out` (without making the path).
     void onCurve(QPolygonF &out) const;
-    /// The layout's spline the item draws (owned by the layout).
-    [[nodiscard]] const LayoutSpline *spline() const { return m_spline; }
+    /// The route the item draws (a view into the layout, which owns the points).
+    [[nodiscard]] const LayoutSpline &spline() const { return m_spline; }
     /// A point on the route halfway along it (splineMidPoint).
-    [[nodiscard]] QPointF midPoint() const { return splineMidPoint(*m_spline); }
+    [[nodiscard]] QPointF midPoint() const { return splineMidPoint(m_spline); }
     [[nodiscard]] QColor boundaryColour() const { return m_boundary; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     [[nodiscard]] QPainterPath shape() const override;
@@ -178,13 +178,12 @@ private:
 
     EdgeRef m_edge;
     const EdgeLabels *m_labels = nullptr;
-    const LayoutSpline *m_spline;
+    LayoutSpline m_spline;
     mutable QPainterPath m_path;
     QRectF m_bounds;
     mutable QPolygonF m_polyline;
     mutable QPainterPath m_shape;
     QColor m_boundary;
-    bool m_stub = false;
     bool m_cutHover = false;
     bool m_highlighted = false;
     bool m_hovered = false;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 
 namespace cleave::ui {
 
@@ -144,8 +145,8 @@ TilePlan planTiles(const LayoutGraph &graph, const Layout &layout, std::size_t p
     entries.reserve(graph.edges.size());
     for (std::size_t i = 0; i < graph.edges.size(); ++i) {
         const LayoutGraph::Edge &e = graph.edges[i];
-        const LayoutSpline *s = layout.spline(e.tensor, e.consumer);
-        if (s != nullptr && !s->points.empty())
+        const std::optional<LayoutSpline> s = layout.spline(e.tensor, e.consumer);
+        if (s && !s->points().empty())
             entries.push_back({ edgeItemBounds(*s, true), static_cast<std::uint32_t>(i) });
     }
     if (entries.empty())

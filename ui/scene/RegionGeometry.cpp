@@ -20,9 +20,9 @@ void RegionGeometry::addRoute(const EdgeRef &edge, const LayoutSpline &spline)
     if (routeStarts.empty())
         routeStarts.push_back(0);
     edges.push_back(edge);
-    const std::vector<LayoutPoint> &p = spline.points;
+    const std::span<const LayoutPoint> p = spline.points();
     for (std::size_t i = 0; i < p.size(); i += 3)
-        routePoints.push_back({ static_cast<float>(p[i].x), static_cast<float>(p[i].y) });
+        routePoints.push_back({ p[i].x, p[i].y });
     routeStarts.push_back(static_cast<std::uint32_t>(routePoints.size()));
 }
 
@@ -79,16 +79,16 @@ makeRegionGeometry(const std::shared_ptr<const Layout> &layout)
     std::size_t routes = 0;
     std::size_t points = 0;
     for (const auto &[edge, spline] : layout->edges) {
-        if (spline.points.empty())
+        if (spline.points().empty())
             continue; // not drawn
         ++routes;
-        points += (spline.points.size() + 2) / 3;
+        points += (spline.points().size() + 2) / 3;
     }
     geometry->edges.reserve(routes);
     geometry->routeStarts.reserve(routes + 1);
     geometry->routePoints.reserve(points);
     for (const auto &[edge, spline] : layout->edges)
-        if (!spline.points.empty())
+        if (!spline.points().empty())
             geometry->addRoute(edge, spline);
     geometry->index(PartitionRegionItem::routeWidth / 2);
     return geometry;

@@ -74,10 +74,10 @@ void TileMaterializer::start(Request request)
     labelledTensors.reserve(lg.edges.size());
     for (std::size_t i = 0; i < lg.edges.size(); ++i) {
         const LayoutGraph::Edge &e = lg.edges[i];
-        const auto it = layout.edges.find(EdgeRef { e.tensor, e.consumer });
-        if (it == layout.edges.end() || it->second.points.empty())
+        const std::size_t found = layout.edges.find(EdgeRef { e.tensor, e.consumer });
+        if (found == LayoutRoutes::npos || layout.edges.spline(found).points().empty())
             continue;
-        const auto at = static_cast<std::uint32_t>(it - layout.edges.begin());
+        const auto at = static_cast<std::uint32_t>(found);
         m_splineAt[i] = at;
         if (m_edgeOfSpline[at] == notDrawn) // the first of equal edges answers edgeIndex()
             m_edgeOfSpline[at] = static_cast<std::uint32_t>(i);
@@ -145,11 +145,10 @@ std::size_t TileMaterializer::edgeIndex(const EdgeRef &edge) const
 {
     if (!m_layout)
         return none;
-    const auto it = m_layout->edges.find(edge);
-    if (it == m_layout->edges.end())
+    const std::size_t found = m_layout->edges.find(edge);
+    if (found == LayoutRoutes::npos)
         return none;
-    const std::uint32_t index
-        = m_edgeOfSpline[static_cast<std::size_t>(it - m_layout->edges.begin())];
+    const std::uint32_t index = m_edgeOfSpline[found];
     return index != notDrawn ? index : none;
 }
 
@@ -207,7 +206,7 @@ std::vector<std::size_t> TileMaterializer::edgesCrossing(const QPointF &a, const
                     out.push_back(e);
                 continue;
             }
-            const LayoutSpline &route = spline(e);
+            const LayoutSpline route = spline(e);
             if (!edgeItemBounds(route, false).intersects(box))
                 continue;
             splinePolyline(route, line);
@@ -431,8 +430,8 @@ NodeItem *TileMaterializer::makeNode(std::uint32_t index)
 EdgeItem *TileMaterializer::makeEdge(std::uint32_t index)
 {
     const EdgeRef key = edgeRef(index);
-    // The item points into the layout, which outlives the scene's items.
-    auto *item = new EdgeItem(key, &spline(index), m_labelled[index] ? m_request.labels : nullptr);
+    // The item's route is a view into the layout, which outlives the scene's items.
+    auto *item = new EdgeItem(key, spline(index), m_labelled[index] ? m_request.labels : nullptr);
     m_states.apply(*item, index);
     m_tiles[m_edgeTile[index]].item->adopt(item);
     ++m_made;

@@ -91,10 +91,10 @@ public:
     [[nodiscard]] EdgeRef edgeRef(std::size_t edge) const;
     /// The box of a drawn node (scene coordinates).
     [[nodiscard]] QRectF nodeRect(std::size_t node) const;
-    /// The route of a drawn edge (owned by the layout).
-    [[nodiscard]] const LayoutSpline &spline(std::size_t edge) const
+    /// The route of a drawn edge (a view into the layout).
+    [[nodiscard]] LayoutSpline spline(std::size_t edge) const
     {
-        return (m_layout->edges.begin() + m_splineAt[edge])->second;
+        return m_layout->edges.spline(m_splineAt[edge]);
     }
     /// The drawn nodes, in id order (with their layout-graph indices).
     [[nodiscard]] const std::vector<std::pair<NodeId, std::uint32_t>> &drawnNodes() const
