@@ -568,7 +568,7 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*optio
         // engine keeps its own copy of a drawn path's points on the path (a QVectorPathConverter
         // of some 3 KB however short the route), which a kept path would hold while the item
         // lives: tens of megabytes over a pan.
-        painter->drawPath(splinePath(*m_spline));
+        painter->drawPath(splinePath(m_spline));
     }
     if (lod < 0.2 || !m_spline.hasArrow())
         return;
