@@ -5,6 +5,7 @@
 #include "core/layout/LayeredOrdering.h"
 #include "core/layout/LayoutCache.h"
 #include "core/layout/OrderedPlacement.h"
+#include "core/support/SortedIndices.h"
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -105,17 +106,6 @@ std::size_t routePointCount(const splines *spl)
     for (int b = 0; spl != nullptr && b < spl->size; ++b)
         count += static_cast<std::size_t>(std::max(0, spl->list[b].size - (b == 0 ? 0 : 1)));
     return count;
-}
-
-// The indices 0..n-1 sorted by `less`.
-template <typename Less>
-std::vector<std::uint32_t> sortedIndices(std::size_t n, Less less)
-{
-    std::vector<std::uint32_t> indices(n);
-    for (std::size_t i = 0; i < n; ++i)
-        indices[i] = static_cast<std::uint32_t>(i);
-    std::sort(indices.begin(), indices.end(), less);
-    return indices;
 }
 
 // Graphviz hands nodes and edges over in its own order; they are written into the layout in id

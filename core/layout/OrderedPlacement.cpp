@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/layout/OrderedPlacement.h"
 
+#include "core/support/SortedIndices.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,17 +27,6 @@ constexpr int sweeps = 6;
 constexpr double laneReach = 200;
 constexpr double laneMargin = 4;
 constexpr std::uint32_t noRun = UINT32_MAX;
-
-// The indices 0..n-1 sorted by `less` (which compares two indices).
-template <typename Less>
-std::vector<std::uint32_t> sortedIndices(std::size_t n, Less less)
-{
-    std::vector<std::uint32_t> indices(n);
-    for (std::size_t i = 0; i < n; ++i)
-        indices[i] = static_cast<std::uint32_t>(i);
-    std::sort(indices.begin(), indices.end(), less);
-    return indices;
-}
 
 // 12 bytes (packed to 4-byte alignment, one id for a node or a gap's edge): a deep graph's
 // ranks hold hundreds of thousands of gaps (rnnt: 2.5e5 in its 6.9k fused blocks, 6.1e5 in its
