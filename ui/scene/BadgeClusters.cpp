@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/BadgeClusters.h"
 
+#include "ui/scene/CanvasFont.h"
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/GraphItems.h"
 
@@ -18,12 +19,7 @@ namespace {
 
 const QFont &countFont()
 {
-    static const QFont font = [] {
-        QFont f;
-        f.setPixelSize(11);
-        f.setWeight(QFont::DemiBold);
-        return f;
-    }();
+    static const QFont font = canvasFont(11, QFont::DemiBold);
     return font;
 }
 

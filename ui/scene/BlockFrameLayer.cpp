@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/BlockFrameLayer.h"
 
+#include "ui/scene/CanvasFont.h"
 #include "ui/scene/CanvasTheme.h"
 
 #include <QFontMetricsF>
@@ -17,11 +18,7 @@ namespace {
 
 const QFont &tabFont()
 {
-    static const QFont font = [] {
-        QFont f;
-        f.setPixelSize(9);
-        return f;
-    }();
+    static const QFont font = canvasFont(9);
     return font;
 }
 

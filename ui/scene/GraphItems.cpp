@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/GraphItems.h"
 
+#include "ui/scene/CanvasFont.h"
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/ItemTile.h"
 
@@ -22,32 +23,19 @@ namespace {
 
 const QFont &titleFont()
 {
-    static const QFont font = [] {
-        QFont f;
-        f.setPixelSize(10);
-        f.setWeight(QFont::DemiBold);
-        return f;
-    }();
+    static const QFont font = canvasFont(10, QFont::DemiBold);
     return font;
 }
 
 const QFont &subtitleFont()
 {
-    static const QFont font = [] {
-        QFont f;
-        f.setPixelSize(9);
-        return f;
-    }();
+    static const QFont font = canvasFont(9);
     return font;
 }
 
 const QFont &edgeLabelFont()
 {
-    static const QFont font = [] {
-        QFont f;
-        f.setPixelSize(8);
-        return f;
-    }();
+    static const QFont font = canvasFont(8);
     return font;
 }
 
@@ -57,8 +45,7 @@ constexpr qreal edgeLabelHeight = 11;
 const QFont &badgeFont()
 {
     static const QFont font = [] {
-        QFont f;
-        f.setPixelSize(11);
+        QFont f = canvasFont(11);
         // Measured and drawn without shaping (plain Latin names, shapes and sizes): a plan
         // change on a large model measures hundreds of badges, and shaping was most of it.
         f.setKerning(false);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/scene/CanvasFont.h"
 #include "ui/scene/CanvasTheme.h"
 #include "ui/scene/GraphItems.h"
 
@@ -50,12 +51,7 @@ std::size_t strokeNear(QPainter &painter, std::span<const FloatPoint> route, con
 
 const QFont &labelFont()
 {
-    static const QFont font = [] {
-        QFont f;
-        f.setPixelSize(14);
-        f.setWeight(QFont::Bold);
-        return f;
-    }();
+    static const QFont font = canvasFont(14, QFont::Bold);
     return font;
 }
 
