@@ -400,26 +400,24 @@ void TestFarPicture::manyColoursKeepThirtyTwoBits()
     // 300 colours, 20 a row: the first 12 rows (240 colours) go in 8 bits, the 13th brings the
     // 257th colour on: the image is 32 bits, every pixel as set.
     auto colourAt = [](int x, int y) { return qRgb(x, y, 7); };
-    ui::PaletteImageBuilder builder(QSize(20, 15), {});
-    std::vector<QRgb> row(20);
-    for (int y = 0; y < 15; ++y) {
-        for (int x = 0; x < 20; ++x)
-            row[static_cast<std::size_t>(x)] = colourAt(x, y);
-        builder.setRow(y, row.data());
-    }
-    const QImage wide = builder.take();
+    // A 20-pixel-wide picture of `rows` rows, each pixel colourAt its position.
+    auto picture = [&](int rows) {
+        ui::PaletteImageBuilder builder(QSize(20, rows), {});
+        std::vector<QRgb> row(20);
+        for (int y = 0; y < rows; ++y) {
+            for (int x = 0; x < 20; ++x)
+                row[static_cast<std::size_t>(x)] = colourAt(x, y);
+            builder.setRow(y, row.data());
+        }
+        return builder.take();
+    };
+    const QImage wide = picture(15);
     QCOMPARE(wide.format(), QImage::Format_ARGB32_Premultiplied);
     for (int y = 0; y < 15; ++y)
         for (int x = 0; x < 20; ++x)
             QCOMPARE(wide.pixel(x, y), colourAt(x, y));
     // 12 rows: 240 colours, in 8 bits.
-    ui::PaletteImageBuilder narrow(QSize(20, 12), {});
-    for (int y = 0; y < 12; ++y) {
-        for (int x = 0; x < 20; ++x)
-            row[static_cast<std::size_t>(x)] = colourAt(x, y);
-        narrow.setRow(y, row.data());
-    }
-    const QImage indexed = narrow.take();
+    const QImage indexed = picture(12);
     QCOMPARE(indexed.format(), QImage::Format_Indexed8);
     QCOMPARE(indexed.colorCount(), 240);
     QCOMPARE(indexed.pixel(19, 11), colourAt(19, 11));

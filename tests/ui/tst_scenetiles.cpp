@@ -4,6 +4,7 @@
 // painting, clicks and cut strokes look at the tiles near them only.
 #include "ChainCanvas.h"
 #include "SceneItems.h"
+#include "TilePaints.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/ItemTile.h"
@@ -15,12 +16,12 @@
 #include <QtTest/QtTest>
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 using namespace cleave;
 using cleave::ui::CanvasWidget;
 using test::itemsOf;
+using test::paintCountsThenRepaint;
 
 Q_DECLARE_METATYPE(std::vector<cleave::EdgeRef>)
 
@@ -140,10 +141,7 @@ void TestSceneTiles::paintVisitsOnlyTilesInView()
     canvas->placeNode(middle, viewport()->rect().center(), 1.25);
     QTest::qWait(50);
     const auto tiles = itemsOf<ui::ItemTile>(scene());
-    std::map<const ui::ItemTile *, std::size_t> before;
-    for (const ui::ItemTile *tile : tiles)
-        before[tile] = tile->paintCount();
-    viewport()->repaint();
+    auto before = paintCountsThenRepaint(tiles, viewport());
     const QRectF visible = canvas->view()->mapToScene(viewport()->rect()).boundingRect();
     std::set<const QGraphicsItem *> painted;
     std::size_t paintedNodeTiles = 0;

@@ -6,6 +6,7 @@
 // their look still reaches the screen.
 #include "ChainCanvas.h"
 #include "SceneItems.h"
+#include "TilePaints.h"
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/ItemTile.h"
@@ -20,12 +21,12 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <vector>
 
 using namespace cleave;
 using cleave::ui::CanvasWidget;
 using test::itemsOf;
+using test::paintCountsThenRepaint;
 
 namespace {
 
@@ -151,10 +152,7 @@ void TestTilePaint::panPaintsItemsThroughTheirTiles()
         // Until the tiles in view have their children (made within a per-frame budget).
         QTest::qWait(50);
         const auto tiles = itemsOf<ui::ItemTile>(scene());
-        std::map<const ui::ItemTile *, std::size_t> before;
-        for (const ui::ItemTile *tile : tiles)
-            before[tile] = tile->paintCount();
-        viewport()->repaint();
+        auto before = paintCountsThenRepaint(tiles, viewport());
         const QRectF visible = view->mapToScene(viewport()->rect()).boundingRect();
         // Every node and edge item leaves its painting to its tile.
         const auto nodes = itemsOf<ui::NodeItem>(scene());
