@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/layout/OrderedPlacement.h"
 
+#include "core/layout/OrderedPlacer.h"
 #include "core/support/SortedIndices.h"
 
 #include <algorithm>
@@ -12,79 +13,9 @@
 #include <type_traits>
 #include <utility>
 
-namespace cleave {
+namespace cleave::placement {
 
 namespace {
-
-constexpr double nodeSeparation = 18;
-constexpr double dummyWidth = 8;
-constexpr double dummySeparation = 4;
-constexpr double rankSeparation = 30;
-constexpr double arrowLength = 7;
-constexpr int sweeps = 6;
-// A long edge keeps its vertical lane past a rank, instead of stepping to its gap there, when
-// the gap is this close, no node lies between them, and the lane passes this clear of nodes.
-constexpr double laneReach = 200;
-constexpr double laneMargin = 4;
-constexpr std::uint32_t noRun = UINT32_MAX;
-
-// 12 bytes (packed to 4-byte alignment, one id for a node or a gap's edge): a deep graph's
-// ranks hold hundreds of thousands of gaps (rnnt: 2.5e5 in its 6.9k fused blocks, 6.1e5 in its
-// 24k operators), so the width is not stored (a gap's is dummyWidth, a node's is in the
-// LayoutGraph). The centre stays a double: the sweeps' and the routing's comparisons see
-// exactly the positions they always saw.
-#pragma pack(push, 4)
-struct Slot
-{
-    double x = 0; // centre
-    // A node's index into LayoutGraph::nodes (>= 0); for a gap left for a long edge,
-    // freeGap, or -2 - k once long edge k passes through it.
-    std::int32_t id = freeGap;
-
-    static constexpr std::int32_t freeGap = -1;
-    [[nodiscard]] static Slot ofNode(std::int32_t node) { return { 0, node }; }
-    /// The node's index, or -1 for a gap.
-    [[nodiscard]] std::int32_t node() const { return id >= 0 ? id : -1; }
-    /// For a gap: the long edge passing through it (index into edges), or -1.
-    [[nodiscard]] std::int32_t edge() const { return id <= -2 ? -2 - id : -1; }
-    void setEdge(std::int32_t k) { id = -2 - k; }
-};
-#pragma pack(pop)
-static_assert(sizeof(Slot) == 12);
-
-// A point and a node's box while placing, in doubles (the layout keeps them rounded to floats).
-struct Point
-{
-    double x = 0;
-    double y = 0;
-};
-
-struct Box
-{
-    double x = 0;
-    double y = 0;
-    double width = 0;
-    double height = 0;
-    [[nodiscard]] double centerX() const { return x + width / 2; }
-    [[nodiscard]] double bottom() const { return y + height; }
-};
-
-// Ranks [first, last] that one long edge passes in a row at one x; `next` is the edge's next
-// run (noRun: none).
-struct Run
-{
-    double x = 0;
-    std::uint32_t first = 0;
-    std::uint32_t last = 0;
-    std::uint32_t next = UINT32_MAX;
-};
-
-// A slot: rank and position in the rank.
-struct SlotRef
-{
-    std::uint32_t rank = 0;
-    std::uint32_t slot = 0;
-};
 
 // The average of a left- and a right-justified packing towards `desired`: both keep the order
 // and the minimum gaps, so their average does too.
@@ -112,135 +43,7 @@ void placeRank(std::vector<Slot> &slots, const std::vector<double> &desired,
         slots[i].x = (left[i] + right[i]) / 2;
 }
 
-// The end of a route being made: how many points it has so far and where its last segment
-// starts (its last point is where the next segment starts: routes are made end to end).
-struct RouteTail
-{
-    double startX = 0;
-    double startY = 0;
-    std::uint32_t count = 0;
-};
-
-// Adds the cubic segment p-q to the route that `tail` ends (at p): counts its points and, unless
-// `out` is null, writes them from `out` (the route's first point). The same calls count a
-// route's points and then write them in place, so the arithmetic is in doubles (the tail, not
-// the rounded points written) and both passes agree.
-void addSegment(RouteTail &tail, Point p, Point q, LayoutPoint *out)
-{
-    auto put = [out](std::uint32_t i, double x, double y) {
-        if (out != nullptr)
-            out[i] = LayoutPoint(x, y);
-    };
-    if (tail.count == 0) {
-        put(0, p.x, p.y);
-        tail.count = 1;
-    } else if (p.x == q.x && tail.count >= 4 && tail.startX == p.x) {
-        // A straight vertical run continues: lengthen its last segment instead of adding one
-        // (long edges pass thousands of ranks in a deep model; keep their routes short).
-        const double half = (q.y - tail.startY) / 2;
-        put(tail.count - 3, p.x, tail.startY + half);
-        put(tail.count - 2, q.x, q.y - half);
-        put(tail.count - 1, q.x, q.y);
-        return;
-    }
-    const double dy = (q.y - p.y) / 2;
-    put(tail.count, p.x, p.y + dy);
-    put(tail.count + 1, q.x, q.y - dy);
-    put(tail.count + 2, q.x, q.y);
-    tail.startX = p.x;
-    tail.startY = p.y;
-    tail.count += 3;
-}
-
-/// The state of one placement: ranks, the slots of each rank (nodes and the gaps dot left for
-/// long edges) and, once placed, node rectangles; each step of placeOrderedLayout is a method.
-class OrderedPlacer
-{
-public:
-    OrderedPlacer(const LayoutGraph &graph, const std::vector<int> &rank,
-                  const std::vector<int> &order)
-        : m_graph(graph)
-        , m_order(order)
-        , m_n(graph.nodes.size())
-    {
-        compressRanks(rank);
-    }
-
-    void buildSlots();
-    void collectNeighbours();
-    void sweepMedians();
-    void threadLongEdges();
-    void placeVertically();
-    void placeNodes();
-    void writeNodes(Layout &layout);
-    void routeEdges(Layout &layout);
-    void releaseNodeSlots();
-    void releaseSweepState();
-
-private:
-    void compressRanks(const std::vector<int> &rank);
-    [[nodiscard]] double width(const Slot &slot) const
-    {
-        return slot.node() < 0 ? dummyWidth
-                               : m_graph.nodes[static_cast<std::size_t>(slot.node())].width;
-    }
-    [[nodiscard]] std::vector<int> passingEdgeCounts() const;
-    [[nodiscard]] double xOf(std::size_t node) const
-    {
-        return m_slots[static_cast<std::size_t>(m_rankOf[node])][m_slotOf[node]].x;
-    }
-    [[nodiscard]] double xAt(SlotRef ref) const { return m_slots[ref.rank][ref.slot].x; }
-    [[nodiscard]] EdgeRef keyOf(std::size_t edge) const
-    {
-        return { m_graph.edges[edge].tensor, m_graph.edges[edge].consumer };
-    }
-    [[nodiscard]] bool isLong(const LayoutGraph::Edge &e) const
-    {
-        return !e.stub && m_rankOf[e.to] - m_rankOf[e.from] >= 2;
-    }
-    [[nodiscard]] SlotRef nodeSlot(std::size_t node) const
-    {
-        return { static_cast<std::uint32_t>(m_rankOf[node]),
-                 static_cast<std::uint32_t>(m_slotOf[node]) };
-    }
-    [[nodiscard]] static bool gapOf(const std::vector<Slot> &slots, std::size_t k,
-                                    std::size_t &from, double &x);
-    void sweepRank(std::size_t rank);
-    [[nodiscard]] std::vector<double> arrowTips() const;
-    struct Pass
-    {
-        std::size_t edge = 0;
-        double gap = 0; // the x of its gap
-        double x = 0; // where it passes
-    };
-    [[nodiscard]] bool laneFree(std::size_t rank, double x, std::size_t gap) const;
-    void passRank(std::size_t rank, const std::vector<double> &laneX,
-                  std::vector<Pass> &passes) const;
-    [[nodiscard]] Point routeStart(std::size_t edge) const;
-    void findRuns();
-    std::uint32_t replayRoute(std::size_t edge, double tipX, LayoutPoint *out) const;
-    const LayoutGraph &m_graph;
-    const std::vector<int> &m_order;
-    const std::size_t m_n;
-    std::size_t m_rankCount = 0;
-    std::vector<int> m_rankOf; // per node, its rank compressed to 0..R-1
-    std::vector<std::vector<Slot>> m_slots; // per rank, in x order
-    std::vector<std::uint32_t> m_slotOf; // per node, its slot in its rank
-    std::vector<std::uint32_t> m_neighbourStart; // per node, its first entry in m_neighbours
-    std::vector<SlotRef> m_neighbours; // per node, the slots of its neighbours above and below
-    std::vector<double> m_desired; // scratch buffers of the sweeps
-    std::vector<double> m_left;
-    std::vector<double> m_right;
-    std::vector<double> m_values;
-    std::vector<double> m_rankTop;
-    std::vector<double> m_rankHeight;
-    double m_height = 0;
-    double m_minX = 0;
-    double m_maxX = 0;
-    std::vector<Box> m_rects; // per node
-    std::vector<Run> m_runs; // what findRuns decided, for replayRoute
-    std::vector<std::uint32_t> m_firstRun; // per edge, its first run (noRun: none)
-};
+} // namespace
 
 // Compress ranks to 0..R-1.
 void OrderedPlacer::compressRanks(const std::vector<int> &rank)
@@ -602,198 +405,6 @@ void OrderedPlacer::writeNodes(Layout &layout)
     layout.bbox = { 0, 0, m_maxX - m_minX, m_height };
 }
 
-// In-edges of each consumer enter its top side spread by their source's x.
-std::vector<double> OrderedPlacer::arrowTips() const
-{
-    // The in-edges of node v are inEdges[inStart[v], inStart[v + 1]), in edge order.
-    std::vector<std::uint32_t> inStart(m_n + 1, 0);
-    for (const LayoutGraph::Edge &e : m_graph.edges)
-        ++inStart[e.to + 1];
-    for (std::size_t v = 1; v <= m_n; ++v)
-        inStart[v] += inStart[v - 1];
-    std::vector<std::uint32_t> inEdges(m_graph.edges.size());
-    {
-        std::vector<std::uint32_t> filled(inStart.begin(), inStart.end() - 1);
-        for (std::size_t k = 0; k < m_graph.edges.size(); ++k)
-            inEdges[filled[m_graph.edges[k].to]++] = static_cast<std::uint32_t>(k);
-    }
-    std::vector<double> tipX(m_graph.edges.size(), 0);
-    for (std::size_t v = 0; v < m_n; ++v) {
-        const std::span<std::uint32_t> list(inEdges.data() + inStart[v],
-                                            inEdges.data() + inStart[v + 1]);
-        std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
-            const LayoutGraph::Edge &ea = m_graph.edges[a];
-            const LayoutGraph::Edge &eb = m_graph.edges[b];
-            const double xa = ea.stub ? -1e18 : m_rects[ea.from].centerX();
-            const double xb = eb.stub ? -1e18 : m_rects[eb.from].centerX();
-            return xa < xb;
-        });
-        for (std::size_t i = 0; i < list.size(); ++i)
-            tipX[list[i]] = m_rects[v].x
-                + m_rects[v].width * static_cast<double>(i + 1)
-                    / static_cast<double>(list.size() + 1);
-    }
-    return tipX;
-}
-
-// True when a vertical line at x = `x` (layout coordinates) passes rank `rank` clear of its
-// nodes and no node stands between it and slot `gap` (so the line passes every node on the same
-// side as the gap). Slots are in x order and never overlap.
-bool OrderedPlacer::laneFree(std::size_t rank, double x, std::size_t gap) const
-{
-    const std::vector<Slot> &slots = m_slots[rank];
-    const auto next = std::lower_bound(slots.begin(), slots.end(), x + m_minX,
-                                       [](const Slot &slot, double v) { return slot.x < v; });
-    auto clear = [&](std::vector<Slot>::const_iterator it) {
-        return it == slots.end() || it->node() < 0
-            || std::abs(it->x - m_minX - x) > width(*it) / 2 + laneMargin;
-    };
-    if (!clear(next) || (next != slots.begin() && !clear(std::prev(next))))
-        return false;
-    const auto at = static_cast<std::size_t>(next - slots.begin());
-    const std::size_t from = std::min(at, gap + 1);
-    const std::size_t to = std::max(at, gap);
-    for (std::size_t i = from; i < to; ++i)
-        if (slots[i].node() >= 0)
-            return false;
-    return true;
-}
-
-// Where each long edge passes `rank` (layout x), left to right: its lane from the rank above
-// when that is free and near its gap, else its gap. The gaps are in the edges' order; a kept
-// lane that would meet or pass its left neighbour's route falls back to its gap, and so, when
-// still needed, do the neighbours before it: the routes keep the order.
-void OrderedPlacer::passRank(std::size_t rank, const std::vector<double> &laneX,
-                             std::vector<Pass> &passes) const
-{
-    passes.clear();
-    const std::vector<Slot> &slots = m_slots[rank];
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-        if (slots[i].edge() < 0)
-            continue;
-        const auto k = static_cast<std::size_t>(slots[i].edge());
-        const double gap = slots[i].x - m_minX;
-        const double lane = laneX[k];
-        const bool keep = std::abs(lane - gap) <= laneReach && laneFree(rank, lane, i);
-        passes.push_back({ k, gap, keep ? lane : gap });
-    }
-    for (std::size_t i = 1; i < passes.size(); ++i) {
-        if (passes[i].x > passes[i - 1].x + dummySeparation)
-            continue;
-        passes[i].x = passes[i].gap;
-        for (std::size_t j = i; j > 0 && passes[j].x <= passes[j - 1].x + dummySeparation; --j)
-            passes[j - 1].x = passes[j - 1].gap;
-    }
-}
-
-// Walks every route rank by rank and calls addSegment for each piece, writing to `out(edge)`
-// (the edge's first point, or null to count only); the tails it returns count each route's
-// points. Every edge leaves its source's bottom centre and enters its consumer's top at its
-// arrow tip; a long edge passes each rank between as passRank says (a straight vertical run
-// while it keeps its lane: one segment over many ranks, not two curves per rank).
-// Where a route starts: its source's bottom centre, or for a stub just above its consumer.
-Point OrderedPlacer::routeStart(std::size_t edge) const
-{
-    const Box &from = m_rects[m_graph.edges[edge].from];
-    return { from.centerX(), from.bottom() };
-}
-
-// Walks every long edge rank by rank, top to bottom, as passRank says it passes each rank, and
-// keeps what it decides as runs: ranks one edge passes in a row at one x (a kept lane is one run
-// over many ranks), from which replayRoute makes the route edge by edge without the ranks'
-// slots. Each rank's slots are released as soon as the walk has passed it (the slots are the
-// bulk of a deep graph's placement: 7.7 MB of rnnt's operators).
-void OrderedPlacer::findRuns()
-{
-    const std::size_t edgeCount = m_graph.edges.size();
-    std::vector<double> laneX(edgeCount); // where each edge is, one rank up
-    std::vector<std::uint32_t> lastRun(edgeCount, noRun);
-    for (std::size_t k = 0; k < edgeCount; ++k)
-        laneX[k] = routeStart(k).x;
-    m_firstRun.assign(edgeCount, noRun);
-    m_runs.clear();
-    std::vector<Pass> passes;
-    for (std::size_t r = 0; r < m_slots.size(); ++r) {
-        if (r > 0)
-            passRank(r, laneX, passes);
-        std::vector<Slot>().swap(m_slots[r]);
-        if (r == 0)
-            continue;
-        for (const Pass &pass : passes) {
-            const std::size_t k = pass.edge;
-            laneX[k] = pass.x;
-            const std::uint32_t last = lastRun[k];
-            if (last != noRun && m_runs[last].last + 1 == r && m_runs[last].x == pass.x) {
-                m_runs[last].last = static_cast<std::uint32_t>(r);
-                continue;
-            }
-            const auto run = static_cast<std::uint32_t>(m_runs.size());
-            m_runs.push_back(
-                { pass.x, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r), noRun });
-            (last == noRun ? m_firstRun[k] : m_runs[last].next) = run;
-            lastRun[k] = run;
-        }
-    }
-}
-
-// Makes route `edge` from its runs: it leaves its source's bottom centre, passes each rank of a
-// run at the run's x, from the rank's top to its bottom, and ends at its arrow. Counts its points
-// and, unless `out` is null, writes them from `out` (its first point).
-std::uint32_t OrderedPlacer::replayRoute(std::size_t edge, double tipX, LayoutPoint *out) const
-{
-    RouteTail tail;
-    Point current = routeStart(edge);
-    for (std::uint32_t i = m_firstRun[edge]; i != noRun; i = m_runs[i].next) {
-        const Run &run = m_runs[i];
-        const double top = m_rankTop[run.first];
-        addSegment(tail, current, { run.x, top }, out);
-        current = { run.x, top + m_rankHeight[run.first] };
-        addSegment(tail, { run.x, top }, current, out);
-        if (run.last > run.first) {
-            // Further down the lane every piece is vertical at the same x: addSegment would
-            // lengthen the last segment rank by rank, and its points depend only on where that
-            // segment starts and ends, so one call to the run's last bottom makes the same
-            // points.
-            const Point end { run.x, m_rankTop[run.last] + m_rankHeight[run.last] };
-            addSegment(tail, current, end, out);
-            current = end;
-        }
-    }
-    const LayoutGraph::Edge &e = m_graph.edges[edge];
-    const Box &to = m_rects[e.to];
-    addSegment(tail, e.stub ? Point { tipX, to.y - rankSeparation + 6 } : current,
-               { tipX, to.y - arrowLength }, out);
-    return tail.count;
-}
-
-// The routes are made in place in the layout's one array of points: findRuns decides every
-// route, replayRoute counts each route's points, the edges are appended in id order with their
-// counts, and replayRoute writes the points (no route grown one segment at a time, no copy of
-// the routes to sort).
-void OrderedPlacer::routeEdges(Layout &layout)
-{
-    const std::size_t edgeCount = m_graph.edges.size();
-    findRuns();
-    std::vector<std::vector<Slot>>().swap(m_slots);
-    const std::vector<double> tipX = arrowTips();
-    std::vector<std::uint32_t> counts(edgeCount);
-    std::size_t total = 0;
-    for (std::size_t k = 0; k < edgeCount; ++k) {
-        counts[k] = replayRoute(k, tipX[k], nullptr);
-        total += counts[k];
-    }
-    const std::vector<std::uint32_t> byKey = sortedIndices(
-        edgeCount, [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); });
-    layout.edges.clear();
-    layout.edges.reserve(edgeCount, total);
-    for (std::uint32_t k : byKey) {
-        const LayoutGraph::Edge &e = m_graph.edges[k];
-        // A repeated id (never made by buildLayoutGraph) keeps its first route.
-        if (layout.edges.append(keyOf(k), counts[k], { tipX[k], m_rects[e.to].y }, true, e.stub))
-            replayRoute(k, tipX[k], layout.edges.points(layout.edges.size() - 1).data());
-    }
-}
-
 // The rank and slot of each node are read last by placeNodes.
 void OrderedPlacer::releaseNodeSlots()
 {
@@ -815,12 +426,14 @@ void OrderedPlacer::releaseSweepState()
     release(m_values);
 }
 
-} // namespace
+} // namespace cleave::placement
+
+namespace cleave {
 
 void placeOrderedLayout(const LayoutGraph &graph, const std::vector<int> &rank,
                         const std::vector<int> &order, Layout &layout)
 {
-    OrderedPlacer placer(graph, rank, order);
+    placement::OrderedPlacer placer(graph, rank, order);
     placer.buildSlots();
     placer.collectNeighbours();
     placer.sweepMedians();
