@@ -6,6 +6,7 @@
 #include "../bench/LayoutMetrics.h"
 #include "GatedChain.h"
 #include "GraphBuilder.h"
+#include "ThreeNodeColumn.h"
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayeredOrdering.h"
 #include "core/layout/LayoutGraph.h"
@@ -489,11 +490,8 @@ void TestDeepLayout::threeNodeColumnByHand()
     // is the heights of the ranks above plus 30 pt between ranks. Each edge leaves its
     // producer's bottom centre, ends 7 pt above the consumer's top (the arrowhead's length) at
     // its centre, as one cubic with vertical tangents: control points at half the height.
-    test::GraphBuilder b;
-    const NodeId x = b.input("x", { 1, 8 });
-    const NodeId relu = b.op("nn.relu", { x }, { 1, 8 });
-    const NodeId tanh = b.op("tanh", { relu }, { 1, 8 });
-    auto graph = b.finish(tanh);
+    const test::ThreeNodeColumn column = test::threeNodeColumn();
+    const auto &[graph, x, relu, tanh] = column;
     const LayoutGraph lg = buildLayoutGraph(*graph, graph->mainFunction());
     QCOMPARE(lg.nodes.size(), std::size_t(3));
     std::map<NodeId, std::pair<double, double>> size; // the boxes' sizes, as the engine is given

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "GraphBuilder.h"
 #include "TestSupport.h"
+#include "ThreeNodeColumn.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutCache.h"
@@ -230,12 +231,8 @@ void TestLayout::cacheHitReturnsIdenticalLayout()
 
 void TestLayout::oldVersionCacheFileIsLaidOutAgain()
 {
-    // x -> relu -> tanh: three boxes in a column, two edges.
-    test::GraphBuilder b;
-    const NodeId x = b.input("x", { 1, 8 });
-    const NodeId relu = b.op("nn.relu", { x }, { 1, 8 });
-    const NodeId tanh = b.op("tanh", { relu }, { 1, 8 });
-    auto g = b.finish(tanh);
+    const test::ThreeNodeColumn column = test::threeNodeColumn();
+    const auto &[g, x, relu, tanh] = column;
     const LayoutGraph lg = buildLayoutGraph(*g, g->mainFunction());
     QCOMPARE(lg.nodes.size(), std::size_t(3));
     QTemporaryDir dir;
