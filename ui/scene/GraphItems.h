@@ -22,8 +22,6 @@
 
 namespace cleave::ui {
 
-struct CanvasColours;
-
 /// Item types, for qgraphicsitem_cast.
 enum ItemType {
     NodeItemType = QGraphicsItem::UserType + 1,
@@ -174,8 +172,6 @@ protected:
     void hoverLeaveEvent(QGraphicsSceneHoverEvent *event) override;
 
 private:
-    void paintLabel(QPainter *painter, const CanvasColours &colours) const;
-
     EdgeRef m_edge;
     const EdgeLabels *m_labels = nullptr;
     LayoutSpline m_spline;
