@@ -320,6 +320,55 @@ void splinePolyline(const LayoutSpline &spline, QPolygonF &out)
         out.append(QPointF(spline.arrowTip().x, spline.arrowTip().y));
 }
 
+namespace {
+
+// True when the segment a-b meets `box` (an end inside it, or the segment crossing one of its
+// sides).
+bool segmentMeetsBox(const QPointF &a, const QPointF &b, const QRectF &box)
+{
+    if (box.contains(a) || box.contains(b))
+        return true;
+    const QPointF corners[]
+        = { box.topLeft(), box.topRight(), box.bottomRight(), box.bottomLeft() };
+    for (int i = 0; i < 4; ++i)
+        if (segmentsCross(a, b, corners[i], corners[(i + 1) % 4]))
+            return true;
+    return false;
+}
+
+} // namespace
+
+bool splineNear(const LayoutSpline &spline, const QRectF &area, qreal margin)
+{
+    const QRectF box = area.adjusted(-margin, -margin, margin, margin);
+    const std::span<const LayoutPoint> p = spline.points();
+    constexpr int pieces = 16; // per cubic segment: a few pixels each at the zooms hover matters
+    for (std::size_t i = 0; i + 3 < p.size(); i += 3) {
+        const qreal left = std::min({ p[i].x, p[i + 1].x, p[i + 2].x, p[i + 3].x });
+        const qreal right = std::max({ p[i].x, p[i + 1].x, p[i + 2].x, p[i + 3].x });
+        const qreal top = std::min({ p[i].y, p[i + 1].y, p[i + 2].y, p[i + 3].y });
+        const qreal bottom = std::max({ p[i].y, p[i + 1].y, p[i + 2].y, p[i + 3].y });
+        if (right < box.left() || left > box.right() || bottom < box.top() || top > box.bottom())
+            continue;
+        QPointF last(p[i].x, p[i].y);
+        for (int k = 1; k <= pieces; ++k) {
+            const double t = static_cast<double>(k) / pieces;
+            const double u = 1 - t;
+            const double a = u * u * u;
+            const double b = 3 * u * u * t;
+            const double c = 3 * u * t * t;
+            const double d = t * t * t;
+            const QPointF next(a * p[i].x + b * p[i + 1].x + c * p[i + 2].x + d * p[i + 3].x,
+                               a * p[i].y + b * p[i + 1].y + c * p[i + 2].y + d * p[i + 3].y);
+            if (segmentMeetsBox(last, next, box))
+                return true;
+            last = next;
+        }
+    }
+    const QPolygonF arrow = arrowHead(spline);
+    return !arrow.isEmpty() && arrow.boundingRect().intersects(box);
+}
+
 bool polylineCrosses(const QPolygonF &line, const QPointF &a, const QPointF &b)
 {
     for (qsizetype i = 1; i < line.size(); ++i)
@@ -351,6 +400,30 @@ QPainterPath EdgeItem::shape() const
         m_shape.addPolygon(arrow());
     }
     return m_shape;
+}
+
+namespace {
+
+// Half the width of an edge's shape (the route stroked 7 wide).
+constexpr qreal edgeShapeMargin = 3.5;
+
+} // namespace
+
+bool EdgeItem::contains(const QPointF &point) const
+{
+    return m_bounds.contains(point)
+        && splineNear(m_spline, QRectF(point, QSizeF(0, 0)), edgeShapeMargin);
+}
+
+bool EdgeItem::collidesWithPath(const QPainterPath &path, Qt::ItemSelectionMode mode) const
+{
+    // Qt asks at a point with the rectangle of one viewport pixel: some 20 scene units at the
+    // farthest zoom items are hovered at.
+    constexpr qreal pointQuery = 50;
+    const QRectF area = path.boundingRect();
+    if (mode != Qt::IntersectsItemShape || area.width() > pointQuery || area.height() > pointQuery)
+        return QGraphicsItem::collidesWithPath(path, mode);
+    return splineNear(m_spline, area, edgeShapeMargin);
 }
 
 void EdgeItem::setBoundaryColour(const QColor &colour)
