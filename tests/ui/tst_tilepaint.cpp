@@ -17,6 +17,7 @@
 #include <QGraphicsView>
 #include <QImage>
 #include <QPainter>
+#include <QPainterPath>
 #include <QScreen>
 #include <QScrollBar>
 #include <QtTest/QtTest>
@@ -88,6 +89,7 @@ private slots:
     void clickShowsTheSelectionOnScreen();
     void hoverShowsOnTheEdge();
     void itemsChangeNoPixel();
+    void edgeHitTestsFollowTheRoute();
 
 private:
     /// What the window shows (its backing store, as painted by the updates so far; a fresh
@@ -382,6 +384,37 @@ void TestTilePaint::itemsChangeNoPixel()
     QVERIFY(canvas->itemsMade() > 0);
     QCOMPARE(viewport()->grab().toImage(), without);
     close();
+}
+
+void TestTilePaint::edgeHitTestsFollowTheRoute()
+{
+    // Qt's hover and item-at-point tests ask an edge item whether a point lies on it: within
+    // 3.5 of the route (its shape is the route stroked 7 wide), answered from the curves near
+    // the point. A straight route down x = 0 from y = 0 to 300 (one cubic segment, its control
+    // points on the line), then a bend from (0, 0) to (100, 100) with control points (55, 0)
+    // and (100, 45): at t = 1/2 it passes (0.375 × 55 + 0.375 × 100 + 0.125 × 100,
+    // 0.375 × 45 + 0.125 × 100) = (70.625, 29.375), far from its chord's middle (50, 50).
+    const std::vector<LayoutPoint> straight { { 0, 0 }, { 0, 100 }, { 0, 200 }, { 0, 300 } };
+    const ui::EdgeItem line({}, LayoutSpline(straight, {}, false, false));
+    QVERIFY(line.contains(QPointF(3, 150)));
+    QVERIFY(line.contains(QPointF(-3, 20)));
+    QVERIFY(!line.contains(QPointF(4, 150)));
+    QVERIFY(!line.contains(QPointF(0, 310)));
+    const std::vector<LayoutPoint> bend { { 0, 0 }, { 55, 0 }, { 100, 45 }, { 100, 100 } };
+    const ui::EdgeItem curve({}, LayoutSpline(bend, {}, false, false));
+    QVERIFY(curve.contains(QPointF(70.625, 29.375)));
+    QVERIFY(!curve.contains(QPointF(50, 50)));
+    // A query of one viewport pixel (a 1 × 1 rectangle) answers as the point does, and as the
+    // stroked shape does.
+    auto pixel = [](qreal x, qreal y) {
+        QPainterPath p;
+        p.addRect(QRectF(x, y, 1, 1));
+        return p;
+    };
+    QVERIFY(curve.collidesWithPath(pixel(70, 29), Qt::IntersectsItemShape));
+    QVERIFY(!curve.collidesWithPath(pixel(50, 50), Qt::IntersectsItemShape));
+    QVERIFY(curve.shape().contains(QPointF(70.625, 29.375)));
+    QVERIFY(!curve.shape().contains(QPointF(50, 50)));
 }
 
 QTEST_MAIN(TestTilePaint)
