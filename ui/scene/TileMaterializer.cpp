@@ -378,9 +378,18 @@ std::size_t TileMaterializer::paintNodes(Tile &tile, QPainter &painter, const QR
     return painted;
 }
 
-std::size_t TileMaterializer::paintEdges(const Tile &tile, QPainter &painter, const QRectF &exposed,
+std::size_t TileMaterializer::paintEdges(Tile &tile, QPainter &painter, const QRectF &exposed,
                                          qreal lod)
 {
+    // A route's box takes a pass over its points: made once per tile.
+    const std::size_t count = tile.members.size();
+    if (tile.bounds.size() != count) {
+        tile.bounds.resize(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::uint32_t e = tile.members[k];
+            tile.bounds[k] = FloatRect::fromRectF(edgeItemBounds(spline(e), m_labelled[e]));
+        }
+    }
     const bool boundaries = m_states.hasBoundaryEdges();
     const bool flashes = m_states.hasFlashes();
     std::size_t painted = 0;
@@ -390,15 +399,16 @@ std::size_t TileMaterializer::paintEdges(const Tile &tile, QPainter &painter, co
     for (const bool boundaryPass : { false, true }) {
         if (boundaryPass && !boundaries)
             break;
-        for (const std::uint32_t e : tile.members) {
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::uint32_t e = tile.members[k];
+            if (!tile.bounds[k].intersects(exposed))
+                continue;
             look.boundary = boundaries ? m_states.boundaryColour(e) : QColor();
             if (look.boundary.isValid() != boundaryPass)
                 continue;
             const LayoutSpline route = spline(e);
             const bool labelled = m_labelled[e];
-            const QRectF bounds = edgeItemBounds(route, labelled);
-            if (!bounds.intersects(exposed))
-                continue;
+            const QRectF bounds = tile.bounds[k].toRectF();
             look.flash = flashes ? m_states.flash(e) : 0;
             look.cutHover = m_states.isCutHover(e);
             look.highlighted = m_states.isEdgeHighlighted(e);

@@ -6,6 +6,7 @@
 #include "core/graph/Ids.h"
 #include "core/layout/Layout.h"
 #include "core/layout/LayoutGraph.h"
+#include "ui/scene/FloatRect.h"
 #include "ui/scene/ItemStates.h"
 #include "ui/scene/ItemTile.h"
 
@@ -49,7 +50,7 @@ class NodeItem;
 /// (drawnNodes()) serve the selection queries and the far picture's style; edgeIndex() finds
 /// an edge in the layout's own EdgeRef order. Per node and edge it keeps indices only (into
 /// the layout, of its tile); per tile painted, its nodes' op categories and, once painted
-/// zoomed in, their texts (one QString per distinct text, shared).
+/// zoomed in, their texts (one QString per distinct text, shared), or its edges' boxes.
 class TileMaterializer : public TileContent
 {
 public:
@@ -172,12 +173,14 @@ private:
         /// its title and subtitle (shared texts), in members' order.
         std::vector<std::uint8_t> categories;
         std::vector<const QString *> texts; ///< Title and subtitle of each member, in turn.
+        /// Once painted (edge tiles): each member's box (edgeItemBounds), in members' order.
+        std::vector<FloatRect> bounds;
         std::uint64_t used = 0; ///< When the mouse or a request last needed its items.
         bool nodes = false;
         bool made = false;
     };
     std::size_t paintNodes(Tile &tile, QPainter &painter, const QRectF &exposed, qreal lod);
-    std::size_t paintEdges(const Tile &tile, QPainter &painter, const QRectF &exposed, qreal lod);
+    std::size_t paintEdges(Tile &tile, QPainter &painter, const QRectF &exposed, qreal lod);
     void makeTile(std::size_t index);
     void dropTile(std::size_t index);
     [[nodiscard]] QGraphicsItem *madeItem(const std::vector<std::uint32_t> &tileOf,
