@@ -332,23 +332,14 @@ std::size_t TileMaterializer::paintNodes(Tile &tile, QPainter &painter, const QR
 {
     const Graph &graph = *m_request.graph;
     const std::size_t count = tile.members.size();
-    // What the graph says of a node is looked up once per tile (op names are strings), and
-    // the texts only once they are written.
-    if (tile.categories.size() != count) {
-        tile.categories.resize(count);
-        for (std::size_t k = 0; k < count; ++k)
-            tile.categories[k]
-                = static_cast<std::uint8_t>(opCategory(graph, m_graph->nodes[tile.members[k]].id));
-    }
+    // What the graph says of a node is looked up once (op names are strings), as the node is
+    // first painted, and its texts once they are first written.
+    constexpr std::uint8_t unknown = 0xff;
+    if (tile.categories.size() != count)
+        tile.categories.assign(count, unknown);
     const bool text = lod >= nodeTextZoom;
-    if (text && tile.texts.size() != 2 * count) {
-        tile.texts.resize(2 * count);
-        for (std::size_t k = 0; k < count; ++k) {
-            const NodeLabel label = nodeLabel(graph, m_graph->nodes[tile.members[k]].id);
-            tile.texts[2 * k] = &shared(label.title);
-            tile.texts[2 * k + 1] = &shared(label.subtitle);
-        }
-    }
+    if (text && tile.texts.size() != 2 * count)
+        tile.texts.assign(2 * count, nullptr);
     const bool anyMark = m_request.marks != nullptr && !m_request.marks->empty();
     std::size_t painted = 0;
     NodeLook look;
@@ -362,6 +353,13 @@ std::size_t TileMaterializer::paintNodes(Tile &tile, QPainter &painter, const QR
                 look.mark = it->second.isValid() ? it->second.rgba() : 0;
         if (!nodeItemBounds(look.rect, look.mark != 0).intersects(exposed))
             continue;
+        if (tile.categories[k] == unknown)
+            tile.categories[k] = static_cast<std::uint8_t>(opCategory(graph, node.id));
+        if (text && tile.texts[2 * k] == nullptr) {
+            const NodeLabel label = nodeLabel(graph, node.id);
+            tile.texts[2 * k] = &shared(label.title);
+            tile.texts[2 * k + 1] = &shared(label.subtitle);
+        }
         look.role = node.role;
         look.category = static_cast<OpCategory>(tile.categories[k]);
         look.title = text ? tile.texts[2 * k] : nullptr;

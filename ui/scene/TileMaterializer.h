@@ -169,8 +169,8 @@ private:
         std::vector<std::uint32_t> members; ///< Layout-graph indices of nodes or of edges, sorted.
         /// While made: the item of each member (NodeItems or EdgeItems), in members' order.
         std::vector<QGraphicsItem *> items;
-        /// Once painted (node tiles): each member's OpCategory, and once painted zoomed in,
-        /// its title and subtitle (shared texts), in members' order.
+        /// Node tiles: each member's OpCategory once the member is painted (0xff before), and
+        /// its title and subtitle (shared texts) once they are written; in members' order.
         std::vector<std::uint8_t> categories;
         std::vector<const QString *> texts; ///< Title and subtitle of each member, in turn.
         /// Once painted (edge tiles): each member's box (edgeItemBounds), in members' order.
