@@ -32,8 +32,8 @@
 //               time (collapseBlocks + drawn graph + layout into the canvas' cache);
 //   level_warm  then Ctrl+2's slot (LevelPlace::switchTo(Blocks)): GUI thread CPU from the
 //               call to the end of the first frame painted after it (take the prepared level,
-//               convert the plan, canvas setGraph with the layout from memory, first slice of
-//               items, paint);
+//               convert the plan, canvas setGraph with the layout from memory, its tiles,
+//               paint);
 //   warm_gap    the longest GUI-thread frame after it (the events pending before it + its
 //               paint) until the scene is built and the place is kept;
 //   level_back, back_gap  the same for Ctrl+1 back to operators (their layout is in memory);
@@ -46,8 +46,9 @@
 //               open, and per drawn node: what the open model holds, without what malloc
 //               keeps from earlier stages;
 //   items_open, items_pan  node and edge items that exist after the cold open and after the
-//               pan/zoom sequence (CanvasWidget::itemsMade: items are made per tile where the
-//               view needs them, at most the cap's 16,384 beyond those in view).
+//               pan/zoom sequence (CanvasWidget::itemsMade: tiles paint from the layout; items
+//               are made per tile only around the mouse, for hover and tooltips, and on
+//               request; the sequence moves no mouse).
 // Times are milliseconds of process CPU time (all threads), see Clock, except the frames, which
 // are the GUI thread's (ThreadClock): the far picture renders on a worker, reported as cut_far.
 // --frame-log prints each frame, the cut's and the selections' parts, and the level switch's

@@ -29,8 +29,9 @@
 //   KB/nd+    (max RSS - base) per node: what each node of a model costs the editor;
 //   pan_MB    rss_MB - pre_MB: what the pan added to the maximum;
 //   steps     the pan's steps (each a painted viewport);
-//   items     node and edge items that exist after the pan (made per tile where the view
-//             needs them; CanvasWidget::itemsMade);
+//   items     node and edge items that exist after the pan (made per tile around the mouse,
+//             which each step moves onto the node it placed or the viewport's centre: tiles
+//             paint from the layout, items serve hover and tooltips; CanvasWidget::itemsMade);
 //   heap_MB   live heap (mallinfo2) at the end, after the pan;
 //   prepared  whether the Blocks level was prepared when Ctrl+2 was pressed.
 // A generated graph (gen*, chain*) is printed as Relay text to a file by a process of its own
@@ -56,6 +57,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QGraphicsView>
+#include <QMouseEvent>
 #include <QScrollBar>
 
 #include <sys/resource.h>
@@ -106,11 +108,16 @@ double maxRssKb()
     return static_cast<double>(usage.ru_maxrss);
 }
 
-// Paints the viewport, then runs the event loop until the canvas makes no more items for it
-// (it makes them within a per-frame budget and asks for another frame for the rest).
-void paintStep(ui::CanvasWidget &canvas)
+// Paints the viewport, moves the mouse (no button held) to viewport position `mouse` as a
+// user looking at the view would (the canvas makes the items around it, for hover and
+// tooltips), then runs the event loop until the canvas makes no more items.
+void paintStep(ui::CanvasWidget &canvas, const QPoint &mouse)
 {
-    canvas.view()->viewport()->repaint();
+    QWidget *viewport = canvas.view()->viewport();
+    viewport->repaint();
+    QMouseEvent move(QEvent::MouseMove, QPointF(mouse), QPointF(viewport->mapToGlobal(mouse)),
+                     Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(viewport, &move);
     std::size_t made = canvas.itemsMade();
     int still = 0;
     for (int round = 0; round < 200 && still < 3; ++round) {
@@ -140,7 +147,7 @@ int panAcross(ui::CanvasWidget &canvas, const Graph &graph)
             continue; // not drawn
         if (steps == 0 || !middle.contains(at)) {
             canvas.placeNode(nodes[i], nearTop, panZoom);
-            paintStep(canvas);
+            paintStep(canvas, nearTop);
             ++steps;
         }
         if (i < nextQuarter)
@@ -151,7 +158,7 @@ int panAcross(ui::CanvasWidget &canvas, const Graph &graph)
         for (const int direction : { 1, -1 }) {
             for (int k = 1; k <= 2; ++k) {
                 bar->setValue(home + direction * k * area.width());
-                paintStep(canvas);
+                paintStep(canvas, area.center());
                 ++steps;
             }
         }

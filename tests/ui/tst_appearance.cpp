@@ -121,12 +121,7 @@ QColor pixelAt(const MainWindow &window, const QPointF &scenePoint)
 
 cleave::ui::NodeItem *nodeItem(const MainWindow &window, NodeId id)
 {
-    for (QGraphicsItem *item : window.canvas()->view()->scene()->items()) {
-        auto *node = qgraphicsitem_cast<cleave::ui::NodeItem *>(item);
-        if (node != nullptr && node->nodeId() == id)
-            return node;
-    }
-    return nullptr;
+    return window.canvas()->nodeItem(id);
 }
 
 } // namespace

@@ -378,7 +378,8 @@ void TestBackgroundOpen::openWhileDrawingReplacesDrawing()
     QTest::qWait(200);
     QCOMPARE(finished.count(), shown);
     // (The view's scene: one that held many items when the small model came is swapped for a
-    // fresh one.)
+    // fresh one. Its tiles paint without items: those of the whole drawing are made first.)
+    window.canvas()->makeAllItems();
     const QList<QGraphicsItem *> items = window.canvas()->view()->scene()->items();
     const auto count = [&items](int type) {
         return std::count_if(items.begin(), items.end(),
@@ -422,6 +423,7 @@ void TestBackgroundOpen::replacingBigDrawingKeepsAnswering()
     bool bigAliveWhenShown = false;
     connect(window.canvas(), &cleave::ui::CanvasWidget::layoutFinished, this, [&] {
         const QGraphicsScene *shown = window.canvas()->view()->scene();
+        window.canvas()->makeAllItems(); // the tiles paint without items
         nodesWhenShown = count(shown, cleave::ui::NodeItemType);
         edgesWhenShown = count(shown, cleave::ui::EdgeItemType);
         bigAliveWhenShown = !big.isNull();

@@ -107,6 +107,8 @@ void TestCanvas::waitForLayout()
     QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.at(0).at(0).toBool(), true);
     QVERIFY(m_canvas->isLayoutReady());
+    // The tiles paint without items: the tests inspect the item of every node and edge.
+    m_canvas->makeAllItems();
 }
 
 void TestCanvas::showAtNaturalSize(const char *key)
@@ -438,6 +440,8 @@ void TestCanvas::newerGraphSupersedesStaleLayout()
     QTest::qWait(300); // a stale result would arrive now
     QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.at(0).at(0).toBool(), true);
+    m_canvas->makeAllItems();
+    QVERIFY(!itemsOf<ui::NodeItem>(scene()).empty());
     for (ui::NodeItem *n : itemsOf<ui::NodeItem>(scene()))
         QCOMPARE(n->nodeId().index() < inception->nodeCount(), true);
     const NodeId firstConv = inception->findByKey("%0");

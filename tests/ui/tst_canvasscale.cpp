@@ -312,10 +312,7 @@ void TestCanvasScale::farPictureShowsBoundaryEdgesInTheirColour()
     QCOMPARE(plan.partitions().size(), std::size_t(2));
     const BoundaryTable boundary = computeBoundary(plan);
     canvas.setPlan(&plan, &boundary);
-    const ui::EdgeItem *edge = nullptr;
-    for (const ui::EdgeItem *e : itemsOf<ui::EdgeItem>(canvas.view()->scene()))
-        if (e->edge() == cut)
-            edge = e;
+    const ui::EdgeItem *edge = canvas.edgeItem(cut);
     QVERIFY(edge);
     const QColor colour = edge->boundaryColour();
     QVERIFY(colour.isValid());

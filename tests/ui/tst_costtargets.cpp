@@ -108,6 +108,7 @@ void answerFileDialog(const QString &path)
 
 int nodeItemCount(const CanvasWidget *canvas)
 {
+    canvas->makeAllItems(); // the tiles paint without items
     const QList<QGraphicsItem *> items = canvas->view()->scene()->items();
     return static_cast<int>(std::count_if(items.begin(), items.end(), [](QGraphicsItem *item) {
         return qgraphicsitem_cast<NodeItem *>(item) != nullptr;

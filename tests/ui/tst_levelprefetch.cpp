@@ -72,6 +72,7 @@ const char *singleOps = "#[version = \"0.0.5\"]\n"
 // The node items in the canvas' scene.
 int drawnNodes(const MainWindow &window)
 {
+    window.canvas()->makeAllItems();
     const QList<QGraphicsItem *> items = window.canvas()->view()->scene()->items();
     return static_cast<int>(std::count_if(items.begin(), items.end(), [](QGraphicsItem *item) {
         return qgraphicsitem_cast<cleave::ui::NodeItem *>(item) != nullptr;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "CanvasItems.h"
 #include "SceneItems.h"
 #include "TestSupport.h"
 #include "core/formats/FormatRegistry.h"
@@ -42,6 +43,7 @@ def @main(%x: Tensor[(1, 8), float32]) -> Tensor[(1, 8), float32] {
 std::map<EdgeRef, QRgb> boldEdges(QGraphicsScene *scene)
 {
     std::map<EdgeRef, QRgb> out;
+    test::makeAllItems(scene);
     for (ui::EdgeItem *e : itemsOf<ui::EdgeItem>(scene))
         if (e->boundaryColour().isValid())
             out.emplace(e->edge(), e->boundaryColour().rgba());
@@ -245,6 +247,7 @@ void TestPlanUpdate::samePlanAgainKeepsEveryBadge()
 QColor TestPlanUpdate::colourBeside(CanvasWidget &canvas, const char *key) const
 {
     QGraphicsView *view = canvas.view();
+    canvas.makeAllItems();
     for (ui::NodeItem *node : itemsOf<ui::NodeItem>(view->scene())) {
         if (node->nodeId() != id(key))
             continue;

@@ -382,6 +382,7 @@ void TestRegionHandover::blocksLevelShowsRegionsAndBadges()
     const std::set<QString> badgeTexts { QStringLiteral("data_n_0 · 1×16 · ") + bytes,
                                          QStringLiteral("data_n_1 · 1×16 · ") + bytes };
     auto checkPlanDrawn = [&](std::size_t boxes, std::size_t boldEdges) {
+        window.canvas()->makeAllItems(); // the tiles paint without items
         const QGraphicsScene &scene = *view->scene();
         const auto regions = itemsOf<cleave::ui::PartitionRegionItem>(scene);
         QCOMPARE(regions.size(), std::size_t(2));

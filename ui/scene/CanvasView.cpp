@@ -98,8 +98,6 @@ void CanvasView::paintEvent(QPaintEvent *event)
     // a tool drawing with the left button (rubber band, cut stroke) draws over it.
     m_lastFar = m_far != nullptr && m_far->covers(zoom());
     if (!m_lastFar) {
-        if (m_itemsNeeded)
-            m_itemsNeeded(visibleArea());
         QGraphicsView::paintEvent(event);
         return;
     }
@@ -222,6 +220,9 @@ void CanvasView::mouseMoveEvent(QMouseEvent *event)
         event->accept();
         return;
     }
+    // Not while a button drags a stroke or a band: hover matters when the mouse rests.
+    if (m_itemsNeededAt && event->buttons() == Qt::NoButton)
+        m_itemsNeededAt(event->position().toPoint());
     if (m_tool != nullptr && m_tool->mouseMove(event))
         return;
     QGraphicsView::mouseMoveEvent(event);

@@ -42,11 +42,12 @@ public:
     {
         m_toolTips = std::move(provider);
     }
-    /// Called before the items are painted with the visible scene area, to make the items
-    /// there (TileMaterializer): before the paint, never while Qt walks the scene's items.
-    void setItemsNeeded(std::function<void(const QRectF &visible)> needed)
+    /// Called with the mouse's viewport position as it moves over the viewport with no button
+    /// held, before Qt's hover handling looks for the items there, to make them
+    /// (TileMaterializer: items exist only for hit tests around the mouse).
+    void setItemsNeededAt(std::function<void(const QPoint &viewportPos)> needed)
     {
-        m_itemsNeeded = std::move(needed);
+        m_itemsNeededAt = std::move(needed);
     }
     /// The scene area the viewport shows.
     [[nodiscard]] QRectF visibleArea() const;
@@ -87,7 +88,7 @@ private:
     CanvasTool *m_tool = nullptr;
     FarPicture *m_far = nullptr;
     std::function<QString(const QPoint &)> m_toolTips;
-    std::function<void(const QRectF &)> m_itemsNeeded;
+    std::function<void(const QPoint &)> m_itemsNeededAt;
     bool m_lastFar = false;
     bool m_spaceHeld = false;
     bool m_panning = false;

@@ -54,7 +54,7 @@ namespace cleave::ui {
 
 namespace {
 
-// Node labels are drawn from a zoom of 0.45 on (NodeItem's level of detail).
+// Node labels are drawn from a zoom of 0.45 on (paintNode's level of detail).
 constexpr qreal readableZoom = 0.45;
 constexpr qreal initialZoom = 0.8;
 // How long a turn may run each sliced job, a paint following it: the disposal of the old
@@ -65,9 +65,6 @@ constexpr int disposeSliceMs = 6;
 // A scene of up to this many items is cleared at once (a few milliseconds); a larger one is
 // swapped for a fresh scene and deleted over the next event-loop turns.
 constexpr qsizetype itemsClearedAtOnce = 4000;
-// The longest a frame spends making items (milliseconds; 256 items take about one): a pan that
-// reveals more unmade tiles shows their nodes as plain boxes and the rest on the next turns.
-constexpr int itemsPerFrameMs = 3;
 
 // The tensor shapes written on edges when zoomed in: made as they are painted.
 class ShapeLabels : public EdgeLabels
@@ -106,11 +103,9 @@ struct CanvasWidget::Private
     LayoutOverlay *overlay = nullptr;
     Minimap *minimap = nullptr;
     LayoutRunner *runner = nullptr;
-    // The items of the drawing, made where the view needs them, and the state they show.
+    // The drawing, painted by its tiles, with items only where hit tests need them, and the
+    // state it shows.
     std::unique_ptr<TileMaterializer> drawing;
-    QTimer *moreItems = nullptr; // the items a frame had no time for, on the next turn
-    QTimer *settled = nullptr; // the items of a view scrolled or zoomed, on the next turn
-    bool makingItems = false;
     SceneDisposer *disposer = nullptr;
     QTimer *finishing = nullptr; // between the turns that complete a built scene
     QTimer *badges = nullptr; // between the turns that make a plan's badges out of view
@@ -174,10 +169,6 @@ struct CanvasWidget::Private
     bool placed = false;
 
     void clearScene();
-    /// Makes the items of the tiles meeting `visible` (within a frame's budget) and drops
-    /// those of the tiles least recently needed beyond the cap; nothing while the far picture
-    /// stands for the items.
-    void needItems(const QRectF &visible);
     /// Makes `nodes` (layout-graph indices) the selection; emits selectionChanged() when it
     /// changed.
     void select(const std::vector<std::size_t> &nodes);
@@ -187,11 +178,12 @@ struct CanvasWidget::Private
     void band(const QRectF &area);
     /// The node under a scene point, or an invalid id.
     [[nodiscard]] NodeId nodeAt(const QPointF &scenePos) const;
-    /// Makes the items near a viewport point (hit tests over the items: tooltips).
+    /// Makes the items near a viewport point (hit tests over the items: hover, tooltips) and
+    /// drops those of the tiles least recently needed beyond the cap.
     void makeItemsAt(const QPoint &viewportPos) const;
     /// Sets the flat state of an edge and its item's, when it exists.
     void setEdgeFlash(const EdgeRef &edge, qreal strength) const;
-    /// Makes the drawing's items where the view needs them, and hands the tools and the
+    /// Makes the drawing's items where the mouse needs them, and hands the tools and the
     /// boundary layer what they ask of the drawing.
     void wireDrawing();
     /// Removes every item: a small scene is cleared, a large one replaced by a fresh scene
@@ -350,8 +342,6 @@ void CanvasWidget::Private::clearScene()
     disposer->setSliceBudget(disposeSliceMs);
     finishing->stop();
     badges->stop();
-    moreItems->stop();
-    settled->stop();
     cutTool->deactivate();
     flash->stop();
     flashing.clear();
@@ -389,8 +379,7 @@ void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QS
     // The scene's rect is that of the finished scene from the start (the scrollbars do not
     // change as the items arrive). The scene keeps no index: its items hang under ItemTiles.
     scene->setSceneRect(bounds.adjusted(-margin, -margin, margin, margin));
-    // The view opens where it will stay (unless the user moves it meanwhile) and the items it
-    // shows are made first.
+    // The view opens where it will stay (unless the user moves it meanwhile).
     placed = showPlace(l, std::exchange(place, {}));
     if (!placed)
         showInitialView(l, bounds.adjusted(-8, -8, 8, 8));
@@ -410,8 +399,8 @@ void CanvasWidget::Private::buildScene(std::shared_ptr<const Layout> laidOut, QS
     // The region geometry is made meanwhile, unless a worker made it with the layout.
     if (!runner->regionGeometries()->holds(building.get()))
         geometryMaker->start(building, runner->regionGeometries());
-    // The tiles only (a few hundred items): their children are made as the view needs them,
-    // those of the area the view opens on first, before its first detailed frame.
+    // The tiles only (a few hundred items), which paint the drawing from the layout: node and
+    // edge items are made only where the mouse or a caller needs them.
     drawing->start(std::move(request));
     sceneBuilt();
 }
@@ -427,9 +416,6 @@ void CanvasWidget::Private::sceneBuilt()
     // turns after the last slice of items, one a turn, so that a frame is painted between
     // them. The canvas is ready (isLayoutReady()) once all are done.
     layout = std::exchange(building, nullptr);
-    // The items of the view the drawing opens on (none far out: the far picture, set up on
-    // the next turn, stands for them there).
-    needItems(view->visibleArea());
     finishStep = 0;
     finishing->start();
 }
@@ -824,10 +810,6 @@ CanvasWidget::CanvasWidget(QWidget *parent)
         if (!m_d->boundaryLayer.badges().empty()
             && m_d->view->zoom() != m_d->boundaryLayer.groupedZoom())
             m_d->boundaryLayer.regroup(*m_d->scene, m_d->view->zoom());
-        // The items the new view shows, before it is painted (once the zoom or scroll has
-        // settled: a zoom scrolls in steps, each reported).
-        if (m_d->layout)
-            m_d->settled->start();
     });
     connect(m_d->view, &CanvasView::fitRequested, this, &CanvasWidget::fitToView);
     connect(m_d->view, &CanvasView::zoomToSelectionRequested, this, &CanvasWidget::zoomToSelection);
@@ -1069,8 +1051,12 @@ NodeId CanvasWidget::Private::nodeAt(const QPointF &scenePos) const
 
 void CanvasWidget::Private::makeItemsAt(const QPoint &viewportPos) const
 {
+    if (!layout)
+        return;
     const QPointF p = view->mapToScene(viewportPos);
-    drawing->makeArea(QRectF(p - QPointF(4, 4), QSizeF(8, 8)));
+    const QRectF around(p - QPointF(4, 4), QSizeF(8, 8));
+    drawing->makeArea(around);
+    drawing->trim(around);
 }
 
 void CanvasWidget::Private::setEdgeFlash(const EdgeRef &edge, qreal strength) const
@@ -1080,15 +1066,7 @@ void CanvasWidget::Private::setEdgeFlash(const EdgeRef &edge, qreal strength) co
 
 void CanvasWidget::Private::wireDrawing()
 {
-    moreItems = new QTimer(q);
-    moreItems->setSingleShot(true);
-    moreItems->setInterval(0);
-    connect(moreItems, &QTimer::timeout, q, [this] { view->viewport()->update(); });
-    settled = new QTimer(q);
-    settled->setSingleShot(true);
-    settled->setInterval(0);
-    connect(settled, &QTimer::timeout, q, [this] { needItems(view->visibleArea()); });
-    view->setItemsNeeded([this](const QRectF &visible) { needItems(visible); });
+    view->setItemsNeededAt([this](const QPoint &viewportPos) { makeItemsAt(viewportPos); });
     connect(view, &QGraphicsView::rubberBandChanged, q,
             [this](const QRect &viewportRect, const QPointF & /*from*/, const QPointF & /*to*/) {
                 if (viewportRect.isNull()) {
@@ -1122,23 +1100,6 @@ void CanvasWidget::Private::wireDrawing()
     boundaryLayer.setRestyle([this](const EdgeRef &edge, const QColor &colour) {
         drawing->setBoundaryColour(drawing->edgeIndex(edge), colour);
     });
-}
-
-void CanvasWidget::Private::needItems(const QRectF &visible)
-{
-    if (!layout || makingItems)
-        return;
-    // Where the far picture stands for the items (or will, once rendered) none are made: the
-    // tiles show plain boxes until it arrives.
-    const qreal zoom = view->zoom();
-    if (far.covers(zoom) || (zoom <= FarPicture::farZoom && far.scale() <= 0))
-        return;
-    makingItems = true;
-    const bool made = drawing->makeArea(visible, itemsPerFrameMs);
-    const bool trimmed = drawing->trim(visible, itemsPerFrameMs / 2);
-    makingItems = false;
-    if (!made || !trimmed)
-        moreItems->start();
 }
 
 void CanvasWidget::centerOnNode(NodeId node)
@@ -1241,6 +1202,11 @@ EdgeItem *CanvasWidget::edgeItem(const EdgeRef &edge) const
     return m_d->drawing->edgeItem(m_d->drawing->edgeIndex(edge));
 }
 
+void CanvasWidget::makeAllItems() const
+{
+    m_d->drawing->makeAll();
+}
+
 std::size_t CanvasWidget::itemsMade() const
 {
     return m_d->drawing->madeItems();
@@ -1289,11 +1255,14 @@ bool CanvasWidget::exportImage(const QString &path, QString *error, int dpi) con
             *error = tr("There is no drawing to export yet (the layout has not finished).");
         return false;
     }
-    // The whole drawing is written: every tile's items are made for it, and those beyond the
-    // cap dropped again after.
-    m_d->drawing->makeAll();
+    // The tiles paint the whole drawing into an image or a PDF; the SVG writer writes the node
+    // and edge items: every tile's are made for it, and those beyond the cap dropped after.
+    const bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
+    if (svg)
+        m_d->drawing->makeAll();
     const bool written = writeDrawing(*m_d->scene, m_d->drawingBounds(), path, dpi, error);
-    m_d->drawing->trim(m_d->view->visibleArea(), 0);
+    if (svg)
+        m_d->drawing->trim(QRectF());
     return written;
 }
 

@@ -89,11 +89,14 @@ public:
     [[nodiscard]] QPoint viewportPosOfNode(cleave::NodeId node) const;
     [[nodiscard]] QPoint viewportPosOfEdge(cleave::TensorRef tensor, cleave::NodeId consumer) const;
     [[nodiscard]] QGraphicsView *view() const;
-    /// The item of a drawn node or edge (nullptr when not drawn). Items exist only where the
-    /// view needs them (the tiles it shows, the last few it showed): this makes the item's tile
-    /// first when it is not made, for tests and tools that need the item itself.
+    /// The item of a drawn node or edge (nullptr when not drawn). The canvas's tiles paint the
+    /// drawing without items, which exist only for hit tests around the mouse: this makes the
+    /// items of its tile first when they are not made, for tests and tools that need one.
     [[nodiscard]] NodeItem *nodeItem(cleave::NodeId node) const;
     [[nodiscard]] EdgeItem *edgeItem(const cleave::EdgeRef &edge) const;
+    /// Makes the item of every drawn node and edge (tests that inspect them all). They stay
+    /// until the mouse needs others beyond the cap (setItemCap()).
+    void makeAllItems() const;
     /// How many node and edge items exist now (benchmarks).
     [[nodiscard]] std::size_t itemsMade() const;
     /// The node and edge items kept when the view needs no more (TileMaterializer's cap).

@@ -4,7 +4,9 @@
 
 #include "ui/scene/CanvasFont.h"
 #include "ui/scene/CanvasTheme.h"
+#include "ui/scene/EdgePainter.h"
 #include "ui/scene/ItemTile.h"
+#include "ui/scene/NodePainter.h"
 
 #include <QFontMetricsF>
 #include <QGraphicsSceneMouseEvent>
@@ -21,27 +23,6 @@ namespace cleave::ui {
 
 namespace {
 
-const QFont &titleFont()
-{
-    static const QFont font = canvasFont(10, QFont::DemiBold);
-    return font;
-}
-
-const QFont &subtitleFont()
-{
-    static const QFont font = canvasFont(9);
-    return font;
-}
-
-const QFont &edgeLabelFont()
-{
-    static const QFont font = canvasFont(8);
-    return font;
-}
-
-constexpr qreal edgeLabelWidth = 130;
-constexpr qreal edgeLabelHeight = 11;
-
 const QFont &badgeFont()
 {
     static const QFont font = [] {
@@ -54,13 +35,6 @@ const QFont &badgeFont()
     }();
     return font;
 }
-
-const QColor selectionColour(0x1e, 0x6f, 0xd9);
-const QColor highlightColour(0xff, 0x8f, 0x00);
-const QColor problemStroke(0xd3, 0x2f, 0x2f);
-const QColor problemFill(0xff, 0xcd, 0xd2);
-const QColor cutColour(0xe5, 0x39, 0x35);
-constexpr qreal farEdgeZoom = 0.12;
 
 bool segmentsCross(const QPointF &p1, const QPointF &p2, const QPointF &q1, const QPointF &q2)
 {
@@ -170,70 +144,18 @@ void NodeItem::setProblem(bool on)
 void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
                      QWidget * /*widget*/)
 {
-    const qreal lod
-        = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
-    const bool input = m_role == LayoutNodeRole::Input;
-    const bool structural = m_role == LayoutNodeRole::Structural;
-    const CanvasColours &colours = canvasColours();
-    QColor fill = structural ? colours.structuralFill : colours.fill(m_category);
-    QColor stroke = structural ? colours.structuralStroke : colours.stroke(m_category);
-    if (m_problem) {
-        fill = problemFill;
-        stroke = problemStroke;
-    }
-    if (lod < 0.12) {
-        // Far out: a flat box is all that is visible, and the cheapest to draw (no
-        // antialiasing: a box of a few pixels gains nothing from it).
-        painter->setRenderHint(QPainter::Antialiasing, false);
-        const QColor far = m_mark != 0 ? QColor::fromRgba(m_mark) : stroke;
-        painter->fillRect(m_rect,
-                          m_selected ? selectionColour : (m_highlighted ? highlightColour : far));
-        return;
-    }
-    if (m_mark != 0) {
-        QPen ring(QColor::fromRgba(m_mark), 3.5);
-        painter->setPen(ring);
-        painter->setBrush(Qt::NoBrush);
-        painter->drawRoundedRect(m_rect.adjusted(-4.5, -4.5, 4.5, 4.5), 8, 8);
-    }
-    qreal width = m_problem ? 2.5 : 1.0;
-    if (m_role == LayoutNodeRole::Output)
-        width = std::max(width, 2.0);
-    if (m_selected) {
-        stroke = selectionColour;
-        width = 2.5;
-    }
-    if (m_highlighted) {
-        stroke = highlightColour;
-        width = 3.0;
-    }
-    QPen pen(stroke, width);
-    pen.setCosmetic(lod < 1.0);
-    painter->setPen(pen);
-    painter->setBrush(fill);
-    const qreal radius = (input || structural) ? m_rect.height() / 2 : 5.0;
-    painter->drawRoundedRect(m_rect, radius, radius);
-    if (m_role == LayoutNodeRole::Output && lod > 0.3) {
-        painter->setBrush(Qt::NoBrush);
-        painter->setPen(QPen(stroke, 0.8));
-        painter->drawRoundedRect(m_rect.adjusted(2.5, 2.5, -2.5, -2.5), 3.5, 3.5);
-    }
-    if (lod < 0.45)
-        return;
-    painter->setPen(input ? colours.inputText : colours.nodeText);
-    if (m_subtitle.isEmpty()) {
-        painter->setFont(titleFont());
-        painter->drawText(m_rect, Qt::AlignCenter, m_title);
-        return;
-    }
-    const QRectF top(m_rect.x(), m_rect.y() + 3, m_rect.width(), m_rect.height() / 2 - 1);
-    const QRectF bottom(m_rect.x(), m_rect.center().y() + 1, m_rect.width(),
-                        m_rect.height() / 2 - 4);
-    painter->setFont(titleFont());
-    painter->drawText(top, Qt::AlignHCenter | Qt::AlignVCenter, m_title);
-    painter->setFont(subtitleFont());
-    painter->setPen(input ? colours.inputSubtitle : colours.nodeSubtitle);
-    painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignVCenter, m_subtitle);
+    NodeLook look;
+    look.rect = m_rect;
+    look.role = m_role;
+    look.category = m_category;
+    look.title = &m_title;
+    look.subtitle = &m_subtitle;
+    look.mark = m_mark;
+    look.selected = m_selected;
+    look.highlighted = m_highlighted;
+    look.problem = m_problem;
+    paintNode(*painter, look,
+              QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()));
 }
 
 // --- EdgeItem -----------------------------------------------------------------------------------
@@ -300,19 +222,6 @@ void onCurvePoints(const LayoutSpline &spline, QPolygonF &out)
         out.append(QPointF(p[i].x, p[i].y));
 }
 
-namespace {
-
-// Where an edge's shape label goes: just below the producer, right of the route's start.
-QRectF labelRectOf(const LayoutSpline &spline)
-{
-    if (spline.points().empty())
-        return {};
-    const LayoutPoint start = spline.points().front();
-    return { start.x + 4, start.y + 1, edgeLabelWidth, edgeLabelHeight };
-}
-
-} // namespace
-
 QRectF edgeItemBounds(const LayoutSpline &spline, bool labelled)
 {
     // The route's control points bound it; the arrowhead stays within the margin of its tip.
@@ -336,7 +245,7 @@ QRectF edgeItemBounds(const LayoutSpline &spline, bool labelled)
     }
     bounds = bounds.adjusted(-4, -4, 4, 4);
     if (labelled && !spline.points().empty())
-        bounds = bounds.united(labelRectOf(spline));
+        bounds = bounds.united(edgeLabelRect(spline));
     return bounds;
 }
 
@@ -352,7 +261,7 @@ EdgeItem::EdgeItem(EdgeRef edge, const LayoutSpline &spline, const EdgeLabels *l
 
 QRectF EdgeItem::labelRect() const
 {
-    return m_labels != nullptr ? labelRectOf(m_spline) : QRectF();
+    return m_labels != nullptr ? edgeLabelRect(m_spline) : QRectF();
 }
 
 const QPainterPath &EdgeItem::path() const
@@ -411,6 +320,55 @@ void splinePolyline(const LayoutSpline &spline, QPolygonF &out)
         out.append(QPointF(spline.arrowTip().x, spline.arrowTip().y));
 }
 
+namespace {
+
+// True when the segment a-b meets `box` (an end inside it, or the segment crossing one of its
+// sides).
+bool segmentMeetsBox(const QPointF &a, const QPointF &b, const QRectF &box)
+{
+    if (box.contains(a) || box.contains(b))
+        return true;
+    const QPointF corners[]
+        = { box.topLeft(), box.topRight(), box.bottomRight(), box.bottomLeft() };
+    for (int i = 0; i < 4; ++i)
+        if (segmentsCross(a, b, corners[i], corners[(i + 1) % 4]))
+            return true;
+    return false;
+}
+
+} // namespace
+
+bool splineNear(const LayoutSpline &spline, const QRectF &area, qreal margin)
+{
+    const QRectF box = area.adjusted(-margin, -margin, margin, margin);
+    const std::span<const LayoutPoint> p = spline.points();
+    constexpr int pieces = 16; // per cubic segment: a few pixels each at the zooms hover matters
+    for (std::size_t i = 0; i + 3 < p.size(); i += 3) {
+        const qreal left = std::min({ p[i].x, p[i + 1].x, p[i + 2].x, p[i + 3].x });
+        const qreal right = std::max({ p[i].x, p[i + 1].x, p[i + 2].x, p[i + 3].x });
+        const qreal top = std::min({ p[i].y, p[i + 1].y, p[i + 2].y, p[i + 3].y });
+        const qreal bottom = std::max({ p[i].y, p[i + 1].y, p[i + 2].y, p[i + 3].y });
+        if (right < box.left() || left > box.right() || bottom < box.top() || top > box.bottom())
+            continue;
+        QPointF last(p[i].x, p[i].y);
+        for (int k = 1; k <= pieces; ++k) {
+            const double t = static_cast<double>(k) / pieces;
+            const double u = 1 - t;
+            const double a = u * u * u;
+            const double b = 3 * u * u * t;
+            const double c = 3 * u * t * t;
+            const double d = t * t * t;
+            const QPointF next(a * p[i].x + b * p[i + 1].x + c * p[i + 2].x + d * p[i + 3].x,
+                               a * p[i].y + b * p[i + 1].y + c * p[i + 2].y + d * p[i + 3].y);
+            if (segmentMeetsBox(last, next, box))
+                return true;
+            last = next;
+        }
+    }
+    const QPolygonF arrow = arrowHead(spline);
+    return !arrow.isEmpty() && arrow.boundingRect().intersects(box);
+}
+
 bool polylineCrosses(const QPolygonF &line, const QPointF &a, const QPointF &b)
 {
     for (qsizetype i = 1; i < line.size(); ++i)
@@ -442,6 +400,30 @@ QPainterPath EdgeItem::shape() const
         m_shape.addPolygon(arrow());
     }
     return m_shape;
+}
+
+namespace {
+
+// Half the width of an edge's shape (the route stroked 7 wide).
+constexpr qreal edgeShapeMargin = 3.5;
+
+} // namespace
+
+bool EdgeItem::contains(const QPointF &point) const
+{
+    return m_bounds.contains(point)
+        && splineNear(m_spline, QRectF(point, QSizeF(0, 0)), edgeShapeMargin);
+}
+
+bool EdgeItem::collidesWithPath(const QPainterPath &path, Qt::ItemSelectionMode mode) const
+{
+    // Qt asks at a point with the rectangle of one viewport pixel: some 20 scene units at the
+    // farthest zoom items are hovered at.
+    constexpr qreal pointQuery = 50;
+    const QRectF area = path.boundingRect();
+    if (mode != Qt::IntersectsItemShape || area.width() > pointQuery || area.height() > pointQuery)
+        return QGraphicsItem::collidesWithPath(path, mode);
+    return splineNear(m_spline, area, edgeShapeMargin);
 }
 
 void EdgeItem::setBoundaryColour(const QColor &colour)
@@ -490,96 +472,15 @@ void EdgeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent *event)
 void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
                      QWidget * /*widget*/)
 {
-    const qreal lod
-        = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
-    const CanvasColours &colours = canvasColours();
-    QColor colour = colours.edge;
-    // One pixel: a cosmetic pen of at most 1 px is the raster engine's fast path (its cosmetic
-    // stroker); a wider one sends each curve through the general stroker and the antialiasing
-    // rasterizer (1.2 px: 23 ms to paint the 130 lane edges rnnt shows at zoom 0.45, 1.5 ms at
-    // 1 px). Boundary, highlighted and hovered edges are few and keep their bolder pens.
-    qreal width = 1.0;
-    if (m_boundary.isValid()) {
-        colour = m_boundary;
-        width = 3.0;
-    }
-    if (m_hovered) {
-        colour = m_boundary.isValid() ? m_boundary.darker(130) : colours.edgeHover;
-        width += 0.8;
-    }
-    if (m_flash > 0) {
-        const QColor flash(0xff, 0x17, 0x44);
-        colour = QColor::fromRgbF(
-            static_cast<float>(colour.redF() + (flash.redF() - colour.redF()) * m_flash),
-            static_cast<float>(colour.greenF() + (flash.greenF() - colour.greenF()) * m_flash),
-            static_cast<float>(colour.blueF() + (flash.blueF() - colour.blueF()) * m_flash));
-        width = std::max(width, 1.2 + 2.5 * m_flash);
-    }
-    if (m_highlighted) {
-        colour = highlightColour;
-        width = 3.5;
-    }
-    if (m_cutHover) {
-        colour = cutColour;
-        width = 3.0;
-    }
-    if (lod < farEdgeZoom && !m_cutHover && !m_highlighted && m_flash <= 0) {
-        // Far out an edge is a hairline between ranks a few pixels apart: its polyline without
-        // antialiasing, dashes or arrowhead is indistinguishable and several times cheaper.
-        painter->setRenderHint(QPainter::Antialiasing, false);
-        QPen pen(colour, m_boundary.isValid() ? 2 : 0);
-        pen.setCosmetic(true);
-        painter->setPen(pen);
-        static QPolygonF line; // painting is single-threaded: reuse one buffer
-        onCurvePoints(m_spline, line);
-        if (m_spline.hasArrow())
-            line.append(QPointF(m_spline.arrowTip().x, m_spline.arrowTip().y));
-        painter->drawPolyline(line);
-        return;
-    }
-    QPen pen(colour, width, m_spline.stub() ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap,
-             Qt::RoundJoin);
-    pen.setCosmetic(true);
-    painter->setPen(pen);
-    painter->setBrush(Qt::NoBrush);
-    // A long route (a skip edge down an unrolled network) crosses far more of the drawing than
-    // the viewport shows, and stroking all its curves was most of a frame: only its segments
-    // near the viewport are stroked (dashed stubs are short, and keep their dash phase).
-    const QRectF visible
-        = painter->worldTransform().inverted().mapRect(QRectF(painter->viewport()));
-    if (!m_spline.stub() && !visible.contains(m_bounds)) {
-        const qreal margin = (width + 2) / std::max(lod, 1e-6);
-        strokeSplineNear(*painter, m_spline, visible.adjusted(-margin, -margin, margin, margin));
-    } else {
-        // A path made for this paint, not the one kept for hit tests (path()): the paint
-        // engine keeps its own copy of a drawn path's points on the path (a QVectorPathConverter
-        // of some 3 KB however short the route), which a kept path would hold while the item
-        // lives: tens of megabytes over a pan.
-        painter->drawPath(splinePath(m_spline));
-    }
-    if (lod < 0.2 || !m_spline.hasArrow())
-        return;
-    painter->setPen(Qt::NoPen);
-    painter->setBrush(colour);
-    painter->drawPolygon(arrow());
-    if (m_spline.stub() && !m_spline.points().empty()) {
-        painter->drawEllipse(QPointF(m_spline.points()[0].x, m_spline.points()[0].y), 2.5, 2.5);
-    }
-    if (m_labels != nullptr && lod >= edgeLabelZoom)
-        paintLabel(painter, colours);
-}
-
-void EdgeItem::paintLabel(QPainter *painter, const CanvasColours &colours) const
-{
-    const QString text = m_labels->text(m_edge);
-    if (text.isEmpty())
-        return;
-    const QFontMetricsF fm(edgeLabelFont());
-    const QString shown = fm.elidedText(text, Qt::ElideRight, edgeLabelWidth - 2);
-    painter->setFont(edgeLabelFont());
-    painter->setPen(colours.edgeLabel);
-    painter->drawText(labelRect(), Qt::AlignLeft | Qt::AlignVCenter, shown);
-    m_labels->drawn(m_edge, shown);
+    EdgeLook look;
+    look.boundary = m_boundary;
+    look.flash = m_flash;
+    look.cutHover = m_cutHover;
+    look.highlighted = m_highlighted;
+    look.hovered = m_hovered;
+    paintEdge(*painter, m_spline, m_bounds, look,
+              QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()),
+              m_labels, m_edge);
 }
 
 // --- BadgeItem ----------------------------------------------------------------------------------

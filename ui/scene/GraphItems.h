@@ -22,8 +22,6 @@
 
 namespace cleave::ui {
 
-struct CanvasColours;
-
 /// Item types, for qgraphicsitem_cast.
 enum ItemType {
     NodeItemType = QGraphicsItem::UserType + 1,
@@ -56,6 +54,9 @@ void strokeSplineNear(QPainter &painter, const LayoutSpline &spline, const QRect
 /// badges and clicks go. Linear in the route's segments, without making a path (a long
 /// edge's QPainterPath::pointAtPercent flattens thousands of curves).
 [[nodiscard]] QPointF splineMidPoint(const LayoutSpline &spline);
+/// True when the route of `spline` or its arrowhead passes within `margin` of `area` (each
+/// cubic segment whose control points come near it is flattened; the rest is skipped).
+[[nodiscard]] bool splineNear(const LayoutSpline &spline, const QRectF &area, qreal margin);
 /// The flattened route with its arrowhead's tip (cut-line intersection tests), replacing `out`.
 void splinePolyline(const LayoutSpline &spline, QPolygonF &out);
 /// True when the segment a-b crosses `line`.
@@ -154,6 +155,12 @@ public:
     [[nodiscard]] QColor boundaryColour() const { return m_boundary; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
     [[nodiscard]] QPainterPath shape() const override;
+    /// Qt's hit tests at a point (hover, tooltips: a point, or a rectangle of a pixel) are
+    /// answered from the route's curves near it (splineNear), without stroking the whole route
+    /// into a shape (long routes' shapes held megabytes); larger areas ask shape().
+    [[nodiscard]] bool contains(const QPointF &point) const override;
+    [[nodiscard]] bool collidesWithPath(const QPainterPath &path,
+                                        Qt::ItemSelectionMode mode) const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
 
     /// The flattened route (cut-line intersection tests).
@@ -174,8 +181,6 @@ protected:
     void hoverLeaveEvent(QGraphicsSceneHoverEvent *event) override;
 
 private:
-    void paintLabel(QPainter *painter, const CanvasColours &colours) const;
-
     EdgeRef m_edge;
     const EdgeLabels *m_labels = nullptr;
     LayoutSpline m_spline;

@@ -28,6 +28,7 @@ void ItemStates::reset(std::size_t nodes, std::size_t edges)
     m_boundary.clear();
     m_flash.clear();
     m_selected = 0;
+    m_hovered = noEdge;
 }
 
 bool ItemStates::setSelected(std::size_t node, bool on)

@@ -15,10 +15,10 @@ class EdgeItem;
 class NodeItem;
 
 /// What the canvas shows on its nodes and edges beyond the layout (selection, highlight,
-/// problems, boundary colours, the cut stroke's crossings, flashes), kept per node and per edge
-/// of the layout graph (by their indices there) whether or not their items exist: items are
-/// made only where the view needs them and dropped far from it, and an item takes its state
-/// from here when it is made. A few bytes per node and edge.
+/// problems, boundary colours, the cut stroke's crossings, flashes, the hovered edge), kept per
+/// node and per edge of the layout graph (by their indices there) whether or not their items
+/// exist: tiles paint their members with it, and an item (made for hit tests only) takes its
+/// state from here when it is made. A few bytes per node and edge.
 class ItemStates
 {
 public:
@@ -43,6 +43,14 @@ public:
     void setEdgeHighlighted(std::size_t edge, bool on);
     [[nodiscard]] qreal flash(std::size_t edge) const;
     void setFlash(std::size_t edge, qreal strength);
+    /// The edge under the mouse (drawn in the hover colour), or noEdge.
+    static constexpr std::size_t noEdge = static_cast<std::size_t>(-1);
+    [[nodiscard]] std::size_t hoveredEdge() const { return m_hovered; }
+    void setHoveredEdge(std::size_t edge) { m_hovered = edge; }
+    /// True when some edge is a boundary edge (painting draws those above the others).
+    [[nodiscard]] bool hasBoundaryEdges() const { return !m_boundary.empty(); }
+    /// True when some edge flashes.
+    [[nodiscard]] bool hasFlashes() const { return !m_flash.empty(); }
 
     /// Gives a newly made item the state of its node or edge.
     void apply(NodeItem &item, std::size_t node) const;
@@ -68,6 +76,7 @@ private:
     std::unordered_map<std::uint32_t, QRgb> m_boundary;
     std::unordered_map<std::uint32_t, qreal> m_flash;
     std::size_t m_selected = 0;
+    std::size_t m_hovered = noEdge;
 };
 
 } // namespace cleave::ui

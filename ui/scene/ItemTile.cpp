@@ -4,6 +4,7 @@
 
 #include "ui/scene/LayoutRectF.h"
 
+#include <QEvent>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -74,35 +75,37 @@ ItemTile::ItemTile(const QRectF &bounds, qreal z)
     setZValue(z);
 }
 
+void ItemTile::setContent(TileContent *content, std::size_t index)
+{
+    m_content = content;
+    m_index = index;
+    // Hover events of its children pass through sceneEventFilter() first.
+    setFiltersChildEvents(content != nullptr);
+}
+
 void ItemTile::adopt(QGraphicsItem *child)
 {
     child->setFlag(ItemHasNoContents);
     child->setParentItem(this);
 }
 
-void ItemTile::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget)
+void ItemTile::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
+                     QWidget * /*widget*/)
 {
     ++m_paints;
-    m_paintedChildren = 0;
-    if (!m_made) {
-        if (m_placeholder)
-            m_placeholder(painter);
-        return;
-    }
-    // As Qt would paint them, in their stacking order, each with the painter's state restored
-    // after it; the children lie where the tile does (no offset, no transform of their own).
-    const QRectF exposed = option->exposedRect;
-    QStyleOptionGraphicsItem childOption(*option);
-    for (QGraphicsItem *child : childItems()) {
-        const QRectF box = child->boundingRect();
-        if (!child->isVisible() || !box.intersects(exposed))
-            continue;
-        childOption.exposedRect = box & exposed;
-        painter->save();
-        child->paint(painter, &childOption, widget);
-        painter->restore();
-        ++m_paintedChildren;
-    }
+    m_paintedMembers = m_content != nullptr
+        ? m_content->paintMembers(m_index, *painter, option->exposedRect)
+        : 0;
+}
+
+bool ItemTile::sceneEventFilter(QGraphicsItem *watched, QEvent *event)
+{
+    if (m_content != nullptr
+        && (event->type() == QEvent::GraphicsSceneHoverEnter
+            || event->type() == QEvent::GraphicsSceneHoverLeave))
+        m_content->childHovered(m_index, *watched,
+                                event->type() == QEvent::GraphicsSceneHoverEnter);
+    return false; // the child handles the event as well
 }
 
 void repaintItem(QGraphicsItem &item)

@@ -18,21 +18,38 @@
 
 namespace cleave::ui {
 
-/// The parent of a few hundred node items, or of a few hundred edge items, lying close together
-/// in the drawing. The canvas's scene keeps no index (a BSP tree of a 100k-node scene held
-/// hundreds of megabytes): painting and every hit test (items at a point or in a rectangle:
-/// clicks, the rubber band, the cut stroke) walk the top-level items, and Qt skips a tile whose
-/// box misses the query together with its children (ItemContainsChildrenInShape), so a query
-/// looks at the few tiles near it and their children only.
+class ItemTile;
+
+/// What a tile paints and whom it tells of the mouse over its children: TileMaterializer,
+/// which paints a tile's members from the layout and the canvas's state, items or not.
+class TileContent
+{
+public:
+    TileContent() = default;
+    virtual ~TileContent() = default;
+    TileContent(const TileContent &) = delete;
+    TileContent &operator=(const TileContent &) = delete;
+    /// Paints the members of tile `tile` whose boxes meet `exposed` (scene coordinates) in
+    /// their stacking order, with `painter` transformed to the scene; returns how many.
+    virtual std::size_t paintMembers(std::size_t tile, QPainter &painter, const QRectF &exposed)
+        = 0;
+    /// The mouse entered (`on`) or left `child`, an item of tile `tile`.
+    virtual void childHovered(std::size_t tile, QGraphicsItem &child, bool on) = 0;
+};
+
+/// A few hundred nodes, or a few hundred edges, lying close together in the drawing, painted
+/// as one item. The canvas's scene keeps no index (a BSP tree of a 100k-node scene held
+/// hundreds of megabytes): painting and every hit test walk the top-level items, and Qt skips a
+/// tile whose box misses the query together with its children (ItemContainsChildrenInShape).
 ///
-/// Its box, the union of its children's boxes, is known from the layout before any child is
-/// made. The tile paints its children itself (adopt()): they are flagged ItemHasNoContents, so
-/// that Qt does not paint them one by one, and so keeps no record of where it painted each
-/// (Qt 6 keeps a QHash of about 1.3 KB per painted item until the item is deleted: megabytes
-/// over a pan). Qt's hit tests do not look at that flag: the children still answer clicks,
-/// hover, tooltips, the rubber band and the cut stroke. A child's new look reaches the screen
-/// through repaintItem(), which asks the tile to repaint the child's box (Qt drops update()
-/// of an item without contents).
+/// Its box, the union of its members' boxes, is known from the layout. The tile paints its
+/// members from data (its TileContent): no item needs to exist for a member to be drawn, in
+/// any state, at any zoom. Items (NodeItems, EdgeItems) are its children only where Qt's own
+/// hit tests need them (hover, tooltips, explicit requests); they are flagged
+/// ItemHasNoContents, so that Qt never paints them one by one (nor keeps its record of where
+/// it painted each, about 1.3 KB per item), and the tile hears of the mouse entering and
+/// leaving them (sceneEventFilter) to tell its content. A member's new look reaches the screen
+/// through the tile: update() of the member's box.
 ///
 /// The tile has contents itself: Qt prunes the children of an item outside the painted area
 /// only when that item has contents. Queries in a Contains mode (Qt::ContainsItemShape,
@@ -47,30 +64,28 @@ public:
 
     [[nodiscard]] int type() const override { return Type; }
     [[nodiscard]] QRectF boundingRect() const override { return m_bounds; }
-    /// Paints the placeholder while the children are not made, else the children whose boxes
-    /// meet the exposed area, in their stacking order.
+    /// Has its content paint the members meeting the exposed area (nothing without content).
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
-    /// Makes `child` a child the tile paints (flagged ItemHasNoContents). Its box must lie
-    /// within the tile's.
+    /// The content that paints the tile, which knows it as tile `index` (nullptr: none).
+    void setContent(TileContent *content, std::size_t index);
+    /// Makes `child` a child item (flagged ItemHasNoContents: the tile paints its member). Its
+    /// box must lie within the tile's.
     void adopt(QGraphicsItem *child);
     /// How many times Qt has painted the tile (it does so when the tile meets the painted area,
     /// before its children): tests check which tiles a paint visits.
     [[nodiscard]] std::size_t paintCount() const { return m_paints; }
-    /// How many children the last paint painted (those meeting the exposed area).
-    [[nodiscard]] std::size_t lastPaintedChildren() const { return m_paintedChildren; }
-    /// What the tile paints while its children are not made (TileMaterializer): its nodes as
-    /// plain boxes. Empty paints nothing.
-    void setPlaceholder(std::function<void(QPainter *)> paint) { m_placeholder = std::move(paint); }
-    /// Whether the tile's children are made (the placeholder is painted otherwise).
-    void setMade(bool made) { m_made = made; }
-    [[nodiscard]] bool isMade() const { return m_made; }
+    /// How many members the last paint painted (those meeting the exposed area).
+    [[nodiscard]] std::size_t lastPaintedMembers() const { return m_paintedMembers; }
+
+protected:
+    bool sceneEventFilter(QGraphicsItem *watched, QEvent *event) override;
 
 private:
     QRectF m_bounds;
-    std::function<void(QPainter *)> m_placeholder;
+    TileContent *m_content = nullptr;
+    std::size_t m_index = 0;
     std::size_t m_paints = 0;
-    std::size_t m_paintedChildren = 0;
-    bool m_made = true;
+    std::size_t m_paintedMembers = 0;
 };
 
 /// Asks for `item` to be painted again: through the tile that paints it when it has no

@@ -26,15 +26,9 @@ std::vector<std::size_t> NodeSelection::nodes() const
 
 bool NodeSelection::set(const std::vector<std::size_t> &nodes)
 {
-    ItemStates &states = m_drawing.states();
     bool changed = false;
-    auto select = [&](std::size_t index, bool on) {
-        if (!states.setSelected(index, on))
-            return;
-        changed = true;
-        if (NodeItem *item = m_drawing.madeNodeItem(index))
-            item->setInSelection(on);
-    };
+    // Through the drawing: the node is repainted, whether or not its item exists.
+    auto select = [&](std::size_t index, bool on) { changed |= m_drawing.setSelected(index, on); };
     // Off for the selected nodes not in `nodes` (both sorted), on for the others.
     auto next = nodes.begin();
     for (std::size_t index : this->nodes()) {

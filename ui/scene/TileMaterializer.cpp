@@ -2,15 +2,15 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/scene/TileMaterializer.h"
 
-#include "ui/scene/CanvasTheme.h"
+#include "ui/scene/EdgePainter.h"
 #include "ui/scene/GraphItems.h"
-#include "ui/scene/ItemTile.h"
 #include "ui/scene/LayoutRectF.h"
+#include "ui/scene/NodePainter.h"
 #include "ui/scene/OpCategory.h"
 
-#include <QElapsedTimer>
 #include <QGraphicsScene>
 #include <QPainter>
+#include <QStyleOptionGraphicsItem>
 
 #include <algorithm>
 #include <unordered_set>
@@ -27,7 +27,8 @@ TileMaterializer::~TileMaterializer() = default;
 void TileMaterializer::clear()
 {
     for (const Tile &tile : m_tiles)
-        tile.item->setPlaceholder({}); // the tiles outlive this drawing in a scene disposed later
+        tile.item->setContent(nullptr,
+                              0); // the tiles outlive this drawing in a scene disposed later
     m_request = Request {};
     m_graph.reset();
     m_layout.reset();
@@ -120,18 +121,8 @@ void TileMaterializer::start(Request request)
           };
     fillMembers(m_nodeTile, m_rectAt);
     fillMembers(m_edgeTile, m_splineAt);
-    // Until its items are made, a node tile that is painted shows its nodes as plain boxes
-    // (the far picture is not there yet, or a pan outran the per-frame budget).
-    for (Tile &tile : m_tiles)
-        tile.item->setMade(false);
-    for (std::size_t t = edgeTiles; t < m_tiles.size(); ++t) {
-        m_tiles[t].item->setPlaceholder([this, t](QPainter *painter) {
-            painter->setPen(Qt::NoPen);
-            painter->setBrush(canvasColours().edge);
-            for (std::uint32_t n : m_tiles[t].members)
-                painter->drawRect(nodeRect(n));
-        });
-    }
+    for (std::size_t t = 0; t < m_tiles.size(); ++t)
+        m_tiles[t].item->setContent(this, t);
 }
 
 std::size_t TileMaterializer::nodeIndex(NodeId node) const
@@ -242,32 +233,54 @@ EdgeItem *TileMaterializer::edgeItem(std::size_t edge)
     return madeEdgeItem(edge);
 }
 
+bool TileMaterializer::setSelected(std::size_t node, bool on)
+{
+    if (!m_states.setSelected(node, on))
+        return false;
+    if (NodeItem *item = madeNodeItem(node))
+        item->setInSelection(on);
+    repaintNode(node);
+    return true;
+}
+
 void TileMaterializer::setProblem(std::size_t node, bool on)
 {
+    if (m_states.hasProblem(node) == on)
+        return;
     m_states.setProblem(node, on);
     if (NodeItem *item = madeNodeItem(node))
         item->setProblem(on);
+    repaintNode(node);
 }
 
 void TileMaterializer::setHighlighted(std::size_t node, bool on)
 {
+    if (m_states.isHighlighted(node) == on)
+        return;
     m_states.setHighlighted(node, on);
     if (NodeItem *item = madeNodeItem(node))
         item->setHighlighted(on);
+    repaintNode(node);
 }
 
 void TileMaterializer::setEdgeHighlighted(std::size_t edge, bool on)
 {
+    if (m_states.isEdgeHighlighted(edge) == on)
+        return;
     m_states.setEdgeHighlighted(edge, on);
     if (EdgeItem *item = madeEdgeItem(edge))
         item->setHighlighted(on);
+    repaintEdge(edge);
 }
 
 void TileMaterializer::setCutHover(std::size_t edge, bool on)
 {
+    if (m_states.isCutHover(edge) == on)
+        return;
     m_states.setCutHover(edge, on);
     if (EdgeItem *item = madeEdgeItem(edge))
         item->setCutHover(on);
+    repaintEdge(edge);
 }
 
 void TileMaterializer::setFlash(std::size_t edge, qreal strength)
@@ -275,6 +288,7 @@ void TileMaterializer::setFlash(std::size_t edge, qreal strength)
     m_states.setFlash(edge, strength);
     if (EdgeItem *item = madeEdgeItem(edge))
         item->setFlash(strength);
+    repaintEdge(edge);
 }
 
 void TileMaterializer::setBoundaryColour(std::size_t edge, const QColor &colour)
@@ -282,6 +296,145 @@ void TileMaterializer::setBoundaryColour(std::size_t edge, const QColor &colour)
     m_states.setBoundaryColour(edge, colour);
     if (EdgeItem *item = madeEdgeItem(edge))
         item->setBoundaryColour(colour);
+    repaintEdge(edge);
+}
+
+void TileMaterializer::repaintNode(std::size_t node) const
+{
+    if (node >= m_nodeTile.size() || m_rectAt[node] == notDrawn
+        || m_nodeTile[node] == TilePlan::none)
+        return;
+    const bool marked = m_request.marks != nullptr && m_request.marks->count(nodeId(node)) > 0;
+    m_tiles[m_nodeTile[node]].item->update(nodeItemBounds(nodeRect(node), marked));
+}
+
+void TileMaterializer::repaintEdge(std::size_t edge) const
+{
+    if (edge >= m_edgeTile.size() || m_splineAt[edge] == notDrawn
+        || m_edgeTile[edge] == TilePlan::none)
+        return;
+    m_tiles[m_edgeTile[edge]].item->update(edgeItemBounds(spline(edge), m_labelled[edge]));
+}
+
+std::size_t TileMaterializer::paintMembers(std::size_t tile, QPainter &painter,
+                                           const QRectF &exposed)
+{
+    if (tile >= m_tiles.size() || !m_layout)
+        return 0;
+    const qreal lod
+        = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter.worldTransform());
+    Tile &t = m_tiles[tile];
+    return t.nodes ? paintNodes(t, painter, exposed, lod) : paintEdges(t, painter, exposed, lod);
+}
+
+std::size_t TileMaterializer::paintNodes(Tile &tile, QPainter &painter, const QRectF &exposed,
+                                         qreal lod)
+{
+    const Graph &graph = *m_request.graph;
+    const std::size_t count = tile.members.size();
+    // What the graph says of a node is looked up once (op names are strings), as the node is
+    // first painted, and its texts once they are first written.
+    constexpr std::uint8_t unknown = 0xff;
+    if (tile.categories.size() != count)
+        tile.categories.assign(count, unknown);
+    const bool text = lod >= nodeTextZoom;
+    if (text && tile.texts.size() != 2 * count)
+        tile.texts.assign(2 * count, nullptr);
+    const bool anyMark = m_request.marks != nullptr && !m_request.marks->empty();
+    std::size_t painted = 0;
+    NodeLook look;
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::uint32_t n = tile.members[k];
+        const LayoutGraph::Node &node = m_graph->nodes[n];
+        look.rect = nodeRect(n);
+        look.mark = 0;
+        if (anyMark)
+            if (const auto it = m_request.marks->find(node.id); it != m_request.marks->end())
+                look.mark = it->second.isValid() ? it->second.rgba() : 0;
+        if (!nodeItemBounds(look.rect, look.mark != 0).intersects(exposed))
+            continue;
+        if (tile.categories[k] == unknown)
+            tile.categories[k] = static_cast<std::uint8_t>(opCategory(graph, node.id));
+        if (text && tile.texts[2 * k] == nullptr) {
+            const NodeLabel label = nodeLabel(graph, node.id);
+            tile.texts[2 * k] = &shared(label.title);
+            tile.texts[2 * k + 1] = &shared(label.subtitle);
+        }
+        look.role = node.role;
+        look.category = static_cast<OpCategory>(tile.categories[k]);
+        look.title = text ? tile.texts[2 * k] : nullptr;
+        look.subtitle = text ? tile.texts[2 * k + 1] : nullptr;
+        look.selected = m_states.isSelected(n);
+        look.highlighted = m_states.isHighlighted(n);
+        look.problem = m_states.hasProblem(n);
+        // As Qt painted items: each with the painter's state restored after it.
+        painter.save();
+        paintNode(painter, look, lod);
+        painter.restore();
+        ++painted;
+    }
+    return painted;
+}
+
+std::size_t TileMaterializer::paintEdges(Tile &tile, QPainter &painter, const QRectF &exposed,
+                                         qreal lod)
+{
+    // A route's box takes a pass over its points: made once per tile.
+    const std::size_t count = tile.members.size();
+    if (tile.bounds.size() != count) {
+        tile.bounds.resize(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::uint32_t e = tile.members[k];
+            tile.bounds[k] = FloatRect::fromRectF(edgeItemBounds(spline(e), m_labelled[e]));
+        }
+    }
+    const bool boundaries = m_states.hasBoundaryEdges();
+    const bool flashes = m_states.hasFlashes();
+    std::size_t painted = 0;
+    EdgeLook look;
+    // Boundary edges lie above the others (as their items did, stacked at z 1.5 against 1):
+    // a second pass paints them when there are any.
+    for (const bool boundaryPass : { false, true }) {
+        if (boundaryPass && !boundaries)
+            break;
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::uint32_t e = tile.members[k];
+            if (!tile.bounds[k].intersects(exposed))
+                continue;
+            look.boundary = boundaries ? m_states.boundaryColour(e) : QColor();
+            if (look.boundary.isValid() != boundaryPass)
+                continue;
+            const LayoutSpline route = spline(e);
+            const bool labelled = m_labelled[e];
+            const QRectF bounds = tile.bounds[k].toRectF();
+            look.flash = flashes ? m_states.flash(e) : 0;
+            look.cutHover = m_states.isCutHover(e);
+            look.highlighted = m_states.isEdgeHighlighted(e);
+            look.hovered = m_states.hoveredEdge() == e;
+            painter.save();
+            paintEdge(painter, route, bounds, look, lod, labelled ? m_request.labels : nullptr,
+                      edgeRef(e));
+            painter.restore();
+            ++painted;
+        }
+    }
+    return painted;
+}
+
+void TileMaterializer::childHovered(std::size_t tile, QGraphicsItem &child, bool on)
+{
+    if (tile >= m_tiles.size() || m_tiles[tile].nodes)
+        return;
+    const Tile &t = m_tiles[tile];
+    const auto it = std::find(t.items.begin(), t.items.end(), &child);
+    if (it == t.items.end())
+        return;
+    const std::uint32_t edge = t.members[static_cast<std::size_t>(it - t.items.begin())];
+    if (on)
+        m_states.setHoveredEdge(edge);
+    else if (m_states.hoveredEdge() == edge)
+        m_states.setHoveredEdge(ItemStates::noEdge);
+    repaintEdge(edge);
 }
 
 QGraphicsItem *TileMaterializer::madeItem(const std::vector<std::uint32_t> &tileOf,
@@ -308,29 +461,17 @@ EdgeItem *TileMaterializer::madeEdgeItem(std::size_t edge) const
     return static_cast<EdgeItem *>(madeItem(m_edgeTile, edge));
 }
 
-bool TileMaterializer::makeArea(const QRectF &area, int budgetMs)
+void TileMaterializer::makeArea(const QRectF &area)
 {
-    QElapsedTimer clock;
-    clock.start();
     const std::uint64_t now = ++m_clock;
-    bool done = true;
-    // Node tiles first: a frame cut short shows the boxes, and their edges on the next turn.
-    for (const bool nodes : { true, false }) {
-        for (std::size_t t = 0; t < m_tiles.size(); ++t) {
-            Tile &tile = m_tiles[t];
-            if (tile.nodes != nodes || !tile.item->boundingRect().intersects(area))
-                continue;
-            tile.used = now;
-            if (tile.made)
-                continue;
-            if (budgetMs > 0 && clock.elapsed() >= budgetMs) {
-                done = false;
-                continue;
-            }
+    for (std::size_t t = 0; t < m_tiles.size(); ++t) {
+        Tile &tile = m_tiles[t];
+        if (!tile.item->boundingRect().intersects(area))
+            continue;
+        tile.used = now;
+        if (!tile.made)
             makeTile(t);
-        }
     }
-    return done;
 }
 
 void TileMaterializer::makeAll()
@@ -340,12 +481,10 @@ void TileMaterializer::makeAll()
             makeTile(t);
 }
 
-bool TileMaterializer::trim(const QRectF &keep, int budgetMs)
+void TileMaterializer::trim(const QRectF &keep)
 {
     if (m_made <= m_cap)
-        return true;
-    QElapsedTimer clock;
-    clock.start();
+        return;
     std::vector<std::size_t> candidates;
     for (std::size_t t = 0; t < m_tiles.size(); ++t)
         if (m_tiles[t].made && !m_tiles[t].item->boundingRect().intersects(keep))
@@ -355,11 +494,8 @@ bool TileMaterializer::trim(const QRectF &keep, int budgetMs)
     for (std::size_t t : candidates) {
         if (m_made <= m_cap)
             break;
-        if (budgetMs > 0 && clock.elapsed() >= budgetMs)
-            return false;
         dropTile(t);
     }
-    return true;
 }
 
 std::size_t TileMaterializer::madeTiles() const
@@ -377,28 +513,32 @@ void TileMaterializer::makeTile(std::size_t index)
 {
     Tile &tile = m_tiles[index];
     tile.made = true;
-    tile.item->setMade(true);
     tile.items.resize(tile.members.size());
+    // The tile paints its members already: the items change nothing on screen.
     for (std::size_t k = 0; k < tile.members.size(); ++k) {
         if (tile.nodes)
             tile.items[k] = makeNode(tile.members[k]);
         else
             tile.items[k] = makeEdge(tile.members[k]);
     }
-    // The tile paints its children (they have no contents for Qt): its box is painted again.
-    tile.item->update();
 }
 
 void TileMaterializer::dropTile(std::size_t index)
 {
     Tile &tile = m_tiles[index];
+    // An edge hovered when its item goes hears no hover leave: it is drawn plain again.
+    const std::size_t hovered = m_states.hoveredEdge();
+    if (!tile.nodes && hovered != ItemStates::noEdge
+        && std::binary_search(tile.members.begin(), tile.members.end(), hovered)) {
+        m_states.setHoveredEdge(ItemStates::noEdge);
+        repaintEdge(hovered);
+    }
     for (QGraphicsItem *item : tile.items) {
         delete item; // leaves its parent and the scene as it goes
         --m_made;
     }
     tile.items = {};
     tile.made = false;
-    tile.item->setMade(false);
 }
 
 const QString &TileMaterializer::shared(const std::string &text)

@@ -6,7 +6,9 @@
 #include "core/graph/Ids.h"
 #include "core/layout/Layout.h"
 #include "core/layout/LayoutGraph.h"
+#include "ui/scene/FloatRect.h"
 #include "ui/scene/ItemStates.h"
+#include "ui/scene/ItemTile.h"
 
 #include <QColor>
 #include <QRectF>
@@ -27,25 +29,29 @@ namespace cleave::ui {
 
 class EdgeItem;
 class EdgeLabels;
-class ItemTile;
 class NodeItem;
 
-/// The items of a drawn layout, made only where they are needed. The drawn nodes and edges are
-/// grouped into ItemTiles (TilePlan: a few hundred neighbours each, boxes known from the
-/// layout), which are all put in the scene at once (a few hundred items); a tile's children
-/// (NodeItems, EdgeItems) are made when the view is about to paint it at a zoom where items
-/// are drawn, when a hit test needs them, or when one of its items is asked for, and dropped
-/// again, least recently needed first, when more than cap() items exist.
+/// The drawing of a layout, painted per tile from data, with items only where Qt's hit tests
+/// need them. The drawn nodes and edges are grouped into ItemTiles (TilePlan: a few hundred
+/// neighbours each, boxes known from the layout), which are all put in the scene at once (a few
+/// hundred items). A tile paints its members itself (paintMembers(): boxes and routes from the
+/// layout, texts from the graph, state from states(), comparison rings from the request's
+/// marks), whether or not their items exist: a pan or a zoom makes no item.
+///
+/// A tile's children (NodeItems, EdgeItems) are made only for what needs a real
+/// QGraphicsItem: hover and tooltips around the mouse (makeArea()) and explicit requests
+/// (nodeItem(), edgeItem(): tests, an SVG export). The least recently needed are dropped again
+/// when more than cap() exist (trim()).
 ///
 /// Everything else the canvas asks of the drawing (boxes, routes, which nodes lie in an area or
-/// at a point, which edges a segment crosses) is answered from the layout, with no item made;
-/// the state the items show lives in states() and is given to an item as it is made.
+/// at a point, which edges a segment crosses) is answered from the layout, with no item made.
 ///
 /// Node and edge indices are those of the layout graph. The drawn nodes in id order
 /// (drawnNodes()) serve the selection queries and the far picture's style; edgeIndex() finds
 /// an edge in the layout's own EdgeRef order. Per node and edge it keeps indices only (into
-/// the layout, of its tile); the items of a tile are held by the tile while they exist.
-class TileMaterializer
+/// the layout, of its tile); per tile painted, its nodes' op categories and, once painted
+/// zoomed in, their texts (one QString per distinct text, shared), or its edges' boxes.
+class TileMaterializer : public TileContent
 {
 public:
     /// What to draw.
@@ -60,14 +66,14 @@ public:
         const EdgeLabels *labels = nullptr;
     };
     static constexpr std::size_t none = static_cast<std::size_t>(-1);
-    /// The items kept when the view does not need more: 64 tiles of 256. A viewport at the
-    /// nearest zoom the far picture does not cover (0.1) shows a few thousand nodes of a deep
-    /// network with their edges, so this keeps the last few screens a pan or zoom went over
-    /// (going back is free) while a 100k-node drawing holds a sixth of its items at most.
-    static constexpr std::size_t defaultCap = 16384;
+    /// The items kept: 8 tiles of 256. Items serve hit tests around the mouse only (painting
+    /// needs none): a point meets one node tile and a few edge tiles (the short routes' and
+    /// the long routes' tiles there), so this holds the tiles under the mouse and the last few
+    /// it crossed, whose items a move back would otherwise make again.
+    static constexpr std::size_t defaultCap = 2048;
 
     explicit TileMaterializer(QGraphicsScene &scene);
-    ~TileMaterializer();
+    ~TileMaterializer() override;
     TileMaterializer(const TileMaterializer &) = delete;
     TileMaterializer &operator=(const TileMaterializer &) = delete;
 
@@ -115,15 +121,14 @@ public:
     /// The item when it exists, without making it.
     [[nodiscard]] NodeItem *madeNodeItem(std::size_t node) const;
     [[nodiscard]] EdgeItem *madeEdgeItem(std::size_t edge) const;
-    /// Makes the children of the tiles meeting `area` (they count as just needed) until
-    /// `budgetMs` milliseconds have passed (0: no limit). True when all of them are made.
-    bool makeArea(const QRectF &area, int budgetMs = 0);
-    /// Makes every tile's children (an export draws the whole scene).
+    /// Makes the children of the tiles meeting `area` (they count as just needed): the items
+    /// Qt's hit tests look for there (hover, tooltips).
+    void makeArea(const QRectF &area);
+    /// Makes every tile's children (the SVG export writes the items).
     void makeAll();
     /// Drops the children of the least recently needed tiles not meeting `keep` while more
-    /// than cap() items exist, until `budgetMs` milliseconds have passed (0: no limit; deleting
-    /// a tile's items takes about a millisecond). True when no more are over the cap.
-    bool trim(const QRectF &keep, int budgetMs = 0);
+    /// than cap() items exist (deleting a tile's items takes about a millisecond).
+    void trim(const QRectF &keep);
     void setCap(std::size_t items) { m_cap = items; }
     [[nodiscard]] std::size_t cap() const { return m_cap; }
     /// How many NodeItems and EdgeItems exist now.
@@ -135,18 +140,27 @@ public:
     [[nodiscard]] std::size_t tileOfNode(std::size_t node) const;
     [[nodiscard]] bool isTileMade(std::size_t tile) const { return m_tiles[tile].made; }
 
-    /// The state of every node and edge; after changing it, update() the item when it exists
-    /// (the setters below do both).
+    /// The state of every node and edge; after changing it, repaint the member (the setters
+    /// below do both, and set it on the item when that exists).
     [[nodiscard]] ItemStates &states() { return m_states; }
     [[nodiscard]] const ItemStates &states() const { return m_states; }
     /// Sets one state of a drawn node or edge (an index out of range: nothing) in states() and
-    /// on its item when that exists.
+    /// on its item when that exists, and repaints the member through its tile.
+    /// setSelected() returns whether the selection changed.
+    bool setSelected(std::size_t node, bool on);
     void setProblem(std::size_t node, bool on);
     void setHighlighted(std::size_t node, bool on);
     void setEdgeHighlighted(std::size_t edge, bool on);
     void setCutHover(std::size_t edge, bool on);
     void setFlash(std::size_t edge, qreal strength);
     void setBoundaryColour(std::size_t edge, const QColor &colour);
+    /// Repaints a drawn node's or edge's box through its tile (a new look, items or not).
+    void repaintNode(std::size_t node) const;
+    void repaintEdge(std::size_t edge) const;
+
+    // --- TileContent ---
+    std::size_t paintMembers(std::size_t tile, QPainter &painter, const QRectF &exposed) override;
+    void childHovered(std::size_t tile, QGraphicsItem &child, bool on) override;
 
 private:
     struct Tile
@@ -155,10 +169,18 @@ private:
         std::vector<std::uint32_t> members; ///< Layout-graph indices of nodes or of edges, sorted.
         /// While made: the item of each member (NodeItems or EdgeItems), in members' order.
         std::vector<QGraphicsItem *> items;
-        std::uint64_t used = 0; ///< When the view last needed it.
+        /// Node tiles: each member's OpCategory once the member is painted (0xff before), and
+        /// its title and subtitle (shared texts) once they are written; in members' order.
+        std::vector<std::uint8_t> categories;
+        std::vector<const QString *> texts; ///< Title and subtitle of each member, in turn.
+        /// Once painted (edge tiles): each member's box (edgeItemBounds), in members' order.
+        std::vector<FloatRect> bounds;
+        std::uint64_t used = 0; ///< When the mouse or a request last needed its items.
         bool nodes = false;
         bool made = false;
     };
+    std::size_t paintNodes(Tile &tile, QPainter &painter, const QRectF &exposed, qreal lod);
+    std::size_t paintEdges(Tile &tile, QPainter &painter, const QRectF &exposed, qreal lod);
     void makeTile(std::size_t index);
     void dropTile(std::size_t index);
     [[nodiscard]] QGraphicsItem *madeItem(const std::vector<std::uint32_t> &tileOf,
