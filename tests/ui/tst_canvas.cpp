@@ -65,7 +65,8 @@ private slots:
     void blockFramesPaintOnlyThoseInView();
 
 private:
-    void waitForLayout();
+    /// Lays the graph out; `makeItems`: then makes every node's and edge's item.
+    void waitForLayout(bool makeItems = true);
     NodeId id(const char *key) const { return m_graph->findByKey(key); }
     TensorRef out(const char *key) const { return TensorRef { id(key), 0 }; }
     void showAtNaturalSize(const char *key);
@@ -98,7 +99,7 @@ void TestCanvas::cleanup()
     m_canvas.reset();
 }
 
-void TestCanvas::waitForLayout()
+void TestCanvas::waitForLayout(bool makeItems)
 {
     QSignalSpy finished(m_canvas.get(), &CanvasWidget::layoutFinished);
     m_canvas->setGraph(m_graph.get(), m_graph->mainFunction(), m_graph->checksum());
@@ -108,7 +109,8 @@ void TestCanvas::waitForLayout()
     QCOMPARE(finished.at(0).at(0).toBool(), true);
     QVERIFY(m_canvas->isLayoutReady());
     // The tiles paint without items: the tests inspect the item of every node and edge.
-    m_canvas->makeAllItems();
+    if (makeItems)
+        m_canvas->makeAllItems();
 }
 
 void TestCanvas::showAtNaturalSize(const char *key)
@@ -510,7 +512,7 @@ void TestCanvas::doubleClickAndContextMenu()
 
 void TestCanvas::exportsSvgAndPng()
 {
-    waitForLayout();
+    waitForLayout(false);
     PartitionPlan plan(*m_graph);
     plan.cutAcrossEdges({ EdgeRef { out("%12"), id("%13") } });
     const BoundaryTable boundary = computeBoundary(plan);
@@ -518,11 +520,29 @@ void TestCanvas::exportsSvgAndPng()
     QTemporaryDir dir;
     QString error;
     const QString svg = dir.filePath(QStringLiteral("graph.svg"));
+    const std::size_t nodeItems = itemsOf<ui::NodeItem>(scene()).size();
+    const std::size_t edgeItems = itemsOf<ui::EdgeItem>(scene()).size();
+    // No mouse has moved over the canvas: no item exists, and the export makes none (the
+    // tiles describe the drawing to the SVG writer).
+    QCOMPARE(nodeItems + edgeItems, std::size_t(0));
     QVERIFY2(m_canvas->exportImage(svg, &error), qPrintable(error));
+    QCOMPARE(itemsOf<ui::NodeItem>(scene()).size(), nodeItems);
+    QCOMPARE(itemsOf<ui::EdgeItem>(scene()).size(), edgeItems);
     QFile f(svg);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(f.readAll());
     QVERIFY(text.startsWith(QStringLiteral("<?xml")));
+    // Every node and every edge of the graph (92 and 99, as in layoutDrawsEveryNodeAndEdge),
+    // stacked as the canvas stacks them: plain edges, then the bold boundary edges, then nodes.
+    QCOMPARE(text.count(QStringLiteral("<rect class=\"node\"")), 92);
+    const qsizetype plain = text.count(QStringLiteral("stroke-width=\"1.2\"/>"));
+    const qsizetype bold = text.count(QStringLiteral("stroke-width=\"3\"/>"));
+    QCOMPARE(plain + bold, 99);
+    QVERIFY(bold >= 1); // the cut edge
+    const qsizetype firstNode = text.indexOf(QStringLiteral("<rect class=\"node\""));
+    QVERIFY(text.lastIndexOf(QStringLiteral("stroke-width=\"1.2\"/>"))
+            < text.indexOf(QStringLiteral("stroke-width=\"3\"/>")));
+    QVERIFY(text.lastIndexOf(QStringLiteral("stroke-width=\"3\"/>")) < firstNode);
     QCOMPARE(text.count(QStringLiteral(">nn.conv2d</text>")), 20);
     QVERIFY(text.contains(QStringLiteral("data_n_0 · 1\u00d764\u00d756\u00d756 · 784.0 KiB")));
     QVERIFY(text.trimmed().endsWith(QStringLiteral("</svg>")));

@@ -11,6 +11,7 @@
 #include "ui/scene/CanvasWidget.h"
 #include "ui/scene/GraphItems.h"
 #include "ui/scene/ItemTile.h"
+#include "ui/scene/NodePainter.h"
 
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
@@ -53,6 +54,16 @@ public:
     void childHovered(std::size_t /*tile*/, QGraphicsItem &child, bool on) override
     {
         hovers.emplace_back(&child, on);
+    }
+    void describeMembers(std::size_t /*tile*/, const QRectF &area, ui::TileSink &sink) override
+    {
+        for (const QRectF &box : boxes) {
+            if (!box.intersects(area))
+                continue;
+            ui::NodeLook look;
+            look.rect = box;
+            sink.node(look);
+        }
     }
     std::vector<QRectF> boxes;
     std::vector<std::size_t> painted;

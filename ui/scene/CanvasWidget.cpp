@@ -1255,14 +1255,9 @@ bool CanvasWidget::exportImage(const QString &path, QString *error, int dpi) con
             *error = tr("There is no drawing to export yet (the layout has not finished).");
         return false;
     }
-    // The tiles paint the whole drawing into an image or a PDF; the SVG writer writes the node
-    // and edge items: every tile's are made for it, and those beyond the cap dropped after.
-    const bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
-    if (svg)
-        m_d->drawing->makeAll();
+    // The tiles paint the whole drawing into an image or a PDF, and describe it to the SVG
+    // writer: no node or edge item is made for an export.
     const bool written = writeDrawing(*m_d->scene, m_d->drawingBounds(), path, dpi, error);
-    if (svg)
-        m_d->drawing->trim(QRectF());
     return written;
 }
 

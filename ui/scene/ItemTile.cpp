@@ -83,6 +83,12 @@ void ItemTile::setContent(TileContent *content, std::size_t index)
     setFiltersChildEvents(content != nullptr);
 }
 
+void ItemTile::describe(const QRectF &area, TileSink &sink) const
+{
+    if (m_content != nullptr)
+        m_content->describeMembers(m_index, area, sink);
+}
+
 void ItemTile::adopt(QGraphicsItem *child)
 {
     child->setFlag(ItemHasNoContents);

@@ -19,6 +19,23 @@
 namespace cleave::ui {
 
 class ItemTile;
+struct EdgeLook;
+struct NodeLook;
+
+/// Receives what a tile's members look like, for writers that describe the drawing instead of
+/// painting it (the SVG export).
+class TileSink
+{
+public:
+    TileSink() = default;
+    virtual ~TileSink() = default;
+    TileSink(const TileSink &) = delete;
+    TileSink &operator=(const TileSink &) = delete;
+    /// A node, its texts always given.
+    virtual void node(const NodeLook &look) = 0;
+    /// An edge's route, with its arrowhead when it has one.
+    virtual void edge(const LayoutSpline &spline, const EdgeLook &look) = 0;
+};
 
 /// What a tile paints and whom it tells of the mouse over its children: TileMaterializer,
 /// which paints a tile's members from the layout and the canvas's state, items or not.
@@ -35,6 +52,9 @@ public:
         = 0;
     /// The mouse entered (`on`) or left `child`, an item of tile `tile`.
     virtual void childHovered(std::size_t tile, QGraphicsItem &child, bool on) = 0;
+    /// Gives `sink` the members of tile `tile` whose boxes meet `area`, as paintMembers would
+    /// paint them at a zoom where texts show, in the same order.
+    virtual void describeMembers(std::size_t tile, const QRectF &area, TileSink &sink) = 0;
 };
 
 /// A few hundred nodes, or a few hundred edges, lying close together in the drawing, painted
@@ -68,6 +88,8 @@ public:
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
     /// The content that paints the tile, which knows it as tile `index` (nullptr: none).
     void setContent(TileContent *content, std::size_t index);
+    /// Gives `sink` the members meeting `area` (nothing without content).
+    void describe(const QRectF &area, TileSink &sink) const;
     /// Makes `child` a child item (flagged ItemHasNoContents: the tile paints its member). Its
     /// box must lie within the tile's.
     void adopt(QGraphicsItem *child);

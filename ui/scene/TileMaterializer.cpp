@@ -327,46 +327,53 @@ std::size_t TileMaterializer::paintMembers(std::size_t tile, QPainter &painter,
     return t.nodes ? paintNodes(t, painter, exposed, lod) : paintEdges(t, painter, exposed, lod);
 }
 
-std::size_t TileMaterializer::paintNodes(Tile &tile, QPainter &painter, const QRectF &exposed,
-                                         qreal lod)
+bool TileMaterializer::nodeLook(Tile &tile, std::size_t k, bool text, const QRectF &area,
+                                NodeLook &look)
 {
-    const Graph &graph = *m_request.graph;
-    const std::size_t count = tile.members.size();
     // What the graph says of a node is looked up once (op names are strings), as the node is
     // first painted, and its texts once they are first written.
     constexpr std::uint8_t unknown = 0xff;
+    const std::size_t count = tile.members.size();
     if (tile.categories.size() != count)
         tile.categories.assign(count, unknown);
-    const bool text = lod >= nodeTextZoom;
     if (text && tile.texts.size() != 2 * count)
         tile.texts.assign(2 * count, nullptr);
-    const bool anyMark = m_request.marks != nullptr && !m_request.marks->empty();
+    const std::uint32_t n = tile.members[k];
+    const LayoutGraph::Node &node = m_graph->nodes[n];
+    look.rect = nodeRect(n);
+    look.mark = 0;
+    if (m_request.marks != nullptr && !m_request.marks->empty())
+        if (const auto it = m_request.marks->find(node.id); it != m_request.marks->end())
+            look.mark = it->second.isValid() ? it->second.rgba() : 0;
+    if (!nodeItemBounds(look.rect, look.mark != 0).intersects(area))
+        return false;
+    const Graph &graph = *m_request.graph;
+    if (tile.categories[k] == unknown)
+        tile.categories[k] = static_cast<std::uint8_t>(opCategory(graph, node.id));
+    if (text && tile.texts[2 * k] == nullptr) {
+        const NodeLabel label = nodeLabel(graph, node.id);
+        tile.texts[2 * k] = &shared(label.title);
+        tile.texts[2 * k + 1] = &shared(label.subtitle);
+    }
+    look.role = node.role;
+    look.category = static_cast<OpCategory>(tile.categories[k]);
+    look.title = text ? tile.texts[2 * k] : nullptr;
+    look.subtitle = text ? tile.texts[2 * k + 1] : nullptr;
+    look.selected = m_states.isSelected(n);
+    look.highlighted = m_states.isHighlighted(n);
+    look.problem = m_states.hasProblem(n);
+    return true;
+}
+
+std::size_t TileMaterializer::paintNodes(Tile &tile, QPainter &painter, const QRectF &exposed,
+                                         qreal lod)
+{
+    const bool text = lod >= nodeTextZoom;
     std::size_t painted = 0;
     NodeLook look;
-    for (std::size_t k = 0; k < count; ++k) {
-        const std::uint32_t n = tile.members[k];
-        const LayoutGraph::Node &node = m_graph->nodes[n];
-        look.rect = nodeRect(n);
-        look.mark = 0;
-        if (anyMark)
-            if (const auto it = m_request.marks->find(node.id); it != m_request.marks->end())
-                look.mark = it->second.isValid() ? it->second.rgba() : 0;
-        if (!nodeItemBounds(look.rect, look.mark != 0).intersects(exposed))
+    for (std::size_t k = 0; k < tile.members.size(); ++k) {
+        if (!nodeLook(tile, k, text, exposed, look))
             continue;
-        if (tile.categories[k] == unknown)
-            tile.categories[k] = static_cast<std::uint8_t>(opCategory(graph, node.id));
-        if (text && tile.texts[2 * k] == nullptr) {
-            const NodeLabel label = nodeLabel(graph, node.id);
-            tile.texts[2 * k] = &shared(label.title);
-            tile.texts[2 * k + 1] = &shared(label.subtitle);
-        }
-        look.role = node.role;
-        look.category = static_cast<OpCategory>(tile.categories[k]);
-        look.title = text ? tile.texts[2 * k] : nullptr;
-        look.subtitle = text ? tile.texts[2 * k + 1] : nullptr;
-        look.selected = m_states.isSelected(n);
-        look.highlighted = m_states.isHighlighted(n);
-        look.problem = m_states.hasProblem(n);
         // As Qt painted items: each with the painter's state restored after it.
         painter.save();
         paintNode(painter, look, lod);
@@ -376,8 +383,8 @@ std::size_t TileMaterializer::paintNodes(Tile &tile, QPainter &painter, const QR
     return painted;
 }
 
-std::size_t TileMaterializer::paintEdges(Tile &tile, QPainter &painter, const QRectF &exposed,
-                                         qreal lod)
+template <typename Visit>
+std::size_t TileMaterializer::forEdges(Tile &tile, const QRectF &area, Visit visit)
 {
     // A route's box takes a pass over its points: made once per tile.
     const std::size_t count = tile.members.size();
@@ -390,35 +397,58 @@ std::size_t TileMaterializer::paintEdges(Tile &tile, QPainter &painter, const QR
     }
     const bool boundaries = m_states.hasBoundaryEdges();
     const bool flashes = m_states.hasFlashes();
-    std::size_t painted = 0;
+    std::size_t visited = 0;
     EdgeLook look;
     // Boundary edges lie above the others (as their items did, stacked at z 1.5 against 1):
-    // a second pass paints them when there are any.
+    // a second pass gives them when there are any.
     for (const bool boundaryPass : { false, true }) {
         if (boundaryPass && !boundaries)
             break;
         for (std::size_t k = 0; k < count; ++k) {
             const std::uint32_t e = tile.members[k];
-            if (!tile.bounds[k].intersects(exposed))
+            if (!tile.bounds[k].intersects(area))
                 continue;
             look.boundary = boundaries ? m_states.boundaryColour(e) : QColor();
             if (look.boundary.isValid() != boundaryPass)
                 continue;
-            const LayoutSpline route = spline(e);
-            const bool labelled = m_labelled[e];
-            const QRectF bounds = tile.bounds[k].toRectF();
             look.flash = flashes ? m_states.flash(e) : 0;
             look.cutHover = m_states.isCutHover(e);
             look.highlighted = m_states.isEdgeHighlighted(e);
             look.hovered = m_states.hoveredEdge() == e;
-            painter.save();
-            paintEdge(painter, route, bounds, look, lod, labelled ? m_request.labels : nullptr,
-                      edgeRef(e));
-            painter.restore();
-            ++painted;
+            visit(e, tile.bounds[k].toRectF(), look);
+            ++visited;
         }
     }
-    return painted;
+    return visited;
+}
+
+std::size_t TileMaterializer::paintEdges(Tile &tile, QPainter &painter, const QRectF &exposed,
+                                         qreal lod)
+{
+    return forEdges(tile, exposed,
+                    [&](std::uint32_t e, const QRectF &bounds, const EdgeLook &look) {
+                        painter.save();
+                        paintEdge(painter, spline(e), bounds, look, lod,
+                                  m_labelled[e] ? m_request.labels : nullptr, edgeRef(e));
+                        painter.restore();
+                    });
+}
+
+void TileMaterializer::describeMembers(std::size_t tile, const QRectF &area, TileSink &sink)
+{
+    if (tile >= m_tiles.size() || !m_layout)
+        return;
+    Tile &t = m_tiles[tile];
+    if (!t.nodes) {
+        forEdges(t, area, [&](std::uint32_t e, const QRectF & /*bounds*/, const EdgeLook &look) {
+            sink.edge(spline(e), look);
+        });
+        return;
+    }
+    NodeLook look;
+    for (std::size_t k = 0; k < t.members.size(); ++k)
+        if (nodeLook(t, k, true, area, look))
+            sink.node(look);
 }
 
 void TileMaterializer::childHovered(std::size_t tile, QGraphicsItem &child, bool on)

@@ -161,6 +161,7 @@ public:
     // --- TileContent ---
     std::size_t paintMembers(std::size_t tile, QPainter &painter, const QRectF &exposed) override;
     void childHovered(std::size_t tile, QGraphicsItem &child, bool on) override;
+    void describeMembers(std::size_t tile, const QRectF &area, TileSink &sink) override;
 
 private:
     struct Tile
@@ -179,6 +180,13 @@ private:
         bool nodes = false;
         bool made = false;
     };
+    /// The look of member `k` of node tile `tile` (with its texts when `text`); false, and
+    /// nothing looked up, when its box misses `area`.
+    bool nodeLook(Tile &tile, std::size_t k, bool text, const QRectF &area, NodeLook &look);
+    /// Calls visit(edge, box, look) for the members of edge tile `tile` whose boxes meet
+    /// `area`, the boundary edges last; returns how many.
+    template <typename Visit>
+    std::size_t forEdges(Tile &tile, const QRectF &area, Visit visit);
     std::size_t paintNodes(Tile &tile, QPainter &painter, const QRectF &exposed, qreal lod);
     std::size_t paintEdges(Tile &tile, QPainter &painter, const QRectF &exposed, qreal lod);
     void makeTile(std::size_t index);
