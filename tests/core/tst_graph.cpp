@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/graph/Graph.h"
 #include "core/graph/GraphCompare.h"
+#include "core/support/InternPool.h"
 
 #include <QTest>
 
@@ -77,6 +78,7 @@ private slots:
     void internedStrings();
     void sharedOutputTypes();
     void sharedOutputTypesAcrossThreads();
+    void internPool();
 };
 
 void TestGraph::consumersAndKeys()
@@ -415,6 +417,38 @@ void TestGraph::sharedOutputTypesAcrossThreads()
         QCOMPARE(first[i][1].shape[0].value, std::int64_t(i));
     }
     QVERIFY(first[0].data() != first[1].data());
+}
+
+void TestGraph::internPool()
+{
+    struct Hash
+    {
+        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+        std::size_t operator()(std::string_view s) const
+        {
+            return std::hash<std::string_view> {}(s);
+        }
+    };
+    using Pool = InternPool<std::string, Hash>;
+    Pool &pool = Pool::instance();
+    QCOMPARE(&Pool::instance(), &pool); // one pool per type
+    QCOMPARE(pool.size(), std::size_t(0));
+    const std::string &a
+        = pool.intern(std::string_view("conv"), [] { return std::string("conv"); });
+    const std::string &b = pool.intern(std::string("co") + "nv");
+    bool made = false;
+    const std::string &c = pool.intern(std::string_view("conv"), [&made] {
+        made = true;
+        return std::string("conv");
+    });
+    const std::string &d = pool.intern(std::string("relu"));
+    QCOMPARE(&a, &b);
+    QCOMPARE(&a, &c);
+    QVERIFY(!made); // found, so not made again
+    QVERIFY(&a != &d);
+    QCOMPARE(a, std::string("conv"));
+    QCOMPARE(d, std::string("relu"));
+    QCOMPARE(pool.size(), std::size_t(2));
 }
 
 QTEST_APPLESS_MAIN(TestGraph)
