@@ -79,6 +79,8 @@ private slots:
     void sharedOutputTypes();
     void sharedOutputTypesAcrossThreads();
     void internPool();
+    void sharedAttributes();
+    void sharedAttributesAcrossThreads();
 };
 
 void TestGraph::consumersAndKeys()
@@ -449,6 +451,112 @@ void TestGraph::internPool()
     QCOMPARE(a, std::string("conv"));
     QCOMPARE(d, std::string("relu"));
     QCOMPARE(pool.size(), std::size_t(2));
+}
+
+void TestGraph::sharedAttributes()
+{
+    using Item = Attributes::Item;
+    // Two maps built apart with the same keys and values share one pooled list.
+    const Attributes a(
+        { Item { "axis", AttrValue::integer(1) }, Item { "layout", AttrValue::string("NCHW") } });
+    Attributes b;
+    b.set("axis", AttrValue::integer(1));
+    b.set("layout", AttrValue::string("NCHW"));
+    QCOMPARE(&a.items(), &b.items());
+    QVERIFY(a == b);
+    QCOMPARE(a.size(), std::size_t(2));
+    QCOMPARE(a.intOr("axis", -1), std::int64_t(1));
+    QCOMPARE(a.stringOr("layout", ""), std::string("NCHW"));
+
+    // Order, a value, a dtype, a key: each makes another list.
+    const Attributes swapped(
+        { Item { "layout", AttrValue::string("NCHW") }, Item { "axis", AttrValue::integer(1) } });
+    const Attributes other(
+        { Item { "axis", AttrValue::integer(2) }, Item { "layout", AttrValue::string("NCHW") } });
+    const Attributes wide({ Item { "axis", AttrValue::integer(1, "int64") },
+                            Item { "layout", AttrValue::string("NCHW") } });
+    QVERIFY(&swapped.items() != &a.items());
+    QVERIFY(&other.items() != &a.items());
+    QVERIFY(&wide.items() != &a.items());
+    QVERIFY(!(other == a));
+
+    // Setting a key changes that map only; the old list stays as it was.
+    Attributes c = a;
+    c.set("axis", AttrValue::integer(2));
+    QCOMPARE(&c.items(), &other.items());
+    QCOMPARE(a.intOr("axis", -1), std::int64_t(1));
+    QCOMPARE(&b.items(), &a.items());
+
+    // Equal floats spelled differently print differently, so they are not merged; they still
+    // compare equal, as before pooling.
+    const Attributes spelledA(
+        { Item { "epsilon", AttrValue::floating(1e-05, "float32", "1e-05f") } });
+    const Attributes spelledB(
+        { Item { "epsilon", AttrValue::floating(1e-05, "float32", "1.0e-05f") } });
+    QVERIFY(&spelledA.items() != &spelledB.items());
+    QVERIFY(spelledA == spelledB);
+    QCOMPARE(spelledA.items()[0].second.toRelay(), std::string("1e-05f"));
+    QCOMPARE(spelledB.items()[0].second.toRelay(), std::string("1.0e-05f"));
+    // -0 and 0 compare equal but are different bits.
+    const Attributes zero({ Item { "alpha", AttrValue::floating(0.0, "float32", "0f") } });
+    const Attributes negativeZero({ Item { "alpha", AttrValue::floating(-0.0, "float32", "0f") } });
+    QVERIFY(&zero.items() != &negativeZero.items());
+
+    // Nested lists take part in the identity.
+    const Attributes pads({ Item {
+        "padding", AttrValue::listOf({ AttrValue::integer(1), AttrValue::integer(1) }) } });
+    const Attributes pads2({ Item {
+        "padding", AttrValue::listOf({ AttrValue::integer(1), AttrValue::integer(1) }) } });
+    const Attributes pads3({ Item {
+        "padding", AttrValue::listOf({ AttrValue::integer(1), AttrValue::integer(0) }) } });
+    QCOMPARE(&pads.items(), &pads2.items());
+    QVERIFY(&pads.items() != &pads3.items());
+
+    // No attributes: no pooled list, and a node copy shares its node's list.
+    QVERIFY(Attributes().isEmpty());
+    QVERIFY(Attributes(std::vector<Item> {}).isEmpty());
+    QCOMPARE(Attributes().size(), std::size_t(0));
+    QCOMPARE(Attributes().find("axis"), nullptr);
+    Node n;
+    n.attrs = a;
+    const Node copy = n;
+    QCOMPARE(&copy.attrs.items(), &a.items());
+    QCOMPARE(sizeof(Attributes), sizeof(void *));
+
+    // setItem builds a list with set()'s rule: a repeated key replaces the earlier value.
+    std::vector<Item> built;
+    Attributes::setItem(built, "axis", AttrValue::integer(3));
+    Attributes::setItem(built, "layout", AttrValue::string("NCHW"));
+    Attributes::setItem(built, "axis", AttrValue::integer(2));
+    QCOMPARE(built.size(), std::size_t(2));
+    QCOMPARE(&Attributes(built).items(), &other.items());
+}
+
+void TestGraph::sharedAttributesAcrossThreads()
+{
+    // Two threads pooling the same 300 maps at once get one entry per map.
+    auto intern = [](std::vector<Attributes> &out) {
+        for (int i = 0; i < 300; ++i) {
+            Attributes a;
+            a.set("units", AttrValue::integer(5000 + i));
+            a.set("axis", AttrValue::integer(i % 3));
+            out.push_back(a);
+        }
+    };
+    std::vector<Attributes> first;
+    std::vector<Attributes> second;
+    std::thread t1(intern, std::ref(first));
+    std::thread t2(intern, std::ref(second));
+    t1.join();
+    t2.join();
+    QCOMPARE(first.size(), std::size_t(300));
+    QCOMPARE(second.size(), std::size_t(300));
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        QCOMPARE(&first[i].items(), &second[i].items());
+        QCOMPARE(first[i].intOr("units", -1), std::int64_t(5000 + i));
+        QCOMPARE(first[i].intOr("axis", -1), std::int64_t(i % 3));
+    }
+    QVERIFY(&first[0].items() != &first[1].items());
 }
 
 QTEST_APPLESS_MAIN(TestGraph)
