@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/graph/FunctionView.h"
 #include "core/graph/Graph.h"
 #include "core/graph/GraphCompare.h"
 #include "core/support/InternPool.h"
@@ -8,6 +9,7 @@
 
 #include <sstream>
 #include <thread>
+#include <type_traits>
 
 using namespace cleave;
 
@@ -81,6 +83,7 @@ private slots:
     void internPool();
     void sharedAttributes();
     void sharedAttributesAcrossThreads();
+    void functionViewEdgeRows();
 };
 
 void TestGraph::consumersAndKeys()
@@ -557,6 +560,64 @@ void TestGraph::sharedAttributesAcrossThreads()
         QCOMPARE(first[i].intOr("axis", -1), std::int64_t(i % 3));
     }
     QVERIFY(&first[0].items() != &first[1].items());
+}
+
+void TestGraph::functionViewEdgeRows()
+{
+    // @main(%a) { %0 = f(%a); %1 = g(%0); %2 = h(%0, %1); %3 = k(%2, %a, %0) }: nodes 0..4 are
+    // %a, %0, %1, %2, %3. Edges (producer → consumer.input), grouped by producer, then by the
+    // consumer's position: a→%0.0, a→%3.1 | %0→%1.0, %0→%2.0, %0→%3.2 | %1→%2.1 | %2→%3.0.
+    Graph g;
+    Function mainFn;
+    mainFn.name = "main";
+    const FunctionId m = g.addFunction(mainFn);
+    const NodeId a = addInput(g, m, "%a", Type::tensor({ Dim::known(4) }, "float32"));
+    const NodeId n0 = addOp(g, m, "%0", "f", { a });
+    const NodeId n1 = addOp(g, m, "%1", "g", { n0 });
+    const NodeId n2 = addOp(g, m, "%2", "h", { n0, n1 });
+    const NodeId n3 = addOp(g, m, "%3", "k", { n2, a, n0 });
+    g.function(m).result = n3;
+    g.finalize();
+    const FunctionView view(g, m);
+    QCOMPARE(view.edgeCount(), std::size_t(7));
+
+    struct Expected
+    {
+        NodeId from;
+        NodeId to;
+        std::uint32_t input;
+    };
+    auto check = [](auto edges, const std::vector<Expected> &expected) {
+        QCOMPARE(static_cast<std::size_t>(edges.size()), expected.size());
+        std::size_t i = 0;
+        for (const auto &e : edges) {
+            const FlowEdge &edge = [&]() -> const FlowEdge & {
+                if constexpr (std::is_pointer_v<std::decay_t<decltype(e)>>)
+                    return *e;
+                else
+                    return e;
+            }();
+            QCOMPARE(edge.tensor.node, expected[i].from);
+            QCOMPARE(edge.consumer, expected[i].to);
+            QCOMPARE(edge.user, expected[i].to);
+            QCOMPARE(edge.input, expected[i].input);
+            ++i;
+        }
+    };
+    check(view.outEdges(a), { { a, n0, 0 }, { a, n3, 1 } });
+    check(view.outEdges(n0), { { n0, n1, 0 }, { n0, n2, 0 }, { n0, n3, 2 } });
+    check(view.outEdges(n1), { { n1, n2, 1 } });
+    check(view.outEdges(n2), { { n2, n3, 0 } });
+    check(view.outEdges(n3), {});
+    // In-edges of each consumer, in input order.
+    check(view.inEdges(a), {});
+    check(view.inEdges(n0), { { a, n0, 0 } });
+    check(view.inEdges(n1), { { n0, n1, 0 } });
+    check(view.inEdges(n2), { { n0, n2, 0 }, { n1, n2, 1 } });
+    check(view.inEdges(n3), { { n2, n3, 0 }, { a, n3, 1 }, { n0, n3, 2 } });
+    // The in-edges point into the out-edge store: %3's input 1 is a's second out-edge.
+    QCOMPARE(view.inEdges(n3)[1], &view.outEdges(a)[1]);
+    QCOMPARE(view.inEdges(n2)[0], &view.outEdges(n0)[1]);
 }
 
 QTEST_APPLESS_MAIN(TestGraph)
