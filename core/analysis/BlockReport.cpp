@@ -49,7 +49,7 @@ nlohmann::json fusedBlocksToJson(const Graph &graph, const std::vector<FusedBloc
         nlohmann::json nodes = nlohmann::json::array();
         for (NodeId n : b.nodes)
             nodes.push_back(graph.key(n));
-        nlohmann::json entry { { "name", b.name },
+        nlohmann::json entry { { "name", b.name.str() },
                                { "pattern", opPatternName(b.pattern) },
                                { "nodes", std::move(nodes) },
                                { "ops", blockOps(graph, b) },

@@ -674,15 +674,16 @@ std::vector<FusedBlock> FusionGrouper::collectBlocks()
         }
         if (uniquify && base.size() > maxNameLength)
             base = base.substr(0, maxNameLength) + "_" + hex(signature) + "_";
-        block.name = base;
+        std::string name = base;
         if (uniquify) {
             auto &seen = signatures[base];
             auto it = std::find(seen.begin(), seen.end(), signature);
             if (it == seen.end())
                 it = seen.insert(seen.end(), signature);
             if (const auto k = static_cast<std::size_t>(it - seen.begin()); k > 0)
-                block.name += "_" + std::to_string(k);
+                name += "_" + std::to_string(k);
         }
+        block.name = InternedString(name);
         blocks.push_back(std::move(block));
     }
     blocks.shrink_to_fit();

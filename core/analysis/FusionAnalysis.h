@@ -4,6 +4,7 @@
 
 #include "core/analysis/OpPattern.h"
 #include "core/graph/Graph.h"
+#include "core/support/InternedString.h"
 
 #include <cstddef>
 #include <string>
@@ -38,7 +39,8 @@ struct FusedBlock
     /// blocks with the same name; longer than 80 characters → cut at 80 + `_<hash>_` (our hash,
     /// not TVM's). Existing functions: the body's fused name for a Primitive literal, the
     /// `Composite` value, or the global's name. A graph.json kernel keeps its `func_name`.
-    std::string name;
+    /// Interned: thousands of blocks share a few dozen names.
+    InternedString name;
     OpPatternKind pattern = OpPatternKind::Opaque; ///< The group's pattern (its anchor's).
     NodeId root; ///< The node whose value the block returns.
     std::vector<NodeId> nodes; ///< Members in post-order (producers first); no inputs/constants.

@@ -210,48 +210,4 @@ bool operator==(const AttrValue &a, const AttrValue &b)
     return false;
 }
 
-const AttrValue *Attributes::find(const std::string &key) const
-{
-    for (const Item &item : m_items) {
-        if (item.first == key)
-            return &item.second;
-    }
-    return nullptr;
-}
-
-void Attributes::set(std::string key, AttrValue value)
-{
-    for (Item &item : m_items) {
-        if (item.first == key) {
-            item.second = std::move(value);
-            return;
-        }
-    }
-    m_items.emplace_back(std::move(key), std::move(value));
-}
-
-std::int64_t Attributes::intOr(const std::string &key, std::int64_t fallback) const
-{
-    const AttrValue *v = find(key);
-    if (!v)
-        return fallback;
-    return v->toInt().value_or(fallback);
-}
-
-std::string Attributes::stringOr(const std::string &key, const std::string &fallback) const
-{
-    const AttrValue *v = find(key);
-    if (!v || v->kind != AttrValue::Kind::String)
-        return fallback;
-    return v->text;
-}
-
-std::optional<std::vector<std::int64_t>> Attributes::intList(const std::string &key) const
-{
-    const AttrValue *v = find(key);
-    if (!v)
-        return std::nullopt;
-    return v->toIntList();
-}
-
 } // namespace cleave

@@ -59,28 +59,48 @@ struct AttrValue
 };
 
 /// Attributes in source order. Order matters for printing; lookup is linear (a handful of keys).
+/// The items are kept once per process: a model repeats a few dozen distinct attribute maps over
+/// thousands of calls (`axis=1`, `units=None`), so a node holds one pointer to a pooled, immutable
+/// list, and equal lists (identical down to a float's spelling) are the same entry. Setting a key
+/// pools the changed list; the pool only grows (see InternPool) and is safe to use from several
+/// threads.
 class Attributes
 {
 public:
     using Item = std::pair<std::string, AttrValue>;
 
-    [[nodiscard]] const std::vector<Item> &items() const { return m_items; }
-    [[nodiscard]] bool isEmpty() const { return m_items.empty(); }
-    [[nodiscard]] std::size_t size() const { return m_items.size(); }
-    /// The value of `key`, or nullptr.
+    /// No attributes.
+    Attributes() = default;
+    /// The pooled copy of `items` (in this order; later duplicates of a key are kept as given).
+    explicit Attributes(std::vector<Item> items);
+
+    [[nodiscard]] const std::vector<Item> &items() const { return m_items ? *m_items : noItems(); }
+    [[nodiscard]] bool isEmpty() const { return m_items == nullptr; }
+    [[nodiscard]] std::size_t size() const { return items().size(); }
+    /// The value of `key`, or nullptr. The pointer stays valid for the whole process.
     [[nodiscard]] const AttrValue *find(const std::string &key) const;
     /// Appends or replaces `key`.
     void set(std::string key, AttrValue value);
+    /// Appends or replaces `key` in a list being built, which Attributes(items) then pools once
+    /// (setting keys one by one would pool every intermediate list).
+    static void setItem(std::vector<Item> &items, std::string key, AttrValue value);
 
     /// Convenience lookups that return `fallback` when absent or of another kind.
     [[nodiscard]] std::int64_t intOr(const std::string &key, std::int64_t fallback) const;
     [[nodiscard]] std::string stringOr(const std::string &key, const std::string &fallback) const;
     [[nodiscard]] std::optional<std::vector<std::int64_t>> intList(const std::string &key) const;
 
-    friend bool operator==(const Attributes &a, const Attributes &b) = default;
+    /// Equal items by value (AttrValue's ==, so `1e-05f` equals `1.0e-05f`), not only the same
+    /// pooled entry.
+    friend bool operator==(const Attributes &a, const Attributes &b)
+    {
+        return a.m_items == b.m_items || a.items() == b.items();
+    }
 
 private:
-    std::vector<Item> m_items;
+    static const std::vector<Item> &noItems();
+
+    const std::vector<Item> *m_items = nullptr; ///< Null when there are no attributes.
 };
 
 } // namespace cleave

@@ -193,20 +193,22 @@ void FunctionView::buildEdgeIndex()
     }
     m_inEdges.resize(m_edges.size());
     std::vector<std::uint32_t> fill(m_inOffsets.begin(), m_inOffsets.end() - 1);
-    for (const FlowEdge &e : m_edges)
-        m_inEdges[fill[e.consumer.index()]++] = &e;
+    for (std::size_t e = 0; e < m_edges.size(); ++e)
+        m_inEdges[fill[m_edges[e].consumer.index()]++] = static_cast<std::uint32_t>(e);
     for (std::size_t c = 0; c < n; ++c) {
         auto begin = m_inEdges.begin() + m_inOffsets[c];
         auto end = m_inEdges.begin() + m_inOffsets[c + 1];
         if (end - begin > 1) {
-            std::sort(begin, end, [](const FlowEdge *a, const FlowEdge *b) {
-                const bool na = a->user != a->consumer;
-                const bool nb = b->user != b->consumer;
+            std::sort(begin, end, [this](std::uint32_t ia, std::uint32_t ib) {
+                const FlowEdge &a = m_edges[ia];
+                const FlowEdge &b = m_edges[ib];
+                const bool na = a.user != a.consumer;
+                const bool nb = b.user != b.consumer;
                 if (na != nb)
                     return !na;
-                if (a->user != b->user)
-                    return a->user < b->user;
-                return a->input < b->input;
+                if (a.user != b.user)
+                    return a.user < b.user;
+                return a.input < b.input;
             });
         }
     }
@@ -218,10 +220,12 @@ std::span<const FlowEdge> FunctionView::outEdges(NodeId producer) const
     return { m_edges.data() + m_outOffsets[i], m_outOffsets[i + 1] - m_outOffsets[i] };
 }
 
-std::span<const FlowEdge *const> FunctionView::inEdges(NodeId consumer) const
+InEdgeRange FunctionView::inEdges(NodeId consumer) const
 {
     const std::size_t i = consumer.index();
-    return { m_inEdges.data() + m_inOffsets[i], m_inOffsets[i + 1] - m_inOffsets[i] };
+    return { m_edges.data(),
+             std::span<const std::uint32_t>(m_inEdges.data() + m_inOffsets[i],
+                                            m_inOffsets[i + 1] - m_inOffsets[i]) };
 }
 
 std::int32_t FunctionView::findOpKey(const std::string &name) const

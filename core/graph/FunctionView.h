@@ -5,6 +5,7 @@
 #include "core/graph/Graph.h"
 #include "core/graph/Ids.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -23,6 +24,59 @@ struct FlowEdge
     NodeId consumer;
     NodeId user;
     std::uint32_t input = 0; ///< Which input of `user` reads the tensor.
+};
+
+/// The edges entering one node, as pointers into a FunctionView's edge store (which keeps them as
+/// 32-bit indices: half the size of pointers, for a store that lives as long as a plan).
+class InEdgeRange
+{
+public:
+    /// Iterates the edges, yielding `const FlowEdge *`.
+    class Iterator
+    {
+    public:
+        using value_type = const FlowEdge *; // NOLINT(readability-identifier-naming): std spelling
+        using difference_type = std::ptrdiff_t; // NOLINT(readability-identifier-naming)
+
+        Iterator() = default;
+        Iterator(const FlowEdge *edges, const std::uint32_t *at)
+            : m_edges(edges)
+            , m_at(at)
+        {
+        }
+        const FlowEdge *operator*() const { return m_edges + *m_at; }
+        Iterator &operator++()
+        {
+            ++m_at;
+            return *this;
+        }
+        Iterator operator++(int)
+        {
+            Iterator before = *this;
+            ++m_at;
+            return before;
+        }
+        friend bool operator==(const Iterator &a, const Iterator &b) { return a.m_at == b.m_at; }
+
+    private:
+        const FlowEdge *m_edges = nullptr;
+        const std::uint32_t *m_at = nullptr;
+    };
+
+    InEdgeRange(const FlowEdge *edges, std::span<const std::uint32_t> indices)
+        : m_edges(edges)
+        , m_indices(indices)
+    {
+    }
+    [[nodiscard]] Iterator begin() const { return { m_edges, m_indices.data() }; }
+    [[nodiscard]] Iterator end() const { return { m_edges, m_indices.data() + m_indices.size() }; }
+    [[nodiscard]] std::size_t size() const { return m_indices.size(); }
+    [[nodiscard]] bool empty() const { return m_indices.empty(); }
+    [[nodiscard]] const FlowEdge *operator[](std::size_t i) const { return m_edges + m_indices[i]; }
+
+private:
+    const FlowEdge *m_edges;
+    std::span<const std::uint32_t> m_indices;
 };
 
 /// A read-only, precomputed view of ONE function of a Graph for partitioning: which nodes are
@@ -60,7 +114,7 @@ public:
     /// Edges leaving `producer` (any node of the function), ordered by consumer position.
     [[nodiscard]] std::span<const FlowEdge> outEdges(NodeId producer) const;
     /// Edges entering `consumer` (a node of the function), in input order.
-    [[nodiscard]] std::span<const FlowEdge *const> inEdges(NodeId consumer) const;
+    [[nodiscard]] InEdgeRange inEdges(NodeId consumer) const;
     /// Total number of edges.
     [[nodiscard]] std::size_t edgeCount() const { return m_edges.size(); }
 
@@ -97,7 +151,7 @@ private:
     std::vector<NodeId> m_functionOwner; // per function: the node of m_function owning it
     std::vector<FlowEdge> m_edges; // grouped by producer
     std::vector<std::uint32_t> m_outOffsets; // per node, CSR into m_edges
-    std::vector<const FlowEdge *> m_inEdges; // grouped by consumer
+    std::vector<std::uint32_t> m_inEdges; // indices into m_edges, grouped by consumer
     std::vector<std::uint32_t> m_inOffsets; // per node, CSR into m_inEdges
 };
 

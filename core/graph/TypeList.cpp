@@ -2,10 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/graph/TypeList.h"
 
+#include "core/support/InternPool.h"
+
 #include <algorithm>
 #include <functional>
-#include <mutex>
-#include <unordered_set>
 
 namespace cleave {
 
@@ -47,32 +47,21 @@ std::size_t hashOf(std::span<const Type> types)
     return seed;
 }
 
-struct Pool
+struct ListHash
 {
-    struct Hash
-    {
-        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
-        std::size_t operator()(std::span<const Type> types) const { return hashOf(types); }
-        std::size_t operator()(const std::vector<Type> &types) const { return hashOf(types); }
-    };
-    struct Equal
-    {
-        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
-        bool operator()(std::span<const Type> a, std::span<const Type> b) const
-        {
-            return std::ranges::equal(a, b);
-        }
-    };
-    std::mutex mutex;
-    // Node-based: the lists never move, so pointers to them stay valid.
-    std::unordered_set<std::vector<Type>, Hash, Equal> lists;
+    using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+    std::size_t operator()(std::span<const Type> types) const { return hashOf(types); }
+    std::size_t operator()(const std::vector<Type> &types) const { return hashOf(types); }
 };
-
-Pool &pool()
+struct ListEqual
 {
-    static Pool *p = new Pool; // never destroyed: pooled lists outlive every static
-    return *p;
-}
+    using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+    bool operator()(std::span<const Type> a, std::span<const Type> b) const
+    {
+        return std::ranges::equal(a, b);
+    }
+};
+using ListPool = InternPool<std::vector<Type>, ListHash, ListEqual>;
 
 } // namespace
 
@@ -80,12 +69,8 @@ TypeList::TypeList(std::span<const Type> types)
 {
     if (types.empty())
         return;
-    Pool &p = pool();
-    const std::scoped_lock lock(p.mutex);
-    auto it = p.lists.find(types);
-    if (it == p.lists.end())
-        it = p.lists.emplace(types.begin(), types.end()).first;
-    m_types = &*it;
+    m_types = &ListPool::instance().intern(
+        types, [types] { return std::vector<Type>(types.begin(), types.end()); });
 }
 
 TypeList TypeList::with(std::size_t i, Type type) const
@@ -99,9 +84,7 @@ TypeList TypeList::with(std::size_t i, Type type) const
 
 std::size_t TypeList::poolSize()
 {
-    Pool &p = pool();
-    const std::scoped_lock lock(p.mutex);
-    return p.lists.size();
+    return ListPool::instance().size();
 }
 
 } // namespace cleave

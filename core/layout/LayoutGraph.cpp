@@ -157,11 +157,19 @@ LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
 {
     if (!function.isValid())
         function = graph.mainFunction();
+    if (!function.isValid())
+        return {};
+    return buildLayoutGraph(FunctionView(graph, function), options);
+}
+
+LayoutGraph buildLayoutGraph(const FunctionView &view, const LayoutGraphOptions &options)
+{
+    const Graph &graph = view.graph();
+    const FunctionId function = view.function();
     LayoutGraph lg;
     lg.function = function;
     if (!function.isValid())
         return lg;
-    FunctionView view(graph, function);
 
     std::vector<bool> isOutput(graph.nodeCount(), false);
     for (const TensorRef &t : graph.outputs(function))

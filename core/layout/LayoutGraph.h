@@ -11,6 +11,8 @@
 
 namespace cleave {
 
+class FunctionView;
+
 /// How a drawn node looks; the canvas picks its shape and colour from it.
 enum class LayoutNodeRole : std::uint8_t {
     Operator, ///< An operator call, function call, If/Match, constructor.
@@ -79,6 +81,9 @@ struct LayoutGraph
 /// Builds the drawn graph of `function` (the main function when invalid).
 LayoutGraph buildLayoutGraph(const Graph &graph, FunctionId function,
                              const LayoutGraphOptions &options = {});
+/// The same for the function of `view`, reading its edges from that view (a plan's or a level's,
+/// which the caller keeps anyway) instead of building one of its own for the while.
+LayoutGraph buildLayoutGraph(const FunctionView &view, const LayoutGraphOptions &options = {});
 
 /// Estimated size of a node box for its label, in points (the canvas draws the title at 10 px
 /// and the subtitle at 9 px, which these widths accommodate).

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/graph/FunctionView.h"
 #include "core/graph/Graph.h"
 #include "core/graph/GraphCompare.h"
+#include "core/support/InternPool.h"
 
 #include <QTest>
 
 #include <sstream>
 #include <thread>
+#include <type_traits>
 
 using namespace cleave;
 
@@ -77,6 +80,10 @@ private slots:
     void internedStrings();
     void sharedOutputTypes();
     void sharedOutputTypesAcrossThreads();
+    void internPool();
+    void sharedAttributes();
+    void sharedAttributesAcrossThreads();
+    void functionViewEdgeRows();
 };
 
 void TestGraph::consumersAndKeys()
@@ -415,6 +422,202 @@ void TestGraph::sharedOutputTypesAcrossThreads()
         QCOMPARE(first[i][1].shape[0].value, std::int64_t(i));
     }
     QVERIFY(first[0].data() != first[1].data());
+}
+
+void TestGraph::internPool()
+{
+    struct Hash
+    {
+        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+        std::size_t operator()(std::string_view s) const
+        {
+            return std::hash<std::string_view> {}(s);
+        }
+    };
+    using Pool = InternPool<std::string, Hash>;
+    Pool &pool = Pool::instance();
+    QCOMPARE(&Pool::instance(), &pool); // one pool per type
+    QCOMPARE(pool.size(), std::size_t(0));
+    const std::string &a
+        = pool.intern(std::string_view("conv"), [] { return std::string("conv"); });
+    const std::string &b = pool.intern(std::string("co") + "nv");
+    bool made = false;
+    const std::string &c = pool.intern(std::string_view("conv"), [&made] {
+        made = true;
+        return std::string("conv");
+    });
+    const std::string &d = pool.intern(std::string("relu"));
+    QCOMPARE(&a, &b);
+    QCOMPARE(&a, &c);
+    QVERIFY(!made); // found, so not made again
+    QVERIFY(&a != &d);
+    QCOMPARE(a, std::string("conv"));
+    QCOMPARE(d, std::string("relu"));
+    QCOMPARE(pool.size(), std::size_t(2));
+}
+
+void TestGraph::sharedAttributes()
+{
+    using Item = Attributes::Item;
+    // Two maps built apart with the same keys and values share one pooled list.
+    const Attributes a(
+        { Item { "axis", AttrValue::integer(1) }, Item { "layout", AttrValue::string("NCHW") } });
+    Attributes b;
+    b.set("axis", AttrValue::integer(1));
+    b.set("layout", AttrValue::string("NCHW"));
+    QCOMPARE(&a.items(), &b.items());
+    QVERIFY(a == b);
+    QCOMPARE(a.size(), std::size_t(2));
+    QCOMPARE(a.intOr("axis", -1), std::int64_t(1));
+    QCOMPARE(a.stringOr("layout", ""), std::string("NCHW"));
+
+    // Order, a value, a dtype, a key: each makes another list.
+    const Attributes swapped(
+        { Item { "layout", AttrValue::string("NCHW") }, Item { "axis", AttrValue::integer(1) } });
+    const Attributes other(
+        { Item { "axis", AttrValue::integer(2) }, Item { "layout", AttrValue::string("NCHW") } });
+    const Attributes wide({ Item { "axis", AttrValue::integer(1, "int64") },
+                            Item { "layout", AttrValue::string("NCHW") } });
+    QVERIFY(&swapped.items() != &a.items());
+    QVERIFY(&other.items() != &a.items());
+    QVERIFY(&wide.items() != &a.items());
+    QVERIFY(!(other == a));
+
+    // Setting a key changes that map only; the old list stays as it was.
+    Attributes c = a;
+    c.set("axis", AttrValue::integer(2));
+    QCOMPARE(&c.items(), &other.items());
+    QCOMPARE(a.intOr("axis", -1), std::int64_t(1));
+    QCOMPARE(&b.items(), &a.items());
+
+    // Equal floats spelled differently print differently, so they are not merged; they still
+    // compare equal, as before pooling.
+    const Attributes spelledA(
+        { Item { "epsilon", AttrValue::floating(1e-05, "float32", "1e-05f") } });
+    const Attributes spelledB(
+        { Item { "epsilon", AttrValue::floating(1e-05, "float32", "1.0e-05f") } });
+    QVERIFY(&spelledA.items() != &spelledB.items());
+    QVERIFY(spelledA == spelledB);
+    QCOMPARE(spelledA.items()[0].second.toRelay(), std::string("1e-05f"));
+    QCOMPARE(spelledB.items()[0].second.toRelay(), std::string("1.0e-05f"));
+    // -0 and 0 compare equal but are different bits.
+    const Attributes zero({ Item { "alpha", AttrValue::floating(0.0, "float32", "0f") } });
+    const Attributes negativeZero({ Item { "alpha", AttrValue::floating(-0.0, "float32", "0f") } });
+    QVERIFY(&zero.items() != &negativeZero.items());
+
+    // Nested lists take part in the identity.
+    const Attributes pads({ Item {
+        "padding", AttrValue::listOf({ AttrValue::integer(1), AttrValue::integer(1) }) } });
+    const Attributes pads2({ Item {
+        "padding", AttrValue::listOf({ AttrValue::integer(1), AttrValue::integer(1) }) } });
+    const Attributes pads3({ Item {
+        "padding", AttrValue::listOf({ AttrValue::integer(1), AttrValue::integer(0) }) } });
+    QCOMPARE(&pads.items(), &pads2.items());
+    QVERIFY(&pads.items() != &pads3.items());
+
+    // No attributes: no pooled list, and a node copy shares its node's list.
+    QVERIFY(Attributes().isEmpty());
+    QVERIFY(Attributes(std::vector<Item> {}).isEmpty());
+    QCOMPARE(Attributes().size(), std::size_t(0));
+    QCOMPARE(Attributes().find("axis"), nullptr);
+    Node n;
+    n.attrs = a;
+    const Node copy = n;
+    QCOMPARE(&copy.attrs.items(), &a.items());
+    QCOMPARE(sizeof(Attributes), sizeof(void *));
+
+    // setItem builds a list with set()'s rule: a repeated key replaces the earlier value.
+    std::vector<Item> built;
+    Attributes::setItem(built, "axis", AttrValue::integer(3));
+    Attributes::setItem(built, "layout", AttrValue::string("NCHW"));
+    Attributes::setItem(built, "axis", AttrValue::integer(2));
+    QCOMPARE(built.size(), std::size_t(2));
+    QCOMPARE(&Attributes(built).items(), &other.items());
+}
+
+void TestGraph::sharedAttributesAcrossThreads()
+{
+    // Two threads pooling the same 300 maps at once get one entry per map.
+    auto intern = [](std::vector<Attributes> &out) {
+        for (int i = 0; i < 300; ++i) {
+            Attributes a;
+            a.set("units", AttrValue::integer(5000 + i));
+            a.set("axis", AttrValue::integer(i % 3));
+            out.push_back(a);
+        }
+    };
+    std::vector<Attributes> first;
+    std::vector<Attributes> second;
+    std::thread t1(intern, std::ref(first));
+    std::thread t2(intern, std::ref(second));
+    t1.join();
+    t2.join();
+    QCOMPARE(first.size(), std::size_t(300));
+    QCOMPARE(second.size(), std::size_t(300));
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        QCOMPARE(&first[i].items(), &second[i].items());
+        QCOMPARE(first[i].intOr("units", -1), std::int64_t(5000 + i));
+        QCOMPARE(first[i].intOr("axis", -1), std::int64_t(i % 3));
+    }
+    QVERIFY(&first[0].items() != &first[1].items());
+}
+
+void TestGraph::functionViewEdgeRows()
+{
+    // @main(%a) { %0 = f(%a); %1 = g(%0); %2 = h(%0, %1); %3 = k(%2, %a, %0) }: nodes 0..4 are
+    // %a, %0, %1, %2, %3. Edges (producer → consumer.input), grouped by producer, then by the
+    // consumer's position: a→%0.0, a→%3.1 | %0→%1.0, %0→%2.0, %0→%3.2 | %1→%2.1 | %2→%3.0.
+    Graph g;
+    Function mainFn;
+    mainFn.name = "main";
+    const FunctionId m = g.addFunction(mainFn);
+    const NodeId a = addInput(g, m, "%a", Type::tensor({ Dim::known(4) }, "float32"));
+    const NodeId n0 = addOp(g, m, "%0", "f", { a });
+    const NodeId n1 = addOp(g, m, "%1", "g", { n0 });
+    const NodeId n2 = addOp(g, m, "%2", "h", { n0, n1 });
+    const NodeId n3 = addOp(g, m, "%3", "k", { n2, a, n0 });
+    g.function(m).result = n3;
+    g.finalize();
+    const FunctionView view(g, m);
+    QCOMPARE(view.edgeCount(), std::size_t(7));
+
+    struct Expected
+    {
+        NodeId from;
+        NodeId to;
+        std::uint32_t input;
+    };
+    auto check = [](auto edges, const std::vector<Expected> &expected) {
+        QCOMPARE(static_cast<std::size_t>(edges.size()), expected.size());
+        std::size_t i = 0;
+        for (const auto &e : edges) {
+            const FlowEdge &edge = [&]() -> const FlowEdge & {
+                if constexpr (std::is_pointer_v<std::decay_t<decltype(e)>>)
+                    return *e;
+                else
+                    return e;
+            }();
+            QCOMPARE(edge.tensor.node, expected[i].from);
+            QCOMPARE(edge.consumer, expected[i].to);
+            QCOMPARE(edge.user, expected[i].to);
+            QCOMPARE(edge.input, expected[i].input);
+            ++i;
+        }
+    };
+    check(view.outEdges(a), { { a, n0, 0 }, { a, n3, 1 } });
+    check(view.outEdges(n0), { { n0, n1, 0 }, { n0, n2, 0 }, { n0, n3, 2 } });
+    check(view.outEdges(n1), { { n1, n2, 1 } });
+    check(view.outEdges(n2), { { n2, n3, 0 } });
+    check(view.outEdges(n3), {});
+    // In-edges of each consumer, in input order.
+    check(view.inEdges(a), {});
+    check(view.inEdges(n0), { { a, n0, 0 } });
+    check(view.inEdges(n1), { { n0, n1, 0 } });
+    check(view.inEdges(n2), { { n0, n2, 0 }, { n1, n2, 1 } });
+    check(view.inEdges(n3), { { n2, n3, 0 }, { a, n3, 1 }, { n0, n3, 2 } });
+    // The in-edges point into the out-edge store: %3's input 1 is a's second out-edge.
+    QCOMPARE(view.inEdges(n3)[1], &view.outEdges(a)[1]);
+    QCOMPARE(view.inEdges(n2)[0], &view.outEdges(n0)[1]);
 }
 
 QTEST_APPLESS_MAIN(TestGraph)

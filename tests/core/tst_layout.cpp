@@ -4,6 +4,7 @@
 #include "TestSupport.h"
 #include "ThreeNodeColumn.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/FunctionView.h"
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutCache.h"
 #include "core/layout/LayoutGraph.h"
@@ -83,6 +84,7 @@ class TestLayout : public QObject
 
 private slots:
     void drawnGraphOfResnet();
+    void drawnGraphFromAGivenView();
     void layoutOfResnet_data();
     void layoutOfResnet();
     void cacheHitReturnsIdenticalLayout();
@@ -227,6 +229,33 @@ void TestLayout::cacheHitReturnsIdenticalLayout()
         f.write("{\"version\":1,\"nodes\":[[1,2");
     }
     QVERIFY(reopened.find(key) == nullptr);
+}
+
+void TestLayout::drawnGraphFromAGivenView()
+{
+    // x -> %0 = relu(x) -> %1 = tanh(%0) -> %2 = add(%0, %1): four boxes, four edges by consumer
+    // in input order: x->%0, %0->%1, %0->%2, %1->%2. A plan's view gives the same drawn graph.
+    test::GraphBuilder b;
+    const NodeId x = b.input("x", { 1, 8 });
+    const NodeId relu = b.op("nn.relu", { x }, { 1, 8 });
+    const NodeId tanh = b.op("tanh", { relu }, { 1, 8 });
+    const NodeId add = b.op("add", { relu, tanh }, { 1, 8 });
+    auto g = b.finish(add);
+    const FunctionView view(*g, g->mainFunction());
+    const LayoutGraph lg = buildLayoutGraph(view);
+    QCOMPARE(lg.function, g->mainFunction());
+    QCOMPARE(lg.nodes.size(), std::size_t(4));
+    QCOMPARE(lg.nodes[0].id, x);
+    QCOMPARE(lg.nodes[3].id, add);
+    QCOMPARE(lg.edges.size(), std::size_t(4));
+    const std::vector<std::pair<std::uint32_t, std::uint32_t>> expected {
+        { 0, 1 }, { 1, 2 }, { 1, 3 }, { 2, 3 }
+    };
+    for (std::size_t e = 0; e < expected.size(); ++e) {
+        QCOMPARE(lg.edges[e].from, expected[e].first);
+        QCOMPARE(lg.edges[e].to, expected[e].second);
+    }
+    QCOMPARE(lg.fingerprint(), buildLayoutGraph(*g, g->mainFunction()).fingerprint());
 }
 
 void TestLayout::oldVersionCacheFileIsLaidOutAgain()

@@ -10,6 +10,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QLabel>
 #include <QMessageBox>
 #include <QSettings>
@@ -32,6 +33,8 @@ const QString byocModel = QDir::cleanPath(QStringLiteral(
     CLEAVE_CORPUS_DIR "/relay/conv-bias-relu_byoc-partitioned_metadata-b64_match.relay.txt"));
 const QString squeezenetModel = QDir::cleanPath(
     QStringLiteral(CLEAVE_CORPUS_DIR "/relay/squeezenet_mxnet_let-anf_calyx.relay.txt"));
+const QString rnntModel = QDir::cleanPath(
+    QStringLiteral(CLEAVE_CORPUS_DIR "/relay/rnnt_unrolled-lstm_24k-nodes_glenside.relay.txt"));
 
 // Closes the next modal message box as soon as it shows and hands back its text.
 class MessageBoxCloser : public QObject
@@ -84,6 +87,7 @@ private slots:
     void emptyWindow();
     void openShowsModel();
     void keyboardNavigatesOutline();
+    void outlineOffersLargeFunctionsInBatches();
     void histogramSortsByCalls();
     void failedOpenKeepsModel();
     void recentFiles();
@@ -192,6 +196,52 @@ void TestMainWindow::keyboardNavigatesOutline()
     QTest::keyClick(tree, Qt::Key_End); // the last row of the tree: the composite is collapsed
     QCOMPARE(tree->currentIndex(), model->index(2, 0));
     QVERIFY(tree->selectionModel()->isRowSelected(2, {}));
+}
+
+void TestMainWindow::outlineOffersLargeFunctionsInBatches()
+{
+    MainWindow window;
+    QVERIFY(window.openFile(rnntModel));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *dock = window.findChild<QDockWidget *>(QStringLiteral("outlineDock"));
+    QVERIFY(dock);
+    dock->raise();
+    QTRY_VERIFY(dock->isVisible());
+    QTreeView *tree = window.outlineView();
+    const ModelOutlineModel *outline = window.outlineModel();
+    const cleave::Graph &graph = *window.document()->graph();
+    const cleave::Function &mainFn = graph.function(graph.mainFunction());
+    constexpr int batch = ModelOutlineModel::rowBatch;
+    QVERIFY(mainFn.nodes.size() > 4 * static_cast<std::size_t>(batch));
+
+    // @main is current and expanded; the model offers its nodes a batch at a time: the first
+    // batch, plus the one the view fetched when it expanded @main.
+    const QModelIndex main = outline->index(0, 0);
+    QCOMPARE(tree->currentIndex(), main);
+    QVERIFY(tree->isExpanded(main));
+    QCOMPARE(outline->rowCount(main), 2 * batch);
+    QVERIFY(outline->canFetchMore(main));
+    // The rows shown are the first nodes, in source order.
+    QCOMPARE(outline->index(2 * batch - 1, ModelOutlineModel::IdColumn, main).data().toString(),
+             QString::fromStdString(graph.key(mainFn.nodes[2 * batch - 1])));
+
+    // Going to the end of the tree reaches the last row offered, and the view, having scrolled
+    // to the end, fetches more: whole batches, the next nodes in source order, not all of them.
+    tree->setFocus();
+    QTest::keyClick(tree, Qt::Key_End);
+    QCOMPARE(tree->currentIndex().row(), 2 * batch - 1);
+    const int offered = outline->rowCount(main);
+    QVERIFY(offered > 2 * batch);
+    QCOMPARE(offered % batch, 0);
+    QVERIFY(static_cast<std::size_t>(offered) < mainFn.nodes.size());
+    QCOMPARE(
+        outline->index(offered - 1, ModelOutlineModel::IdColumn, main).data().toString(),
+        QString::fromStdString(graph.key(mainFn.nodes[static_cast<std::size_t>(offered) - 1])));
+    // The next End reaches the last of those.
+    QTest::keyClick(tree, Qt::Key_End);
+    QCOMPARE(tree->currentIndex().row(), offered - 1);
+    QCOMPARE(tree->currentIndex().parent(), main);
 }
 
 void TestMainWindow::histogramSortsByCalls()

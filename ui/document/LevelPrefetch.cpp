@@ -23,10 +23,11 @@ bool collapseLevel(PreparedLevel &level, const cleave::Graph &graph, cleave::Fun
         cleave::collapseBlocks(graph, function, blocks, expanded));
     if (cancel != nullptr && cancel->load())
         return false;
-    level.drawn = std::make_shared<const cleave::LayoutGraph>(
-        cleave::buildLayoutGraph(collapsed->graph, collapsed->graph.mainFunction()));
+    // The level's view of the blocks' function serves the drawn graph too.
     level.view = std::make_shared<const cleave::FunctionView>(collapsed->graph,
                                                               collapsed->graph.mainFunction());
+    level.drawn
+        = std::make_shared<const cleave::LayoutGraph>(cleave::buildLayoutGraph(*level.view));
     level.blocks = std::move(collapsed);
     return true;
 }

@@ -5,6 +5,8 @@
 #include <QFont>
 #include <QStringList>
 
+#include <algorithm>
+
 namespace cleave::ui {
 
 namespace {
@@ -110,6 +112,7 @@ void ModelOutlineModel::setGraph(const cleave::Graph *graph)
     m_graph = graph;
     m_functions.clear();
     m_rowOfFunction.clear();
+    m_fetched.clear();
     if (m_graph) {
         const cleave::FunctionId main = m_graph->mainFunction();
         if (main.isValid())
@@ -119,8 +122,10 @@ void ModelOutlineModel::setGraph(const cleave::Graph *graph)
                 m_functions.emplace_back(i);
         }
         m_rowOfFunction.assign(m_graph->functionCount(), -1);
-        for (std::size_t row = 0; row < m_functions.size(); ++row)
+        for (std::size_t row = 0; row < m_functions.size(); ++row) {
             m_rowOfFunction[m_functions[row].index()] = static_cast<int>(row);
+            m_fetched.push_back(std::min(nodeCount(static_cast<int>(row)), rowBatch));
+        }
     }
     endResetModel();
 }
@@ -156,7 +161,32 @@ int ModelOutlineModel::rowCount(const QModelIndex &parent) const
         return static_cast<int>(m_functions.size());
     if (parent.internalId() != functionRowTag || parent.column() != IdColumn)
         return 0;
-    return static_cast<int>(m_graph->function(m_functions[parent.row()]).nodes.size());
+    return m_fetched[static_cast<std::size_t>(parent.row())];
+}
+
+int ModelOutlineModel::nodeCount(int functionRow) const
+{
+    return static_cast<int>(
+        m_graph->function(m_functions[static_cast<std::size_t>(functionRow)]).nodes.size());
+}
+
+bool ModelOutlineModel::canFetchMore(const QModelIndex &parent) const
+{
+    if (!m_graph || !parent.isValid() || parent.internalId() != functionRowTag
+        || parent.column() != IdColumn)
+        return false;
+    return m_fetched[static_cast<std::size_t>(parent.row())] < nodeCount(parent.row());
+}
+
+void ModelOutlineModel::fetchMore(const QModelIndex &parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    int &fetched = m_fetched[static_cast<std::size_t>(parent.row())];
+    const int more = std::min(nodeCount(parent.row()) - fetched, rowBatch);
+    beginInsertRows(parent, fetched, fetched + more - 1);
+    fetched += more;
+    endInsertRows();
 }
 
 int ModelOutlineModel::columnCount(const QModelIndex & /*parent*/) const

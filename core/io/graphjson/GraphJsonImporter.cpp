@@ -442,15 +442,17 @@ void GraphJsonReader::buildNodes(Graph &graph, FunctionId main)
         }
         n.kind = NodeKind::OpCall;
         n.op = h.funcName;
+        std::vector<Attributes::Item> attrs;
         for (const auto &[key, value] : h.attrs->items()) {
             const bool isInt = std::find(intAttrs.begin(), intAttrs.end(), key) != intAttrs.end();
             if (isInt && toInt(value))
-                n.attrs.set(key, AttrValue::integer(*toInt(value)));
+                Attributes::setItem(attrs, key, AttrValue::integer(*toInt(value)));
             else
-                n.attrs.set(
-                    key,
+                Attributes::setItem(
+                    attrs, key,
                     AttrValue::string(value.is_string() ? value.get<std::string>() : value.dump()));
         }
+        n.attrs = Attributes(std::move(attrs));
         if (const auto declared = toInt(h.attrs->value("num_inputs", json("-1")));
             declared && *declared >= 0 && static_cast<std::size_t>(*declared) != inputs.size()) {
             warning("graphjson.num_inputs",

@@ -293,10 +293,12 @@ private:
                 continue; // an omitted optional input
             n.inputs.push_back(resolve(in, names, outer));
         }
+        std::vector<Attributes::Item> attrs;
         for (const auto &a : proto.attribute()) {
             if (a.type() != onnx::AttributeProto::GRAPH)
-                n.attrs.set(a.name(), attrFrom(a));
+                Attributes::setItem(attrs, a.name(), attrFrom(a));
         }
+        n.attrs = Attributes(std::move(attrs));
         std::vector<Type> outputTypes;
         for (const std::string &out : proto.output()) {
             const auto t = types.find(out);

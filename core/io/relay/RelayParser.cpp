@@ -838,6 +838,8 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
 
     Node n;
     std::vector<Value> args;
+    // Collected, then pooled once (setting them one by one would pool every prefix).
+    std::vector<Attributes::Item> attrs;
     for (;;) {
         const Token &p = m_ts.peek();
         if (p.isPunct(')'))
@@ -845,7 +847,7 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
         if (p.is(TokenKind::Identifier) && m_ts.peek(1).isPunct('=')) {
             const Token key = m_ts.take();
             m_ts.take();
-            n.attrs.set(std::string(key.text), m_ts.parseAttrValue());
+            Attributes::setItem(attrs, std::string(key.text), m_ts.parseAttrValue());
         } else {
             Value a = parseExpr();
             if (a.kind == Value::Kind::AttrsRef)
@@ -860,6 +862,7 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
                       "expected ',' or ')' " + closeMessage() + ", found " + describe(m_ts.peek()));
     }
     m_ts.take(); // ')'
+    n.attrs = Attributes(std::move(attrs));
 
     switch (callee.kind) {
     case Value::Kind::Op:
