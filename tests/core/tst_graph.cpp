@@ -424,17 +424,20 @@ void TestGraph::sharedOutputTypesAcrossThreads()
     QVERIFY(first[0].data() != first[1].data());
 }
 
+namespace {
+
+// A transparent hash: the pool finds a string_view without making a string.
+struct InternTestHash
+{
+    using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view> {}(s); }
+};
+
+} // namespace
+
 void TestGraph::internPool()
 {
-    struct Hash
-    {
-        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
-        std::size_t operator()(std::string_view s) const
-        {
-            return std::hash<std::string_view> {}(s);
-        }
-    };
-    using Pool = InternPool<std::string, Hash>;
+    using Pool = InternPool<std::string, InternTestHash>;
     Pool &pool = Pool::instance();
     QCOMPARE(&Pool::instance(), &pool); // one pool per type
     QCOMPARE(pool.size(), std::size_t(0));
