@@ -19,6 +19,7 @@
 #include "ui/scene/LayoutOverlay.h"
 #include "ui/scene/LayoutRunner.h"
 #include "ui/scene/Minimap.h"
+#include "ui/scene/NodePainter.h"
 #include "ui/scene/NodeSelection.h"
 #include "ui/scene/OpCategory.h"
 #include "ui/scene/PlanLayerItem.h"
@@ -54,8 +55,6 @@ namespace cleave::ui {
 
 namespace {
 
-// Node labels are drawn from a zoom of 0.45 on (paintNode's level of detail).
-constexpr qreal readableZoom = 0.45;
 constexpr qreal initialZoom = 0.8;
 // How long a turn may run each sliced job, a paint following it: the disposal of the old
 // scene while the new one is completed; a job completing a built scene; the disposal alone.
@@ -238,7 +237,7 @@ void CanvasWidget::Private::showInitialView(const Layout &l, const QRectF &bound
     // The whole drawing when its labels stay readable; otherwise (a tall DNN) its top, where
     // the inputs are, at a readable zoom: the minimap shows the rest.
     view->showRect(bounds);
-    if (view->zoom() >= readableZoom)
+    if (view->zoom() >= nodeTextZoom)
         return;
     view->setTransform(QTransform::fromScale(initialZoom, initialZoom));
     const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
