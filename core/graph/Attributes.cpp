@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/graph/AttrValue.h"
+#include "core/support/HashMix.h"
 #include "core/support/InternPool.h"
 
 #include <algorithm>
@@ -13,11 +14,6 @@ namespace cleave {
 namespace {
 
 using Items = std::vector<Attributes::Item>;
-
-void mix(std::size_t &seed, std::size_t value)
-{
-    seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6U) + (seed >> 2U);
-}
 
 // The pool merges only values that print the same: every field counts, a float by its bits and
 // its spelling (AttrValue's == calls 1e-05f and 1.0e-05f equal, and -0f and 0f).
@@ -32,15 +28,15 @@ bool identical(const AttrValue &a, const AttrValue &b)
 std::size_t hashOf(const AttrValue &v)
 {
     auto seed = static_cast<std::size_t>(v.kind);
-    mix(seed, std::hash<std::int64_t> {}(v.intValue));
-    mix(seed, std::hash<std::uint64_t> {}(std::bit_cast<std::uint64_t>(v.floatValue)));
-    mix(seed, v.boolValue ? 1U : 0U);
-    mix(seed, std::hash<const void *> {}(&v.dtype.str())); // interned: same text, same address
-    mix(seed, std::hash<std::string> {}(v.text));
+    hashMix(seed, std::hash<std::int64_t> {}(v.intValue));
+    hashMix(seed, std::hash<std::uint64_t> {}(std::bit_cast<std::uint64_t>(v.floatValue)));
+    hashMix(seed, v.boolValue ? 1U : 0U);
+    hashMix(seed, std::hash<const void *> {}(&v.dtype.str())); // interned: same text, same address
+    hashMix(seed, std::hash<std::string> {}(v.text));
     for (const std::string &k : v.keys)
-        mix(seed, std::hash<std::string> {}(k));
+        hashMix(seed, std::hash<std::string> {}(k));
     for (const AttrValue &item : v.list)
-        mix(seed, hashOf(item));
+        hashMix(seed, hashOf(item));
     return seed;
 }
 
@@ -50,8 +46,8 @@ struct ItemsHash
     {
         std::size_t seed = items.size();
         for (const auto &[key, value] : items) {
-            mix(seed, std::hash<std::string> {}(key));
-            mix(seed, hashOf(value));
+            hashMix(seed, std::hash<std::string> {}(key));
+            hashMix(seed, hashOf(value));
         }
         return seed;
     }

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/graph/TypeList.h"
 
+#include "core/support/HashMix.h"
 #include "core/support/InternPool.h"
 
 #include <algorithm>
@@ -10,11 +11,6 @@
 namespace cleave {
 
 namespace {
-
-void mix(std::size_t &seed, std::size_t value)
-{
-    seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6U) + (seed >> 2U);
-}
 
 // Interned strings are equal exactly when their texts are the same object, so the address hashes
 // them consistently with Type's operator==.
@@ -27,15 +23,15 @@ std::size_t hashOf(const Type &t)
 {
     auto seed = static_cast<std::size_t>(t.kind);
     for (const Dim &d : t.shape) {
-        mix(seed, std::hash<std::int64_t> {}(d.value));
-        mix(seed, hashOf(d.symbol));
+        hashMix(seed, std::hash<std::int64_t> {}(d.value));
+        hashMix(seed, hashOf(d.symbol));
     }
-    mix(seed, hashOf(t.dtype));
-    mix(seed, hashOf(t.name));
+    hashMix(seed, hashOf(t.dtype));
+    hashMix(seed, hashOf(t.name));
     for (const Type &f : t.fields)
-        mix(seed, hashOf(f));
+        hashMix(seed, hashOf(f));
     for (const Type &r : t.result)
-        mix(seed, hashOf(r));
+        hashMix(seed, hashOf(r));
     return seed;
 }
 
@@ -43,7 +39,7 @@ std::size_t hashOf(std::span<const Type> types)
 {
     std::size_t seed = types.size();
     for (const Type &t : types)
-        mix(seed, hashOf(t));
+        hashMix(seed, hashOf(t));
     return seed;
 }
 

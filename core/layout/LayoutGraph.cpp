@@ -3,6 +3,7 @@
 #include "core/layout/LayoutGraph.h"
 
 #include "core/graph/FunctionView.h"
+#include "core/support/HashMix.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,11 +31,6 @@ std::size_t glyphCount(const std::string &s)
     return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
         return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
     }));
-}
-
-void mix(std::uint64_t &h, std::uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
 }
 
 } // namespace
@@ -136,18 +132,18 @@ void nodeBoxSize(const NodeLabel &label, LayoutNodeRole role, double &width, dou
 std::uint64_t LayoutGraph::fingerprint() const
 {
     std::uint64_t h = 1469598103934665603ULL;
-    mix(h, function.value);
+    hashMix(h, function.value);
     for (const Node &n : nodes) {
-        mix(h, n.id.value);
-        mix(h, static_cast<std::uint64_t>(n.role));
-        mix(h, static_cast<std::uint64_t>(n.width * 16));
-        mix(h, static_cast<std::uint64_t>(n.height * 16));
+        hashMix(h, n.id.value);
+        hashMix(h, static_cast<std::uint64_t>(n.role));
+        hashMix(h, static_cast<std::uint64_t>(n.width * 16));
+        hashMix(h, static_cast<std::uint64_t>(n.height * 16));
     }
     for (const Edge &e : edges) {
-        mix(h, e.from);
-        mix(h, e.to);
-        mix(h, e.tensor.output);
-        mix(h, e.stub ? 1U : 0U);
+        hashMix(h, e.from);
+        hashMix(h, e.to);
+        hashMix(h, e.tensor.output);
+        hashMix(h, e.stub ? 1U : 0U);
     }
     return h;
 }
