@@ -69,7 +69,7 @@ ItemTile::ItemTile(const QRectF &bounds, qreal z)
 {
     // ItemContainsChildrenInShape promises Qt that the children lie within the box (it is
     // their union), which lets it skip them when the box misses the painted area or a query.
-    // The exposed area (ItemUsesExtendedStyleOption) says which children to paint.
+    // The exposed area (ItemUsesExtendedStyleOption) says which members to paint.
     setFlags(ItemContainsChildrenInShape | ItemUsesExtendedStyleOption);
     setAcceptedMouseButtons(Qt::NoButton);
     setZValue(z);

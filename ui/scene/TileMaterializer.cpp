@@ -26,9 +26,9 @@ TileMaterializer::~TileMaterializer() = default;
 
 void TileMaterializer::clear()
 {
+    // The tiles outlive this drawing in a scene disposed later.
     for (const Tile &tile : m_tiles)
-        tile.item->setContent(nullptr,
-                              0); // the tiles outlive this drawing in a scene disposed later
+        tile.item->setContent(nullptr, 0);
     m_request = Request {};
     m_graph.reset();
     m_layout.reset();

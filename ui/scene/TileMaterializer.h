@@ -40,7 +40,7 @@ class NodeItem;
 ///
 /// A tile's children (NodeItems, EdgeItems) are made only for what needs a real
 /// QGraphicsItem: hover and tooltips around the mouse (makeArea()) and explicit requests
-/// (nodeItem(), edgeItem(): tests, an SVG export). The least recently needed are dropped again
+/// (nodeItem(), edgeItem(), makeAll(): tests). The least recently needed are dropped again
 /// when more than cap() exist (trim()).
 ///
 /// Everything else the canvas asks of the drawing (boxes, routes, which nodes lie in an area or
@@ -124,7 +124,7 @@ public:
     /// Makes the children of the tiles meeting `area` (they count as just needed): the items
     /// Qt's hit tests look for there (hover, tooltips).
     void makeArea(const QRectF &area);
-    /// Makes every tile's children (the SVG export writes the items).
+    /// Makes every tile's children (tests that look at every item).
     void makeAll();
     /// Drops the children of the least recently needed tiles not meeting `keep` while more
     /// than cap() items exist (deleting a tile's items takes about a millisecond).
