@@ -17,6 +17,8 @@ packages=(
     libonnx-dev libprotobuf-dev protobuf-compiler
     # Test fixtures are checked with the ONNX Python package.
     python3 python3-onnx python3-numpy
+    # The runtime tests' virtual environment (packaging/pydeps.sh: TVM, ONNX Runtime).
+    python3-venv
     # Style checks run by CI (tests/style/check_style.sh).
     clang-format clang-tidy
     # Fuzzing (tests/fuzz/run_fuzzers.sh): clang with libFuzzer, ASan and UBSan.
