@@ -5,6 +5,7 @@
 #include "core/analysis/WeightInputs.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 namespace cleave {
@@ -95,6 +96,30 @@ bool isByocTarget(const std::string &target)
     return !kind.empty()
         && std::none_of(std::begin(devices), std::end(devices),
                         [&](const char *d) { return kind == d; });
+}
+
+std::string scriptSourceName(const ExportModel &model)
+{
+    std::string name = std::filesystem::path(model.plan->graph().sourcePath()).filename().string();
+    for (char &c : name) {
+        if (c == '\n' || c == '\r')
+            c = ' ';
+    }
+    return name;
+}
+
+std::string sourcePathFromFolder(const ExportModel &model)
+{
+    namespace fs = std::filesystem;
+    const std::string &source = model.plan->graph().sourcePath();
+    if (source.empty())
+        return {};
+    std::error_code ec;
+    const fs::path from = fs::weakly_canonical(fs::absolute(source, ec), ec);
+    const fs::path folder
+        = ec ? fs::path() : fs::weakly_canonical(fs::absolute(model.folder, ec), ec);
+    const fs::path relative = ec ? fs::path() : from.lexically_relative(folder);
+    return relative.empty() ? scriptSourceName(model) : relative.generic_string();
 }
 
 std::string deviceOf(const std::string &target)

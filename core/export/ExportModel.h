@@ -64,7 +64,16 @@ struct ExportModel
     /// interfaceInputNames); set by useWriterNames().
     std::vector<std::vector<std::string>> inputNames;
     std::vector<Diagnostic> diagnostics;
+    /// The export folder as the caller named it: scripts locate the source model from it.
+    std::string folder;
 };
+
+/// The source model's file name, without its folder: what generated scripts print (they carry
+/// no absolute path of the machine that wrote them).
+std::string scriptSourceName(const ExportModel &model);
+/// The source model's path relative to the export folder (`../model.relax.py`), for scripts
+/// that re-run the source; the file name alone when no relative path exists.
+std::string sourcePathFromFolder(const ExportModel &model);
 
 /// Builds the connection model of a plan; errors (a cycle between partitions, a global
 /// output no partition produces) go to `model.diagnostics`.

@@ -86,6 +86,7 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
 {
     ExportResult result;
     ExportModel model = buildExportModel(plan, boundary, options);
+    model.folder = dir;
     model.writer = moduleExporterFor(options.moduleFormat);
     if (model.writer && !model.writer->acceptsSource(plan.graph())) {
         // The default format does not fit this source (an ONNX model): use the writer that does.

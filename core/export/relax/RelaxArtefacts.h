@@ -28,9 +28,16 @@ std::string relaxPlacedModule(const ExportModel &model);
 /// The vdevice name each partition runs on in placed.relax.py (`llvm:0`, `cuda:1`, ...).
 std::vector<std::string> relaxPartitionDevices(const ExportModel &model);
 
+/// Every tensor input of the partitioned function, by name, with the partition whose vdevice it
+/// arrives on in placed.relax.py: the first partition (in plan order) that reads it. Later
+/// partitions that read it get a copy through `R.to_vdevice`.
+std::vector<std::pair<std::string, int>> relaxInputDevices(const ExportModel &model);
+
 /// `build_relax.py`: loads every `mod<k>.relax.py` with `tvm.script.from_source`, builds it
 /// for its target with `tvm.compile` (`relax.build` before TVM 0.21), runs the partitions in
-/// plan order wired by partitions.json, and builds / runs placed.relax.py on all devices.
+/// plan order on seeded inputs wired by partitions.json, runs the whole source module (found
+/// relative to the folder) on the same inputs and compares every output; `--placed` also
+/// builds and runs placed.relax.py on all devices. Exit 0 only when every output matches.
 std::string relaxBuildScript(const ExportModel &model);
 
 /// Every Relax-specific file of an export (byoc.relax.py when a partition has a BYOC target,

@@ -54,6 +54,35 @@ std::vector<std::string> relaxPartitionDevices(const ExportModel &model)
     return devices;
 }
 
+std::vector<std::pair<std::string, int>> relaxInputDevices(const ExportModel &model)
+{
+    const PartitionPlan &plan = *model.plan;
+    const Graph &g = plan.graph();
+    std::unordered_map<std::uint32_t, int> first;
+    for (NodeId n : plan.view().order()) {
+        if (g.node(n).kind == NodeKind::Input)
+            continue;
+        const int k = plan.indexOf(plan.partitionOf(n));
+        if (k < 0)
+            continue;
+        for (const TensorRef &in : g.node(n).inputs) {
+            if (!in.node.isValid() || g.node(in.node).kind != NodeKind::Input)
+                continue;
+            auto [it, added] = first.emplace(in.node.value, k);
+            if (!added)
+                it->second = std::min(it->second, k);
+        }
+    }
+    std::vector<std::pair<std::string, int>> devices;
+    const auto &inputs = plan.view().inputs();
+    for (std::size_t i = 0; i < model.globalInputs.size() && i < inputs.size(); ++i) {
+        auto it = first.find(inputs[i].value);
+        if (it != first.end() && g.node(inputs[i]).outputType().isTensor())
+            devices.emplace_back(model.globalInputs[i].first, it->second);
+    }
+    return devices;
+}
+
 namespace {
 
 /// Builds placed.relax.py's graph: the whole module, the partitioned function's bindings
@@ -63,7 +92,8 @@ class PlacedModuleBuilder
 {
 public:
     PlacedModuleBuilder(const ExportModel &model, Graph &out)
-        : m_plan(*model.plan)
+        : m_model(&model)
+        , m_plan(*model.plan)
         , m_boundary(*model.boundary)
         , m_src(m_plan.graph())
         , m_out(out)
@@ -96,6 +126,7 @@ private:
     void copyNode(NodeId n);
     std::optional<TensorRef> hookedInput(TensorRef in);
     std::optional<TensorRef> rebuiltTuple(NodeId tuple);
+    std::optional<TensorRef> movedInput(NodeId input);
     void moveTensor(std::size_t b, TensorRef value, std::int32_t from);
     [[nodiscard]] std::string deviceName(std::int32_t k) const
     {
@@ -109,6 +140,7 @@ private:
         return base;
     }
 
+    const ExportModel *m_model;
     const PartitionPlan &m_plan;
     const BoundaryTable &m_boundary;
     const Graph &m_src;
@@ -124,6 +156,10 @@ private:
     std::map<Key, TensorRef> m_rebuilt;
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> m_fieldBoundary;
     std::unordered_map<std::uint32_t, std::size_t> m_wholeBoundary; ///< Node → boundary.
+    /// Tensor input of the function → the partition whose vdevice it arrives on, and its copy.
+    std::unordered_map<std::uint32_t, std::pair<std::int32_t, NodeId>> m_inputs;
+    /// (tensor input, consuming partition) → its copy moved to that partition's vdevice.
+    std::map<std::pair<std::uint32_t, std::int32_t>, TensorRef> m_movedInputs;
 };
 
 void PlacedModuleBuilder::copyMainSignature()
@@ -134,6 +170,14 @@ void PlacedModuleBuilder::copyMainSignature()
             m_copier.global(FunctionId(f));
     }
     const Function &srcMain = m_src.function(m_plan.function());
+    std::unordered_map<std::uint32_t, std::int32_t> home;
+    const auto &inputs = m_plan.view().inputs();
+    for (const auto &[name, k] : relaxInputDevices(*m_model)) {
+        for (NodeId in : inputs) {
+            if (m_src.node(in).name == name)
+                home[in.value] = k;
+        }
+    }
     Function main;
     main.kind = Function::Kind::Global;
     main.name = srcMain.name;
@@ -141,8 +185,38 @@ void PlacedModuleBuilder::copyMainSignature()
     main.returnType = srcMain.returnType;
     main.hasReturnType = srcMain.hasReturnType;
     m_main = m_out.addFunction(std::move(main));
-    for (NodeId p : srcMain.params)
-        m_out.function(m_main).params.push_back(m_copier.copyNode(p, m_main));
+    for (NodeId p : srcMain.params) {
+        const NodeId copy = m_copier.copyNode(p, m_main);
+        m_out.function(m_main).params.push_back(copy);
+        if (auto h = home.find(p.value); h != home.end()) {
+            m_inputs[p.value] = { h->second, copy };
+            m_deviceOf[copy.value] = deviceName(h->second);
+        }
+    }
+}
+
+// A tensor input arrives on its first consumer's vdevice; every later partition that reads it
+// reads a copy moved once to its own vdevice.
+std::optional<TensorRef> PlacedModuleBuilder::movedInput(NodeId input)
+{
+    auto it = m_inputs.find(input.value);
+    if (it == m_inputs.end() || m_current < 0 || it->second.first == m_current)
+        return std::nullopt;
+    if (auto m = m_movedInputs.find({ input.value, m_current }); m != m_movedInputs.end())
+        return m->second;
+    Node n;
+    n.kind = NodeKind::OpCall;
+    n.op = "relax.to_vdevice";
+    n.function = m_main;
+    n.inputs = { TensorRef { it->second.second, 0 } };
+    n.name = placedName(m_src.node(input).name, m_current);
+    n.attrs.set("dst_vdevice", AttrValue::string(deviceName(m_current)));
+    n.setOutputTypes({ m_src.node(input).outputType() });
+    n.typeAnnotated = true;
+    const NodeId id = m_out.addNode(std::move(n));
+    m_deviceOf[id.value] = deviceName(m_current);
+    m_movedInputs[{ input.value, m_current }] = TensorRef { id, 0 };
+    return TensorRef { id, 0 };
 }
 
 // A tuple read whole by another partition: R.to_vdevice takes tensors only, so its fields were
@@ -177,6 +251,8 @@ std::optional<TensorRef> PlacedModuleBuilder::rebuiltTuple(NodeId tuple)
 
 std::optional<TensorRef> PlacedModuleBuilder::hookedInput(TensorRef in)
 {
+    if (m_inputs.contains(in.node.value))
+        return movedInput(in.node);
     auto it = m_wholeBoundary.find(in.node.value);
     if (it == m_wholeBoundary.end()) {
         const std::int32_t from = m_plan.indexOf(m_plan.partitionOf(in.node));

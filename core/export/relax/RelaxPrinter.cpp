@@ -43,6 +43,15 @@ void symbolsOf(const Type &t, std::vector<std::string> &out)
         symbolsOf(f, out);
 }
 
+/// Puts every tensor of `t` (a tensor, or a tuple's tensors at any depth) on `device`.
+void placeOn(Type &t, const std::string &device)
+{
+    if (t.isTensor())
+        t.name = device;
+    for (Type &field : t.fields)
+        placeOn(field, device);
+}
+
 } // namespace
 
 std::string relaxMetadataHeader(const std::string &json)
@@ -123,8 +132,12 @@ void RelaxPrinter::printRelaxFunction(FunctionId f, int indent, std::string &out
     for (std::size_t i = 0; i < fn.params.size(); ++i) {
         const Node &p = m_graph.node(fn.params[i]);
         out += (i ? ", " : "") + bindingName(fn.params[i]);
-        if (!p.outputType().isUnknown())
-            out += ": " + typeText(p.outputType(), true);
+        if (!p.outputType().isUnknown()) {
+            Type t = p.outputType();
+            if (auto device = m_devices.find(fn.params[i].value); device != m_devices.end())
+                placeOn(t, device->second);
+            out += ": " + typeText(t, true);
+        }
     }
     out += ")";
     if (fn.hasReturnType)
@@ -216,15 +229,7 @@ void RelaxPrinter::printBody(FunctionId f, int indent, std::string &out)
     // In a dataflow block the returned variables leave it through R.output.
     std::vector<std::string> outputs;
     if (dataflow && fn.result.isValid()) {
-        const NodeId r = fn.result;
-        if (isBound(r)) {
-            outputs.push_back(bindingName(r));
-        } else if (m_graph.node(r).kind == NodeKind::Tuple) {
-            for (const TensorRef &in : m_graph.node(r).inputs) {
-                if (isBound(in.node))
-                    outputs.push_back(bindingName(in.node));
-            }
-        }
+        collectOutputs(fn.result, outputs);
         dataflow = !outputs.empty();
     }
     // Closures are defined outside the dataflow block, before it.
@@ -253,6 +258,24 @@ void RelaxPrinter::printBody(FunctionId f, int indent, std::string &out)
         out += pad(indent) + "return " + ref(TensorRef { fn.result, 0 }) + "\n";
 }
 
+void RelaxPrinter::collectOutputs(NodeId id, std::vector<std::string> &out) const
+{
+    if (!id.isValid())
+        return;
+    const Node &n = m_graph.node(id);
+    if (isBound(id)) {
+        const std::string name = bindingName(id);
+        if (std::find(out.begin(), out.end(), name) == out.end())
+            out.push_back(name);
+        return;
+    }
+    // A tuple or projection written in the return itself: what it reads leaves the block.
+    if (n.kind == NodeKind::Tuple || n.kind == NodeKind::TupleGetItem) {
+        for (const TensorRef &in : n.inputs)
+            collectOutputs(in.node, out);
+    }
+}
+
 void RelaxPrinter::printClosuresUsedBy(NodeId id, int indent, std::string &out)
 {
     const Node &n = m_graph.node(id);
@@ -278,19 +301,6 @@ void RelaxPrinter::printIf(NodeId id, int indent, std::string &out)
             out += pad(indent + 4) + name + " = " + ref(TensorRef { result, 0 }) + "\n";
     }
 }
-
-namespace {
-
-/// Puts every tensor of `t` (a tensor, or a tuple's tensors at any depth) on `device`.
-void placeOn(Type &t, const std::string &device)
-{
-    if (t.isTensor())
-        t.name = device;
-    for (Type &field : t.fields)
-        placeOn(field, device);
-}
-
-} // namespace
 
 std::string RelaxPrinter::annotation(NodeId id)
 {

@@ -45,6 +45,9 @@ private:
     void printBinding(NodeId id, int indent, std::string &out);
     void printIf(NodeId id, int indent, std::string &out);
     void printClosuresUsedBy(NodeId id, int indent, std::string &out);
+    /// The bound variables the result `id` reads, through tuples and projections written in the
+    /// return itself at any depth: each must leave the dataflow block through `R.output`.
+    void collectOutputs(NodeId id, std::vector<std::string> &out) const;
     std::string value(NodeId id);
     std::string ref(TensorRef t);
     std::string kernelCall(const Node &n);
