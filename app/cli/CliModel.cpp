@@ -24,6 +24,18 @@ std::unique_ptr<Graph> importModel(const std::string &path, std::ostream &err)
     return std::move(result.graph);
 }
 
+bool chooseFunction(const Graph &graph, const Arguments &args, const std::string &model,
+                    FunctionId &function, std::ostream &err)
+{
+    const auto name = args.value("--function");
+    function = name ? graph.findFunction(*name) : FunctionId {};
+    if (name && (!function.isValid() || !graph.function(function).sourceText.empty())) {
+        err << model << ": error: the model has no dataflow function '" << *name << "'\n";
+        return false;
+    }
+    return true;
+}
+
 std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,
                                       std::vector<Diagnostic> &notes, std::ostream &err)
 {

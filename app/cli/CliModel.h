@@ -27,6 +27,12 @@ namespace cleave::cli {
 /// Imports the model; prints its diagnostics to `err`. Null when it cannot be used.
 std::unique_ptr<Graph> importModel(const std::string &path, std::ostream &err);
 
+/// The function `--function NAME` names (a Relax module has several), or an invalid id for the
+/// model's main function when the flag is absent. False, with the reason printed, when the
+/// model has no dataflow function of that name.
+bool chooseFunction(const Graph &graph, const Arguments &args, const std::string &model,
+                    FunctionId &function, std::ostream &err);
+
 /// Loads the plan file named by `--plan` (honouring `--force`); prints what went wrong. Load
 /// warnings are kept in `notes` to be reported with the validation findings.
 std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,

@@ -4,6 +4,7 @@
 // `cleave-cli auto`: balanced pipeline stages or target-driven BYOC regions, proposed as an
 // ordinary plan (issue 15).
 #include "app/cli/CliArguments.h"
+#include "app/cli/CliModel.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/LatencyTable.h"
 #include "core/auto/AutoPlan.h"
@@ -163,7 +164,8 @@ int saveAndExport(const Arguments &args, const CommandContext &context, const Pa
     return hasErrors(diagnostics) ? exitInvalidPlan : exitOk;
 }
 
-int runStages(const Arguments &args, const CommandContext &context, const Graph &graph)
+int runStages(const Arguments &args, const CommandContext &context, const Graph &graph,
+              FunctionId function)
 {
     CostSetup setup;
     const std::optional<std::size_t> stages = setupCost(args, context, setup);
@@ -180,7 +182,8 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
     if (level != "ops" && level != "blocks")
         return context.usageError("--level is ops or blocks, got '" + level + "'");
 
-    auto view = std::make_shared<const FunctionView>(graph, graph.mainFunction());
+    auto view = std::make_shared<const FunctionView>(
+        graph, function.isValid() ? function : graph.mainFunction());
     std::optional<CostGraph> cost;
     if (level == "blocks") {
         FusionOptions fusion;
@@ -336,13 +339,15 @@ bool setupRegions(const Arguments &args, const CommandContext &context, RegionOp
     return true;
 }
 
-int runRegions(const Arguments &args, const CommandContext &context, const Graph &graph)
+int runRegions(const Arguments &args, const CommandContext &context, const Graph &graph,
+               FunctionId function)
 {
     RegionOptions options;
     std::vector<std::unique_ptr<LatencyTable>> tables;
     if (!setupRegions(args, context, options, tables))
         return exitBadInput;
-    auto view = std::make_shared<const FunctionView>(graph, graph.mainFunction());
+    auto view = std::make_shared<const FunctionView>(
+        graph, function.isValid() ? function : graph.mainFunction());
     const RegionResult regions = findTargetRegions(*view, options);
     const PartitionPlan plan = planFromRegions(view, regions);
     const BoundaryTable boundary = computeBoundary(plan);
@@ -380,9 +385,12 @@ int runAuto(const Arguments &args, const CommandContext &context)
             context.err << args.positionals.front() << ": error: the model could not be read\n";
         return exitBadInput;
     }
+    FunctionId function;
+    if (!chooseFunction(*imported.graph, args, args.positionals.front(), function, context.err))
+        return exitBadInput;
     if (args.value("--targets"))
-        return runRegions(args, context, *imported.graph);
-    return runStages(args, context, *imported.graph);
+        return runRegions(args, context, *imported.graph, function);
+    return runStages(args, context, *imported.graph, function);
 }
 
 } // namespace
@@ -394,7 +402,7 @@ Command autoCommand()
         "MODEL (--stages K | --devices FILE | --targets T=OPS.json,...,FALLBACK) "
         "[--objective throughput|latency] [--memory-limit BYTES] [--latency FILE] "
         "[--flops-rate GFLOPS] [--bandwidth GBPS] [--link-latency US] [--level ops|blocks] "
-        "[--min-region OPS] [--save-plan FILE] [--out DIR] [--json]",
+        "[--min-region OPS] [--function NAME] [--save-plan FILE] [--out DIR] [--json]",
         "Propose a plan: K balanced pipeline stages (optimal for the cost model), or BYOC "
         "regions from op-support lists; print it with the baselines and optionally save or "
         "export it.",
@@ -418,6 +426,7 @@ Command autoCommand()
         "  --latency-per-target T=FILE\n"
         "                        measured latencies of a target (repeatable): a region whose\n"
         "                        transfers cost more than it gains stays on the fallback\n"
+        "  --function NAME       partition this function of the module (default: main)\n"
         "  --save-plan FILE      write the plan file (the editor, validate and partition take\n"
         "                        it as it is)\n"
         "  --out DIR             export the plan as `partition --out` does\n"
@@ -429,7 +438,7 @@ Command autoCommand()
         runAuto,
         { "--stages", "--devices", "--objective", "--memory-limit", "--latency", "--flops-rate",
           "--bandwidth", "--link-latency", "--level", "--targets", "--min-region",
-          "--latency-per-target", "--save-plan", "--out" }
+          "--latency-per-target", "--function", "--save-plan", "--out" }
     };
 }
 

@@ -127,13 +127,9 @@ int runPartition(const Arguments &args, const CommandContext &context)
     const auto graph = importModel(model, context.err);
     if (!graph)
         return exitBadInput;
-    const auto functionName = args.value("--function"); // Relax modules have several
-    const FunctionId function = functionName ? graph->findFunction(*functionName) : FunctionId {};
-    if (functionName && (!function.isValid() || !graph->function(function).sourceText.empty())) {
-        context.err << model << ": error: the model has no dataflow function '" << *functionName
-                    << "'\n";
+    FunctionId function; // Relax modules have several
+    if (!chooseFunction(*graph, args, model, function, context.err))
         return exitBadInput;
-    }
     std::vector<Diagnostic> diagnostics;
     std::optional<PartitionPlan> plan;
     if (args.value("--plan"))

@@ -40,6 +40,51 @@ bool callsPrimFunc(const Node &n)
         || form == "call_dps_packed";
 }
 
+/// The partitioned function's attributes on a module's `main`: its decorator options
+/// (`@R.function(pure=False)`), `R.func_attr` entries and dataflow form. `num_input` (the leading
+/// parameters that are inputs, the rest weights) holds only while the module takes exactly the
+/// source's parameters in their order, and `global_symbol` names the source function: both are
+/// left out otherwise.
+void copyFunctionAttrs(const Graph &src, FunctionId from, Graph &g, FunctionId to)
+{
+    const Function &source = src.function(from);
+    Function &target = g.function(to);
+    const auto bare = [](const std::string &name) {
+        return name.starts_with('%') ? name.substr(1) : name; // module parameters are `%name`
+    };
+    bool sameParams = source.params.size() == target.params.size();
+    for (std::size_t i = 0; sameParams && i < source.params.size(); ++i)
+        sameParams = bare(src.node(source.params[i]).name) == bare(g.node(target.params[i]).name);
+    for (const auto &[key, value] : source.attrs.items()) {
+        if ((key == "num_input" && !sameParams) || key == "global_symbol")
+            continue;
+        target.attrs.set(key, value);
+    }
+}
+
+/// A module returning exactly the source function's result tuple, field for field, binds it
+/// under the source's name as the source did (`gv = (y, w), (io,)` in the dataflow block, then
+/// `R.output(gv)`), rather than writing the tuple in the return: the module then is the source
+/// function itself, binding for binding.
+void keepResultBinding(const Function &source, const Graph &src, const PartitionInterface &iface,
+                       Graph &g, FunctionId main)
+{
+    if (!source.result.isValid() || !g.function(main).result.isValid())
+        return;
+    const Node &srcResult = src.node(source.result);
+    Node &result = g.node(g.function(main).result);
+    if (srcResult.kind != NodeKind::Tuple || result.kind != NodeKind::Tuple || !result.name.empty()
+        || srcResult.name.empty() || srcResult.inputs.size() != iface.outputs.size()
+        || result.inputs.size() != iface.outputs.size())
+        return;
+    for (std::size_t i = 0; i < iface.outputs.size(); ++i) {
+        if (iface.outputs[i].globalOutput != static_cast<int>(i))
+            return;
+    }
+    result.name = srcResult.name;
+    result.typeAnnotated = srcResult.typeAnnotated;
+}
+
 } // namespace
 
 void addCalledPrimFuncs(const Graph &source, Graph &module)
@@ -77,10 +122,8 @@ PartitionModule extractRelaxPartition(const PartitionPlan &plan, const BoundaryT
             g.moduleAttrs().set(key, value);
     }
     const FunctionId main = g.findFunction("main");
-    if (main.isValid()) {
-        if (const AttrValue *df = src.function(plan.function()).attrs.find("@dataflow"))
-            g.function(main).attrs.set("@dataflow", *df);
-    }
+    if (main.isValid())
+        copyFunctionAttrs(src, plan.function(), g, main);
     for (std::size_t i = 0; i < g.nodeCount(); ++i) {
         Node &n = g.node(NodeId(i));
         if (const auto idx = indexAfter(n.metaRef(), relayPrefix))
@@ -91,6 +134,8 @@ PartitionModule extractRelaxPartition(const PartitionPlan &plan, const BoundaryT
             c.moduleRef = relaxRef(*idx);
     }
     addCalledPrimFuncs(src, g);
+    if (main.isValid() && passThrough.empty())
+        keepResultBinding(src.function(plan.function()), src, boundary.interfaces.at(k), g, main);
     g.finalize();
     return module;
 }
