@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
@@ -97,6 +98,7 @@ private slots:
     void byocMatchesMergeCompositeFunctions();
     void placedModule();
     void cliFunctionAndInspect();
+    void samDrawnCutRecomposes();
 };
 
 void TestRelaxExport::exportAndVerify_data()
@@ -319,6 +321,41 @@ void TestRelaxExport::cliFunctionAndInspect()
                   { "partition", llama, "--function", "rms_norm" });
     QVERIFY(unknown.waitForFinished(60000));
     QCOMPARE(unknown.exitCode(), 2); // a PrimFunc is not a dataflow function
+}
+
+// The plan drawn in the editor on SAM ViT-H's `forward` (../shared/repro): stage0 computes the
+// rotary tables `sin1` / `cos1` inside its dataflow block and hands them to stage1 as the two
+// fields of the inline tuple `(sin1, cos1)`. A variable bound in a dataflow block is visible after
+// it only through R.output, so mod0 must list both there and return them as they are bound
+// (not as `(sin1, cos1)[0]`, a projection TVM parses as a different expression); then the export
+// recomposes the source.
+void TestRelaxExport::samDrawnCutRecomposes()
+{
+    const QString sam = corpusPath("sam-vit-h_pytorch_metadata_2023.relax.py");
+    const QString plan
+        = QStringLiteral(CLEAVE_CORPUS_DIR "/../repro/sam_vit_h_drawn_cut.plan.json");
+    if (!QFile::exists(sam) || !QFile::exists(plan) || !QFile::exists(CLEAVE_CLI_PATH))
+        QSKIP("the SAM ViT-H module, its drawn plan or cleave-cli is not available");
+    QTemporaryDir tmp;
+    const QString dir = tmp.path() + "/sam";
+    QProcess partition;
+    partition.start(QStringLiteral(CLEAVE_CLI_PATH),
+                    { "partition", sam, "--plan", plan, "--out", dir });
+    QVERIFY(partition.waitForFinished(120000));
+    QVERIFY2(partition.exitCode() == 0, partition.readAllStandardError().constData());
+    QFile mod0(dir + "/mod0.relax.py");
+    QVERIFY(mod0.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(mod0.readAll());
+    const QRegularExpression output(QStringLiteral("R\\.output\\(([^)]*)\\)"));
+    const QRegularExpressionMatch m = output.match(text);
+    QVERIFY(m.hasMatch());
+    const QStringList listed = m.captured(1).split(QStringLiteral(", "));
+    QVERIFY(listed.contains(QStringLiteral("sin1")));
+    QVERIFY(listed.contains(QStringLiteral("cos1")));
+    QVERIFY(text.contains(QStringLiteral("        return (sin1, cos1, ")));
+    QVERIFY(!text.contains(QStringLiteral("(sin1, cos1)[")));
+    const VerifyResult v = verifyExport(dir.toStdString());
+    QVERIFY2(v.ok, v.firstDifference.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestRelaxExport)

@@ -85,6 +85,37 @@ void keepResultBinding(const Function &source, const Graph &src, const Partition
     result.typeAnnotated = srcResult.typeAnnotated;
 }
 
+/// A returned field of a tuple the module writes itself is that field's value: the return reads
+/// `a`, not `(a, b)[0]` (the source binds `a`, and TVM's parse of `(a, b)[0]` differs from it).
+void foldTupleLiteralFields(Graph &g, FunctionId main)
+{
+    // Written in place, not bound: the printer's rule (no name, a path `gv/1`, `$`, `%`).
+    const auto literal = [](const std::string &name) {
+        return name.empty() || name.find('/') != std::string::npos || name.front() == '$'
+            || name.front() == '%';
+    };
+    const auto fold = [&g, &literal](TensorRef &ref) {
+        const Node &item = g.node(ref.node);
+        if (item.kind != NodeKind::TupleGetItem || item.inputs.empty() || !literal(item.name))
+            return;
+        const Node &tuple = g.node(item.inputs[0].node);
+        if (tuple.kind == NodeKind::Tuple && literal(tuple.name)
+            && static_cast<std::size_t>(item.index) < tuple.inputs.size())
+            ref = tuple.inputs[static_cast<std::size_t>(item.index)];
+    };
+    const NodeId result = g.function(main).result;
+    if (!result.isValid())
+        return;
+    if (g.node(result).kind == NodeKind::Tuple && literal(g.node(result).name)) {
+        for (TensorRef &in : g.node(result).inputs)
+            fold(in);
+    } else {
+        TensorRef ref { result, 0 };
+        fold(ref);
+        g.function(main).result = ref.node;
+    }
+}
+
 } // namespace
 
 void addCalledPrimFuncs(const Graph &source, Graph &module)
@@ -134,6 +165,8 @@ PartitionModule extractRelaxPartition(const PartitionPlan &plan, const BoundaryT
             c.moduleRef = relaxRef(*idx);
     }
     addCalledPrimFuncs(src, g);
+    if (main.isValid())
+        foldTupleLiteralFields(g, main);
     if (main.isValid() && passThrough.empty())
         keepResultBinding(src.function(plan.function()), src, boundary.interfaces.at(k), g, main);
     g.finalize();
