@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace cleave {
 
@@ -26,17 +28,27 @@ std::string supportName(const Graph &g, const Node &n)
     return {};
 }
 
+/// Relax modules are grouped as TVM's MergeCompositeFunctions groups them; Relay modules as
+/// MergeCompilerRegions does.
+bool usesCompositeRule(const Graph &g)
+{
+    return g.format() == "relax";
+}
+
 /// Target index per node (lists by priority; `fallback` = options.targets.size()).
 std::vector<std::size_t> offerTargets(const FunctionView &view, const RegionOptions &options,
                                       const std::vector<std::uint8_t> &demoted)
 {
     const Graph &g = view.graph();
+    const bool composite = usesCompositeRule(g);
     const std::size_t fallback = options.targets.size();
     std::vector<std::size_t> target(g.nodeCount(), fallback);
     for (NodeId id : view.assignableNodes()) {
         const Node &n = g.node(id);
         std::size_t t = fallback;
-        if (n.kind == NodeKind::Tuple || n.kind == NodeKind::TupleGetItem) {
+        if ((n.kind == NodeKind::Tuple || n.kind == NodeKind::TupleGetItem) && composite) {
+            // MergeCompositeFunctions groups composite calls only: tuples stay in main.
+        } else if (n.kind == NodeKind::Tuple || n.kind == NodeKind::TupleGetItem) {
             // Structural nodes follow their producers when those agree.
             std::optional<std::size_t> agreed;
             bool agree = true;
@@ -86,6 +98,20 @@ public:
     }
 
     const std::vector<NodeId> &members(std::uint32_t root) const { return m_members[root]; }
+
+    /// Puts b's region into a's without a convexity check (the caller knows the union is one).
+    void join(std::uint32_t a, std::uint32_t b)
+    {
+        a = find(a);
+        b = find(b);
+        if (a == b)
+            return;
+        if (m_members[a].size() < m_members[b].size())
+            std::swap(a, b);
+        m_parent[b] = a;
+        m_members[a].insert(m_members[a].end(), m_members[b].begin(), m_members[b].end());
+        m_members[b].clear();
+    }
 
     /// Merges the regions of a and b when their union stays convex.
     bool tryMerge(std::uint32_t a, std::uint32_t b)
@@ -150,16 +176,115 @@ private:
     std::uint32_t m_epoch = 0;
 };
 
+/// TVM's MergeCompositeFunctions grouping of the offloaded nodes, in program order: a node joins
+/// the groups of those of its arguments that go to the same target, except a group another
+/// argument's group depends on (directly or through other groups: joining it would make a
+/// cycle); it starts a group of its own when no argument group can take it. Returns each
+/// offloaded node's group (a node id); fallback nodes are singletons. Dependencies are kept as
+/// the offloaded groups each group depends on, transitively, as TVM keeps them.
+std::vector<std::uint32_t> compositeGroups(const FunctionView &view,
+                                           const std::vector<std::size_t> &target,
+                                           std::size_t fallback)
+{
+    const Graph &g = view.graph();
+    std::vector<std::uint32_t> parent(g.nodeCount());
+    std::iota(parent.begin(), parent.end(), 0U);
+    const auto find = [&parent](std::uint32_t x) {
+        while (parent[x] != x)
+            x = parent[x] = parent[parent[x]];
+        return x;
+    };
+    const auto offloaded
+        = [&](NodeId n) { return view.isAssignable(n) && target[n.index()] != fallback; };
+    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> deps; // root -> group ids
+    const auto depsOf = [&](std::uint32_t root) {
+        std::unordered_set<std::uint32_t> roots;
+        if (auto it = deps.find(root); it != deps.end()) {
+            for (std::uint32_t d : it->second)
+                roots.insert(find(d));
+        }
+        return roots;
+    };
+    for (NodeId v : view.order()) {
+        if (!view.isAssignable(v))
+            continue;
+        const auto self = static_cast<std::uint32_t>(v.index());
+        std::vector<std::uint32_t> args;
+        for (const FlowEdge *e : view.inEdges(v))
+            args.push_back(static_cast<std::uint32_t>(e->tensor.node.index()));
+        std::vector<std::uint32_t> join;
+        if (offloaded(v) && g.node(v).isOperator()) {
+            std::unordered_set<std::uint32_t> parentDeps;
+            for (std::uint32_t a : args) {
+                for (std::uint32_t d : depsOf(find(a)))
+                    parentDeps.insert(d);
+            }
+            for (std::uint32_t a : args) {
+                const std::uint32_t root = find(a);
+                if (offloaded(NodeId(a)) && target[a] == target[v.index()]
+                    && !parentDeps.contains(root)
+                    && std::find(join.begin(), join.end(), root) == join.end())
+                    join.push_back(root);
+            }
+        }
+        std::uint32_t group = self;
+        if (!join.empty()) {
+            group = join.front();
+            parent[self] = group;
+            for (std::size_t i = 1; i < join.size(); ++i) {
+                parent[join[i]] = group;
+                auto &into = deps[group];
+                if (auto it = deps.find(join[i]); it != deps.end()) {
+                    into.insert(into.end(), it->second.begin(), it->second.end());
+                    deps.erase(it);
+                }
+            }
+        }
+        const std::uint32_t root = find(group);
+        std::vector<std::uint32_t> added;
+        for (std::uint32_t a : args) {
+            const std::uint32_t ra = find(a);
+            if (ra == root)
+                continue;
+            if (offloaded(NodeId(ra)))
+                added.push_back(ra);
+            for (std::uint32_t d : depsOf(ra))
+                added.push_back(d);
+        }
+        if (!added.empty()) {
+            auto &into = deps[root];
+            into.insert(into.end(), added.begin(), added.end());
+            std::sort(into.begin(), into.end());
+            into.erase(std::unique(into.begin(), into.end()), into.end());
+        }
+    }
+    for (std::uint32_t i = 0; i < parent.size(); ++i)
+        parent[i] = find(i);
+    return parent;
+}
+
 /// Regions of one target assignment, in a topological order of the region graph.
 std::vector<Region> formRegions(const FunctionView &view, const std::vector<std::size_t> &target,
                                 const RegionOptions &options)
 {
     const Graph &g = view.graph();
     RegionSets sets(view);
+    const std::size_t fallback = options.targets.size();
+    const bool composite = usesCompositeRule(g);
+    if (composite) {
+        // Offloaded groups as TVM forms them, joined in program order (each prefix of a
+        // cycle-free group stays convex); then fallback nodes merge as below.
+        const std::vector<std::uint32_t> groups = compositeGroups(view, target, fallback);
+        for (NodeId v : view.order()) {
+            if (view.isAssignable(v) && target[v.index()] != fallback)
+                sets.join(groups[v.index()], static_cast<std::uint32_t>(v.index()));
+        }
+    }
     for (NodeId v : view.assignableNodes()) {
         for (const FlowEdge *e : view.inEdges(v)) {
             const NodeId u = e->tensor.node;
-            if (view.isAssignable(u) && target[u.index()] == target[v.index()])
+            if (view.isAssignable(u) && target[u.index()] == target[v.index()]
+                && (!composite || target[v.index()] == fallback))
                 sets.tryMerge(static_cast<std::uint32_t>(u.index()),
                               static_cast<std::uint32_t>(v.index()));
         }

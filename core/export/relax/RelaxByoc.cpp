@@ -49,6 +49,8 @@ private:
     const BoundaryTable &m_boundary;
     const Graph &m_src;
     Graph &m_out;
+    std::optional<TensorRef> rebuiltTuple(TensorRef in);
+
     GraphCopier m_main;
     FunctionId m_mainId;
     std::map<std::pair<std::uint32_t, std::uint32_t>, TensorRef> m_fields; // (node, field)
@@ -70,6 +72,30 @@ TensorRef ByocBuilder::mainValue(TensorRef t, std::optional<std::uint32_t> field
         return TensorRef { m_out.addNode(std::move(item)), 0 };
     }
     return m_main.resolve(t);
+}
+
+// A tuple a region built and that main reads whole: the region returned its fields one by one,
+// so main reads a tuple of them.
+std::optional<TensorRef> ByocBuilder::rebuiltTuple(TensorRef in)
+{
+    if (!in.node.isValid() || m_main.isMapped(in.node))
+        return std::nullopt;
+    const Type &type = m_src.node(in.node).outputType(in.output);
+    if (!type.isTuple() || type.fields.empty() || !m_fields.contains({ in.node.value, 0 }))
+        return std::nullopt;
+    Node tuple;
+    tuple.kind = NodeKind::Tuple;
+    tuple.function = m_mainId;
+    for (std::uint32_t i = 0; i < type.fields.size(); ++i) {
+        auto it = m_fields.find({ in.node.value, i });
+        if (it == m_fields.end())
+            return std::nullopt;
+        tuple.inputs.push_back(it->second);
+    }
+    tuple.setOutputTypes({ type });
+    const TensorRef value { m_out.addNode(std::move(tuple)), 0 };
+    m_main.map(in.node, value);
+    return value;
 }
 
 std::string ByocBuilder::regionName(std::size_t k, const std::string &target)
@@ -292,6 +318,7 @@ void ByocBuilder::build()
     main.returnType = srcMain.returnType;
     main.hasReturnType = srcMain.hasReturnType;
     m_mainId = m_out.addFunction(std::move(main));
+    m_main.inputHook = [this](NodeId, TensorRef in) { return rebuiltTuple(in); };
     for (NodeId p : srcMain.params)
         m_out.function(m_mainId).params.push_back(m_main.copyNode(p, m_mainId));
     for (std::size_t k = 0; k < m_plan.partitionCount(); ++k) {
