@@ -213,6 +213,31 @@ def cuts(name, path, function, dims):
             run_export(name, "auto K=%d" % k, out, dims)
 
 
+def runtime_verify(name, path, folder):
+    """`cleave-cli verify DIR --runtime tvm` as a user runs it: exit 0 when TVM's outputs match,
+    2 when the interpreter cannot run TVM; and build_relax.py against a source that computes
+    something else (relu reads the matmul before its bias) exits 1 naming the output."""
+    r = cli("verify", folder, "--runtime", "tvm", "--python", PYTHON)
+    check(r.returncode == 0 and "every output matches in TVM" in r.stdout
+          and "output 0: ok (max relative difference" in r.stdout,
+          "%s: verify --runtime tvm exits 0 with per-output differences (exit %d) %s"
+          % (name, r.returncode, (r.stdout + r.stderr).strip()[-400:]))
+    r = cli("verify", folder, "--runtime", "tvm", "--python", "/bin/false")
+    check(r.returncode == 2 and "cannot import tvm" in r.stderr,
+          "%s: verify --runtime tvm with a Python without TVM exits 2 (exit %d) %s"
+          % (name, r.returncode, r.stderr.strip()[-300:]))
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    wrong = os.path.join(WORK, name, "wrong_source.relax.py")
+    with open(wrong, "w", encoding="utf-8") as f:
+        f.write(text.replace("R.nn.relu(hb)", "R.nn.relu(h)"))
+    r = subprocess.run([PYTHON, "build_relax.py", "--source", wrong], cwd=folder,
+                       capture_output=True, text=True)
+    check(r.returncode == 1 and "output 0: MISMATCH" in r.stdout,
+          "%s: build_relax.py against a different source exits 1 with MISMATCH (exit %d)"
+          % (name, r.returncode))
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -223,6 +248,8 @@ def main():
     for name, path, function, dims in found:
         identity(name, path, function)
         cuts(name, path, function, dims)
+        if name == "mlp_softmax":
+            runtime_verify(name, path, os.path.join(WORK, name, "cut2"))
     print("\n%-40s %-18s %5s %s" % ("module", "plan", "parts", "max relative difference"))
     for row in table:
         print("%-40s %-18s %5d %.3g" % row)

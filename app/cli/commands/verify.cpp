@@ -1,18 +1,81 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 //
-// `cleave-cli verify DIR`: re-imports an export folder's modules and checks that, wired by
-// pipeline_config.json, they recompose the source model. The smallest command: start here
-// when adding one.
+// `cleave-cli verify DIR [--runtime tvm]`: re-imports an export folder's modules and checks that,
+// wired by pipeline_config.json, they recompose the source model; with --runtime tvm it also runs
+// the export's own build_relax.py in TVM and reports every output's difference. The smallest
+// command: start here when adding one.
 #include "app/cli/CliArguments.h"
 #include "core/formats/Exporter.h"
+#include "core/formats/RuntimeCheck.h"
+
+#include <cstdio>
+#include <filesystem>
 
 namespace cleave::cli {
 namespace {
 
+void printChecks(const CommandContext &context, const char *title,
+                 const std::vector<RuntimeOutputCheck> &checks)
+{
+    for (const RuntimeOutputCheck &c : checks) {
+        context.out << "  " << title << ", " << c.output << ": " << (c.ok ? "ok" : "MISMATCH");
+        if (!c.error.empty()) {
+            context.out << " (" << c.error << ")";
+        } else if (c.object) {
+            context.out << " (not a tensor)";
+        } else {
+            char text[96];
+            std::snprintf(text, sizeof text, " (max relative difference %.3g, absolute %.3g)",
+                          c.maxRelDiff, c.maxAbsDiff);
+            context.out << text;
+        }
+        context.out << '\n';
+    }
+}
+
+int runRuntimeCheck(const Arguments &args, const CommandContext &context, const std::string &dir)
+{
+    RuntimeCheckOptions options;
+    options.python = args.value("--python").value_or("");
+    options.dims = args.values("--dim");
+    options.placed = args.has("--placed");
+    const RuntimeCheckCommand command = runtimeCheckCommand(dir, options);
+    if (!command.error.empty()) {
+        context.err << dir << ": error: " << command.error << '\n';
+        return exitBadInput;
+    }
+    std::string output;
+    const int status = runProgram(command.program, command.args, command.workingDir, output);
+    std::string error;
+    const auto report = readRuntimeReport(command.reportPath, error);
+    std::error_code ec;
+    std::filesystem::remove(command.reportPath, ec);
+    if (!report) {
+        context.err << output;
+        context.err << dir << ": error: build_relax.py "
+                    << (status == 2 ? "could not run" : "failed") << " (exit " << status
+                    << ") with " << command.program << '\n';
+        return status == 2 || status < 0 ? exitBadInput : exitInvalidPlan;
+    }
+    context.out << dir << ": TVM " << report->runtimeVersion << " built and ran "
+                << report->partitions << " partition(s) against the source module:\n";
+    printChecks(context, "partitions vs source", report->outputs);
+    printChecks(context, "placed.relax.py vs partitions", report->placed);
+    if (!report->ok) {
+        context.out << dir << ": the partitions' outputs differ from the source's in TVM\n";
+        return exitInvalidPlan;
+    }
+    context.out << dir << ": every output matches in TVM\n";
+    return exitOk;
+}
+
 int runVerify(const Arguments &args, const CommandContext &context)
 {
     const std::string &dir = args.positionals.front();
+    const auto runtime = args.value("--runtime");
+    if (runtime && *runtime != "tvm")
+        return context.usageError("--runtime takes tvm, got '" + *runtime + "'");
     const VerifyResult result = verifyExport(dir);
     if (result.badInput) {
         context.err << dir << ": error: " << result.firstDifference << '\n';
@@ -25,7 +88,7 @@ int runVerify(const Arguments &args, const CommandContext &context)
         return exitInvalidPlan;
     }
     context.out << dir << ": export recomposes the source model\n";
-    return exitOk;
+    return runtime ? runRuntimeCheck(args, context, dir) : exitOk;
 }
 
 } // namespace
@@ -33,13 +96,22 @@ int runVerify(const Arguments &args, const CommandContext &context)
 Command verifyCommand()
 {
     return { "verify",
-             "DIR",
+             "DIR [--runtime tvm [--dim NAME=VALUE]... [--placed] [--python PATH]]",
              "Re-import an export's modules, wire them by pipeline_config.json and check that "
-             "they recompose the source model; exit 1 with the first difference.",
-             "",
-             {},
+             "they recompose the source model; exit 1 with the first difference. With --runtime "
+             "tvm, also run the export in TVM (its build_relax.py) and compare every output with "
+             "the whole source module's.",
+             "  --runtime tvm     build and run a Relax export in TVM >= 0.20 and compare its\n"
+             "                    outputs with the source module's (max relative difference\n"
+             "                    <= 1e-5); exit 2 when no Python with TVM is found\n"
+             "  --dim NAME=VALUE  a value for a symbolic dimension of the inputs (repeatable)\n"
+             "  --placed          also build and run placed.relax.py on all partition devices\n"
+             "  --python PATH     the interpreter to use (default: $CLEAVE_PYTHON, the\n"
+             "                    environment of packaging/pydeps.sh, then python3)\n",
+             { "--placed" },
              1,
-             runVerify };
+             runVerify,
+             { "--runtime", "--dim", "--python" } };
 }
 
 } // namespace cleave::cli
