@@ -114,6 +114,22 @@ public:
         (void)diagnostics;
         return true;
     }
+    /// One whole-model artefact of writeModelArtefacts, for what an export offers to write:
+    /// the file, what it is, and the ExportOptions switch that writes it ("buildScript",
+    /// "byoc", or empty when it is always written).
+    struct Artefact
+    {
+        std::string file;
+        std::string description;
+        std::string option;
+    };
+    /// The artefacts writeModelArtefacts writes besides the modules (Relax: build_relax.py,
+    /// byoc.relax.py, placed.relax.py); empty for writers whose script and BYOC files are the
+    /// pipeline executor's (build_pipeline.py / run_pipeline.py, byoc.relay).
+    [[nodiscard]] virtual std::vector<Artefact> modelArtefacts() const { return {}; }
+    /// True when the export runs in its runtime through `cleave-cli verify --runtime` (Relax:
+    /// build_relax.py in TVM).
+    [[nodiscard]] virtual bool hasRuntimeCheck() const { return false; }
     /// True when the modules run under TVM's pipeline executor (Relay, ONNX, graph.json):
     /// the export then writes pipeline_config.json and a build or run script. Relax (TVM >=
     /// 0.20, which has no pipeline executor) is wired by partitions.json instead.

@@ -33,6 +33,8 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -127,6 +129,7 @@ private slots:
     void changedModelAsksBeforeApplying();
     void unsavedChangesPrompt();
     void autosaveAndRecovery();
+    void exportRunsInTvm();
 
 private:
     // Opens `path` in `w`, shown and active, and waits for the layout.
@@ -593,6 +596,78 @@ void TestEditor::exportRefusesInvalidPlan()
     QVERIFY(dialog->exportButton()->isEnabled());
     QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("exportRefusal"))->isHidden());
     dialog->close();
+}
+
+// A Relax model cut in two with the cut tool, exported through the dialog with "Run in TVM
+// after export": the dialog lists the Relax artefacts (build_relax.py, placed.relax.py, no
+// pipeline_config.json), finds the Python environment with TVM, and TVM builds and runs both
+// modules and the whole source module: every output matches (the two stages compute what the
+// model computes, so the difference is exactly 0).
+void TestEditor::exportRunsInTvm()
+{
+    QProcess pydeps;
+    pydeps.start(QStringLiteral(CLEAVE_SOURCE_DIR "/packaging/pydeps.sh"),
+                 { QStringLiteral("--print") });
+    if (!pydeps.waitForFinished(60000) || pydeps.exitCode() != 0)
+        QSKIP("no Python environment with TVM (packaging/pydeps.sh has not made it)");
+    const QString python = QString::fromUtf8(pydeps.readAllStandardOutput()).trimmed();
+    qputenv("CLEAVE_PYTHON", python.toUtf8());
+    MainWindow w;
+    openAndWait(w, QStringLiteral(CLEAVE_TESTDATA_DIR "/relax_run/mlp_softmax.relax.py"));
+    QTest::keyClick(&w, Qt::Key_C);
+    strokeAcross(w, key(w, "r"), key(w, "s"));
+    QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(2));
+
+    QTemporaryDir dir;
+    ExportDialog *dialog = w.showExportDialog();
+    dialog->setFolder(dir.filePath(QStringLiteral("out")));
+    auto *pipeline = dialog->findChild<QCheckBox *>(QStringLiteral("exportPipelineConfig"));
+    QVERIFY(!pipeline->isEnabled() && !pipeline->isChecked());
+    QVERIFY(dialog->findChild<QCheckBox *>(QStringLiteral("exportBuildScript"))
+                ->text()
+                .contains(QStringLiteral("build_relax.py")));
+    QVERIFY(dialog->findChild<QCheckBox *>(QStringLiteral("exportByoc"))
+                ->text()
+                .contains(QStringLiteral("byoc.relax.py")));
+    QVERIFY(dialog->findChild<QCheckBox *>(QStringLiteral("exportAlways"))
+                ->text()
+                .startsWith(QStringLiteral("placed.relax.py")));
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->runtimeProbed(), 120000);
+    auto *run = dialog->findChild<QCheckBox *>(QStringLiteral("exportRunRuntime"));
+    QVERIFY2(run->isEnabled(), qPrintable(run->text()));
+    QVERIFY(run->text().contains(python));
+    if (!run->isChecked())
+        QTest::mouseClick(run, Qt::LeftButton, {}, QPoint(8, run->height() / 2));
+    QVERIFY(run->isChecked());
+    QSignalSpy finished(dialog, &ExportDialog::runtimeCheckFinished);
+    QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
+    const QStringList written = dialog->writtenFiles();
+    for (const QString &file :
+         { QStringLiteral("mod0.relax.py"), QStringLiteral("mod1.relax.py"),
+           QStringLiteral("partitions.json"), QStringLiteral("build_relax.py"),
+           QStringLiteral("placed.relax.py") })
+        QVERIFY2(written.contains(file), qPrintable(written.join(QLatin1Char(' '))));
+    QVERIFY(!written.contains(QStringLiteral("pipeline_config.json")));
+    QVERIFY2(dialog->verified(), qPrintable(dialog->summary()->toPlainText()));
+    QVERIFY(dialog->runtimeRunning());
+    QVERIFY(
+        dialog->findChild<QProgressBar *>(QStringLiteral("exportRuntimeProgress"))->isVisible());
+    QVERIFY(finished.wait(300000));
+    const QString summary = dialog->summary()->toPlainText();
+    QVERIFY2(finished.first().first().toBool(), qPrintable(summary));
+    QVERIFY(dialog->runtimePassed());
+    QVERIFY2(summary.contains(QStringLiteral("every output matches the source module's")),
+             qPrintable(summary));
+    QVERIFY2(summary.contains(QStringLiteral("output 0: ok, max relative difference 0")),
+             qPrintable(summary));
+    QVERIFY(
+        !dialog->findChild<QProgressBar *>(QStringLiteral("exportRuntimeProgress"))->isVisible());
+    // The report went to a temporary file: the folder holds what the export wrote.
+    QVERIFY(!QDir(dir.filePath(QStringLiteral("out")))
+                 .entryList()
+                 .contains(QStringLiteral(".cleave-runtime-report.json")));
+    dialog->close();
+    qunsetenv("CLEAVE_PYTHON");
 }
 
 void TestEditor::projectErrorsKeepDocument()

@@ -6,6 +6,7 @@
 #include "core/export/ModuleExporter.h"
 #include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/formats/RuntimeCheck.h"
 #include "ui/commands/ChangeEngineSettings.h"
 #include "ui/document/Document.h"
 #include "ui/scene/CanvasWidget.h"
@@ -15,6 +16,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -23,15 +25,22 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QThread>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <memory>
 
 namespace cleave::ui {
 
 namespace {
 
 const QString lastExportParentKey = QStringLiteral("export/lastParentFolder");
+const QString runInRuntimeKey = QStringLiteral("export/runInRuntime");
 
 QString sizeText(qint64 bytes)
 {
@@ -58,6 +67,10 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
     , m_summary(new QPlainTextEdit)
     , m_buttons(new QDialogButtonBox(QDialogButtonBox::Close))
     , m_exportButton(new QPushButton(tr("Export")))
+    , m_runtime(new QCheckBox(tr("Run in TVM after export")))
+    , m_progress(new QProgressBar)
+    , m_runtimeStatus(new QLabel)
+    , m_cancelRuntime(new QPushButton(tr("Cancel Run")))
 {
     setObjectName(QStringLiteral("exportDialog"));
     setWindowTitle(tr("Export Partitions"));
@@ -65,6 +78,7 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
 
     m_folder->setObjectName(QStringLiteral("exportFolder"));
     auto *browse = new QPushButton(tr("Browse…"));
+    browse->setAutoDefault(false); // Enter exports; it does not open the folder chooser
     auto *folderRow = new QHBoxLayout;
     folderRow->addWidget(m_folder, 1);
     folderRow->addWidget(browse);
@@ -74,6 +88,9 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
     for (QCheckBox *box : { m_modules, m_pipelineConfig, m_manifest, m_buildScript, m_byoc })
         box->setChecked(true);
     m_modules->setObjectName(QStringLiteral("exportModules"));
+    m_pipelineConfig->setObjectName(QStringLiteral("exportPipelineConfig"));
+    m_buildScript->setObjectName(QStringLiteral("exportBuildScript"));
+    m_byoc->setObjectName(QStringLiteral("exportByoc"));
     m_svg->setObjectName(QStringLiteral("exportSvg"));
     m_png->setObjectName(QStringLiteral("exportPng"));
     m_svg->setEnabled(m_canvas != nullptr);
@@ -91,14 +108,38 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
         m_format->setEnabled(m_format->count() > 1);
     }
     // Say up front what this source format produces: compiled models get a run script, and
-    // byoc.relay exists only for Relay modules (ONNX names execution providers instead).
+    // byoc.relay exists only for Relay modules (ONNX names execution providers instead); Relax
+    // modules have their own script, BYOC module and placed module, and no pipeline executor.
+    std::vector<cleave::ModuleExporter::Artefact> always;
     if (const cleave::ModuleExporter *writer = m_format->count() > 0
             ? cleave::moduleExporterFor(m_format->itemData(0).toString().toStdString())
             : nullptr) {
+        m_writer = writer;
+        const auto artefacts = writer->modelArtefacts();
+        if (!writer->usesPipelineExecutor()) {
+            m_pipelineConfig->setChecked(false);
+            m_pipelineConfig->setEnabled(false);
+            m_pipelineConfig->setText(tr("Pipeline configuration: none for %1 modules (TVM ≥ "
+                                         "0.20 has no pipeline executor; partitions.json wires "
+                                         "the modules)")
+                                          .arg(QString::fromStdString(writer->formatName())));
+        }
+        for (const cleave::ModuleExporter::Artefact &a : artefacts) {
+            const QString text = QStringLiteral("%1 (%2)").arg(
+                QString::fromStdString(a.file), QString::fromStdString(a.description));
+            if (a.option == "buildScript")
+                m_buildScript->setText(tr("Build and check script: %1").arg(text));
+            else if (a.option == "byoc")
+                m_byoc->setText(tr("BYOC module: %1").arg(text));
+            else
+                always.push_back(a);
+        }
         if (writer->modulesAreCompiled())
             m_buildScript->setText(
                 tr("Run script (run_pipeline.py: runs mod<k>.json on the compiled library)"));
-        if (!writer->writesRelayByoc()) {
+        const bool ownByoc = std::any_of(artefacts.begin(), artefacts.end(),
+                                         [](const auto &a) { return a.option == "byoc"; });
+        if (!writer->writesRelayByoc() && !ownByoc) {
             m_byoc->setChecked(false);
             m_byoc->setEnabled(false);
             m_byoc->setText(!writer->executionProvider("llvm").empty()
@@ -117,6 +158,16 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
     for (QCheckBox *box :
          { m_pipelineConfig, m_manifest, m_buildScript, m_byoc, m_liftConstants, m_svg, m_png })
         artefactLayout->addWidget(box);
+    for (const cleave::ModuleExporter::Artefact &a : always) {
+        // Written with every export of this format: listed, not optional.
+        auto *box = new QCheckBox(QStringLiteral("%1 (%2)").arg(
+            QString::fromStdString(a.file), QString::fromStdString(a.description)));
+        box->setObjectName(QStringLiteral("exportAlways"));
+        box->setChecked(true);
+        box->setEnabled(false);
+        artefactLayout->addWidget(box);
+    }
+    setUpRuntimeCheck(artefactLayout);
 
     m_refusal->setObjectName(QStringLiteral("exportRefusal"));
     m_refusal->setWordWrap(true);
@@ -139,6 +190,11 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
     layout->addWidget(artefacts);
     layout->addWidget(m_refusal);
     layout->addWidget(m_summary, 1);
+    auto *runtimeRow = new QHBoxLayout;
+    runtimeRow->addWidget(m_progress, 1);
+    runtimeRow->addWidget(m_cancelRuntime);
+    layout->addWidget(m_runtimeStatus);
+    layout->addLayout(runtimeRow);
     layout->addWidget(m_buttons);
 
     connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
@@ -232,7 +288,7 @@ void ExportDialog::updateState()
     else
         m_refusal->clear();
     m_refusal->setVisible(!valid);
-    m_exportButton->setEnabled(valid && !folder().isEmpty());
+    m_exportButton->setEnabled(valid && !folder().isEmpty() && !m_process);
 }
 
 bool ExportDialog::runExport()
@@ -293,7 +349,8 @@ bool ExportDialog::runExport()
         // With modules, configuration and manifest on disk the export can check itself: the
         // modules wired by the configuration must recompose the original model.
         const cleave::ExportOptions o = options();
-        if (o.modules && o.pipelineConfig && o.manifest) {
+        const bool wired = o.pipelineConfig || (m_writer && !m_writer->usesPipelineExecutor());
+        if (o.modules && wired && o.manifest) {
             QApplication::setOverrideCursor(Qt::WaitCursor);
             const cleave::VerifyResult check = cleave::verifyExport(dir.toStdString());
             QApplication::restoreOverrideCursor();
@@ -306,7 +363,168 @@ bool ExportDialog::runExport()
         }
     }
     m_summary->setPlainText(summary.join(QLatin1Char('\n')));
+    const cleave::ExportOptions o = options();
+    if (ok && m_runtime->isEnabled() && m_runtime->isChecked() && o.modules && o.manifest
+        && o.buildScript)
+        startRuntimeCheck(dir);
     return ok;
+}
+
+void ExportDialog::setUpRuntimeCheck(QVBoxLayout *artefacts)
+{
+    m_runtime->setObjectName(QStringLiteral("exportRunRuntime"));
+    m_progress->setObjectName(QStringLiteral("exportRuntimeProgress"));
+    m_runtimeStatus->setObjectName(QStringLiteral("exportRuntimeStatus"));
+    m_cancelRuntime->setObjectName(QStringLiteral("exportCancelRuntime"));
+    m_cancelRuntime->setAutoDefault(false);
+    m_progress->setRange(0, 0); // busy: TVM prints no fraction done
+    m_progress->hide();
+    m_cancelRuntime->hide();
+    m_runtimeStatus->hide();
+    m_runtimeStatus->setTextFormat(Qt::PlainText);
+    connect(m_cancelRuntime, &QPushButton::clicked, this, &ExportDialog::cancelRuntimeCheck);
+    if (!m_writer || !m_writer->hasRuntimeCheck()) {
+        m_runtime->hide();
+        return;
+    }
+    artefacts->addWidget(m_runtime);
+    m_runtime->setEnabled(false);
+    m_runtime->setChecked(QSettings().value(runInRuntimeKey, false).toBool());
+    m_runtime->setText(tr("Run in TVM after export (looking for a Python with TVM…)"));
+    connect(m_runtime, &QCheckBox::toggled, this,
+            [](bool on) { QSettings().setValue(runInRuntimeKey, on); });
+    // Finding TVM starts Python a few times: off the UI thread.
+    auto found = std::make_shared<std::pair<std::string, std::string>>();
+    QThread *probe = QThread::create(
+        [found] { found->first = cleave::findPythonWith("tvm, numpy", found->second); });
+    connect(probe, &QThread::finished, this, [this, found, probe] {
+        probe->deleteLater();
+        m_python = QString::fromStdString(found->first);
+        m_runtimeProbed = true;
+        if (m_python.isEmpty()) {
+            m_runtime->setText(tr("Run in TVM after export: no Python with TVM was found (tried "
+                                  "%1; pip install apache-tvm, or set CLEAVE_PYTHON)")
+                                   .arg(QString::fromStdString(found->second)));
+        } else {
+            m_runtime->setEnabled(true);
+            m_runtime->setText(tr("Run in TVM after export (%1)").arg(m_python));
+        }
+        emit runtimeProbeFinished();
+    });
+    connect(this, &QObject::destroyed, probe, [probe] {
+        probe->wait();
+        probe->deleteLater();
+    });
+    probe->start();
+}
+
+void ExportDialog::startRuntimeCheck(const QString &dir)
+{
+    cleave::RuntimeCheckOptions options;
+    options.python = m_python.toStdString();
+    m_command = cleave::runtimeCheckCommand(dir.toStdString(), options);
+    if (!m_command.error.empty()) {
+        m_summary->appendPlainText(
+            tr("The TVM run did not start: %1").arg(QString::fromStdString(m_command.error)));
+        emit runtimeCheckFinished(false);
+        return;
+    }
+    m_runtimePassed = false;
+    m_process = new QProcess(this);
+    m_process->setProgram(QString::fromStdString(m_command.program));
+    QStringList args;
+    for (const std::string &a : m_command.args)
+        args.append(QString::fromStdString(a));
+    m_process->setArguments(args);
+    m_process->setWorkingDirectory(QString::fromStdString(m_command.workingDir));
+    m_process->setProcessChannelMode(QProcess::MergedChannels);
+    connect(m_process, &QProcess::readyRead, this, [this] {
+        const QStringList lines
+            = QString::fromUtf8(m_process->readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        m_runtimeLog.append(lines);
+        if (!lines.isEmpty())
+            m_runtimeStatus->setText(lines.back().left(160));
+    });
+    connect(m_process, &QProcess::finished, this, &ExportDialog::finishRuntimeCheck);
+    m_summary->appendPlainText(tr("Running the export in TVM (%1)…").arg(m_python));
+    m_runtimeStatus->setText(tr("Building the modules in TVM…"));
+    m_runtimeStatus->show();
+    m_progress->show();
+    m_cancelRuntime->show();
+    m_exportButton->setEnabled(false);
+    m_runtimeLog.clear();
+    m_process->start();
+}
+
+void ExportDialog::finishRuntimeCheck()
+{
+    QProcess *process = m_process;
+    m_process = nullptr;
+    const bool cancelled = m_runtimeCancelled;
+    m_runtimeCancelled = false;
+    m_progress->hide();
+    m_cancelRuntime->hide();
+    m_runtimeStatus->hide();
+    updateState();
+    const int status = process->exitStatus() == QProcess::NormalExit ? process->exitCode() : -1;
+    m_runtimeLog.append(
+        QString::fromUtf8(process->readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts));
+    process->deleteLater();
+    std::string error;
+    const auto report = cleave::readRuntimeReport(m_command.reportPath, error);
+    QFile::remove(QString::fromStdString(m_command.reportPath));
+    if (cancelled) {
+        m_summary->appendPlainText(tr("TVM run cancelled; the export is kept."));
+    } else if (!report) {
+        // Not run to the end (a module does not build, no inputs): say what TVM said.
+        m_summary->appendPlainText(
+            tr("TVM run FAILED (exit %1); the export is kept. Its last lines:").arg(status));
+        m_summary->appendPlainText(
+            m_runtimeLog.mid(std::max(0, int(m_runtimeLog.size()) - 6)).join(QLatin1Char('\n')));
+    } else {
+        m_runtimePassed = report->ok;
+        m_summary->appendPlainText(
+            report->ok ? tr("TVM %1 built and ran %2 partition(s): every output matches the "
+                            "source module's.")
+                             .arg(QString::fromStdString(report->runtimeVersion))
+                             .arg(report->partitions)
+                       : tr("TVM %1 run FAILED: the partitions' outputs differ from the source "
+                            "module's; the export is kept.")
+                             .arg(QString::fromStdString(report->runtimeVersion)));
+        for (const cleave::RuntimeOutputCheck &c : report->outputs) {
+            m_summary->appendPlainText(
+                c.error.empty()
+                    ? (c.object ? tr("  %1: %2 (not a tensor)")
+                                      .arg(QString::fromStdString(c.output),
+                                           c.ok ? tr("ok") : tr("MISMATCH"))
+                                : tr("  %1: %2, max relative difference %3")
+                                      .arg(QString::fromStdString(c.output),
+                                           c.ok ? tr("ok") : tr("MISMATCH"))
+                                      .arg(c.maxRelDiff, 0, 'g', 3))
+                    : tr("  %1: MISMATCH, %2")
+                          .arg(QString::fromStdString(c.output), QString::fromStdString(c.error)));
+        }
+    }
+    emit runtimeCheckFinished(m_runtimePassed);
+}
+
+void ExportDialog::cancelRuntimeCheck()
+{
+    if (!m_process)
+        return;
+    m_runtimeCancelled = true;
+    m_process->kill();
+}
+
+void ExportDialog::done(int result)
+{
+    if (m_process) { // closing stops the run; the export stays
+        m_process->disconnect(this);
+        m_process->kill();
+        m_process->waitForFinished(3000);
+        QFile::remove(QString::fromStdString(m_command.reportPath));
+    }
+    QDialog::done(result);
 }
 
 } // namespace cleave::ui

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "core/export/ExportOptions.h"
+#include "core/export/ModuleExporter.h"
+#include "core/formats/RuntimeCheck.h"
 
 #include <QDialog>
 #include <QStringList>
@@ -13,7 +15,10 @@ class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QProcess;
+class QProgressBar;
 class QPushButton;
+class QVBoxLayout;
 
 namespace cleave::ui {
 
@@ -22,10 +27,13 @@ class Document;
 
 /// The export dialog: a folder, the artefacts to write (modules in a format that accepts the model,
 /// pipeline_config.json, the partitions.json manifest, build_pipeline.py, BYOC modules, the canvas
-/// as SVG / PNG), then the core exporter runs, the export is checked by recomposition
-/// (verifyExport) when modules, configuration and manifest were written, and the dialog lists what
-/// was written. An invalid plan is refused: the dialog names the errors and the Export button stays
-/// disabled.
+/// as SVG / PNG; for Relax the format's own build_relax.py, byoc.relax.py and placed.relax.py),
+/// then the core exporter runs, the export is checked by recomposition (verifyExport) when
+/// modules, wiring and manifest were written, and the dialog lists what was written. For formats
+/// with a runtime check (Relax) it offers "Run in TVM after export" once a Python with TVM is
+/// found: the export's build_relax.py runs in a separate process with a busy bar and Cancel, and
+/// the per-output differences join the summary; a failed or cancelled run keeps the export. An
+/// invalid plan is refused: the dialog names the errors and the Export button stays disabled.
 class ExportDialog : public QDialog
 {
     Q_OBJECT
@@ -47,10 +55,26 @@ public:
     [[nodiscard]] bool verified() const { return m_verified; }
     [[nodiscard]] QPushButton *exportButton() const { return m_exportButton; }
     [[nodiscard]] QPlainTextEdit *summary() const { return m_summary; }
+    /// True once the search for a Python with TVM has ended (found or not).
+    [[nodiscard]] bool runtimeProbed() const { return m_runtimeProbed; }
+    /// True when the last TVM run matched the source on every output.
+    [[nodiscard]] bool runtimePassed() const { return m_runtimePassed; }
+    /// True while the TVM run goes on.
+    [[nodiscard]] bool runtimeRunning() const { return m_process != nullptr; }
+
+    void done(int result) override;
+
+signals:
+    void runtimeProbeFinished();
+    void runtimeCheckFinished(bool passed);
 
 private:
     void browse();
     void updateState();
+    void setUpRuntimeCheck(QVBoxLayout *artefacts);
+    void startRuntimeCheck(const QString &dir);
+    void finishRuntimeCheck();
+    void cancelRuntimeCheck();
 
     Document *m_document;
     CanvasWidget *m_canvas;
@@ -70,6 +94,18 @@ private:
     QPushButton *m_exportButton;
     QStringList m_written;
     bool m_verified = false;
+    const cleave::ModuleExporter *m_writer = nullptr;
+    QCheckBox *m_runtime;
+    QProgressBar *m_progress;
+    QLabel *m_runtimeStatus;
+    QPushButton *m_cancelRuntime;
+    QProcess *m_process = nullptr;
+    QString m_python;
+    QStringList m_runtimeLog;
+    cleave::RuntimeCheckCommand m_command;
+    bool m_runtimeProbed = false;
+    bool m_runtimePassed = false;
+    bool m_runtimeCancelled = false;
 };
 
 } // namespace cleave::ui

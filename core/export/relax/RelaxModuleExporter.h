@@ -38,6 +38,16 @@ public:
                              std::vector<std::pair<std::string, std::string>> &files,
                              std::vector<Diagnostic> &diagnostics) const override;
     [[nodiscard]] bool usesPipelineExecutor() const override { return false; }
+    [[nodiscard]] std::vector<Artefact> modelArtefacts() const override
+    {
+        return { { "build_relax.py",
+                   "builds every module in TVM >= 0.20, runs them and checks them against the "
+                   "source",
+                   "buildScript" },
+                 { "byoc.relax.py", "Codegen functions for the BYOC partitions", "byoc" },
+                 { "placed.relax.py", "the whole model, each partition on its own vdevice", "" } };
+    }
+    [[nodiscard]] bool hasRuntimeCheck() const override { return true; }
     /// A Relax `main` returns and takes tuples, shapes and objects like tensors.
     [[nodiscard]] bool forwardsAnyValue() const override { return true; }
 };
