@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -15,7 +16,10 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-const std::string relaxPrefix = "metadata[\"relax.expr.Constant\"][";
+/// The tables that hold a module's constants: `relax.expr.Constant` up to TVM 0.26,
+/// `ir.GenericConst` from TVM 0.27 (whose JSON is the tvm-ffi graph format: `root_index`, nodes
+/// of `{"type", "data"}`, tensor payloads in `ffi.Tensor` nodes).
+const std::string constantKeys[] = { "relax.expr.Constant", "ir.GenericConst" };
 
 /// How TVM's node graph stores one attribute: a node reference (the node's index as a decimal
 /// string), a plain value (dtype, ndim, an immediate's value), or an index into `b64ndarrays`.
@@ -105,11 +109,50 @@ bool forEachRef(OrderedJson &node, const std::function<void(OrderedJson &)> &vis
     return true;
 }
 
-/// The `relax.expr.Constant` array node of a metadata document, or nullptr.
+bool isConstantKey(const OrderedJson &key)
+{
+    return key.is_string()
+        && std::find(std::begin(constantKeys), std::end(constantKeys), key.get<std::string>())
+        != std::end(constantKeys);
+}
+
+/// True for TVM 0.27's tvm-ffi graph format (`root_index`), false for the legacy one (`root`).
+bool isFfiGraph(const OrderedJson &doc)
+{
+    return doc.is_object() && doc.contains("root_index");
+}
+
+/// The constant table's array node of a tvm-ffi graph: the root `ffi.Map` holds key and value
+/// node indices in turn, each key an `ffi.String` node.
+OrderedJson *ffiConstantArray(OrderedJson &doc)
+{
+    OrderedJson &nodes = doc["nodes"];
+    const auto root = nodeGraphIndex(doc["root_index"]);
+    if (!root || *root >= nodes.size() || !nodes[*root].is_object()
+        || nodes[*root].value("type", "") != "ffi.Map" || !nodes[*root].contains("data")
+        || !nodes[*root]["data"].is_array())
+        return nullptr;
+    const OrderedJson &pairs = nodes[*root]["data"];
+    for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
+        const auto key = nodeGraphIndex(pairs[i]);
+        const auto value = nodeGraphIndex(pairs[i + 1]);
+        if (!key || !value || *key >= nodes.size() || *value >= nodes.size()
+            || !nodes[*key].is_object() || !isConstantKey(nodes[*key].value("data", OrderedJson())))
+            continue;
+        if (nodes[*value].is_object() && nodes[*value].contains("data")
+            && nodes[*value]["data"].is_array())
+            return &nodes[*value];
+    }
+    return nullptr;
+}
+
+/// The constant table's array node of a metadata document, or nullptr.
 OrderedJson *constantArray(OrderedJson &doc)
 {
     if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
         return nullptr;
+    if (isFfiGraph(doc))
+        return ffiConstantArray(doc);
     OrderedJson &nodes = doc["nodes"];
     const auto root = nodeGraphIndex(doc.value("root", OrderedJson(0)));
     if (!root || *root >= nodes.size() || !nodes[*root].is_object()
@@ -118,7 +161,7 @@ OrderedJson *constantArray(OrderedJson &doc)
     const OrderedJson &keys = nodes[*root]["keys"];
     const OrderedJson &data = nodes[*root].value("data", OrderedJson::array());
     for (std::size_t i = 0; i < keys.size() && i < data.size(); ++i) {
-        if (keys[i] != "relax.expr.Constant")
+        if (!isConstantKey(keys[i]))
             continue;
         const auto arr = nodeGraphIndex(data[i]);
         if (arr && *arr < nodes.size() && nodes[*arr].is_object() && nodes[*arr].contains("data")
@@ -221,6 +264,9 @@ std::optional<std::string> uncheckedSubset(const std::string &source,
         kept.push_back(all[i]);
     }
     (*array)["data"] = std::move(kept);
+    // The tvm-ffi graph keeps its nodes: only the table is cut down (a valid document).
+    if (isFfiGraph(doc))
+        return doc.dump(2);
     if (std::optional<OrderedJson> small = pruned(doc))
         return small->dump(2);
     return doc.dump(2);
@@ -237,10 +283,19 @@ std::optional<std::vector<std::string>> uncheckedPayloads(const std::string &met
     const OrderedJson &nodes = doc["nodes"];
     const OrderedJson b64 = doc.value("b64ndarrays", OrderedJson::array());
     std::vector<std::string> payloads;
+    const bool ffi = isFfiGraph(doc);
     for (const OrderedJson &ref : (*array)["data"]) {
         std::string payload;
         const auto c = nodeGraphIndex(ref);
-        if (c && *c < nodes.size() && nodes[*c].is_object()) {
+        if (ffi && c && *c < nodes.size() && nodes[*c].is_object()) {
+            // {"type": "ir.GenericConst", "data": {"value": i}}, i an ffi.Tensor node.
+            const OrderedJson data = nodes[*c].value("data", OrderedJson::object());
+            const auto t = data.is_object() ? nodeGraphIndex(data.value("value", OrderedJson("")))
+                                            : std::nullopt;
+            if (t && *t < nodes.size() && nodes[*t].is_object()
+                && nodes[*t].value("data", OrderedJson()).is_string())
+                payload = nodes[*t]["data"].get<std::string>();
+        } else if (c && *c < nodes.size() && nodes[*c].is_object()) {
             const OrderedJson attrs = nodes[*c].value("attrs", OrderedJson::object());
             const auto k = nodeGraphIndex(attrs.value("data", OrderedJson("")));
             if (k && *k < b64.size() && b64[*k].is_string())
@@ -255,14 +310,18 @@ std::optional<std::vector<std::string>> uncheckedPayloads(const std::string &met
 
 std::optional<std::size_t> relaxConstantIndex(const std::string &metaRef)
 {
-    if (metaRef.rfind(relaxPrefix, 0) != 0 || metaRef.size() <= relaxPrefix.size() + 1
-        || metaRef.back() != ']')
-        return std::nullopt;
-    const std::string digits
-        = metaRef.substr(relaxPrefix.size(), metaRef.size() - relaxPrefix.size() - 1);
-    if (digits.size() > 12)
-        return std::nullopt;
-    return nodeGraphIndex(OrderedJson(digits));
+    for (const std::string &key : constantKeys) {
+        const std::string prefix = "metadata[\"" + key + "\"][";
+        if (metaRef.rfind(prefix, 0) != 0 || metaRef.size() <= prefix.size() + 1
+            || metaRef.back() != ']')
+            continue;
+        const std::string digits
+            = metaRef.substr(prefix.size(), metaRef.size() - prefix.size() - 1);
+        if (digits.size() > 12)
+            return std::nullopt;
+        return nodeGraphIndex(OrderedJson(digits));
+    }
+    return std::nullopt;
 }
 
 // The header comes from the model file: any structure nlohmann rejects (a type_error from

@@ -26,9 +26,25 @@ std::optional<std::size_t> indexAfter(const std::string &ref, const std::string 
     return static_cast<std::size_t>(std::stoull(digits));
 }
 
-std::string relaxRef(std::size_t i)
+/// The metadata table the source's constants are in: `relax.expr.Constant` up to TVM 0.26,
+/// `ir.GenericConst` in TVM 0.27's printing; the modules keep the source's.
+std::string constantTable(const Graph &src)
 {
-    return "metadata[\"relax.expr.Constant\"][" + std::to_string(i) + "]";
+    const std::string prefix = "metadata[\"";
+    for (const Node &n : src.nodes()) {
+        const std::string &ref = n.metaRef();
+        if (ref.rfind(prefix, 0) == 0) {
+            const std::size_t end = ref.find('"', prefix.size());
+            if (end != std::string::npos)
+                return ref.substr(prefix.size(), end - prefix.size());
+        }
+    }
+    return "relax.expr.Constant";
+}
+
+std::string relaxRef(const std::string &table, std::size_t i)
+{
+    return "metadata[\"" + table + "\"][" + std::to_string(i) + "]";
 }
 
 bool callsPrimFunc(const Node &n)
@@ -155,14 +171,15 @@ PartitionModule extractRelaxPartition(const PartitionPlan &plan, const BoundaryT
     const FunctionId main = g.findFunction("main");
     if (main.isValid())
         copyFunctionAttrs(src, plan.function(), g, main);
+    const std::string table = constantTable(src);
     for (std::size_t i = 0; i < g.nodeCount(); ++i) {
         Node &n = g.node(NodeId(i));
         if (const auto idx = indexAfter(n.metaRef(), relayPrefix))
-            n.setMetaRef(relaxRef(*idx));
+            n.setMetaRef(relaxRef(table, *idx));
     }
     for (ModuleConstant &c : module.constants) {
         if (const auto idx = indexAfter(c.moduleRef, relayPrefix))
-            c.moduleRef = relaxRef(*idx);
+            c.moduleRef = relaxRef(table, *idx);
     }
     addCalledPrimFuncs(src, g);
     if (main.isValid())

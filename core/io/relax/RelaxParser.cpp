@@ -103,6 +103,11 @@ void RelaxParser::readMetadata(const Expr &value)
         fail(value.items[1], "the metadata header is not TVM's JSON object graph",
              "relax.metadata");
     const nlohmann::json &nodes = doc["nodes"];
+    if (doc.contains("root_index")) {
+        readFfiMetadata(doc, value.items[1]);
+        m_graph->setMetadata(text);
+        return;
+    }
     const auto root = nodeGraphIndex(doc.value("root", nlohmann::json(0)));
     if (!root)
         fail(value.items[1], "the metadata header's \"root\" is not a node index",
@@ -124,6 +129,35 @@ void RelaxParser::readMetadata(const Expr &value)
     }
     m_hasMetadata = true;
     m_graph->setMetadata(text);
+}
+
+// TVM 0.27's tvm-ffi graph: `root_index`; the root `ffi.Map` holds key and value node indices
+// in turn, each key an `ffi.String` node whose "data" is the table's name.
+void RelaxParser::readFfiMetadata(const nlohmann::json &doc, const Expr &where)
+{
+    const nlohmann::json &nodes = doc["nodes"];
+    const auto root = nodeGraphIndex(doc["root_index"]);
+    if (!root || *root >= nodes.size())
+        fail(where, "the metadata header's \"root_index\" is not a node index", "relax.metadata");
+    const nlohmann::json &map = nodes[*root];
+    if (map.is_object() && map.value("type", "") == "ffi.Map" && map.contains("data")
+        && map["data"].is_array()) {
+        const nlohmann::json &pairs = map["data"];
+        for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
+            const auto key = nodeGraphIndex(pairs[i]);
+            const auto arr = nodeGraphIndex(pairs[i + 1]);
+            if (!key || !arr || *key >= nodes.size() || *arr >= nodes.size()
+                || !nodes[*key].is_object() || !nodes[*key].contains("data")
+                || !nodes[*key]["data"].is_string())
+                continue;
+            std::size_t count = 0;
+            if (nodes[*arr].is_object() && nodes[*arr].contains("data")
+                && nodes[*arr]["data"].is_array())
+                count = nodes[*arr]["data"].size();
+            m_metadataCounts[nodes[*key]["data"].get<std::string>()] = count;
+        }
+    }
+    m_hasMetadata = true;
 }
 
 void RelaxParser::parseClass(const Token &decorator, const Expr &decoratorExpr)

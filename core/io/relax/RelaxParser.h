@@ -5,6 +5,8 @@
 #include "core/graph/Graph.h"
 #include "core/io/relax/RelaxSyntax.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -74,6 +76,7 @@ private:
                          const Expr &value);
     void parseExpressionStatement(Scope &scope, const Expr &e);
     void readMetadata(const Expr &value);
+    void readFfiMetadata(const nlohmann::json &doc, const Expr &where);
     void finish();
 
     Value lowerBinding(const Expr &e, Scope &scope, const std::string &name,
