@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/auto/AutoPlan.h"
 
+#include <algorithm>
+
 namespace cleave {
 
 PartitionPlan planFromStages(const std::shared_ptr<const FunctionView> &view,
@@ -17,6 +19,37 @@ PartitionPlan planFromStages(const std::shared_ptr<const FunctionView> &view,
             const auto &nodes = graph.units()[u].nodes;
             members[static_cast<std::size_t>(s)].insert(members[static_cast<std::size_t>(s)].end(),
                                                         nodes.begin(), nodes.end());
+        }
+    }
+    // A projection or tuple nothing reads (batch_norm's unused statistics) costs nothing and
+    // goes nowhere: it stays with what it reads, never forming a stage of its own.
+    const Graph &g = view->graph();
+    const NodeId result = g.function(view->function()).result;
+    std::vector<std::int32_t> stageOfNode(g.nodeCount(), -1);
+    for (std::size_t k = 0; k < stages; ++k) {
+        for (NodeId n : members[k])
+            stageOfNode[n.index()] = static_cast<std::int32_t>(k);
+    }
+    bool moved = false;
+    for (NodeId n : view->order()) {
+        const NodeKind kind = g.node(n).kind;
+        if (stageOfNode[n.index()] < 0 || n == result || !view->outEdges(n).empty()
+            || (kind != NodeKind::TupleGetItem && kind != NodeKind::Tuple))
+            continue;
+        std::int32_t producer = -1;
+        for (const FlowEdge *e : view->inEdges(n))
+            producer = std::max(producer, stageOfNode[e->tensor.node.index()]);
+        if (producer >= 0 && producer != stageOfNode[n.index()]) {
+            stageOfNode[n.index()] = producer;
+            moved = true;
+        }
+    }
+    if (moved) {
+        for (auto &m : members)
+            m.clear();
+        for (NodeId n : view->order()) {
+            if (stageOfNode[n.index()] >= 0)
+                members[static_cast<std::size_t>(stageOfNode[n.index()])].push_back(n);
         }
     }
     for (std::size_t k = 0; k < stages; ++k) {

@@ -9,6 +9,8 @@
 #include "core/io/relax/RelaxImporter.h"
 #include "core/io/relax/RelaxValues.h"
 
+#include <set>
+
 namespace cleave {
 
 namespace {
@@ -58,9 +60,9 @@ bool callsPrimFunc(const Node &n)
 
 /// The partitioned function's attributes on a module's `main`: its decorator options
 /// (`@R.function(pure=False)`), `R.func_attr` entries and dataflow form. `num_input` (the leading
-/// parameters that are inputs, the rest weights) holds only while the module takes exactly the
-/// source's parameters in their order, and `global_symbol` names the source function: both are
-/// left out otherwise.
+/// parameters that are inputs, the rest weights) holds only while the module takes the source's
+/// parameters with the same leading ones, and `global_symbol` names the source function: the
+/// first is left out otherwise, the second always.
 void copyFunctionAttrs(const Graph &src, FunctionId from, Graph &g, FunctionId to)
 {
     const Function &source = src.function(from);
@@ -68,12 +70,40 @@ void copyFunctionAttrs(const Graph &src, FunctionId from, Graph &g, FunctionId t
     const auto bare = [](const std::string &name) {
         return name.starts_with('%') ? name.substr(1) : name; // module parameters are `%name`
     };
-    bool sameParams = source.params.size() == target.params.size();
-    for (std::size_t i = 0; sameParams && i < source.params.size(); ++i)
-        sameParams = bare(src.node(source.params[i]).name) == bare(g.node(target.params[i]).name);
+    // num_input n: the first n parameters are inputs, the rest weights. A module that takes only
+    // source parameters (in any order, unread weights left out) keeps it when the source's first
+    // n lead its own list.
+    std::set<std::string> sourceNames;
+    for (NodeId p : source.params)
+        sourceNames.insert(bare(src.node(p).name));
+    std::set<std::string> targetNames;
+    bool subset = true;
+    for (NodeId p : target.params) {
+        targetNames.insert(bare(g.node(p).name));
+        subset = subset && sourceNames.contains(bare(g.node(p).name));
+    }
     for (const auto &[key, value] : source.attrs.items()) {
-        if ((key == "num_input" && !sameParams) || key == "global_symbol")
+        if (key == "global_symbol")
             continue;
+        if (key == "num_input") {
+            const auto n = value.toInt();
+            if (!subset || !n || *n < 0 || static_cast<std::size_t>(*n) > source.params.size())
+                continue;
+            std::vector<std::string> leading;
+            for (std::size_t i = 0; i < static_cast<std::size_t>(*n); ++i) {
+                const std::string name = bare(src.node(source.params[i]).name);
+                if (targetNames.contains(name))
+                    leading.push_back(name);
+            }
+            // The module keeps all n inputs, first: num_input holds as written.
+            bool leads = leading.size() == static_cast<std::size_t>(*n)
+                && leading.size() <= target.params.size();
+            for (std::size_t i = 0; leads && i < leading.size(); ++i)
+                leads = bare(g.node(target.params[i]).name) == leading[i];
+            if (leads)
+                target.attrs.set(key, value);
+            continue;
+        }
         target.attrs.set(key, value);
     }
 }

@@ -228,7 +228,7 @@ void RelaxPrinter::printBody(FunctionId f, int indent, std::string &out)
         dataflow = dataflow && m_graph.node(n).kind != NodeKind::If;
     // In a dataflow block the returned variables leave it through R.output.
     std::vector<std::string> outputs;
-    if (dataflow && fn.result.isValid()) {
+    if (dataflow) {
         collectOutputs(fn.result, outputs);
         dataflow = !outputs.empty();
     }
@@ -256,6 +256,8 @@ void RelaxPrinter::printBody(FunctionId f, int indent, std::string &out)
     }
     if (fn.kind != Function::Kind::Scope && fn.result.isValid())
         out += pad(indent) + "return " + ref(TensorRef { fn.result, 0 }) + "\n";
+    else if (fn.kind != Function::Kind::Scope) // a Relax function returns a value: none here
+        out += pad(indent) + "return R.tuple()\n";
 }
 
 void RelaxPrinter::collectOutputs(NodeId id, std::vector<std::string> &out) const
