@@ -476,7 +476,9 @@ void RelaxParser::parseStatement(Scope &scope, BlockEnd &end)
     const Expr target = m_ts.parseExpr(true);
     if (m_ts.accept(":")) {
         const Expr annotation = m_ts.parseExpr();
-        m_ts.expect("=", "after the type annotation of " + exprText(target));
+        if (!m_ts.peek().isPunct("="))
+            m_ts.expect("=", "after the type annotation of " + exprText(target));
+        m_ts.take();
         const Expr value = m_ts.parseExpr(true);
         m_ts.expectKind(TokenKind::Newline, "end of line after the binding");
         parseAssignment(scope, end, target, &annotation, value);

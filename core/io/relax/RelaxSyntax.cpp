@@ -195,19 +195,21 @@ void TokenStream::fail(const Token &at, const std::string &message) const
     throw ParseError { message, at.line, at.column, "relax.syntax" };
 }
 
-Token TokenStream::expect(std::string_view p, const std::string &context)
+Token TokenStream::expect(std::string_view p, std::string_view context)
 {
-    const Token t = peek();
+    const Token &t = peek();
     if (!t.isPunct(p))
-        fail(t, "expected '" + std::string(p) + "' " + context + ", found " + describe(t));
+        fail(t,
+             "expected '" + std::string(p) + "' " + std::string(context) + ", found "
+                 + describe(t));
     return take();
 }
 
-Token TokenStream::expectKind(TokenKind kind, const std::string &what)
+Token TokenStream::expectKind(TokenKind kind, std::string_view what)
 {
-    const Token t = peek();
+    const Token &t = peek();
     if (!t.is(kind))
-        fail(t, "expected " + what + ", found " + describe(t));
+        fail(t, "expected " + std::string(what) + ", found " + describe(t));
     return take();
 }
 
@@ -329,9 +331,11 @@ Expr TokenStream::parsePostfix()
             next.kind = Expr::Kind::Subscript;
             next.items.push_back(std::move(e));
             next.items.push_back(parseExpr(true));
-            expect("]",
-                   "to close the subscript opened at " + std::to_string(open.line) + ":"
-                       + std::to_string(open.column));
+            if (!peek().isPunct("]"))
+                expect("]",
+                       "to close the subscript opened at " + std::to_string(open.line) + ":"
+                           + std::to_string(open.column));
+            take();
         }
         e = std::move(next);
     }

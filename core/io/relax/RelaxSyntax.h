@@ -58,9 +58,9 @@ public:
     const Token &peek(std::size_t k = 0);
     Token take();
     /// Consumes punctuation `p` or fails with "expected 'p' <context>, found ...".
-    Token expect(std::string_view p, const std::string &context);
+    Token expect(std::string_view p, std::string_view context);
     /// Consumes a token of `kind` or fails.
-    Token expectKind(TokenKind kind, const std::string &what);
+    Token expectKind(TokenKind kind, std::string_view what);
     bool accept(std::string_view p);
     [[noreturn]] void fail(const Token &at, const std::string &message) const;
     [[nodiscard]] std::string_view source() const { return m_lexer.source(); }
