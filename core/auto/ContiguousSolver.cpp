@@ -144,7 +144,12 @@ public:
         SplitAnswer a;
         a.stageOf.assign(m_p.graph->unitCount(), -1);
         std::size_t end = m_n;
+        a.value = infinity;
         for (std::size_t k = m_p.stages; k > 0; --k) {
+            if (m_layers[k].from[end] < 0) { // no feasible split: nothing assigned
+                std::fill(a.stageOf.begin(), a.stageOf.end(), -1);
+                return a;
+            }
             const auto start = static_cast<std::size_t>(m_layers[k].from[end]);
             for (std::size_t q = start; q < end; ++q)
                 a.stageOf[static_cast<std::size_t>(m_order[q])] = static_cast<std::int32_t>(k - 1);

@@ -10,6 +10,7 @@
 #include <queue>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace cleave {
@@ -191,6 +192,12 @@ CostGraph CostGraph::fromParts(std::vector<CostUnit> units, std::vector<CostTens
     g.m_times = std::move(times);
     if (g.m_times.empty())
         g.m_times.assign(1, std::vector<double>(g.m_units.size(), 0.0));
+    // Saturate as the rest of the engine does: a unit of absurd FLOPs (a tensor of 2^62
+    // elements) or latency stays a large finite time, so sums and comparisons keep working.
+    for (std::vector<double> &device : g.m_times) {
+        for (double &us : device)
+            us = std::isnan(us) || us < 0 ? 0.0 : std::min(us, maxUnitTimeUs);
+    }
     g.m_link = link;
     g.m_fallbacks.assign(g.m_times.size(), 0);
     g.index();

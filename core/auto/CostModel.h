@@ -48,6 +48,10 @@ struct LinkSpec
     }
 };
 
+/// The longest time a unit can take, in microseconds (about 30 years): larger or infinite
+/// times (overflowing FLOPs, absurd latencies) are saturated to it.
+inline constexpr double maxUnitTimeUs = 1e15;
+
 /// What the planner places: one assignable node (ops level) or one fused block (blocks level).
 struct CostUnit
 {

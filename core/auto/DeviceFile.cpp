@@ -79,39 +79,62 @@ std::optional<std::string> textOf(const nlohmann::json &v)
     return std::nullopt;
 }
 
+/// The most a device computes, in GFLOPS (an exaFLOPS): beyond it a rate is a typo.
+constexpr double maxGflops = 1e9;
+
 bool parseDevice(const nlohmann::json &e, std::size_t index, const std::string &path,
-                 DeviceSet &set, std::vector<Diagnostic> &diagnostics)
+                 const SourceLocation &at, DeviceSet &set, std::vector<Diagnostic> &diagnostics)
 {
     const std::string where = "device " + std::to_string(index);
     if (!e.is_object()) {
-        diagnostics.push_back(problem("devices.type", where + " must be an object", path));
+        diagnostics.push_back(problem("devices.type", where + " must be an object", path, at));
         return false;
     }
     DeviceSpec d;
-    d.name = e.value("name", "device" + std::to_string(index));
-    if (e.contains("target") && e["target"].is_string())
-        d.target = e["target"].get<std::string>();
-    if (e.contains("gflops")) {
-        if (!e["gflops"].is_number() || e["gflops"].get<double>() <= 0) {
+    d.name = "device" + std::to_string(index);
+    if (e.contains("name")) {
+        if (!e["name"].is_string() || e["name"].get<std::string>().empty()) {
             diagnostics.push_back(
-                problem("devices.gflops", where + ": \"gflops\" must be a positive number", path));
+                problem("devices.name", where + ": \"name\" must be a non-empty string", path, at));
             return false;
         }
-        d.gflops = e["gflops"].get<double>();
+        d.name = e["name"].get<std::string>();
+    }
+    if (e.contains("target")) {
+        if (!e["target"].is_string()) {
+            diagnostics.push_back(problem("devices.target",
+                                          where + ": \"target\" must be a string such as \"cuda\"",
+                                          path, at));
+            return false;
+        }
+        d.target = e["target"].get<std::string>();
+    }
+    if (e.contains("gflops")) {
+        const double gflops = e["gflops"].is_number() ? e["gflops"].get<double>() : -1.0;
+        if (!std::isfinite(gflops) || gflops <= 0 || gflops > maxGflops) {
+            diagnostics.push_back(problem("devices.gflops",
+                                          where
+                                              + ": \"gflops\" must be a number above 0 and at "
+                                                "most 1e9 (an exaFLOPS)",
+                                          path, at));
+            return false;
+        }
+        d.gflops = gflops;
     }
     if (e.contains("memory")) {
         const auto text = textOf(e["memory"]);
         d.memoryBytes = text ? parseByteSize(*text) : std::nullopt;
         if (!d.memoryBytes) {
-            diagnostics.push_back(problem(
-                "devices.memory", where + R"(: "memory" must be a size such as "16GiB")", path));
+            diagnostics.push_back(problem("devices.memory",
+                                          where + R"(: "memory" must be a size such as "16GiB")",
+                                          path, at));
             return false;
         }
     }
     if (e.contains("latency")) {
         if (!e["latency"].is_string()) {
-            diagnostics.push_back(
-                problem("devices.latency", where + ": \"latency\" must name a latency file", path));
+            diagnostics.push_back(problem(
+                "devices.latency", where + ": \"latency\" must name a latency file", path, at));
             return false;
         }
         std::filesystem::path file(e["latency"].get<std::string>());
@@ -182,12 +205,25 @@ std::optional<DeviceSet> parseDeviceFile(std::string_view text, const std::strin
                                          std::vector<Diagnostic> &diagnostics)
 {
     nlohmann::json doc;
+    const JsonLocator locator(text, path);
     try {
         doc = nlohmann::json::parse(text.begin(), text.end());
     } catch (const nlohmann::json::parse_error &e) {
-        const JsonLocator locator(text, path);
         diagnostics.push_back(problem("devices.syntax", std::string("invalid JSON: ") + e.what(),
                                       path, locator.at(e.byte > 0 ? e.byte - 1 : 0)));
+        return std::nullopt;
+    } catch (const nlohmann::json::exception &e) {
+        // A number out of range (1e999): nlohmann names the spelling, which locates it.
+        const std::string what = e.what();
+        const std::size_t open = what.find("parsing '");
+        const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 9);
+        const std::string number
+            = close == std::string::npos ? std::string() : what.substr(open + 9, close - open - 9);
+        const std::size_t offset = number.empty() ? 0 : text.find(number);
+        diagnostics.push_back(
+            problem("devices.number",
+                    "a number out of range" + (number.empty() ? std::string() : ": " + number),
+                    path, locator.at(offset == std::string_view::npos ? 0 : offset)));
         return std::nullopt;
     }
     if (!doc.is_object() || !doc.contains("devices") || !doc["devices"].is_array()
@@ -198,8 +234,10 @@ std::optional<DeviceSet> parseDeviceFile(std::string_view text, const std::strin
         return std::nullopt;
     }
     DeviceSet set;
+    const std::vector<std::size_t> offsets = JsonLocator::arrayElementOffsets(text, "devices");
     for (std::size_t i = 0; i < doc["devices"].size(); ++i) {
-        if (!parseDevice(doc["devices"][i], i, path, set, diagnostics))
+        const SourceLocation at = locator.at(i < offsets.size() ? offsets[i] : 0);
+        if (!parseDevice(doc["devices"][i], i, path, at, set, diagnostics))
             return std::nullopt;
     }
     if (const auto links = doc.find("links"); links != doc.end()) {

@@ -16,8 +16,6 @@
 #include <filesystem>
 #include <fstream>
 
-extern char **environ;
-
 namespace cleave {
 
 namespace fs = std::filesystem;

@@ -5,6 +5,7 @@
 #include "core/analysis/Cost.h"
 #include "core/partition/DiagnosticFix.h"
 #include "core/partition/PartitionCost.h"
+#include "core/support/Saturating.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -207,7 +208,7 @@ std::string planReportText(const PartitionPlan &plan, const BoundaryTable &bound
     std::int64_t flops = 0;
     std::size_t shapeless = 0;
     for (const PartitionCost &c : costs) {
-        flops += c.flops;
+        flops = satAdd(flops, c.flops);
         shapeless += c.opsWithoutShapes;
     }
     out << "FLOPs: " << flopsText(flops, shapeless);

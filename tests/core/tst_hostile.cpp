@@ -6,6 +6,7 @@
 // expected lines and columns are counted by hand in the files (see tests/data/hostile/README.md).
 #include "core/analysis/Cost.h"
 #include "core/analysis/LatencyTable.h"
+#include "core/auto/DeviceFile.h"
 #include "core/export/relay/RelayMetadataSubset.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/graph/JsonParse.h"
@@ -18,6 +19,7 @@
 #include "core/validation/Validation.h"
 
 #include <QFileInfo>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -486,6 +488,56 @@ private slots:
         QCOMPARE(nodeFlops(g, dense), saturatedCount);
         QCOMPARE(satMul(3, 4), std::int64_t(12));
         QCOMPARE(satAdd(saturatedCount, 1), saturatedCount);
+    }
+
+    // Issue 34, N1: device files with a null name or a number past double's range aborted
+    // `auto --devices`. `{"devices": [{"name": null, ...` — the device object opens at byte 13,
+    // column 14; `"gflops": 1e999` — the number starts at column 56.
+    void deviceFileSchemaErrorsAreLocated()
+    {
+        std::vector<Diagnostic> d;
+        const auto read = [](const char *name) { return readFile(hostile(name)).value_or(""); };
+        QVERIFY(!parseDeviceFile(read("auto_devices_name_null.json"), "auto_devices_name_null.json",
+                                 d));
+        CHECK_TEXT(onlyError(d),
+                   std::string("auto_devices_name_null.json:1:14: error: device 0: \"name\" "
+                               "must be a non-empty string [devices.name]"));
+        d.clear();
+        QVERIFY(!parseDeviceFile(read("auto_devices_1e999.json"), "auto_devices_1e999.json", d));
+        CHECK_TEXT(onlyError(d),
+                   std::string("auto_devices_1e999.json:1:56: error: a number out "
+                               "of range: 1e999 [devices.number]"));
+        d.clear();
+        // A finite rate beyond an exaFLOPS, and a target that is not a string.
+        QVERIFY(
+            !parseDeviceFile(R"({"devices": [{"name": "a"}, {"gflops": 1e300}]})", "d.json", d));
+        // `{"devices": [{"name": "a"}, ` is 28 bytes: the second device opens at column 29.
+        CHECK_TEXT(onlyError(d),
+                   std::string("d.json:1:29: error: device 1: \"gflops\" must be a "
+                               "number above 0 and at most 1e9 (an exaFLOPS) "
+                               "[devices.gflops]"));
+        d.clear();
+        QVERIFY(!parseDeviceFile(R"({"devices": [{"target": 7}]})", "t.json", d));
+        CHECK_TEXT(onlyError(d),
+                   std::string("t.json:1:14: error: device 0: \"target\" must be "
+                               "a string such as \"cuda\" [devices.target]"));
+    }
+
+    // Issue 34, N2: a (1, 2^62) tensor made the contiguous stage search read a split point of -1
+    // (its times overflowed to infinity). Times now saturate: `auto --stages 2` plans it, and
+    // the report's total FLOPs saturate at 2^63 - 1 (9223372.04 TFLOP), never negative.
+    void autoOnHugeShapesPlans()
+    {
+        QProcess cli;
+        cli.start(QStringLiteral(CLEAVE_CLI_PATH),
+                  { QStringLiteral("auto"), QString::fromStdString(hostile("auto_hugeshape.relay")),
+                    QStringLiteral("--stages"), QStringLiteral("2") });
+        QVERIFY(cli.waitForFinished(60000));
+        const QString out = QString::fromUtf8(cli.readAllStandardOutput());
+        QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY2(out.contains(QStringLiteral("auto: 2 stages")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("\nFLOPs: 9223372.04 TFLOP")), qPrintable(out));
     }
 };
 
