@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -74,16 +75,19 @@ std::optional<LatencyTable> LatencyTable::fromJson(std::string_view text, const 
             continue;
         }
         for (const auto &[name, value] : it->items()) {
-            if (!value.is_number() || value.get<double>() < 0) {
+            // At most an hour per operator: a latency beyond it (1e308) is a typo, and would
+            // overflow every sum it enters.
+            const double us = value.is_number() ? value.get<double>() * scale : -1.0;
+            if (!std::isfinite(us) || us < 0 || us > maxLatencyUs) {
                 diagnostics.push_back(located(
                     "latency.value",
                     std::string(section) + " entry " + quoteBounded(name)
-                        + ": expected a non-negative number, got " + boundedJson(value),
+                        + ": expected a number of microseconds from 0 to 3.6e9 (an hour), got "
+                        + boundedJson(value),
                     at((nlohmann::json::json_pointer() / section / name).to_string()), path));
                 ok = false;
                 continue;
             }
-            const double us = value.get<double>() * scale;
             if (std::string_view(section) == "ops")
                 table.setOp(name, us);
             else

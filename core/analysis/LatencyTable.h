@@ -24,6 +24,9 @@ namespace cleave {
 /// key) wins over `ops` (by op name: a Relay op, a fused function's name, a graph.json
 /// `func_name`, an ONNX op_type). A call of a fused or composite function without an entry of
 /// its own costs the sum of its body's ops.
+/// The longest latency a table may give one node or op: an hour, in microseconds.
+inline constexpr double maxLatencyUs = 3.6e9;
+
 class LatencyTable
 {
 public:

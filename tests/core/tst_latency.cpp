@@ -65,11 +65,22 @@ void TestLatency::badFiles_data()
         << "lat.json:1:10: error: unknown unit \"s\" (expected \"ns\", \"us\" or \"ms\")";
     QTest::newRow("negative")
         << R"({"ops": {"add": -1}})"
-        << "lat.json:1:17: error: ops entry 'add': expected a non-negative number, "
-           "got -1";
+        << "lat.json:1:17: error: ops entry 'add': expected a number of microseconds from 0 to "
+           "3.6e9 (an hour), got -1";
     QTest::newRow("string")
         << R"({"nodes": {"%1": "fast"}})"
-        << "lat.json:1:18: error: nodes entry '%1': expected a non-negative number";
+        << "lat.json:1:18: error: nodes entry '%1': expected a number of microseconds from 0 to "
+           "3.6e9";
+    // Issue 34, N5: 1e308 us overflowed every sum (auto then blamed the memory limit).
+    QTest::newRow("beyond an hour")
+        << R"({"unit": "us", "ops": {"add": 1e308}})"
+        << "lat.json:1:31: error: ops entry 'add': expected a number of microseconds from 0 to "
+           "3.6e9 (an hour), got 1e+308";
+    // 4000 s in ms: 4e6 ms = 4e9 us, past the hour.
+    QTest::newRow("an hour, in ms")
+        << R"({"unit": "ms", "ops": {"add": 4e6}})"
+        << "lat.json:1:31: error: ops entry 'add': expected a number of microseconds from 0 to "
+           "3.6e9 (an hour), got 4000000.0";
 }
 
 void TestLatency::badFiles()
