@@ -103,7 +103,7 @@ bool parseDevice(const nlohmann::json &e, std::size_t index, const std::string &
     if (e.contains("target")) {
         if (!e["target"].is_string()) {
             diagnostics.push_back(problem("devices.target",
-                                          where + ": \"target\" must be a string such as \"cuda\"",
+                                          where + R"(: "target" must be a string such as "cuda")",
                                           path, at));
             return false;
         }
