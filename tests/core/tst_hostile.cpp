@@ -166,8 +166,9 @@ private slots:
         // A value of the wrong type is pointed at: line 2, column 11.
         QVERIFY(!LatencyTable::fromJson("{\"ops\": {\n  \"add\": [1]}}", "l.json", found));
         CHECK_TEXT(onlyError(found),
-                   std::string("l.json:2:10: error: ops entry 'add': expected a non-negative "
-                               "number, got [1] [latency.value]"));
+                   std::string("l.json:2:10: error: ops entry 'add': expected a number of "
+                               "microseconds from 0 to 3.6e9 (an hour), got [1] "
+                               "[latency.value]"));
         found.clear();
         QVERIFY(
             parseOpSupport("[{\"target\": \"dnnl\", \"ops\": [\"add\", 1e999]}]", "o.json", found)
