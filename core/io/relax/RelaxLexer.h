@@ -64,6 +64,15 @@ public:
     /// The next token.
     Token next();
     [[nodiscard]] std::string_view source() const { return m_src; }
+    /// The offset where lexing resumes (the next token starts there or after blanks).
+    [[nodiscard]] std::size_t position() const { return m_pos; }
+    /// Resumes lexing at `offset`, past text on the current line that holds whole tokens with
+    /// balanced brackets and no line break (text lexed before, byte for byte, elsewhere).
+    void skipTo(std::size_t offset)
+    {
+        m_pos = offset;
+        m_lineHasTokens = true;
+    }
 
 private:
     Token make(TokenKind kind, std::size_t begin, std::size_t end, int line, int column) const;

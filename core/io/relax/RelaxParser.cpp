@@ -29,6 +29,75 @@ bool isDecorator(const Expr &e, std::string_view name)
     return e.isName(name) || e.isCallOf(name);
 }
 
+// The text of a type annotation that starts at `from` (after blanks) and ends before the first
+// of `terminators` outside brackets and string literals (`stop` is set to that offset), with
+// blanks trimmed; empty when the text is not that simple: a line break, comment, continuation or
+// triple-quoted string, `==`, or no terminator on the line. The same text always reads as the
+// same type, so its type is looked up instead of parsed again (RelaxParser::m_annotationTypes);
+// a type is remembered only when parsing it stopped exactly at `stop`.
+std::string_view annotationText(std::string_view src, std::size_t from,
+                                std::string_view terminators, std::size_t &stop)
+{
+    if (from == std::string_view::npos)
+        return {};
+    std::size_t begin = from;
+    while (begin < src.size() && (src[begin] == ' ' || src[begin] == '\t'))
+        ++begin;
+    int depth = 0;
+    for (std::size_t i = begin; i < src.size(); ++i) {
+        const char c = src[i];
+        switch (c) {
+        case '\n':
+        case '\r':
+        case '#':
+        case '\\':
+            return {};
+        case '"':
+        case '\'': {
+            if (i + 2 < src.size() && src[i + 1] == c && src[i + 2] == c)
+                return {};
+            for (++i; i < src.size() && src[i] != c; ++i) {
+                if (src[i] == '\n' || src[i] == '\r')
+                    return {};
+                if (src[i] == '\\') {
+                    if (i + 1 < src.size() && (src[i + 1] == '\n' || src[i + 1] == '\r'))
+                        return {};
+                    ++i;
+                }
+            }
+            if (i >= src.size() || src[i] == '\n')
+                return {};
+            break;
+        }
+        case '(':
+        case '[':
+        case '{':
+            ++depth;
+            break;
+        case ')':
+        case ']':
+        case '}':
+            if (depth == 0 && terminators.find(c) == std::string_view::npos)
+                return {};
+            if (depth > 0) {
+                --depth;
+                break;
+            }
+            [[fallthrough]];
+        default:
+            if (depth > 0 || terminators.find(c) == std::string_view::npos)
+                break;
+            if (c == '=' && i + 1 < src.size() && src[i + 1] == '=')
+                return {};
+            stop = i;
+            while (i > begin && (src[i - 1] == ' ' || src[i - 1] == '\t'))
+                --i;
+            return src.substr(begin, i - begin);
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 RelaxParser::RelaxParser(std::string_view source)
@@ -377,7 +446,7 @@ void RelaxParser::parseParameters(Scope &scope)
         n.name = std::string(p.text);
         n.where = SourcePosition { p.line, p.column };
         if (m_ts.accept(":")) {
-            n.setOutputTypes({ typeFromExpr(m_ts.parseExpr()) });
+            n.setOutputTypes({ parseAnnotation(",)") });
             n.typeAnnotated = true;
         }
         const NodeId id = m_graph->addNode(std::move(n));
@@ -390,6 +459,26 @@ void RelaxParser::parseParameters(Scope &scope)
                       "expected ',' or ')' in the parameter list, found " + describe(m_ts.peek()));
     }
     m_ts.take();
+}
+
+// The type of a parameter's annotation.
+Type RelaxParser::parseAnnotation(std::string_view terminators)
+{
+    std::size_t stop = 0;
+    const std::string_view text
+        = annotationText(m_ts.source(), m_ts.unreadOffset(), terminators, stop);
+    if (!text.empty()) {
+        const auto known = m_annotationTypes.find(text);
+        if (known != m_annotationTypes.end()) {
+            m_ts.skipUnreadTo(stop);
+            return known->second;
+        }
+    }
+    const Expr e = m_ts.parseExpr();
+    Type type = typeFromExpr(e);
+    if (!text.empty() && m_ts.peek().offset == stop)
+        m_annotationTypes.emplace(text, type);
+    return type;
 }
 
 void RelaxParser::bind(Scope &scope, const std::string &name, const Value &v, const Expr &at)
@@ -475,19 +564,33 @@ void RelaxParser::parseStatement(Scope &scope, BlockEnd &end)
     }
     const Expr target = m_ts.parseExpr(true);
     if (m_ts.accept(":")) {
+        std::size_t stop = 0;
+        const std::string_view text = annotationText(m_ts.source(), m_ts.unreadOffset(), "=", stop);
+        const auto known = text.empty() ? m_annotationTypes.end() : m_annotationTypes.find(text);
+        if (known != m_annotationTypes.end()) {
+            m_ts.skipUnreadTo(stop);
+            m_ts.take(); // '='
+            const Expr value = m_ts.parseExpr(true);
+            m_ts.expectKind(TokenKind::Newline, "end of line after the binding");
+            parseAssignment(scope, end, target, Annotation { nullptr, &known->second, {} }, value);
+            return;
+        }
         const Expr annotation = m_ts.parseExpr();
         if (!m_ts.peek().isPunct("="))
             m_ts.expect("=", "after the type annotation of " + exprText(target));
+        const bool remember = !text.empty() && m_ts.peek().offset == stop;
         m_ts.take();
         const Expr value = m_ts.parseExpr(true);
         m_ts.expectKind(TokenKind::Newline, "end of line after the binding");
-        parseAssignment(scope, end, target, &annotation, value);
+        parseAssignment(scope, end, target,
+                        Annotation { &annotation, nullptr, remember ? text : std::string_view() },
+                        value);
         return;
     }
     if (m_ts.accept("=")) {
         const Expr value = m_ts.parseExpr(true);
         m_ts.expectKind(TokenKind::Newline, "end of line after the binding");
-        parseAssignment(scope, end, target, nullptr, value);
+        parseAssignment(scope, end, target, Annotation {}, value);
         return;
     }
     m_ts.expectKind(TokenKind::Newline, "end of line after the statement");
@@ -519,7 +622,7 @@ void RelaxParser::parseExpressionStatement(Scope &scope, const Expr &e)
 }
 
 void RelaxParser::parseAssignment(Scope &scope, BlockEnd &end, const Expr &target,
-                                  const Expr *annotation, const Expr &value)
+                                  const Annotation &annotation, const Expr &value)
 {
     // Symbolic shape variables: `n = T.int64()`, `n, m = T.int64(), T.int64()`.
     auto isVarDecl = [](const Expr &v) {
@@ -542,9 +645,15 @@ void RelaxParser::parseAssignment(Scope &scope, BlockEnd &end, const Expr &targe
         return; // `cls = Module`
     }
     Type type;
-    if (annotation)
-        type = typeFromExpr(*annotation);
-    Value v = lowerBinding(value, scope, target.text, annotation ? &type : nullptr);
+    if (annotation.known) {
+        type = *annotation.known;
+    } else if (annotation.expr) {
+        type = typeFromExpr(*annotation.expr);
+        if (!annotation.text.empty())
+            m_annotationTypes.emplace(annotation.text, type);
+    }
+    const bool annotated = annotation.known || annotation.expr;
+    Value v = lowerBinding(value, scope, target.text, annotated ? &type : nullptr);
     bind(scope, target.text, v, target);
     end.name = target.text;
     end.value = v;

@@ -55,6 +55,14 @@ private:
         Scope *parent = nullptr;
         std::unordered_map<std::string, Value> names;
     };
+    /// A type annotation: its expression, or the type of the same text read before. `text` is
+    /// its source text when it may be remembered (see annotationEnd in RelaxParser.cpp).
+    struct Annotation
+    {
+        const Expr *expr = nullptr;
+        const Type *known = nullptr;
+        std::string_view text;
+    };
     struct BlockEnd
     {
         std::string name; ///< The variable of the block's last binding.
@@ -72,8 +80,9 @@ private:
     void parseBlock(Scope &scope, BlockEnd &end);
     void parseStatement(Scope &scope, BlockEnd &end);
     void parseIf(Scope &scope, BlockEnd &end);
-    void parseAssignment(Scope &scope, BlockEnd &end, const Expr &target, const Expr *annotation,
-                         const Expr &value);
+    void parseAssignment(Scope &scope, BlockEnd &end, const Expr &target,
+                         const Annotation &annotation, const Expr &value);
+    Type parseAnnotation(std::string_view terminators);
     void parseExpressionStatement(Scope &scope, const Expr &e);
     void readMetadata(const Expr &value);
     void readFfiMetadata(const nlohmann::json &doc, const Expr &where);
@@ -105,6 +114,9 @@ private:
     bool m_hasMetadata = false;
     int m_blockDepth = 0;
     std::string m_sinfoKeyword;
+    /// Types of the annotations read so far, by source text: a module spells a few hundred
+    /// distinct annotations over tens of thousands of bindings and parameters.
+    std::unordered_map<std::string_view, Type> m_annotationTypes;
 };
 
 } // namespace cleave::relax

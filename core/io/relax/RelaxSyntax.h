@@ -81,6 +81,15 @@ public:
     bool accept(std::string_view p);
     [[noreturn]] void fail(const Token &at, const std::string &message) const;
     [[nodiscard]] std::string_view source() const { return m_lexer.source(); }
+    /// The offset in source() where the text not yet lexed starts, or npos when tokens are
+    /// buffered ahead (then the next token is not at that offset).
+    [[nodiscard]] std::size_t unreadOffset() const
+    {
+        return m_buffered == 0 ? m_lexer.position() : std::string_view::npos;
+    }
+    /// Skips the unread text up to `offset` without making tokens: text on the current line
+    /// with whole tokens, balanced brackets and no line break (see RelaxLexer::skipTo).
+    void skipUnreadTo(std::size_t offset) { m_lexer.skipTo(offset); }
 
     /// An expression; with `allowTuple`, a bare comma list `a, b` is a Tuple.
     Expr parseExpr(bool allowTuple = false);
