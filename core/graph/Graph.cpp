@@ -239,17 +239,44 @@ void Graph::buildKeys()
     sortKeys();
 }
 
+namespace {
+
+// The first 8 bytes of a key as a big-endian number (zero-padded): comparing two of them
+// orders keys as their first 8 bytes do (bytes compare unsigned, as std::string's compare does).
+std::uint64_t keyPrefix(std::string_view key)
+{
+    std::uint64_t prefix = 0;
+    for (std::size_t i = 0; i < 8; ++i)
+        prefix = prefix << 8 | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0U);
+    return prefix;
+}
+
+} // namespace
+
 void Graph::sortKeys()
 {
-    // Sorted as (key, id) pairs side by side: the comparisons read the pairs in place instead
-    // of looking each key up through the node store (twice as fast on 100k nodes).
-    std::vector<std::pair<std::string_view, std::uint32_t>> keyed(m_nodes.size());
-    for (std::size_t i = 0; i < keyed.size(); ++i)
-        keyed[i] = { key(NodeId(i)), static_cast<std::uint32_t>(i) };
-    std::sort(keyed.begin(), keyed.end());
+    // Sorted as (key prefix, key, id) entries side by side: most comparisons are one of two
+    // integers, and the rest read the key in place instead of through the node store.
+    struct Entry
+    {
+        std::uint64_t prefix;
+        std::string_view key;
+        std::uint32_t id;
+    };
+    std::vector<Entry> keyed(m_nodes.size());
+    for (std::size_t i = 0; i < keyed.size(); ++i) {
+        const std::string &k = key(NodeId(i));
+        keyed[i] = { keyPrefix(k), k, static_cast<std::uint32_t>(i) };
+    }
+    std::sort(keyed.begin(), keyed.end(), [](const Entry &a, const Entry &b) {
+        if (a.prefix != b.prefix)
+            return a.prefix < b.prefix;
+        const int c = a.key.compare(b.key);
+        return c != 0 ? c < 0 : a.id < b.id;
+    });
     m_keyOrder.resize(keyed.size());
     for (std::size_t i = 0; i < keyed.size(); ++i)
-        m_keyOrder[i] = NodeId(keyed[i].second);
+        m_keyOrder[i] = NodeId(keyed[i].id);
 }
 
 const std::string &Graph::key(NodeId id) const

@@ -9,20 +9,47 @@ namespace cleave::relax {
 
 namespace {
 
+// What each byte can be, looked up once per byte instead of compared range by range.
+enum CharClass : std::uint8_t {
+    identStart = 1, ///< a-z, A-Z, _, and any byte of a UTF-8 sequence
+    digit = 2,
+    blank = 4, ///< ' ', '\t', '\f', '\r': skipped between tokens
+    punct = 8, ///< a one-character operator or bracket
+};
+
+constexpr std::array<std::uint8_t, 256> charClasses = [] {
+    std::array<std::uint8_t, 256> classes {};
+    for (int c = 0; c < 256; ++c) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80)
+            classes[c] |= identStart;
+        if (c >= '0' && c <= '9')
+            classes[c] |= digit;
+    }
+    for (const char c : std::string_view(" \t\f\r"))
+        classes[static_cast<unsigned char>(c)] |= blank;
+    for (const char c : std::string_view("()[]{},:.;=+-*/%<>@~&|^!"))
+        classes[static_cast<unsigned char>(c)] |= punct;
+    return classes;
+}();
+
+bool hasClass(char c, std::uint8_t mask)
+{
+    return (charClasses[static_cast<unsigned char>(c)] & mask) != 0;
+}
+
 bool isIdentStart(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'
-        || static_cast<unsigned char>(c) >= 0x80;
+    return hasClass(c, identStart);
 }
 
 bool isIdentChar(char c)
 {
-    return isIdentStart(c) || (c >= '0' && c <= '9');
+    return hasClass(c, identStart | digit);
 }
 
 bool isDigit(char c)
 {
-    return c >= '0' && c <= '9';
+    return hasClass(c, digit);
 }
 
 char closerOf(char open)
@@ -143,9 +170,7 @@ Token RelaxLexer::next()
                 return t;
             m_atLineStart = false;
         }
-        while (m_pos < m_src.size()
-               && (m_src[m_pos] == ' ' || m_src[m_pos] == '\t' || m_src[m_pos] == '\f'
-                   || m_src[m_pos] == '\r'))
+        while (m_pos < m_src.size() && hasClass(m_src[m_pos], blank))
             ++m_pos;
         if (m_pos >= m_src.size())
             return endOfInput();
@@ -297,8 +322,7 @@ Token RelaxLexer::lexPunct(std::size_t begin)
         }
     }
     const char c = m_src[begin];
-    static constexpr std::string_view singles = "()[]{},:.;=+-*/%<>@~&|^!";
-    if (singles.find(c) == std::string_view::npos)
+    if (!hasClass(c, punct))
         fail(std::string("unexpected character '") + c + "'", line, col);
     if (c == '(' || c == '[' || c == '{') {
         if (m_brackets.size() >= 512)
