@@ -70,6 +70,9 @@ TensorRef RelaxParser::materialize(const Value &v, Scope &scope, const Expr &at)
 RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const std::string &name,
                                              const Type *annotation)
 {
+    // A call makes its own node (before the typed node below is made, to intern its type once).
+    if (e.kind == Expr::Kind::Call)
+        return lowerCall(e, scope, name, annotation);
     Node node;
     node.name = name;
     if (annotation) {

@@ -10,8 +10,21 @@ int precedence(const Token &t)
 {
     if (t.kind == TokenKind::Name)
         return t.text == "or" ? 1 : t.text == "and" ? 2 : 0;
-    if (t.kind != TokenKind::Punct || t.text.empty()
-        || std::string_view("=!<>|^&+-*/%@").find(t.text[0]) == std::string_view::npos)
+    if (t.kind != TokenKind::Punct || t.text.empty())
+        return 0;
+    switch (t.text[0]) {
+    case ',': // the common cases first: what follows most operands
+    case ')':
+    case ']':
+    case '(':
+    case '[':
+    case '.':
+    case ':':
+        return 0;
+    default:
+        break;
+    }
+    if (std::string_view("=!<>|^&+-*/%@").find(t.text[0]) == std::string_view::npos)
         return 0;
     const std::string_view p = t.text;
     if (p == "==" || p == "!=" || p == "<" || p == ">" || p == "<=" || p == ">=")
@@ -314,6 +327,7 @@ Expr TokenStream::parsePostfix()
         next.column = e.column;
         if (open.text == "(") {
             next.kind = Expr::Kind::Call;
+            next.items.reserve(4); // the callee and (most often) up to three arguments
             next.items.push_back(std::move(e));
             parseCallArguments(next);
         } else {
@@ -337,6 +351,10 @@ void TokenStream::parseCallArguments(Expr &call)
         if (peek().is(TokenKind::Name) && peek(1).isPunct("=")) {
             const Token key = take();
             take();
+            if (call.keywords.empty()) { // grown once for most calls (conv2d has 8 keywords)
+                call.keywords.reserve(8);
+                call.kwargs.reserve(8);
+            }
             call.keywords.emplace_back(key.text);
             call.kwargs.push_back(parseExpr());
         } else {
@@ -361,6 +379,8 @@ Expr TokenStream::parseSequence(Expr::Kind kind, std::string_view close, const T
     e.line = open.line;
     e.column = open.column;
     bool sawComma = false;
+    if (!peek().isPunct(close))
+        e.items.reserve(4);
     while (!peek().isPunct(close)) {
         e.items.push_back(parseExpr());
         if (kind == Expr::Kind::Dict) {
