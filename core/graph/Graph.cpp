@@ -255,28 +255,20 @@ std::uint64_t keyPrefix(std::string_view key)
 
 void Graph::sortKeys()
 {
-    // Sorted as (key prefix, key, id) entries side by side: most comparisons are one of two
-    // integers, and the rest read the key in place instead of through the node store.
-    struct Entry
-    {
-        std::uint64_t prefix;
-        std::string_view key;
-        std::uint32_t id;
-    };
-    std::vector<Entry> keyed(m_nodes.size());
-    for (std::size_t i = 0; i < keyed.size(); ++i) {
-        const std::string &k = key(NodeId(i));
-        keyed[i] = { keyPrefix(k), k, static_cast<std::uint32_t>(i) };
-    }
-    std::sort(keyed.begin(), keyed.end(), [](const Entry &a, const Entry &b) {
-        if (a.prefix != b.prefix)
-            return a.prefix < b.prefix;
-        const int c = a.key.compare(b.key);
-        return c != 0 ? c < 0 : a.id < b.id;
+    // Sorted as (key prefix, id) pairs side by side: most comparisons are one of two integers,
+    // only keys with the same first 8 bytes are read through the node store.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(m_nodes.size());
+    for (std::size_t i = 0; i < keyed.size(); ++i)
+        keyed[i] = { keyPrefix(key(NodeId(i))), static_cast<std::uint32_t>(i) };
+    std::sort(keyed.begin(), keyed.end(), [&](const auto &a, const auto &b) {
+        if (a.first != b.first)
+            return a.first < b.first;
+        const int c = key(NodeId(a.second)).compare(key(NodeId(b.second)));
+        return c != 0 ? c < 0 : a.second < b.second;
     });
     m_keyOrder.resize(keyed.size());
     for (std::size_t i = 0; i < keyed.size(); ++i)
-        m_keyOrder[i] = NodeId(keyed[i].id);
+        m_keyOrder[i] = NodeId(keyed[i].second);
 }
 
 const std::string &Graph::key(NodeId id) const
