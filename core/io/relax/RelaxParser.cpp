@@ -29,6 +29,32 @@ bool isDecorator(const Expr &e, std::string_view name)
     return e.isName(name) || e.isCallOf(name);
 }
 
+// About how many lines the body of the function defined at `def` spans: the lines after it that
+// are indented deeper than `def` (blank and comment lines aside), up to the first that is not.
+// It only sizes the function's name table (a string literal over several lines may make it a
+// little off), so that the table is not rehashed again and again as a 50,000-binding function
+// fills it.
+std::size_t bodyLines(std::string_view src, const Token &def)
+{
+    const auto indent = static_cast<std::size_t>(def.column - 1);
+    std::size_t lines = 0;
+    for (std::size_t eol = src.find('\n', def.offset); eol != std::string_view::npos;) {
+        const std::size_t start = eol + 1;
+        std::size_t p = start;
+        while (p < src.size() && src[p] == ' ')
+            ++p;
+        if (p >= src.size())
+            break;
+        if (src[p] != '\n' && src[p] != '\r' && src[p] != '#') {
+            if (p - start <= indent)
+                break;
+            ++lines;
+        }
+        eol = src.find('\n', p);
+    }
+    return lines;
+}
+
 // The text of a type annotation that starts at `from` (after blanks) and ends before the first
 // of `terminators` outside brackets and string literals (`stop` is set to that offset), with
 // blanks trimmed; empty when the text is not that simple: a line break, comment, continuation or
@@ -420,6 +446,7 @@ FunctionId RelaxParser::parseFunction(const Expr &decorator, Function::Kind kind
     Scope scope;
     scope.function = id;
     scope.parent = outer;
+    scope.names.reserve(bodyLines(m_ts.source(), def));
     m_ts.expect("(", "to open the parameters of " + name);
     parseParameters(scope);
     if (m_ts.accept("->")) {
