@@ -214,6 +214,7 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
     if (!e.kwargs.empty()) {
         // Pooled once with every keyword (setting them one by one pools each partial list).
         std::vector<Attributes::Item> attrs = node.attrs.items();
+        attrs.reserve(attrs.size() + e.kwargs.size());
         for (std::size_t i = 0; i < e.kwargs.size(); ++i)
             Attributes::setItem(attrs, e.keywords[i], attrFromExpr(e.kwargs[i]));
         node.attrs = Attributes(std::move(attrs));
@@ -231,6 +232,7 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
     node.kind = NodeKind::OpCall;
     // The attributes are pooled once, at the end (see lowerCall).
     std::vector<Attributes::Item> attrs = node.attrs.items();
+    attrs.reserve(attrs.size() + e.kwargs.size() + 2); // with `call` and `tir_vars`
     Attributes::setItem(attrs, "call", AttrValue::string(form));
     const bool packed = form == "call_packed" || form == "call_pure_packed";
     if (e.items.size() < 2)
