@@ -9,8 +9,10 @@
 #include "core/auto/DeviceFile.h"
 #include "core/export/relay/RelayMetadataSubset.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/FunctionView.h"
 #include "core/graph/JsonParse.h"
 #include "core/partition/NameRules.h"
+#include "core/partition/PartitionPlan.h"
 #include "core/partition/PlanFile.h"
 #include "core/project/ProjectFile.h"
 #include "core/support/FileIo.h"
@@ -521,6 +523,80 @@ private slots:
         CHECK_TEXT(onlyError(d),
                    std::string("t.json:1:14: error: device 0: \"target\" must be "
                                "a string such as \"cuda\" [devices.target]"));
+    }
+
+    // Issue 34, N7: a plan of 10k cut edges took 6.6 s to read (every finding rescanned the
+    // file; 50k: minutes), one of 10k partitions 8.5 s (every partition an edit copying the
+    // list). Both are linear now (tests/bench/bench_plan_file prints the times); the findings
+    // stay exact: one cut edge a line, so edge i is at line 3 + i, column 3.
+    void manyCutEdgesAreEachLocated()
+    {
+        const ImportResult model = importFile(CLEAVE_SAMPLES_DIR "/resnet18.relay");
+        QVERIFY(model.graph);
+        std::string text = "{\"cleave_plan\": 1, \"partitions\": [{\"name\": \"a\", \"nodes\": "
+                           "[\"%1\", \"%2\"]}],\n \"cut_edges\": [\n";
+        const std::size_t edges = 10000;
+        for (std::size_t i = 0; i < edges; ++i)
+            text += std::string("  {\"producer\": \"%1\", \"consumer\": \"%2\"}")
+                + (i + 1 < edges ? ",\n" : "\n");
+        text += "]}\n";
+        const PlanLoadResult r = planFromJson(*model.graph, text, "edges.json");
+        QVERIFY(!r.ok());
+        std::vector<const Diagnostic *> inside;
+        for (const Diagnostic &d : r.diagnostics) {
+            if (d.code == "plan.cut_edge_inside")
+                inside.push_back(&d);
+        }
+        QCOMPARE(inside.size(), edges);
+        CHECK_TEXT(inside.front()->toString(),
+                   std::string("edges.json:3:3: error: cut edge 0 from '%1' to '%2' lies inside "
+                               "partition 'a'; a cut edge joins two partitions "
+                               "[plan.cut_edge_inside]"));
+        CHECK_TEXT(inside.back()->toString(),
+                   std::string("edges.json:10002:3: error: cut edge 9999 from '%1' to '%2' lies "
+                               "inside partition 'a'; a cut edge joins two partitions "
+                               "[plan.cut_edge_inside]"));
+    }
+
+    void manyPartitionsLoadInOneEdit()
+    {
+        const ImportResult model = importFile(CLEAVE_SAMPLES_DIR "/resnet18.relay");
+        QVERIFY(model.graph);
+        const Graph &g = *model.graph;
+        const FunctionView view(g, g.mainFunction());
+        std::string nodes;
+        for (NodeId n : view.assignableNodes())
+            nodes += (nodes.empty() ? "\"" : ", \"") + g.key(n) + "\"";
+        std::string text
+            = R"({"cleave_plan": 1, "partitions": [{"name": "stage0", "nodes": [)" + nodes + "]}";
+        for (int i = 1; i < 10000; ++i)
+            text += ", {\"name\": \"p" + std::to_string(i)
+                + "\", \"target\": \"cuda\", \"nodes\": []}";
+        text += "]}";
+        const PlanLoadResult r = planFromJson(g, text, "parts.json");
+        QVERIFY(r.ok());
+        QCOMPARE(r.plan->partitionCount(), std::size_t { 10000 });
+        QCOMPARE(r.plan->nodeCount(r.plan->partitions().front().id), view.assignableNodes().size());
+        CHECK_TEXT(r.plan->partitions().back().name, std::string("p9999"));
+        CHECK_TEXT(r.plan->partitions().back().target, std::string("cuda"));
+
+        // The edit behind it: names made unique, colours kept, undone and redone whole.
+        PartitionPlan plan(std::make_shared<const FunctionView>(g, g.mainFunction()), false);
+        const NodeId first = view.assignableNodes().front();
+        const PlanEdit edit = plan.appendPartitions(
+            { { "a", "cuda", -1, { first } }, { "a", "llvm", 3, {} }, { "", "llvm", -1, {} } });
+        QCOMPARE(plan.partitionCount(), std::size_t { 3 });
+        CHECK_TEXT(plan.partitions()[0].name, std::string("a"));
+        CHECK_TEXT(plan.partitions()[1].name, std::string("a_1"));
+        CHECK_TEXT(plan.partitions()[2].name, std::string("stage2"));
+        QCOMPARE(plan.partitions()[1].colour, 3);
+        QCOMPARE(plan.partitionOf(first), plan.partitions()[0].id);
+        plan.revert(edit);
+        QCOMPARE(plan.partitionCount(), std::size_t { 0 });
+        QVERIFY(!plan.partitionOf(first).isValid());
+        plan.apply(edit);
+        QCOMPARE(plan.partitionCount(), std::size_t { 3 });
+        QCOMPARE(plan.partitionOf(first), plan.partitions()[0].id);
     }
 
     // Issue 34, N2: a (1, 2^62) tensor made the contiguous stage search read a split point of -1
