@@ -4,6 +4,7 @@
 // Hostile and broken inputs (issue 14): every reproduction of ../shared/repro (copied to
 // tests/data/hostile) and every generated attack gets one exact, located diagnostic. The
 // expected lines and columns are counted by hand in the files (see tests/data/hostile/README.md).
+#include "CliRunner.h"
 #include "core/analysis/Cost.h"
 #include "core/analysis/LatencyTable.h"
 #include "core/auto/DeviceFile.h"
@@ -168,8 +169,9 @@ private slots:
         // A value of the wrong type is pointed at: line 2, column 11.
         QVERIFY(!LatencyTable::fromJson("{\"ops\": {\n  \"add\": [1]}}", "l.json", found));
         CHECK_TEXT(onlyError(found),
-                   std::string("l.json:2:10: error: ops entry 'add': expected a non-negative "
-                               "number, got [1] [latency.value]"));
+                   std::string("l.json:2:10: error: ops entry 'add': expected a number of "
+                               "microseconds from 0 to 3.6e9 (an hour), got [1] "
+                               "[latency.value]"));
         found.clear();
         QVERIFY(
             parseOpSupport("[{\"target\": \"dnnl\", \"ops\": [\"add\", 1e999]}]", "o.json", found)
@@ -493,8 +495,8 @@ private slots:
     }
 
     // Issue 34, N1: device files with a null name or a number past double's range aborted
-    // `auto --devices`. `{"devices": [{"name": null, ...` — the device object opens at byte 13,
-    // column 14; `"gflops": 1e999` — the number starts at column 56.
+    // `auto --devices`. Every finding now points at the value it is about: `{"devices":
+    // [{"name": null, ...` — null at column 23; `"gflops": 1e999` — the number at column 56.
     void deviceFileSchemaErrorsAreLocated()
     {
         std::vector<Diagnostic> d;
@@ -502,27 +504,126 @@ private slots:
         QVERIFY(!parseDeviceFile(read("auto_devices_name_null.json"), "auto_devices_name_null.json",
                                  d));
         CHECK_TEXT(onlyError(d),
-                   std::string("auto_devices_name_null.json:1:14: error: device 0: \"name\" "
-                               "must be a non-empty string [devices.name]"));
+                   std::string("auto_devices_name_null.json:1:23: error: device 0: \"name\" "
+                               "must be a non-empty string, got null [devices.name]"));
         d.clear();
         QVERIFY(!parseDeviceFile(read("auto_devices_1e999.json"), "auto_devices_1e999.json", d));
         CHECK_TEXT(onlyError(d),
-                   std::string("auto_devices_1e999.json:1:56: error: a number out "
-                               "of range: 1e999 [devices.number]"));
+                   std::string("auto_devices_1e999.json:1:56: error: number out of range: "
+                               "'1e999' [devices.syntax]"));
         d.clear();
         // A finite rate beyond an exaFLOPS, and a target that is not a string.
         QVERIFY(
             !parseDeviceFile(R"({"devices": [{"name": "a"}, {"gflops": 1e300}]})", "d.json", d));
-        // `{"devices": [{"name": "a"}, ` is 28 bytes: the second device opens at column 29.
+        // `{"devices": [{"name": "a"}, {"gflops": ` is 39 bytes: 1e300 starts at column 40.
         CHECK_TEXT(onlyError(d),
-                   std::string("d.json:1:29: error: device 1: \"gflops\" must be a "
-                               "number above 0 and at most 1e9 (an exaFLOPS) "
-                               "[devices.gflops]"));
+                   std::string("d.json:1:40: error: device 1: \"gflops\" must be a number from "
+                               "0.001 to 1e9 (an exaFLOPS), got 1e+300 [devices.gflops]"));
         d.clear();
         QVERIFY(!parseDeviceFile(R"({"devices": [{"target": 7}]})", "t.json", d));
         CHECK_TEXT(onlyError(d),
-                   std::string("t.json:1:14: error: device 0: \"target\" must be "
-                               "a string such as \"cuda\" [devices.target]"));
+                   std::string("t.json:1:25: error: device 0: \"target\" must be "
+                               "a string such as \"cuda\", got 7 [devices.target]"));
+    }
+
+    // Issue 34, N1 and N5: the links and the document itself are located too, a bandwidth of
+    // 1e-320 GB/s or a latency of 1e308 us (infinite transfer times) is refused, every finding
+    // of a file is reported at once, and an unknown key is a warning at its value.
+    void deviceFileLinksAndKeysAreLocated()
+    {
+        std::vector<Diagnostic> d;
+        QVERIFY(!parseDeviceFile("{\"devices\": [{\"name\": \"gpu\", \"gflop\": 100}],\n"
+                                 " \"links\": {\"bandwidth\": \"1e-320GB/s\", \"latency\": 1e308}}",
+                                 "links.json", d));
+        QCOMPARE(d.size(), std::size_t { 3 });
+        CHECK_TEXT(d[0].toString(),
+                   std::string("links.json:1:39: warning: unknown key 'gflop' (ignored; expected "
+                               "\"name\", \"target\", \"gflops\", \"memory\", \"latency\") "
+                               "[devices.unknown_key]"));
+        CHECK_TEXT(d[1].toString(),
+                   std::string("links.json:2:25: error: \"bandwidth\" must be a rate from 1KB/s "
+                               "to 1e9GB/s such as \"12GB/s\" (a number is GB/s), got "
+                               "\"1e-320GB/s\" [devices.links]"));
+        CHECK_TEXT(d[2].toString(),
+                   std::string("links.json:2:50: error: \"latency\" must be a duration from 0 to "
+                               "an hour such as \"20us\" (a number is µs), got 1e+308 "
+                               "[devices.links]"));
+        d.clear();
+        QVERIFY(!parseDeviceFile(R"({"devices": []})", "empty.json", d));
+        CHECK_TEXT(onlyError(d),
+                   std::string("empty.json:1:13: error: a device file is a JSON object with a "
+                               "non-empty \"devices\" array [devices.type]"));
+        d.clear();
+        QVERIFY(!parseDeviceFile("[1]", "array.json", d));
+        CHECK_TEXT(onlyError(d),
+                   std::string("array.json:1:1: error: a device file is a JSON object with a "
+                               "non-empty \"devices\" array [devices.type]"));
+        d.clear();
+        QVERIFY(!parseDeviceFile(R"({"devices": [{"memory": "0GB"}]})", "m.json", d));
+        CHECK_TEXT(onlyError(d),
+                   std::string("m.json:1:25: error: device 0: \"memory\" must be a size above 0 "
+                               "such as \"16GiB\", got \"0GB\" [devices.memory]"));
+        QCOMPARE(parseBandwidth("1e-320"), std::nullopt);
+        QCOMPARE(parseBandwidth("1e10"), std::nullopt); // 10^19 bytes/s: past an exabyte a second
+        QCOMPARE(parseBandwidth("1e9"), std::optional<double>(1e18));
+        QCOMPARE(parseDurationUs("2h"), std::nullopt);
+        QCOMPARE(parseDurationUs("3600s"), std::optional<double>(3.6e9));
+        QCOMPARE(parseDurationUs("3601s"), std::nullopt);
+    }
+
+    // Issue 34, N5: the cost flags are bounded like the device file (a bandwidth of 1e-320 GB/s
+    // made auto blame the memory limit), and `validate` refuses a latency of 1e308 (it printed
+    // "inf ms" and "-nan%"). `--min-region` belongs to --targets: with --stages it was ignored.
+    void costFlagsAreBounded_data()
+    {
+        QTest::addColumn<QStringList>("flags");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("bandwidth") << QStringList { "--bandwidth", "1e-320" }
+                                   << "cleave-cli: --bandwidth expects GB/s from 0.000001 to 1e9 "
+                                      "(or a rate such as 12GB/s), got '1e-320'";
+        QTest::newRow("link-latency")
+            << QStringList { "--link-latency", "1e308" }
+            << "cleave-cli: --link-latency expects microseconds from 0 to 3.6e9 (an hour), got "
+               "'1e308'";
+        QTest::newRow("flops-rate")
+            << QStringList { "--flops-rate", "1e-300" }
+            << "cleave-cli: --flops-rate expects GFLOP/s from 0.001 to 1e9, got '1e-300'";
+        QTest::newRow("min-region")
+            << QStringList { "--min-region", "-1" }
+            << "cleave-cli: --min-region applies to --targets only (BYOC regions), not to stages";
+    }
+
+    void costFlagsAreBounded()
+    {
+        QFETCH(QStringList, flags);
+        QFETCH(QString, message);
+        const test::CliRun run = test::runCliBinary(
+            QStringList { "auto", CLEAVE_SAMPLES_DIR "/resnet18.relay", "--stages", "3" } + flags);
+        QCOMPARE(run.exitCode, 2);
+        const QString err = QString::fromUtf8(run.err);
+        QCOMPARE(err.section(QLatin1Char('\n'), 0, 0), message);
+    }
+
+    void validateRefusesInfiniteLatency()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString plan = dir.filePath(QStringLiteral("plan.json"));
+        QVERIFY(writeFileAtomically(plan.toStdString(),
+                                    R"({"cleave_plan": 1, "partitions": [{"name": "a", )"
+                                    R"("nodes": ["%0"]}]})"));
+        // `{"unit": "us", "ops": {"add": 1e308}}`: the value starts at column 31.
+        const test::CliRun run = test::runCliBinary(
+            { "validate", CLEAVE_SAMPLES_DIR "/resnet18.relay", "--plan", plan, "--latency",
+              QString::fromStdString(hostile("auto_latency_1e308.json")) });
+        QCOMPARE(run.exitCode, 2);
+        const QString err = QString::fromUtf8(run.err);
+        QVERIFY2(err.contains(QString::fromStdString(
+                     hostile("auto_latency_1e308.json")
+                     + ":1:31: error: ops entry 'add': expected a number of microseconds from 0 "
+                       "to 3.6e9 (an hour), got 1e+308 [latency.value]")),
+                 qPrintable(err));
+        QVERIFY(!run.out.contains("inf") && !run.out.contains("nan"));
     }
 
     // Issue 34, N7: a plan of 10k cut edges took 6.6 s to read (every finding rescanned the
@@ -614,6 +715,21 @@ private slots:
         QCOMPARE(cli.exitCode(), 0);
         QVERIFY2(out.contains(QStringLiteral("auto: 2 stages")), qPrintable(out));
         QVERIFY2(out.contains(QStringLiteral("\nFLOPs: 9223372.04 TFLOP")), qPrintable(out));
+    }
+
+    // The same frame with an ONNX mutant (its weights in w.bin beside it), run in its folder.
+    void autoOnHugeOnnxShapesPlans()
+    {
+        QProcess cli;
+        cli.setWorkingDirectory(QString::fromStdString(hostile("auto_onnx_segv")));
+        cli.start(QStringLiteral(CLEAVE_CLI_PATH),
+                  { QStringLiteral("auto"), QStringLiteral("onnx28_000637.onnx"),
+                    QStringLiteral("--stages"), QStringLiteral("3") });
+        QVERIFY(cli.waitForFinished(60000));
+        const QString out = QString::fromUtf8(cli.readAllStandardOutput());
+        QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY2(out.startsWith(QStringLiteral("auto: 3 stages")), qPrintable(out));
     }
 };
 
