@@ -65,8 +65,9 @@ int exportPlan(const PartitionPlan &plan, const BoundaryTable &boundary,
     for (const Diagnostic &d : result.diagnostics)
         context.err << dir << ": " << d.toString() << '\n';
     if (!result.ok) {
-        const bool io = std::any_of(result.diagnostics.begin(), result.diagnostics.end(),
-                                    [](const Diagnostic &d) { return d.code == "export.io"; });
+        const bool io = std::any_of(
+            result.diagnostics.begin(), result.diagnostics.end(),
+            [](const Diagnostic &d) { return d.code == "export.io" || d.code == "export.busy"; });
         return io ? exitBadInput : exitInvalidPlan;
     }
     context.out << "exported " << result.files.size() << " files to " << dir << '\n';
