@@ -700,6 +700,61 @@ private slots:
         QCOMPARE(plan.partitionOf(first), plan.partitions()[0].id);
     }
 
+    // A project saved with a zoom of 1e308 opened an empty canvas: the view is a convenience,
+    // so the project loads with a located warning and the editor fits the model instead.
+    void projectViewOutOfRangeIsAWarning()
+    {
+        const std::string text = R"({"cleave_project": 1, "model": {"path": "m.relay"}, )"
+                                 R"("plan": {"cleave_plan": 1, "partitions": []}, )"
+                                 R"("view": {"zoom": 1e308, "center": [1, 2]}})";
+        const ProjectLoadResult r = projectFromJson(text, "zoom.cleave");
+        QVERIFY(r.project);
+        // `"zoom": ` ends at byte 115: 1e308 starts at column 116.
+        CHECK_TEXT(r.diagnostics.at(0).toString(),
+                   std::string("zoom.cleave:1:116: warning: the saved view is out of range (zoom "
+                               "from 0.0001 to 100, centre coordinates within ±1e9); the model "
+                               "is shown whole instead [project.view]"));
+        QCOMPARE(r.project->view.zoom, 1.0);
+        QVERIFY(!r.project->view.hasCenter);
+    }
+
+    // `--params` values that name no input (a misspelt name, a params file that does not
+    // exist) were taken as names nothing matches and silently ignored.
+    void unknownParamsAreRefused()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString plan = dir.filePath(QStringLiteral("plan.json"));
+        QVERIFY(writeFileAtomically(plan.toStdString(),
+                                    R"({"cleave_plan": 1, "partitions": [{"name": "a", )"
+                                    R"("nodes": ["%0"]}]})"));
+        const QString model = QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay");
+        test::CliRun run = test::runCliBinary(
+            { "validate", model, "--plan", plan, "--params", "nosuch.txt,data" });
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(QString::fromUtf8(run.err),
+                 QStringLiteral("nosuch.txt,data: error: --params names neither a file nor inputs "
+                                "of @main: 'nosuch.txt'\n"));
+        const QString list = dir.filePath(QStringLiteral("params.txt"));
+        QVERIFY(writeFileAtomically(list.toStdString(), "data\nweight_typo\n"));
+        run = test::runCliBinary({ "validate", model, "--plan", plan, "--params", list });
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(QString::fromUtf8(run.err),
+                 list
+                     + QStringLiteral(": error: 1 name(s) of this params file are not inputs of "
+                                      "@main: 'weight_typo'\n"));
+        run = test::runCliBinary({ "validate", model, "--plan", plan, "--params", dir.path() });
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(QString::fromUtf8(run.err),
+                 dir.path()
+                     + QStringLiteral(": error: --params names a folder or special file, not a "
+                                      "params file\n"));
+        // A real input passes: the plan (one node of 91) is then checked, and invalid (exit 1).
+        run = test::runCliBinary({ "validate", model, "--plan", plan, "--params", "data" });
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.isEmpty(), run.err.constData());
+    }
+
     // Issue 34, N2: a (1, 2^62) tensor made the contiguous stage search read a split point of -1
     // (its times overflowed to infinity). Times now saturate: `auto --stages 2` plans it, and
     // the report's total FLOPs saturate at 2^63 - 1 (9223372.04 TFLOP), never negative.

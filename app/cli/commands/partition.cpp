@@ -139,7 +139,7 @@ int runPartition(const Arguments &args, const CommandContext &context)
         plan.emplace(*graph, function);
     ValidationOptions options;
     std::optional<LatencyTable> latency;
-    if (!plan || !loadCheckOptions(args, options, latency, context.err))
+    if (!plan || !loadCheckOptions(args, *plan, options, latency, context.err))
         return exitBadInput;
     applyWriterCapabilities(*graph, options);
     if (!points.empty() && !reportEdit(plan->cutAfterOps(points), model, context.err))
