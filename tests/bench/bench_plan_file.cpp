@@ -45,8 +45,7 @@ std::string cutEdgesPlan(const Graph &graph, std::size_t edges)
                        R"("nodes": [)"
         + nodeList(graph) + "]}], \"cut_edges\": [";
     for (std::size_t i = 0; i < edges; ++i)
-        text += std::string(i ? ", " : "")
-            + R"({"producer": "%1", "output": 0, "consumer": "%2"})";
+        text += std::string(i ? ", " : "") + R"({"producer": "%1", "output": 0, "consumer": "%2"})";
     return text + "]}";
 }
 
