@@ -85,7 +85,11 @@ void TypeInference::inferFunction(FunctionId f)
     m_functionState[f.index()] = State::Active;
     // Before Graph::finalize() (importers infer first) there is no consumer index, and nodes on
     // a cycle are never ordered: then creation order serves, producers being inferred on demand.
-    std::vector<NodeId> order = m_graph.topologicalOrder(f);
+    // (Without the index topologicalOrder() could only return creation order, or a part of it:
+    // it is not worth asking.)
+    std::vector<NodeId> order;
+    if (m_graph.hasConsumerIndex())
+        order = m_graph.topologicalOrder(f);
     if (order.size() != m_graph.function(f).nodes.size())
         order = m_graph.function(f).nodes;
     for (NodeId id : order)

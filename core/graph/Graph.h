@@ -245,6 +245,8 @@ public:
     /// The outermost global function that (transitively) encloses `f`.
     [[nodiscard]] FunctionId topLevelFunction(FunctionId f) const;
 
+    /// True once finalize() has built the consumer index (uses() is empty before).
+    [[nodiscard]] bool hasConsumerIndex() const { return !m_useOffsets.empty(); }
     /// Every use of any output of `node`, in ascending consumer order. Requires finalize().
     [[nodiscard]] std::span<const Use> uses(NodeId node) const;
     /// The uses of one output of a node.

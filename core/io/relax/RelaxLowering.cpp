@@ -208,8 +208,13 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
     }
     for (std::size_t i = 1; i < e.items.size(); ++i)
         node.inputs.push_back(materialize(lowerExpr(e.items[i], scope), scope, e.items[i]));
-    for (std::size_t i = 0; i < e.kwargs.size(); ++i)
-        node.attrs.set(e.keywords[i], attrFromExpr(e.kwargs[i]));
+    if (!e.kwargs.empty()) {
+        // Pooled once with every keyword (setting them one by one pools each partial list).
+        std::vector<Attributes::Item> attrs = node.attrs.items();
+        for (std::size_t i = 0; i < e.kwargs.size(); ++i)
+            Attributes::setItem(attrs, e.keywords[i], attrFromExpr(e.kwargs[i]));
+        node.attrs = Attributes(std::move(attrs));
+    }
     if (node.kind == NodeKind::OpCall && node.outputTypes().empty()) {
         if (const Expr *sinfo = e.keyword("sinfo_args"))
             node.setOutputTypes({ typeFromExpr(*sinfo) });
@@ -221,7 +226,9 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
                                                 Scope &scope, Node node)
 {
     node.kind = NodeKind::OpCall;
-    node.attrs.set("call", AttrValue::string(form));
+    // The attributes are pooled once, at the end (see lowerCall).
+    std::vector<Attributes::Item> attrs = node.attrs.items();
+    Attributes::setItem(attrs, "call", AttrValue::string(form));
     const bool packed = form == "call_packed" || form == "call_pure_packed";
     if (e.items.size() < 2)
         fail(e, "R." + form + " needs the function to call");
@@ -260,7 +267,7 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
     if (!sinfo && !packed && next < e.items.size())
         sinfo = &e.items[next++];
     if (!packed && next < e.items.size()) {
-        node.attrs.set("tir_vars", attrFromExpr(e.items[next++]));
+        Attributes::setItem(attrs, "tir_vars", attrFromExpr(e.items[next++]));
     }
     if (next < e.items.size())
         fail(e.items[next], "too many arguments to R." + form);
@@ -276,8 +283,9 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
     for (std::size_t i = 0; i < e.kwargs.size(); ++i) {
         const std::string &k = e.keywords[i];
         if (k != "out_sinfo" && k != "out_ty" && k != "sinfo_args" && k != "ty_args")
-            node.attrs.set(k, attrFromExpr(e.kwargs[i]));
+            Attributes::setItem(attrs, k, attrFromExpr(e.kwargs[i]));
     }
+    node.attrs = Attributes(std::move(attrs));
     return addNode(std::move(node), scope, e);
 }
 

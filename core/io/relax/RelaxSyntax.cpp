@@ -171,23 +171,12 @@ TokenStream::TokenStream(std::string_view source)
 {
 }
 
-const Token &TokenStream::peek(std::size_t k)
+void TokenStream::fill(std::size_t k)
 {
-    // Drop consumed tokens now and then so that the window stays small.
-    if (m_head >= 1024) {
-        m_window.erase(m_window.begin(), m_window.begin() + static_cast<std::ptrdiff_t>(m_head));
-        m_head = 0;
+    while (m_buffered <= k) {
+        m_ring[(m_head + m_buffered) % lookahead] = m_lexer.next();
+        ++m_buffered;
     }
-    while (m_window.size() <= m_head + k)
-        m_window.push_back(m_lexer.next());
-    return m_window[m_head + k];
-}
-
-Token TokenStream::take()
-{
-    Token t = peek();
-    ++m_head;
-    return t;
 }
 
 void TokenStream::fail(const Token &at, const std::string &message) const

@@ -4,6 +4,7 @@
 
 #include "core/io/relax/RelaxLexer.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -54,9 +55,25 @@ class TokenStream
 public:
     explicit TokenStream(std::string_view source);
 
-    /// The token `k` places ahead (0 = next).
-    const Token &peek(std::size_t k = 0);
-    Token take();
+    /// How far peek() can look: the parser looks at most 4 tokens ahead.
+    static constexpr std::size_t lookahead = 8;
+
+    /// The token `k` places ahead (0 = next; `k` < lookahead). The reference stays valid until
+    /// `lookahead` more tokens are taken.
+    const Token &peek(std::size_t k = 0)
+    {
+        if (k >= m_buffered)
+            fill(k);
+        return m_ring[(m_head + k) % lookahead];
+    }
+    /// Consumes the next token and returns it.
+    Token take()
+    {
+        const Token t = peek();
+        m_head = (m_head + 1) % lookahead;
+        --m_buffered;
+        return t;
+    }
     /// Consumes punctuation `p` or fails with "expected 'p' <context>, found ...".
     Token expect(std::string_view p, std::string_view context);
     /// Consumes a token of `kind` or fails.
@@ -77,10 +94,15 @@ private:
     Expr parseAtom();
     void parseCallArguments(Expr &call);
     Expr parseSequence(Expr::Kind kind, std::string_view close, const Token &open);
+    /// Lexes tokens until `k + 1` are buffered.
+    void fill(std::size_t k);
 
     RelaxLexer m_lexer;
-    std::vector<Token> m_window;
+    // The look-ahead window: a ring of the next m_buffered tokens starting at m_head (the token
+    // stream is read once, front to back, so a fixed ring replaces a growing vector).
+    std::array<Token, lookahead> m_ring {};
     std::size_t m_head = 0;
+    std::size_t m_buffered = 0;
     int m_depth = 0;
 };
 
