@@ -68,6 +68,7 @@ private slots:
     void roundTrip_data();
     void roundTrip();
     void printedForms();
+    void moduleTypeVars();
     void sniffing();
     void typesAndShapes();
     void kernelsAndPrimFuncs();
@@ -195,6 +196,50 @@ void TestRelaxImport::printedForms()
              "R.divide(lv32, metadata[\"relax.expr.Constant\"][3])\n",
          })
         QVERIFY2(text.find(line) != std::string::npos, line);
+}
+
+void TestRelaxImport::moduleTypeVars()
+{
+    // TVM 0.27 prints a module's symbolic shape variables before the class (`mod.script()` of a
+    // module with a symbolic batch), and R.Any for an object.
+    const std::string text
+        = "# from typing import TypeVar\n"
+          "# from tvm.script import ir as I\n"
+          "# from tvm.script import relax as R\n"
+          "\n"
+          "H = TypeVar(\"H\")\n"
+          "N = TypeVar(\"N\")\n"
+          "@I.ir_module\n"
+          "class Module:\n"
+          "    @R.function\n"
+          "    def main(x: R.Tensor((N, 3, H, 4), dtype=\"float32\"), io: R.Any) "
+          "-> R.Tensor((N, \"H * 12\"), dtype=\"float32\"):\n"
+          "        with R.dataflow():\n"
+          "            gv: R.Tensor((N, H * 12), dtype=\"float32\") = "
+          "R.reshape(x, R.shape([N, H * 12]))\n"
+          "            R.output(gv)\n"
+          "        return gv\n";
+    const ImportResult r = importBytes(text, "typevars.relax.py");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const ModelSummary s = ModelSummary::compute(*r.graph);
+    QCOMPARE(s.inputs.size(), std::size_t(2));
+    QCOMPARE(s.inputs[0].type,
+             Type::tensor({ Dim::symbolic("N"), Dim::known(3), Dim::symbolic("H"), Dim::known(4) },
+                          "float32"));
+    QCOMPARE(s.inputs[1].type.kind, Type::Kind::Named);
+    QCOMPARE(s.inputs[1].type.toRelay(), std::string("R.Any"));
+    QCOMPARE(s.outputs.size(), std::size_t(1));
+    QCOMPARE(s.outputs[0].type,
+             Type::tensor({ Dim::symbolic("N"), Dim::symbolic("H * 12") }, "float32"));
+    QCOMPARE(s.opCalls, std::size_t(1));
+
+    // Anything else before the class is still an error, at the value.
+    const ImportResult bad
+        = importBytes(smallModule("            gv = R.add(lv, x)", "n = 3\n"), "bad.relax.py");
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.diagnostics.front().where.line, 2);
+    QCOMPARE(bad.diagnostics.front().where.column, 5);
+    QVERIFY(bad.firstError().find("TypeVar") != std::string::npos);
 }
 
 void TestRelaxImport::sniffing()

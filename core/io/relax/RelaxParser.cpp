@@ -78,6 +78,20 @@ void RelaxParser::parseModuleStatement()
         m_ts.expectKind(TokenKind::Newline, "end of line after the metadata header");
         return;
     }
+    // TVM 0.27 declares the module's symbolic shape variables before the class:
+    // `n = TypeVar("n")`. Dims are kept by name, so the declaration itself adds nothing.
+    if (t.is(TokenKind::Name) && m_ts.peek(1).isPunct("=")) {
+        m_ts.take();
+        m_ts.take();
+        const Expr value = m_ts.parseExpr();
+        if (!value.isCallOf("TypeVar") && !value.isCallOf("typing.TypeVar"))
+            fail(value,
+                 "expected a symbolic variable `" + std::string(t.text) + " = TypeVar(\""
+                     + std::string(t.text) + "\")` or the module, found "
+                     + exprText(value).substr(0, 60));
+        m_ts.expectKind(TokenKind::Newline, "end of line after the symbolic variable");
+        return;
+    }
     if (t.isPunct("@")) {
         const Token decorator = m_ts.take();
         const Expr e = m_ts.parseExpr();
