@@ -69,6 +69,7 @@ private slots:
     void roundTrip();
     void printedForms();
     void moduleTypeVars();
+    void metadataConstantTypes();
     void sniffing();
     void typesAndShapes();
     void kernelsAndPrimFuncs();
@@ -240,6 +241,100 @@ void TestRelaxImport::moduleTypeVars()
     QCOMPARE(bad.diagnostics.front().where.line, 2);
     QCOMPARE(bad.diagnostics.front().where.column, 5);
     QVERIFY(bad.firstError().find("TypeVar") != std::string::npos);
+}
+
+void TestRelaxImport::metadataConstantTypes()
+{
+    // A metadata constant's type comes from the header. TVM 0.27's tvm-ffi graph: the
+    // GenericConst's `ty` is a TensorType whose shape is a ShapeExpr of IntImms (each value an
+    // `int` node: 2 and 3) and whose dtype a PrimType (float32). TVM 0.27 loads this header and
+    // gives the constant R.Tensor((2, 3), dtype="float32"): 2 x 3 x 4 = 24 bytes.
+    const std::string ffiHeader
+        = R"(metadata = tvm.ir.load_json("""{"root_index": 15, "nodes": [)"
+          R"({"type": "ffi.String", "data": "ir.GenericConst"}, )"
+          R"({"type": "None"}, )"
+          R"({"type": "ir.PrimType", "data": {"span": 1, "dtype": "int64"}}, )"
+          R"({"type": "int", "data": 2}, )"
+          R"({"type": "ir.IntImm", "data": {"span": 1, "ty": 2, "value": 3}}, )"
+          R"({"type": "int", "data": 3}, )"
+          R"({"type": "ir.IntImm", "data": {"span": 1, "ty": 2, "value": 5}}, )"
+          R"({"type": "ffi.Array", "data": [4, 6]}, )"
+          R"({"type": "relax.ShapeType", "data": {"span": 1, "values": 7, "ndim": 2}}, )"
+          R"({"type": "relax.expr.ShapeExpr", "data": {"span": 1, "ty": 8, "values": 7}}, )"
+          R"({"type": "ir.PrimType", "data": {"span": 1, "dtype": "float32"}}, )"
+          R"({"type": "relax.TensorType", "data": {"span": 1, "shape": 9, "dtype": 10, )"
+          R"("vdevice": 1, "ndim": 2}}, )"
+          R"({"type": "ffi.Tensor", "data": "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIg)"
+          R"(AQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAAAAAACAPwAAAEAAAEBAAACAQAAAoEA="}, )"
+          R"({"type": "ir.GenericConst", "data": {"span": 1, "ty": 11, "value": 12}}, )"
+          R"({"type": "ffi.Array", "data": [13]}, )"
+          R"({"type": "ffi.Map", "data": [0, 14]})"
+          R"(], "metadata": {"tvm_version": "0.27.0.post1"}}"""))";
+    const std::string ffiModule = "# from tvm.script import relax as R\n" + ffiHeader + "\n"
+        + "@I.ir_module\n"
+          "class Module:\n"
+          "    @R.function\n"
+          "    def main(x: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor((2, 3), "
+          "dtype=\"float32\"):\n"
+          "        gv: R.Tensor((2, 3), dtype=\"float32\") = R.add(x, "
+          "metadata[\"ir.GenericConst\"][0])\n"
+          "        return gv\n";
+    const ImportResult f = importBytes(ffiModule, "ffi.relax.py");
+    QVERIFY2(f.ok(), f.firstError().c_str());
+    const Graph &g = *f.graph;
+    const Node &add = g.node(byName(g, g.mainFunction(), "gv"));
+    QCOMPARE(g.tensorType(add.inputs[1]),
+             Type::tensor({ Dim::known(2), Dim::known(3) }, "float32"));
+    const ModelSummary fs = ModelSummary::compute(g);
+    QCOMPARE(fs.constants, std::size_t(1));
+    QCOMPARE(fs.constantBytes, std::int64_t(24));
+    QVERIFY(fs.constantBytesKnown);
+
+    // The legacy graph (TVM <= 0.26, as the SAM corpus modules carry it): the Constant's
+    // struct_info_ is a TensorStructInfo with dtype "int32" and a ShapeExpr of one IntImm "4":
+    // 4 x 4 = 16 bytes. The second constant's struct info is the null node: its type stays
+    // unknown, and so does the total.
+    const std::string legacy
+        = R"(metadata = tvm.ir.load_json("""{"root": 1, "nodes": [)"
+          R"({"type_key": ""}, )"
+          R"({"type_key": "Map", "keys": ["relax.expr.Constant"], "data": [2]}, )"
+          R"({"type_key": "Array", "data": [3, 8]}, )"
+          R"({"type_key": "relax.expr.Constant", "attrs": {"_checked_type_": "0", )"
+          R"("data": "0", "span": "0", "struct_info_": "4"}}, )"
+          R"({"type_key": "relax.TensorStructInfo", "attrs": {"dtype": "int32", )"
+          R"("ndim": "1", "shape": "5", "span": "0", "vdevice": "0"}}, )"
+          R"({"type_key": "relax.expr.ShapeExpr", "attrs": {"_checked_type_": "0", )"
+          R"("span": "0", "struct_info_": "0", "values": "6"}}, )"
+          R"({"type_key": "Array", "data": [7]}, )"
+          R"({"type_key": "IntImm", "attrs": {"dtype": "int64", "span": "0", )"
+          R"("value": "4"}}, )"
+          R"({"type_key": "relax.expr.Constant", "attrs": {"_checked_type_": "0", )"
+          R"("data": "1", "span": "0", "struct_info_": "0"}}], )"
+          R"("b64ndarrays": [], "attrs": {"tvm_version": "0.14.dev0"}}"""))"
+          "\n";
+    const ImportResult l
+        = importBytes("# from tvm.script import relax as R\n" + legacy
+                          + "@I.ir_module\n"
+                            "class Module:\n"
+                            "    @R.function\n"
+                            "    def main(x: R.Tensor((4,), dtype=\"int32\")) -> R.Tensor((4,), "
+                            "dtype=\"int32\"):\n"
+                            "        lv: R.Tensor((4,), dtype=\"int32\") = R.add(x, "
+                            "metadata[\"relax.expr.Constant\"][0])\n"
+                            "        gv: R.Tensor((4,), dtype=\"int32\") = R.add(lv, "
+                            "metadata[\"relax.expr.Constant\"][1])\n"
+                            "        return gv\n",
+                      "legacy.relax.py");
+    QVERIFY2(l.ok(), l.firstError().c_str());
+    const Graph &lg = *l.graph;
+    const Node &first = lg.node(byName(lg, lg.mainFunction(), "lv"));
+    QCOMPARE(lg.tensorType(first.inputs[1]), Type::tensor({ Dim::known(4) }, "int32"));
+    const Node &second = lg.node(byName(lg, lg.mainFunction(), "gv"));
+    QVERIFY(lg.node(second.inputs[1].node).outputType().isUnknown());
+    const ModelSummary ls = ModelSummary::compute(lg);
+    QCOMPARE(ls.constants, std::size_t(2));
+    QCOMPARE(ls.constantBytes, std::int64_t(16));
+    QVERIFY(!ls.constantBytesKnown);
 }
 
 void TestRelaxImport::sniffing()

@@ -145,6 +145,11 @@ RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node
         }
         node.kind = NodeKind::Constant;
         node.setMetaRef("metadata[" + quoted(key.text) + "][" + index.text + "]");
+        // The header gives the constant's type (its shape and dtype), unless annotated.
+        const auto table = m_metadataTypes.find(key.text);
+        if (node.outputTypes().empty() && table != m_metadataTypes.end() && i < table->second.size()
+            && !table->second[i].isUnknown())
+            node.setOutputTypes({ table->second[i] });
         return addNode(std::move(node), scope, e);
     }
     if (index.kind != Expr::Kind::Number

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relax/RelaxParser.h"
 
+#include "core/io/relax/RelaxMetadataTypes.h"
 #include "core/io/relax/RelaxValues.h"
 #include "core/support/NodeGraphIndex.h"
 
@@ -117,6 +118,7 @@ void RelaxParser::readMetadata(const Expr &value)
         fail(value.items[1], "the metadata header is not TVM's JSON object graph",
              "relax.metadata");
     const nlohmann::json &nodes = doc["nodes"];
+    m_metadataTypes = metadataConstantTypes(doc);
     if (doc.contains("root_index")) {
         readFfiMetadata(doc, value.items[1]);
         m_graph->setMetadata(text);

@@ -102,6 +102,8 @@ private:
     std::unordered_map<std::uint32_t, bool> m_defined;
     std::map<std::uint32_t, std::pair<int, int>> m_firstReference;
     std::map<std::string, std::size_t> m_metadataCounts; ///< Entries per metadata key.
+    /// The constants' types the metadata header gives, per key (RelaxMetadataTypes.h).
+    std::map<std::string, std::vector<Type>> m_metadataTypes;
     bool m_hasMetadata = false;
     int m_blockDepth = 0;
     std::string m_sinfoKeyword;
