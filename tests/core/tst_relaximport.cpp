@@ -70,6 +70,7 @@ private slots:
     void printedForms();
     void moduleTypeVars();
     void metadataConstantTypes();
+    void matchCast();
     void sniffing();
     void typesAndShapes();
     void kernelsAndPrimFuncs();
@@ -335,6 +336,82 @@ void TestRelaxImport::metadataConstantTypes()
     QCOMPARE(ls.constants, std::size_t(2));
     QCOMPARE(ls.constantBytes, std::int64_t(16));
     QVERIFY(!ls.constantBytesKnown);
+}
+
+void TestRelaxImport::matchCast()
+{
+    // As TVM 0.27 prints ONNX NonZero and Range: R.match_cast of a call and of a variable, and a
+    // symbolic variable passed as a value (R.arange(0, k, 1)).
+    const std::string text
+        = "# from tvm.script import ir as I\n"
+          "# from tvm.script import tirx as T\n"
+          "# from tvm.script import relax as R\n"
+          "\n"
+          "@I.ir_module\n"
+          "class Module:\n"
+          "    @R.function\n"
+          "    def main(x: R.Tensor((3, 4), dtype=\"float32\"), s: R.Tensor((1,), "
+          "dtype=\"int64\")) "
+          "-> R.Tuple(R.Tensor(dtype=\"int64\", ndim=2), R.Tensor(dtype=\"int64\", ndim=1)):\n"
+          "        n = T.int64()\n"
+          "        k = T.int64()\n"
+          "        with R.dataflow():\n"
+          "            lv: R.Tensor((2, n), dtype=\"int64\") = R.match_cast(R.nonzero(x), "
+          "R.Tensor((2, n), dtype=\"int64\"))\n"
+          "            lv1: R.Tensor((n, 2), dtype=\"int64\") = R.permute_dims(lv, axes=None)\n"
+          "            lv2: R.Shape(ndim=1) = R.tensor_to_shape(s)\n"
+          "            lv3: R.Shape([k]) = R.match_cast(lv2, R.Shape([k]))\n"
+          "            lv4: R.Tensor((k,), dtype=\"int64\") = R.arange(0, k, 1, dtype=\"int64\")\n"
+          "            gv: R.Tuple(R.Tensor((n, 2), dtype=\"int64\"), R.Tensor((k,), "
+          "dtype=\"int64\")) = lv1, lv4\n"
+          "            R.output(gv)\n"
+          "        return gv\n";
+    const ImportResult r = importBytes(text, "match_cast.relax.py");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    const FunctionId main = g.mainFunction();
+    // A MatchCast binding is not an operator call: nonzero, permute_dims, tensor_to_shape and
+    // arange are the four ops.
+    const ModelSummary s = ModelSummary::compute(g);
+    QCOMPARE(s.opCalls, std::size_t(4));
+    QCOMPARE(s.ops,
+             OpHistogram({ { "relax.arange", 1 },
+                           { "relax.nonzero", 1 },
+                           { "relax.permute_dims", 1 },
+                           { "relax.tensor_to_shape", 1 } }));
+    // lv casts the nonzero call, lv3 the shape lv2, to the written types.
+    const Node &lv = g.node(byName(g, main, "lv"));
+    QCOMPARE(QString::fromStdString(lv.op), QStringLiteral("relax.match_cast"));
+    QCOMPARE(lv.outputType(), Type::tensor({ Dim::known(2), Dim::symbolic("n") }, "int64"));
+    QCOMPARE(QString::fromStdString(g.node(lv.inputs[0].node).op), QStringLiteral("relax.nonzero"));
+    const Node &lv3 = g.node(byName(g, main, "lv3"));
+    QCOMPARE(lv3.inputs[0].node, byName(g, main, "lv2"));
+    QCOMPARE(lv3.outputType().shape, std::vector<Dim>({ Dim::symbolic("k") }));
+    // k as a value: a PrimValue constant.
+    const Node &arange = g.node(byName(g, main, "lv4"));
+    QCOMPARE(arange.inputs.size(), std::size_t(3));
+    const Node &end = g.node(arange.inputs[1].node);
+    QCOMPARE(end.kind, NodeKind::Constant);
+    QCOMPARE(QString::fromStdString(end.op), QStringLiteral("R.prim_value"));
+    QCOMPARE(end.value().text, std::string("k"));
+
+    // Printed back as TVM parses it: the casts as R.match_cast, k as R.prim_value(k), and a
+    // return type that uses no dim the parameters do not define (n and k are defined in the
+    // body), so only the ranks.
+    const std::string printed = printRelax(g);
+    for (const char *line : {
+             "            lv_0 = R.nonzero(x)\n",
+             "            lv: R.Tensor((2, n), dtype=\"int64\") = R.match_cast(lv_0, "
+             "R.Tensor((2, n), dtype=\"int64\"))\n",
+             "            lv3: R.Shape([k]) = R.match_cast(lv2, R.Shape([k]))\n",
+             "R.arange(0, R.prim_value(k), 1, dtype=\"int64\")\n",
+             "-> R.Tuple(R.Tensor(dtype=\"int64\", ndim=2), R.Tensor(dtype=\"int64\", ndim=1)):\n",
+         })
+        QVERIFY2(printed.find(line) != std::string::npos,
+                 (line + std::string("\n") + printed).c_str());
+    const ImportResult again = importBytes(printed, "printed.relax.py");
+    QVERIFY2(again.ok(), again.firstError().c_str());
+    QCOMPARE(ModelSummary::compute(*again.graph).ops, s.ops);
 }
 
 void TestRelaxImport::sniffing()

@@ -22,8 +22,8 @@ Writes OUTDIR/<name>.relax.py and OUTDIR/<name>.onnx for each, and two indexes o
                         float inputs (conv_bn_relu, conv_bn_relu_consts, residual, inception,
                         attention, split_concat and the ONNX samples).
   import_fixtures.json  modules only the import oracle reads: symbolic dims (TVM 0.27 declares them
-                        as `n = TypeVar("n")` before the class), integer and boolean inputs,
-                        several outputs, lowered modules.
+                        as `n = TypeVar("n")` before the class), R.match_cast (NonZero, Range),
+                        integer and boolean inputs, several outputs, lowered modules.
 Usage: gen_relax_fixtures.py OUTDIR [SAMPLE.onnx ...]
 """
 
@@ -192,6 +192,23 @@ def embedding():
                  [tensor("y", [1, 3, 6], TensorProto.FLOAT16), tensor("z", [1, 5, 8])], inits)
 
 
+def nonzero():
+    """NonZero, whose count is known at run time only: TVM binds it with R.match_cast."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"]),
+             helper.make_node("Transpose", ["nz"], ["y"])]
+    return model("nonzero", nodes, [tensor("x", [3, 4])],
+                 [tensor("y", [None, 2], TensorProto.INT64)], [])
+
+
+def arange():
+    """Range of int64 scalar inputs, cast to float: R.match_cast of a shape, and its symbolic
+    length passed to R.arange as a value."""
+    nodes = [helper.make_node("Range", ["start", "limit", "delta"], ["r"]),
+             helper.make_node("Cast", ["r"], ["y"], to=TensorProto.FLOAT)]
+    scalar = [tensor(n, [], TensorProto.INT64) for n in ("start", "limit", "delta")]
+    return model("arange", nodes, scalar, [tensor("y", [None])], [])
+
+
 def convert(m, variant):
     """TVMScript of the ONNX model `m` as TVM converts and prints it (variants: see above)."""
     with_constants = variant == "consts"
@@ -223,7 +240,9 @@ def main():
              (dynamic_mlp(), ("params", "consts", "lowered"), "import_fixtures.json"),
              (dynamic_conv(), ("params", "consts"), "import_fixtures.json"),
              (three_outputs(), ("params", "lowered"), "import_fixtures.json"),
-             (embedding(), ("params", "consts"), "import_fixtures.json")]
+             (embedding(), ("params", "consts"), "import_fixtures.json"),
+             (nonzero(), ("params",), "import_fixtures.json"),
+             (arange(), ("params",), "import_fixtures.json")]
     indexes = {"fixtures.json": [], "import_fixtures.json": []}
     for m, variants, index in plan:
         for variant in variants:

@@ -90,6 +90,7 @@ void RelaxParser::parseModuleStatement()
                  "expected a symbolic variable `" + std::string(t.text) + " = TypeVar(\""
                      + std::string(t.text) + "\")` or the module, found "
                      + exprText(value).substr(0, 60));
+        m_symbols.emplace(t.text);
         m_ts.expectKind(TokenKind::Newline, "end of line after the symbolic variable");
         return;
     }
@@ -547,12 +548,16 @@ void RelaxParser::parseAssignment(Scope &scope, BlockEnd &end, const Expr &targe
             if (!isVarDecl(v))
                 fail(target, "tuple unpacking is only supported for symbolic variables");
         }
+        for (const Expr &name : target.items)
+            m_symbols.insert(name.text);
         return;
     }
     if (target.kind != Expr::Kind::Name || target.text.find('.') != std::string::npos)
         fail(target, "expected a variable name on the left of '=', found " + exprText(target));
-    if (isVarDecl(value))
+    if (isVarDecl(value)) {
+        m_symbols.insert(target.text);
         return;
+    }
     if (value.kind == Expr::Kind::Name && value.text == m_className) {
         scope.names.erase(target.text);
         return; // `cls = Module`
