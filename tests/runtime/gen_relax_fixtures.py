@@ -13,8 +13,10 @@ Frontend options, per variant (the name's suffix):
                   show_meta=True, i.e. as metadata["ir.GenericConst"][i] with TVM 0.27's metadata
                   header (tvm-ffi graph: root_index, ffi.Tensor payloads); rank-0 constants print
                   inline as R.const(...).
-  <name>_lowered  the <name> module after LegalizeOps, AnnotateTIROpPattern, FuseOps and FuseTIR:
-                  every op an R.call_tir of a fused @T.prim_func (TVM 0.27's TIR: s_tir, T.sblock).
+  <name>_fused    the <name> module after LegalizeOps, AnnotateTIROpPattern and FuseOps: main
+                  calls "Primitive" Relax functions whose ops are R.call_tir of @T.prim_funcs.
+  <name>_lowered  the same and FuseTIR: every op an R.call_tir of a fused @T.prim_func (TVM
+                  0.27's TIR: s_tir, T.sblock).
 
 Writes OUTDIR/<name>.relax.py and OUTDIR/<name>.onnx for each, and two indexes of the same layout,
 [{"name", "relax", "onnx", "function"}]:
@@ -23,7 +25,8 @@ Writes OUTDIR/<name>.relax.py and OUTDIR/<name>.onnx for each, and two indexes o
                         attention, split_concat and the ONNX samples).
   import_fixtures.json  modules only the import oracle reads: symbolic dims (TVM 0.27 declares them
                         as `n = TypeVar("n")` before the class), R.match_cast (NonZero, Range),
-                        integer and boolean inputs, several outputs, lowered modules.
+                        integer and boolean inputs, several outputs, a tuple-valued op (TopK),
+                        if / else, fused and lowered modules.
 Usage: gen_relax_fixtures.py OUTDIR [SAMPLE.onnx ...]
 """
 
@@ -209,17 +212,36 @@ def arange():
     return model("arange", nodes, scalar, [tensor("y", [None])], [])
 
 
+def top_k():
+    """TopK: an op with a tuple result whose two fields are the model's outputs."""
+    nodes = [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=-1)]
+    return model("top_k", nodes, [tensor("x", [2, 8])],
+                 [tensor("v", [2, 3]), tensor("i", [2, 3], TensorProto.INT64)], [ints("k", [3])])
+
+
+def if_else():
+    """If on a bool input: Relu in one branch, Neg in the other (a Relax if / else)."""
+    then = helper.make_graph([helper.make_node("Relu", ["x"], ["t"])], "then", [],
+                             [tensor("t", [2, 3])])
+    other = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                              [tensor("e", [2, 3])])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    return model("if_else", nodes, [tensor("c", [], TensorProto.BOOL), tensor("x", [2, 3])],
+                 [tensor("y", [2, 3])], [])
+
+
 def convert(m, variant):
     """TVMScript of the ONNX model `m` as TVM converts and prints it (variants: see above)."""
     with_constants = variant == "consts"
     mod = from_onnx(m, keep_params_in_input=not with_constants)
     if not with_constants and mod["main"].attrs is not None and "params" in mod["main"].attrs:
         mod["main"] = mod["main"].without_attr("params")
+    passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
+              relax.transform.FuseOps()]
+    if variant == "fused":
+        mod = tvm.transform.Sequential(passes)(mod)
     if variant == "lowered":
-        mod = tvm.transform.Sequential([relax.transform.LegalizeOps(),
-                                        relax.transform.AnnotateTIROpPattern(),
-                                        relax.transform.FuseOps(),
-                                        relax.transform.FuseTIR()])(mod)
+        mod = tvm.transform.Sequential(passes + [relax.transform.FuseTIR()])(mod)
     return mod.script(show_meta=with_constants)
 
 
@@ -236,13 +258,15 @@ def main():
             (inception(), ("params",), "fixtures.json"),
             (attention(), ("params",), "fixtures.json"),
             (split_concat(), ("params",), "fixtures.json")] + samples
-    plan += [(conv_bn_relu(), ("lowered",), "import_fixtures.json"),
+    plan += [(conv_bn_relu(), ("fused", "lowered"), "import_fixtures.json"),
              (dynamic_mlp(), ("params", "consts", "lowered"), "import_fixtures.json"),
              (dynamic_conv(), ("params", "consts"), "import_fixtures.json"),
              (three_outputs(), ("params", "lowered"), "import_fixtures.json"),
              (embedding(), ("params", "consts"), "import_fixtures.json"),
              (nonzero(), ("params",), "import_fixtures.json"),
-             (arange(), ("params",), "import_fixtures.json")]
+             (arange(), ("params",), "import_fixtures.json"),
+             (top_k(), ("params",), "import_fixtures.json"),
+             (if_else(), ("params",), "import_fixtures.json")]
     indexes = {"fixtures.json": [], "import_fixtures.json": []}
     for m, variants, index in plan:
         for variant in variants:
