@@ -4,10 +4,12 @@
 
 #include "core/analysis/WeightInputs.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/JsonParse.h"
 #include "core/partition/PlanFile.h"
 #include "core/support/FileIo.h"
 
 #include <filesystem>
+#include <set>
 
 namespace cleave::cli {
 
@@ -53,7 +55,53 @@ std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,
     return std::move(loaded.plan);
 }
 
-bool loadCheckOptions(const Arguments &args, ValidationOptions &options,
+namespace {
+
+/// The names of the inputs of the plan's function, as --params gives them (without `%`).
+std::set<std::string> inputNames(const PartitionPlan &plan)
+{
+    const Graph &g = plan.graph();
+    std::set<std::string> names;
+    for (NodeId p : g.function(plan.function()).params) {
+        std::string name = g.node(p).name.empty() ? g.key(p) : g.node(p).name;
+        if (!name.empty() && name.front() == '%')
+            name.erase(0, 1);
+        names.insert(std::move(name));
+    }
+    return names;
+}
+
+/// --params must name inputs: a typo, or a file name that does not exist, would otherwise
+/// be taken as a name nothing matches and be ignored.
+bool checkParamNames(const PartitionPlan &plan, const std::string &spec, bool isFile,
+                     const std::vector<std::string> &names, std::ostream &err)
+{
+    const std::set<std::string> inputs = inputNames(plan);
+    std::vector<std::string> unknown;
+    for (std::string name : names) {
+        if (!name.empty() && name.front() == '%')
+            name.erase(0, 1);
+        if (!inputs.contains(name))
+            unknown.push_back(quoteBounded(name));
+    }
+    if (unknown.empty())
+        return true;
+    std::string list;
+    for (std::size_t i = 0; i < unknown.size() && i < 8; ++i)
+        list += (i ? ", " : "") + unknown[i];
+    if (unknown.size() > 8)
+        list += " and " + std::to_string(unknown.size() - 8) + " more";
+    const std::string function = "@" + plan.graph().function(plan.function()).name;
+    err << spec << ": error: "
+        << (isFile ? std::to_string(unknown.size()) + " name(s) of this params file are not "
+                   : std::string("--params names neither a file nor "))
+        << "inputs of " << function << ": " << list << '\n';
+    return false;
+}
+
+} // namespace
+
+bool loadCheckOptions(const Arguments &args, const PartitionPlan &plan, ValidationOptions &options,
                       std::optional<LatencyTable> &latency, std::ostream &err)
 {
     std::vector<Diagnostic> problems;
@@ -70,14 +118,27 @@ bool loadCheckOptions(const Arguments &args, ValidationOptions &options,
     if (hasErrors(problems))
         return false;
     // Weights given by name (--params, and a plan's "params"): parameters, not data inputs.
-    std::vector<std::pair<std::string, bool>> sources;
-    if (const auto plan = args.value("--plan"))
-        sources.emplace_back(*plan, true);
+    struct Source
+    {
+        std::string spec;
+        bool isFile = false;
+        bool isFlag = false; // --params: every name must be an input
+    };
+    std::vector<Source> sources;
+    if (const auto file = args.value("--plan"))
+        sources.push_back({ *file, true, false });
     if (const auto params = args.value("--params")) {
         std::error_code ec;
-        sources.emplace_back(*params, std::filesystem::is_regular_file(*params, ec));
+        const auto status = std::filesystem::status(*params, ec);
+        if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+            err << *params
+                << ": error: --params names a folder or special file, not a params "
+                   "file\n";
+            return false;
+        }
+        sources.push_back({ *params, std::filesystem::is_regular_file(status), true });
     }
-    for (const auto &[spec, isFile] : sources) {
+    for (const auto &[spec, isFile, isFlag] : sources) {
         const std::optional<std::string> text = isFile ? readFile(spec) : spec;
         std::string error;
         const auto names = text ? parseParamNames(*text, isFile, error) : std::nullopt;
@@ -85,6 +146,8 @@ bool loadCheckOptions(const Arguments &args, ValidationOptions &options,
             err << spec << ": error: " << (text ? error : "cannot read the file") << '\n';
             return false;
         }
+        if (isFlag && !checkParamNames(plan, spec, isFile, *names, err))
+            return false;
         options.params.insert(options.params.end(), names->begin(), names->end());
     }
     return true;

@@ -38,9 +38,10 @@ bool chooseFunction(const Graph &graph, const Arguments &args, const std::string
 std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,
                                       std::vector<Diagnostic> &notes, std::ostream &err);
 
-/// Loads the op-support lists (`--op-support`) and the latency table (`--latency`, kept in
-/// `latency`, which options.latency then points to); prints what went wrong.
-bool loadCheckOptions(const Arguments &args, ValidationOptions &options,
+/// Loads the op-support lists (`--op-support`), the latency table (`--latency`, kept in
+/// `latency`, which options.latency then points to) and the parameter names (`--params`, each
+/// an input of the plan's function, and the plan file's "params"); prints what went wrong.
+bool loadCheckOptions(const Arguments &args, const PartitionPlan &plan, ValidationOptions &options,
                       std::optional<LatencyTable> &latency, std::ostream &err);
 
 /// The fusion options the flags ask for (`--fold-batch-norm`, `--transparent-stop-fusion`,

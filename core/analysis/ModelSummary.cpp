@@ -189,9 +189,12 @@ ModelSummary ModelSummary::compute(const Graph &graph)
     std::unordered_set<std::string> seenConstants;
     const bool relax = graph.format() == "relax";
 
+    // A Relax `R.match_cast` is TVM's MatchCast binding, a type refinement: a node of the graph
+    // (it can be cut across) but not an operator call.
+    auto isMatchCast = [relax](const Node &node) { return relax && node.op == "relax.match_cast"; };
     if (main.isValid()) {
         for (NodeId id : graph.function(main).nodes) {
-            if (!graph.node(id).isOperator())
+            if (!graph.node(id).isOperator() || isMatchCast(graph.node(id)))
                 continue;
             s.flops += nodeFlops(graph, id);
             if (!hasStaticShapes(graph.node(id)))
@@ -201,6 +204,8 @@ ModelSummary ModelSummary::compute(const Graph &graph)
     for (const Node &node : graph.nodes()) {
         switch (node.kind) {
         case NodeKind::OpCall:
+            if (isMatchCast(node))
+                break;
             ++s.opCalls;
             ++s.ops[node.op];
             ++directOps[node.function.index()][node.op];

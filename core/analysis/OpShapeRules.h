@@ -113,6 +113,7 @@ Type relaxExpandDims(const OpShapeQuery &q); ///< relax.expand_dims: a list of n
 Type relaxPad(const OpShapeQuery &q); ///< relax.nn.pad: flat (before, after) pad_width.
 Type relaxTile(const OpShapeQuery &q); ///< relax.tile: NumPy tile of `repeats`.
 Type relaxEinsum(const OpShapeQuery &q); ///< relax.einsum with an explicit `->` output.
+Type relaxNonzero(const OpShapeQuery &q); ///< relax.nonzero: int64 (rank, count), both unknown.
 Type relaxCumulative(const OpShapeQuery &q); ///< relax.cumsum / cumprod (axis, or flattened).
 Type relaxLike(const OpShapeQuery &q); ///< relax.*_like: the data shape, `dtype` when set.
 

@@ -183,6 +183,16 @@ Type relaxCumulative(const OpShapeQuery &q)
     return Type::tensor({ product(data.shape) }, dtype);
 }
 
+/// `R.nonzero(x)`: the indices of x's non-zero elements, (rank of x, their count) in int64. The
+/// count is known only at run time, and TVM types the result by its rank alone
+/// (`R.Tensor(dtype="int64", ndim=2)`), so both dims are unknown here too.
+Type relaxNonzero(const OpShapeQuery &q)
+{
+    if (!q.input(0).isTensor())
+        return Type::unknown();
+    return Type::tensor({ Dim::unknown(), Dim::unknown() }, "int64");
+}
+
 Type relaxEinsum(const OpShapeQuery &q)
 {
     const Type &operands = q.input(0);
@@ -279,6 +289,7 @@ const RuleMap &relaxRules()
             { "relax.full_like", relaxLike },
             { "relax.arange", arange },
             { "relax.shape_of", shapeOf },
+            { "relax.nonzero", relaxNonzero },
         };
         const std::string prefix = "relax.";
         for (const char *op : { "add", "subtract", "multiply", "divide", "floor_divide", "power",

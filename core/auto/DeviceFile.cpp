@@ -2,11 +2,12 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/auto/DeviceFile.h"
 
+#include "core/graph/JsonParse.h"
 #include "core/support/FileIo.h"
-#include "core/support/JsonLocator.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -59,13 +60,11 @@ std::optional<double> scaleOfSize(const std::string &unit)
     return std::nullopt;
 }
 
-Diagnostic problem(std::string code, std::string message, const std::string &path,
-                   SourceLocation where = {})
+Diagnostic problem(std::string code, std::string message, SourceLocation where,
+                   Severity severity = Severity::Error)
 {
-    Diagnostic d = Diagnostic::make(Severity::Error, std::move(code), std::move(message));
+    Diagnostic d = Diagnostic::make(severity, std::move(code), std::move(message));
     d.where = std::move(where);
-    if (d.where.file.empty())
-        d.where.file = path;
     return d;
 }
 
@@ -79,75 +78,154 @@ std::optional<std::string> textOf(const nlohmann::json &v)
     return std::nullopt;
 }
 
-/// The most a device computes, in GFLOPS (an exaFLOPS): beyond it a rate is a typo.
-constexpr double maxGflops = 1e9;
+/// Reads one device file: every finding located at the value it is about.
+class DeviceReader
+{
+public:
+    DeviceReader(std::string_view text, const std::string &path,
+                 std::vector<Diagnostic> &diagnostics)
+        : m_path(path)
+        , m_locator(text, path)
+        , m_diagnostics(diagnostics)
+    {
+    }
 
-bool parseDevice(const nlohmann::json &e, std::size_t index, const std::string &path,
-                 const SourceLocation &at, DeviceSet &set, std::vector<Diagnostic> &diagnostics)
+    void error(std::string code, std::string message, const std::string &pointer)
+    {
+        m_diagnostics.push_back(
+            problem(std::move(code), std::move(message), m_locator.at(pointer)));
+        m_ok = false;
+    }
+
+    /// Keys a device file does not know are typos ("gflop"): a warning, and the value is unused.
+    void checkKeys(const nlohmann::json &object, const std::string &pointer,
+                   std::initializer_list<std::string_view> known)
+    {
+        for (const auto &[key, value] : object.items()) {
+            if (std::find(known.begin(), known.end(), key) != known.end())
+                continue;
+            std::string list;
+            for (std::string_view k : known)
+                list += (list.empty() ? "\"" : ", \"") + std::string(k) + "\"";
+            m_diagnostics.push_back(
+                problem("devices.unknown_key",
+                        "unknown key " + quoteBounded(key) + " (ignored; expected " + list + ")",
+                        m_locator.at((nlohmann::json::json_pointer(pointer) / key).to_string()),
+                        Severity::Warning));
+        }
+    }
+
+    void readDevice(const nlohmann::json &e, std::size_t index, DeviceSet &set);
+    void readLinks(const nlohmann::json &links, DeviceSet &set);
+    [[nodiscard]] bool ok() const { return m_ok; }
+
+private:
+    const std::string &m_path;
+    JsonValueLocator m_locator;
+    std::vector<Diagnostic> &m_diagnostics;
+    bool m_ok = true;
+};
+
+void DeviceReader::readDevice(const nlohmann::json &e, std::size_t index, DeviceSet &set)
 {
     const std::string where = "device " + std::to_string(index);
+    const std::string here = "/devices/" + std::to_string(index);
     if (!e.is_object()) {
-        diagnostics.push_back(problem("devices.type", where + " must be an object", path, at));
-        return false;
+        error("devices.type", where + " must be an object, got " + boundedJson(e), here);
+        return;
     }
+    checkKeys(e, here, { "name", "target", "gflops", "memory", "latency" });
     DeviceSpec d;
     d.name = "device" + std::to_string(index);
-    if (e.contains("name")) {
-        if (!e["name"].is_string() || e["name"].get<std::string>().empty()) {
-            diagnostics.push_back(
-                problem("devices.name", where + ": \"name\" must be a non-empty string", path, at));
-            return false;
-        }
-        d.name = e["name"].get<std::string>();
+    if (const auto name = e.find("name"); name != e.end()) {
+        if (!name->is_string() || name->get<std::string>().empty())
+            error("devices.name",
+                  where + ": \"name\" must be a non-empty string, got " + boundedJson(*name),
+                  here + "/name");
+        else
+            d.name = name->get<std::string>();
     }
-    if (e.contains("target")) {
-        if (!e["target"].is_string()) {
-            diagnostics.push_back(problem("devices.target",
-                                          where + R"(: "target" must be a string such as "cuda")",
-                                          path, at));
-            return false;
-        }
-        d.target = e["target"].get<std::string>();
+    if (const auto target = e.find("target"); target != e.end()) {
+        if (!target->is_string() || target->get<std::string>().empty())
+            error("devices.target",
+                  where + R"(: "target" must be a string such as "cuda", got )"
+                      + boundedJson(*target),
+                  here + "/target");
+        else
+            d.target = target->get<std::string>();
     }
-    if (e.contains("gflops")) {
-        const double gflops = e["gflops"].is_number() ? e["gflops"].get<double>() : -1.0;
-        if (!std::isfinite(gflops) || gflops <= 0 || gflops > maxGflops) {
-            diagnostics.push_back(problem("devices.gflops",
-                                          where
-                                              + ": \"gflops\" must be a number above 0 and at "
-                                                "most 1e9 (an exaFLOPS)",
-                                          path, at));
-            return false;
-        }
-        d.gflops = gflops;
+    if (const auto gflops = e.find("gflops"); gflops != e.end()) {
+        const double rate = gflops->is_number() ? gflops->get<double>() : -1.0;
+        if (!std::isfinite(rate) || rate < minGflops || rate > maxGflops)
+            error("devices.gflops",
+                  where + ": \"gflops\" must be a number from 0.001 to 1e9 (an exaFLOPS), got "
+                      + boundedJson(*gflops),
+                  here + "/gflops");
+        else
+            d.gflops = rate;
     }
-    if (e.contains("memory")) {
-        const auto text = textOf(e["memory"]);
+    if (const auto memory = e.find("memory"); memory != e.end()) {
+        const auto text = textOf(*memory);
         d.memoryBytes = text ? parseByteSize(*text) : std::nullopt;
-        if (!d.memoryBytes) {
-            diagnostics.push_back(problem("devices.memory",
-                                          where + R"(: "memory" must be a size such as "16GiB")",
-                                          path, at));
-            return false;
-        }
+        if (!d.memoryBytes || *d.memoryBytes <= 0)
+            error("devices.memory",
+                  where + R"(: "memory" must be a size above 0 such as "16GiB", got )"
+                      + boundedJson(*memory),
+                  here + "/memory");
     }
-    if (e.contains("latency")) {
-        if (!e["latency"].is_string()) {
-            diagnostics.push_back(problem(
-                "devices.latency", where + ": \"latency\" must name a latency file", path, at));
-            return false;
+    if (const auto latency = e.find("latency"); latency != e.end()) {
+        if (!latency->is_string() || latency->get<std::string>().empty()) {
+            error("devices.latency",
+                  where + ": \"latency\" must name a latency file, got " + boundedJson(*latency),
+                  here + "/latency");
+        } else {
+            std::filesystem::path file(latency->get<std::string>());
+            if (file.is_relative())
+                file = std::filesystem::path(m_path).parent_path() / file;
+            auto table = LatencyTable::load(file.string(), m_diagnostics);
+            if (table) {
+                set.tables.push_back(std::make_unique<LatencyTable>(std::move(*table)));
+                d.latency = set.tables.back().get();
+            } else {
+                m_ok = false;
+            }
         }
-        std::filesystem::path file(e["latency"].get<std::string>());
-        if (file.is_relative())
-            file = std::filesystem::path(path).parent_path() / file;
-        auto table = LatencyTable::load(file.string(), diagnostics);
-        if (!table)
-            return false;
-        set.tables.push_back(std::make_unique<LatencyTable>(std::move(*table)));
-        d.latency = set.tables.back().get();
     }
     set.devices.push_back(std::move(d));
-    return true;
+}
+
+void DeviceReader::readLinks(const nlohmann::json &links, DeviceSet &set)
+{
+    if (!links.is_object()) {
+        error("devices.links", "\"links\" must be an object, got " + boundedJson(links), "/links");
+        return;
+    }
+    checkKeys(links, "/links", { "bandwidth", "latency" });
+    if (const auto bandwidth = links.find("bandwidth"); bandwidth != links.end()) {
+        const auto text = textOf(*bandwidth);
+        const auto rate = text ? parseBandwidth(*text) : std::nullopt;
+        if (!rate)
+            error("devices.links",
+                  R"("bandwidth" must be a rate from 1KB/s to 1e9GB/s such as "12GB/s" (a number )"
+                  "is GB/s), got "
+                      + boundedJson(*bandwidth),
+                  "/links/bandwidth");
+        else
+            set.link.bytesPerSecond = *rate;
+    }
+    if (const auto latency = links.find("latency"); latency != links.end()) {
+        const auto text = textOf(*latency);
+        const auto us = text ? parseDurationUs(*text) : std::nullopt;
+        if (!us)
+            error("devices.links",
+                  R"("latency" must be a duration from 0 to an hour such as "20us" (a number is )"
+                  "µs), got "
+                      + boundedJson(*latency),
+                  "/links/latency");
+        else
+            set.link.latencyUs = *us;
+    }
+    set.hasLink = true;
 }
 
 } // namespace
@@ -161,7 +239,7 @@ std::optional<std::int64_t> parseByteSize(std::string_view text)
     if (!scale)
         return std::nullopt;
     const double bytes = parsed->first * *scale;
-    if (bytes > 9e18)
+    if (!std::isfinite(bytes) || bytes > 9e18)
         return std::nullopt;
     return static_cast<std::int64_t>(std::llround(bytes));
 }
@@ -173,7 +251,7 @@ std::optional<double> parseBandwidth(std::string_view text)
         return std::nullopt;
     std::string unit = parsed->second;
     if (unit.empty())
-        return parsed->first * 1e9;
+        unit = "GB/s";
     if (unit.size() > 2 && unit.ends_with("/s"))
         unit.resize(unit.size() - 2);
     else
@@ -181,7 +259,10 @@ std::optional<double> parseBandwidth(std::string_view text)
     const auto scale = scaleOfSize(unit);
     if (!scale)
         return std::nullopt;
-    return parsed->first * *scale;
+    const double rate = parsed->first * *scale;
+    if (!(rate >= minBandwidthBytesPerSecond && rate <= maxBandwidthBytesPerSecond))
+        return std::nullopt;
+    return rate;
 }
 
 std::optional<double> parseDurationUs(std::string_view text)
@@ -190,83 +271,46 @@ std::optional<double> parseDurationUs(std::string_view text)
     if (!parsed)
         return std::nullopt;
     const std::string &unit = parsed->second;
+    double us = 0;
     if (unit.empty() || unit == "us")
-        return parsed->first;
-    if (unit == "ns")
-        return parsed->first / 1e3;
-    if (unit == "ms")
-        return parsed->first * 1e3;
-    if (unit == "s")
-        return parsed->first * 1e6;
-    return std::nullopt;
+        us = parsed->first;
+    else if (unit == "ns")
+        us = parsed->first / 1e3;
+    else if (unit == "ms")
+        us = parsed->first * 1e3;
+    else if (unit == "s")
+        us = parsed->first * 1e6;
+    else
+        return std::nullopt;
+    if (!(us >= 0 && us <= maxLatencyUs))
+        return std::nullopt;
+    return us;
 }
 
 std::optional<DeviceSet> parseDeviceFile(std::string_view text, const std::string &path,
                                          std::vector<Diagnostic> &diagnostics)
 {
-    nlohmann::json doc;
-    const JsonLocator locator(text, path);
-    try {
-        doc = nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error &e) {
-        diagnostics.push_back(problem("devices.syntax", std::string("invalid JSON: ") + e.what(),
-                                      path, locator.at(e.byte > 0 ? e.byte - 1 : 0)));
+    const std::optional<nlohmann::json> parsed
+        = parseJsonLocated(text, path, "devices.syntax", diagnostics);
+    if (!parsed)
         return std::nullopt;
-    } catch (const nlohmann::json::exception &e) {
-        // A number out of range (1e999): nlohmann names the spelling, which locates it.
-        const std::string what = e.what();
-        const std::size_t open = what.find("parsing '");
-        const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 9);
-        const std::string number
-            = close == std::string::npos ? std::string() : what.substr(open + 9, close - open - 9);
-        const std::size_t offset = number.empty() ? 0 : text.find(number);
-        diagnostics.push_back(
-            problem("devices.number",
-                    "a number out of range" + (number.empty() ? std::string() : ": " + number),
-                    path, locator.at(offset == std::string_view::npos ? 0 : offset)));
+    const nlohmann::json &doc = *parsed;
+    DeviceReader reader(text, path, diagnostics);
+    const auto devices = doc.is_object() ? doc.find("devices") : doc.end();
+    if (!doc.is_object() || devices == doc.end() || !devices->is_array() || devices->empty()) {
+        reader.error("devices.type",
+                     "a device file is a JSON object with a non-empty \"devices\" array",
+                     devices == doc.end() ? "" : "/devices");
         return std::nullopt;
     }
-    if (!doc.is_object() || !doc.contains("devices") || !doc["devices"].is_array()
-        || doc["devices"].empty()) {
-        diagnostics.push_back(
-            problem("devices.type",
-                    "a device file is a JSON object with a non-empty \"devices\" array", path));
-        return std::nullopt;
-    }
+    reader.checkKeys(doc, "", { "devices", "links" });
     DeviceSet set;
-    const std::vector<std::size_t> offsets = JsonLocator::arrayElementOffsets(text, "devices");
-    for (std::size_t i = 0; i < doc["devices"].size(); ++i) {
-        const SourceLocation at = locator.at(i < offsets.size() ? offsets[i] : 0);
-        if (!parseDevice(doc["devices"][i], i, path, at, set, diagnostics))
-            return std::nullopt;
-    }
-    if (const auto links = doc.find("links"); links != doc.end()) {
-        if (!links->is_object()) {
-            diagnostics.push_back(problem("devices.links", "\"links\" must be an object", path));
-            return std::nullopt;
-        }
-        if (links->contains("bandwidth")) {
-            const auto t = textOf((*links)["bandwidth"]);
-            const auto bw = t ? parseBandwidth(*t) : std::nullopt;
-            if (!bw) {
-                diagnostics.push_back(problem(
-                    "devices.links", R"("bandwidth" must be a rate such as "12GB/s")", path));
-                return std::nullopt;
-            }
-            set.link.bytesPerSecond = *bw;
-        }
-        if (links->contains("latency")) {
-            const auto t = textOf((*links)["latency"]);
-            const auto us = t ? parseDurationUs(*t) : std::nullopt;
-            if (!us) {
-                diagnostics.push_back(problem(
-                    "devices.links", R"("latency" must be a duration such as "20us")", path));
-                return std::nullopt;
-            }
-            set.link.latencyUs = *us;
-        }
-        set.hasLink = true;
-    }
+    for (std::size_t i = 0; i < devices->size(); ++i)
+        reader.readDevice((*devices)[i], i, set);
+    if (const auto links = doc.find("links"); links != doc.end())
+        reader.readLinks(*links, set);
+    if (!reader.ok())
+        return std::nullopt;
     return set;
 }
 
@@ -275,7 +319,8 @@ std::optional<DeviceSet> loadDeviceFile(const std::string &path,
 {
     const std::optional<std::string> text = readFile(path);
     if (!text) {
-        diagnostics.push_back(problem("devices.unreadable", "cannot read the device file", path));
+        diagnostics.push_back(
+            problem("devices.unreadable", "cannot read the device file", SourceLocation { path }));
         return std::nullopt;
     }
     return parseDeviceFile(*text, path, diagnostics);

@@ -4,6 +4,11 @@
 
 #include "core/support/FileIo.h"
 
+#include <fcntl.h>
+#include <sys/file.h> // flock
+#include <sys/stat.h> // mkfifo
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -17,7 +22,6 @@
 #include <utility>
 
 #if defined(__linux__)
-#include <fcntl.h> // AT_FDCWD
 #include <linux/fs.h> // RENAME_EXCHANGE
 #endif
 
@@ -101,6 +105,69 @@ bool exchange(const fs::path &a, const fs::path &b)
 #endif
 }
 
+/// fsync of a folder, so that the names of the files written into it (and a rename in it) are
+/// on disk before the swap that publishes them, as atomic-save implementations do.
+bool syncFolder(const fs::path &folder)
+{
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const bool ok = ::fsync(fd) == 0;
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+    return ok;
+}
+
+/// An exclusive flock(2) on `.<name>.lock` beside the target, held for the whole export: two
+/// exports into one folder at once would remove each other's files (one's clean-up of
+/// leftovers deletes the other's new folder). The lock file stays; flock ends with the process.
+class FolderLock
+{
+public:
+    FolderLock() = default;
+    FolderLock(const FolderLock &) = delete;
+    FolderLock &operator=(const FolderLock &) = delete;
+    ~FolderLock()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+
+    /// Takes the lock of `target`, or says why not (another export holds it, or the file).
+    bool take(const fs::path &target, std::vector<Diagnostic> &diagnostics)
+    {
+        const fs::path file = target.parent_path() / ("." + target.filename().string() + ".lock");
+        m_fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+        if (m_fd < 0) {
+            diagnostics.push_back(ioError("cannot open the lock file " + file.string() + ": "
+                                          + std::strerror(errno)));
+            return false;
+        }
+        struct stat info
+        { };
+        if (::fstat(m_fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+            diagnostics.push_back(
+                ioError("the lock file " + file.string() + " is not a regular file"));
+            return false;
+        }
+        if (::flock(m_fd, LOCK_EX | LOCK_NB) == 0)
+            return true;
+        if (errno == EWOULDBLOCK)
+            diagnostics.push_back(Diagnostic::make(
+                Severity::Error, "export.busy",
+                "another export is writing " + target.string() + " (it holds " + file.string()
+                    + "); nothing was written: export again when it has finished"));
+        else
+            diagnostics.push_back(
+                ioError("cannot lock " + file.string() + ": " + std::strerror(errno)));
+        return false;
+    }
+
+private:
+    int m_fd = -1;
+};
+
 /// One export into one folder; the steps of writeExportFolder.
 class FolderWriter
 {
@@ -129,19 +196,23 @@ public:
             if (name.empty() || name.find_first_of("/\\") != std::string::npos || name == "."
                 || name == ".." || name == exportOwnedList)
                 return discard("refusing to write '" + name + "': not a plain file name");
-            if (!writeFileAtomically((m_tmp / name).string(), content))
-                return discard("cannot write " + (m_tmp / name).string());
+            std::string error;
+            if (!writeFileAtomically((m_tmp / name).string(), content, &error))
+                return discard(error);
             list += name + "\n";
             m_newFiles.insert(name);
             if (!step("wrote " + name))
                 return false;
         }
-        if (!writeFileAtomically((m_tmp / exportOwnedList).string(), list))
-            return discard("cannot write " + (m_tmp / exportOwnedList).string());
+        std::string error;
+        if (!writeFileAtomically((m_tmp / exportOwnedList).string(), list, &error))
+            return discard(error);
         if (!step("listed"))
             return false;
         if (m_targetExists && !carryUserFiles())
             return false;
+        if (!syncFolder(m_tmp))
+            return discard("cannot sync " + m_tmp.string() + ": " + std::strerror(errno));
         if (!step("carried"))
             return false;
         return m_targetExists ? replaceTarget() : moveIntoPlace();
@@ -226,18 +297,30 @@ private:
             const std::string name = entry.path().filename().string();
             if (name == exportOwnedList || m_owned.contains(name))
                 continue;
-            if (m_newFiles.contains(name)) {
-                if (!m_options.force)
-                    return discard("the export would overwrite '" + name
-                                   + "', which Cleave did not write; move it away or force "
-                                     "the export (--force)");
-                continue; // forced: Cleave's file replaces the user's
-            }
+            if (m_newFiles.contains(name)) // even --force never replaces a user's file
+                return discard("the export would overwrite '" + name
+                               + "', which Cleave did not write; move or rename it (Cleave "
+                                 "replaces only the files its .cleave-export lists, even with "
+                                 "--force)");
             std::error_code linkError;
-            if (entry.is_regular_file(linkError) && !entry.is_symlink(linkError))
-                fs::create_hard_link(entry.path(), m_tmp / name, linkError);
-            else
+            const fs::file_status status = entry.symlink_status(linkError);
+            if (fs::is_directory(status) || fs::is_symlink(status))
                 linkError = std::make_error_code(std::errc::not_supported);
+            else // files, FIFOs, sockets, devices: the same inode under the new folder
+                fs::create_hard_link(entry.path(), m_tmp / name, linkError);
+            if (linkError && !fs::is_directory(status) && !fs::is_symlink(status)
+                && !fs::is_regular_file(status)) {
+                // Never opened (a FIFO would block): kept where a link cannot be made.
+                if (fs::is_fifo(status) && ::mkfifo((m_tmp / name).c_str(), 0600) == 0)
+                    continue;
+                m_diagnostics.push_back(Diagnostic::make(
+                    Severity::Warning, "export.not_kept",
+                    "'" + name + "' of " + m_target.string()
+                        + " is a socket or device file that cannot be linked into the new "
+                          "folder ("
+                        + linkError.message() + "); it is not kept"));
+                continue;
+            }
             if (linkError) {
                 std::error_code copyError;
                 fs::copy(entry.path(), m_tmp / name,
@@ -259,6 +342,7 @@ private:
         if (ec)
             return discard("cannot move the export into " + m_target.string() + ": "
                            + ec.message());
+        syncFolder(m_target.parent_path());
         return step("swapped");
     }
 
@@ -267,6 +351,7 @@ private:
         std::error_code ec;
         if (!m_options.noExchange && exchange(m_tmp, m_target)) {
             // m_tmp now holds the previous export.
+            syncFolder(m_target.parent_path());
             if (!step("swapped"))
                 return false;
             fs::remove_all(m_tmp, ec);
@@ -291,6 +376,7 @@ private:
             return discard("cannot move the export into " + m_target.string() + ": "
                            + ec.message());
         }
+        syncFolder(m_target.parent_path());
         if (!step("swapped"))
             return false;
         fs::remove_all(old, ec);
@@ -324,6 +410,9 @@ bool writeExportFolder(const std::vector<std::pair<std::string, std::string>> &f
         target = fs::path(".") / target;
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
+    FolderLock lock;
+    if (!lock.take(target, diagnostics))
+        return false;
     return FolderWriter(target, options, diagnostics).run(files);
 }
 

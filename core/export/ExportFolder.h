@@ -17,12 +17,17 @@ namespace cleave {
 inline constexpr const char *exportOwnedList = ".cleave-export";
 
 /// Writes `files` (name, content) as the export folder `dir`, crash-safely:
+///  0. an exclusive flock(2) on `.<dir>.lock` beside `dir` (the file stays) is held for the
+///     whole export: a second export into the same folder meanwhile fails with `export.busy`
+///     and writes nothing;
 ///  1. leftovers of an interrupted export beside `dir` (`.<dir>.tmp-N`, `.<dir>.old-N`) are
 ///     removed — or, when `dir` is missing and one `.old-N` exists, it is the previous export
 ///     the fallback swap had moved away, and it is put back first;
 ///  2. a non-empty `dir` without `.cleave-export` is refused unless `options.force`;
-///  3. the files and `.cleave-export` are written into `.<dir>.tmp-N` beside `dir`, and the
-///     user's files of `dir` (those not listed in its `.cleave-export`) are linked or copied in;
+///  3. the files and `.cleave-export` are written into `.<dir>.tmp-N` beside `dir` and synced,
+///     and the user's files of `dir` (those not listed in its `.cleave-export`) are linked or
+///     copied in — FIFOs and sockets linked, never opened. A user's file named like one the
+///     export writes is never replaced, even with `options.force`: the export is refused;
 ///  4. the new folder replaces `dir` in ONE step: renameat2(RENAME_EXCHANGE) on Linux, so that
 ///     at every instant `dir` is either the old folder or the new one, complete. Where the
 ///     file system cannot exchange (or with options.noExchange), the fallback is two renames:

@@ -5,6 +5,7 @@
 #include "core/support/JsonLocator.h"
 
 #include <charconv>
+#include <unordered_map>
 
 namespace cleave {
 
@@ -174,44 +175,45 @@ std::vector<std::string> pointerTokens(std::string_view pointer)
     return tokens;
 }
 
-/// Offset of the member `key` of the object at text[i], or npos.
-std::size_t memberOffset(std::string_view text, std::size_t i, std::string_view key)
+/// The members of the object at text[i] ('{'): raw (escaped) name → offset of its value. The
+/// first of duplicate names wins.
+std::unordered_map<std::string, std::size_t> memberOffsets(std::string_view text, std::size_t i)
 {
+    std::unordered_map<std::string, std::size_t> members;
     ++i; // '{'
     for (;;) {
         skipSpace(text, i);
         if (i >= text.size() || text[i] != '"')
-            return std::string_view::npos;
+            return members;
         const std::string_view name = skipString(text, i);
         skipSpace(text, i);
         if (i >= text.size() || text[i] != ':')
-            return std::string_view::npos;
+            return members;
         ++i;
         skipSpace(text, i);
-        if (name == key)
-            return i;
+        members.emplace(name, i);
         skipValue(text, i);
         skipSpace(text, i);
         if (i >= text.size() || text[i] != ',')
-            return std::string_view::npos;
+            return members;
         ++i;
     }
 }
 
-/// Offset of element `index` of the array at text[i], or npos.
-std::size_t elementOffset(std::string_view text, std::size_t i, std::size_t index)
+/// The offsets of the elements of the array at text[i] ('[').
+std::vector<std::size_t> elementOffsets(std::string_view text, std::size_t i)
 {
+    std::vector<std::size_t> elements;
     ++i; // '['
-    for (std::size_t k = 0;; ++k) {
+    for (;;) {
         skipSpace(text, i);
         if (i >= text.size() || text[i] == ']')
-            return std::string_view::npos;
-        if (k == index)
-            return i;
+            return elements;
+        elements.push_back(i);
         skipValue(text, i);
         skipSpace(text, i);
         if (i >= text.size() || text[i] != ',')
-            return std::string_view::npos;
+            return elements;
         ++i;
     }
 }
@@ -260,26 +262,45 @@ std::optional<Json> parseJsonLocated(std::string_view text, const std::string &f
 SourceLocation locateJsonValue(std::string_view text, const std::string &file,
                                std::string_view pointer)
 {
+    return JsonValueLocator(text, file).at(pointer);
+}
+
+JsonValueLocator::JsonValueLocator(std::string_view text, std::string file)
+    : m_text(text)
+    , m_lines(text, std::move(file))
+{
+}
+
+SourceLocation JsonValueLocator::at(std::string_view pointer)
+{
     std::size_t i = 0;
-    skipSpace(text, i);
+    skipSpace(m_text, i);
     for (const std::string &token : pointerTokens(pointer)) {
-        if (i >= text.size())
+        if (i >= m_text.size())
             break;
         std::size_t next = std::string_view::npos;
-        if (text[i] == '{') {
-            next = memberOffset(text, i, token);
-        } else if (text[i] == '[') {
+        if (m_text[i] == '{') {
+            auto cached = m_members.find(i);
+            if (cached == m_members.end())
+                cached = m_members.emplace(i, memberOffsets(m_text, i)).first;
+            if (const auto member = cached->second.find(token); member != cached->second.end())
+                next = member->second;
+        } else if (m_text[i] == '[') {
             std::size_t index = 0;
             const auto [end, ec]
                 = std::from_chars(token.data(), token.data() + token.size(), index);
-            if (ec == std::errc() && end == token.data() + token.size())
-                next = elementOffset(text, i, index);
+            auto cached = m_elements.find(i);
+            if (cached == m_elements.end())
+                cached = m_elements.emplace(i, elementOffsets(m_text, i)).first;
+            if (ec == std::errc() && end == token.data() + token.size()
+                && index < cached->second.size())
+                next = cached->second[index];
         }
         if (next == std::string_view::npos)
             break;
         i = next;
     }
-    return JsonLocator(text, file).at(i);
+    return m_lines.at(i);
 }
 
 std::string quoteBounded(std::string_view s, std::size_t limit)

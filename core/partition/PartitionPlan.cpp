@@ -5,6 +5,7 @@
 #include "core/partition/PlanRecorder.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace cleave {
 
@@ -361,6 +362,40 @@ PlanEdit PartitionPlan::appendPartition(const std::string &name, std::string tar
         p.colour = colour;
     m_partitions.push_back(std::move(p));
     rebuildIndex();
+    return rec.finish();
+}
+
+PlanEdit PartitionPlan::appendPartitions(std::vector<PartitionSpec> specs)
+{
+    PlanEdit edit;
+    Recorder rec(*this, edit);
+    // uniqueName() scans the partitions: a set of the names taken keeps this linear.
+    std::unordered_set<std::string> taken;
+    for (const Partition &p : m_partitions)
+        taken.insert(p.name);
+    std::vector<PartitionId> ids;
+    ids.reserve(specs.size());
+    for (PartitionSpec &spec : specs) {
+        Partition p;
+        p.id = newPartitionId();
+        const std::string base
+            = spec.name.empty() ? "stage" + std::to_string(p.id.value) : spec.name;
+        p.name = base;
+        for (int k = 1; taken.contains(p.name); ++k)
+            p.name = base + "_" + std::to_string(k);
+        taken.insert(p.name);
+        p.colour = spec.colour >= 0 ? spec.colour : static_cast<int>(p.id.value % paletteSize);
+        if (!spec.target.empty())
+            p.target = std::move(spec.target);
+        ids.push_back(p.id);
+        m_partitions.push_back(std::move(p));
+    }
+    rebuildIndex();
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        for (NodeId n : assignableSubset(specs[i].nodes))
+            rec.set(n, ids[i]);
+    }
+    removeEmptiedPartitions(edit, PartitionId());
     return rec.finish();
 }
 

@@ -27,6 +27,16 @@ struct Partition
     friend bool operator==(const Partition &, const Partition &) = default;
 };
 
+/// A partition for PartitionPlan::appendPartitions: its name, target, colour index (-1: the
+/// palette's next) and the nodes it takes.
+struct PartitionSpec
+{
+    std::string name;
+    std::string target = "llvm";
+    int colour = -1;
+    std::vector<NodeId> nodes;
+};
+
 /// A `graph_split` split point: cut after the `index`-th (0-based) call of `op` in program order.
 struct SplitPoint
 {
@@ -147,6 +157,10 @@ public:
     /// Appends an empty partition (used when loading plan files). A `colour` index >= 0 keeps
     /// the colour the partition had where it came from (a saved project, the other level).
     PlanEdit appendPartition(const std::string &name, std::string target = "llvm", int colour = -1);
+    /// Appends `specs` in order, each taking its assignable nodes, as one edit in
+    /// O(nodes + partitions) (plan files may hold tens of thousands of partitions). Names are
+    /// made unique as appendPartition makes them; partitions the nodes leave empty are removed.
+    PlanEdit appendPartitions(std::vector<PartitionSpec> specs);
 
     /// Redoes an edit (the plan must be in the state the edit started from).
     void apply(const PlanEdit &edit);

@@ -175,11 +175,11 @@ private:
     /// The planned function: "function" by name, else the main function; invalid if unknown.
     FunctionId readFunction(const nlohmann::json &doc);
     void checkModelChecksum(const nlohmann::json &doc);
-    /// One entry of "partitions": checks its name and target, appends it to `plan` and assigns
-    /// its listed nodes.
-    void readPartition(const nlohmann::json &p, std::size_t i, PartitionPlan &plan);
+    /// One entry of "partitions": checks its name and target and its listed nodes, and keeps it
+    /// for the one edit that appends them all (one edit per partition costs O(partitions²)).
+    void readPartition(const nlohmann::json &p, std::size_t i, const PartitionPlan &plan);
     void assignListedNodes(const nlohmann::json &nodes, const std::string &here,
-                           PartitionPlan &plan, PartitionId partition);
+                           const PartitionPlan &plan, std::vector<NodeId> &members);
     /// Unknown, doubly listed, ignored and unlisted nodes, each as one finding.
     void reportNodeLists(const PartitionPlan &plan);
     [[nodiscard]] std::vector<std::string> keysOf(const std::vector<NodeId> &nodes) const;
@@ -195,6 +195,8 @@ private:
     std::vector<NodeId> m_twice;
     std::vector<NodeId> m_notAssignable;
     std::unordered_map<std::string, std::size_t> m_names; // name -> index of its partition
+    std::vector<PartitionSpec> m_partitions; // appended in one edit once all are read
+    std::optional<JsonValueLocator> m_locator;
 };
 
 // Every finding points at the value it is about (RFC 6901 pointer into the file's text).
@@ -202,9 +204,11 @@ void PlanReader::report(Severity severity, const char *code, std::string message
                         const std::string &pointer, std::vector<NodeId> nodes)
 {
     Diagnostic d = planDiagnostic(severity, code, std::move(message), m_path, std::move(nodes));
-    d.where = m_options.enclosingText.empty()
-        ? locateJsonValue(m_text, m_path, pointer)
-        : locateJsonValue(m_options.enclosingText, m_path, m_options.embeddedAt + pointer);
+    if (!m_locator) // one locator for every finding: a plan may hold 50,000 bad entries
+        m_locator.emplace(m_options.enclosingText.empty() ? m_text : m_options.enclosingText,
+                          m_path);
+    d.where
+        = m_locator->at(m_options.enclosingText.empty() ? pointer : m_options.embeddedAt + pointer);
     m_result.diagnostics.push_back(std::move(d));
 }
 
@@ -260,7 +264,7 @@ void PlanReader::checkModelChecksum(const nlohmann::json &doc)
         error("plan.checksum", message + "; use --force to load it anyway", "/model/checksum");
 }
 
-void PlanReader::readPartition(const nlohmann::json &p, std::size_t i, PartitionPlan &plan)
+void PlanReader::readPartition(const nlohmann::json &p, std::size_t i, const PartitionPlan &plan)
 {
     const std::string here = "/partitions/" + std::to_string(i);
     if (!p.is_object() || !p.contains("name") || !p["name"].is_string() || !p.contains("nodes")
@@ -304,14 +308,13 @@ void PlanReader::readPartition(const nlohmann::json &p, std::size_t i, Partition
             && p["colour"].get<std::int64_t>() >= 0 && p["colour"].get<std::int64_t>() < 1024
         ? p["colour"].get<int>()
         : -1;
-    const PlanEdit added = plan.appendPartition(name, target, colour);
-    assignListedNodes(p["nodes"], here, plan, added.partitionsAfter.back().id);
+    m_partitions.push_back(PartitionSpec { name, target, colour, {} });
+    assignListedNodes(p["nodes"], here, plan, m_partitions.back().nodes);
 }
 
 void PlanReader::assignListedNodes(const nlohmann::json &nodes, const std::string &here,
-                                   PartitionPlan &plan, PartitionId partition)
+                                   const PartitionPlan &plan, std::vector<NodeId> &members)
 {
-    std::vector<NodeId> members;
     for (std::size_t j = 0; j < nodes.size(); ++j) {
         const nlohmann::json &k = nodes[j];
         const std::string key = k.is_string() ? k.get<std::string>() : k.dump();
@@ -331,7 +334,6 @@ void PlanReader::assignListedNodes(const nlohmann::json &nodes, const std::strin
             members.push_back(n);
         }
     }
-    plan.assignToPartition(members, partition);
 }
 
 std::vector<std::string> PlanReader::keysOf(const std::vector<NodeId> &nodes) const
@@ -392,6 +394,7 @@ PlanLoadResult PlanReader::read()
     const nlohmann::json &parts = doc["partitions"];
     for (std::size_t i = 0; i < parts.size(); ++i)
         readPartition(parts[i], i, plan);
+    plan.appendPartitions(std::move(m_partitions));
     reportNodeLists(plan);
 
     if (doc.contains("cut_edges")) {

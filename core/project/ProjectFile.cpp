@@ -6,6 +6,7 @@
 #include "core/support/FileIo.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -65,6 +66,25 @@ bool readView(const nlohmann::json &json, ProjectViewState &view)
             return false;
     }
     return true;
+}
+
+/// The member of a view that is out of range ("zoom", "center"), or "".
+std::string viewOutOfRange(const ProjectViewState &view)
+{
+    if (!std::isfinite(view.zoom) || view.zoom < minProjectZoom || view.zoom > maxProjectZoom)
+        return "zoom";
+    const auto far
+        = [](double c) { return !std::isfinite(c) || std::abs(c) > maxProjectCoordinate; };
+    if (view.hasCenter && (far(view.centerX) || far(view.centerY)))
+        return "center";
+    return {};
+}
+
+std::string formatNumber(double value)
+{
+    std::ostringstream out;
+    out << value;
+    return out.str();
 }
 
 } // namespace
@@ -169,6 +189,20 @@ ProjectLoadResult projectFromJson(std::string_view text, const std::string &path
               "level ops|blocks)",
               "/view");
         return result;
+    }
+    if (const std::string bad = viewOutOfRange(project.view); !bad.empty()) {
+        // The view is a convenience: a zoom of 1e308 opened an empty canvas. Fit instead.
+        Diagnostic d = projectDiagnostic(
+            Severity::Warning, "project.view",
+            "the saved view is out of range (zoom from " + formatNumber(minProjectZoom) + " to "
+                + formatNumber(maxProjectZoom)
+                + ", centre coordinates within ±1e9); the model is shown whole instead",
+            path);
+        d.where = locateJsonValue(text, path, "/view/" + bad);
+        result.diagnostics.push_back(std::move(d));
+        project.view.zoom = 1.0;
+        project.view.hasCenter = false;
+        project.view.centerX = project.view.centerY = 0.0;
     }
     if (doc.contains("settings")
         && !settingsFromJson(doc["settings"], text, path, project.settings, result.diagnostics))

@@ -17,6 +17,12 @@
 
 namespace cleave {
 
+/// The zoom and centre range a project's saved view may hold; beyond it (a zoom of 1e308) the
+/// loader warns (`project.view`) and the editor fits the model instead.
+inline constexpr double minProjectZoom = 1e-4;
+inline constexpr double maxProjectZoom = 100.0;
+inline constexpr double maxProjectCoordinate = 1e9;
+
 /// How the editor showed the model when the project was saved. Coordinates are the canvas's
 /// scene coordinates; `tool` is "select" or "cut", `level` is "ops" or "blocks".
 struct ProjectViewState

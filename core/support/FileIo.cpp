@@ -2,6 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/support/FileIo.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -59,18 +62,40 @@ std::optional<std::string> readFile(const std::string &path)
 bool writeFileAtomically(const std::string &path, std::string_view content, std::string *error)
 {
     const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.close();
-        if (!out) {
-            if (error)
-                *error = "cannot write " + temporary;
-            std::error_code ignored;
-            std::filesystem::remove(temporary, ignored);
-            return false;
-        }
+    const auto failed = [&](const std::string &what, int code) {
+        if (error)
+            *error = what + ": " + std::strerror(code); // the cause: a full disk, a quota, ...
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        return false;
+    };
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        const int code = errno;
+        if (error)
+            *error = "cannot write " + temporary + ": " + std::strerror(code);
+        return false;
     }
+    std::size_t written = 0;
+    while (written < content.size()) {
+        const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int code = n < 0 ? errno : EIO;
+            ::close(fd);
+            return failed("cannot write " + path, code);
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    // On disk before the rename publishes it: a power cut must not leave an empty file.
+    if (::fsync(fd) != 0) {
+        const int code = errno;
+        ::close(fd);
+        return failed("cannot write " + path, code);
+    }
+    if (::close(fd) != 0)
+        return failed("cannot write " + path, errno);
     std::error_code ec;
     std::filesystem::rename(temporary, path, ec);
     if (ec) {

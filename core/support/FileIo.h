@@ -23,10 +23,11 @@ std::optional<std::string> readRegularFile(const std::string &path, std::uintmax
 /// readRegularFile with the default limit, for callers that report their own message.
 std::optional<std::string> readFile(const std::string &path);
 
-/// Writes `content` to `path` atomically: into `<path>.tmp` first, then renamed over `path`,
-/// so an existing file is either replaced whole or left untouched. Returns false and sets
-/// `error` ("cannot write <path>.tmp", "cannot replace <path>: <reason>") on failure; the
-/// temporary file is removed then.
+/// Writes `content` to `path` atomically: into `<path>.tmp` first, synced to disk (fsync), then
+/// renamed over `path`, so an existing file is either replaced whole or left untouched, even by
+/// a power cut. Returns false and sets `error` with the system's reason ("cannot write <path>:
+/// No space left on device", "cannot replace <path>: <reason>") on failure; the temporary file
+/// is removed then.
 bool writeFileAtomically(const std::string &path, std::string_view content,
                          std::string *error = nullptr);
 

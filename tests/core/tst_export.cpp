@@ -610,9 +610,11 @@ void TestExport::failedExportKeepsFolder()
     // (resnet18.relay has no metadata section: export.no_metadata warnings come first.)
     QCOMPARE(QString::fromStdString(io.diagnostics.back().code), QStringLiteral("export.io"));
     QCOMPARE(readAll(tmp.path() + QStringLiteral("/file")), std::string("x"));
+    // Beside them only the lock files that serialise exports into each folder (.<dir>.lock).
     QCOMPARE(QDir(tmp.path())
                  .entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name),
-             QStringList({ QStringLiteral("file"), QStringLiteral("out") }));
+             QStringList({ QStringLiteral(".file.lock"), QStringLiteral(".out.lock"),
+                           QStringLiteral("file"), QStringLiteral("out") }));
     // A successful export replaces what Cleave wrote and keeps the user's file.
     QVERIFY(exportTo(plan, dir).ok);
     QStringList expected = filesBefore;

@@ -12,10 +12,21 @@
 #include "core/partition/PartitionPlan.h"
 #include "core/support/FileIo.h"
 
+#include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -47,14 +58,15 @@ Snapshot snapshot(const fs::path &dir)
     return files;
 }
 
-/// Siblings of `dir` whose names start with `.<name>.` (temporary and old folders).
+/// Siblings of `dir` whose names start with `.<name>.` (temporary and old folders), but for the
+/// lock file `.<name>.lock`, which every export leaves.
 std::vector<std::string> siblings(const fs::path &dir)
 {
     std::vector<std::string> found;
     const std::string prefix = "." + dir.filename().string() + ".";
     for (const auto &entry : fs::directory_iterator(dir.parent_path())) {
         const std::string name = entry.path().filename().string();
-        if (name.rfind(prefix, 0) == 0)
+        if (name.rfind(prefix, 0) == 0 && name != prefix + "lock") // the lock file stays
             found.push_back(name);
     }
     return found;
@@ -218,6 +230,164 @@ private slots:
         CHECK_TEXT(snapshot(out).at("precious.txt"), std::string("mine\n"));
     }
 
+    // Issue 34, N8: into a folder that is not an export, --force replaced the user's
+    // mod0.relay with no word. Forced or not, a file Cleave did not write is never replaced.
+    void forceNeverReplacesAUserFile()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const fs::path out = fs::path(tmp.path().toStdString()) / "out";
+        fs::create_directory(out);
+        QVERIFY(writeFileAtomically((out / "mod0.relay").string(), "hand-written\n"));
+        ExportOptions force;
+        force.force = true;
+        const ExportResult r = exportCuts(out, { 0 }, force);
+        QVERIFY(!r.ok);
+        CHECK_TEXT(r.diagnostics.back().toString(),
+                   std::string("error: the export would overwrite 'mod0.relay', which Cleave did "
+                               "not write; move or rename it (Cleave replaces only the files its "
+                               ".cleave-export lists, even with --force); ")
+                       + out.string() + " is unchanged [export.io]");
+        QCOMPARE(snapshot(out), (Snapshot { { "mod0.relay", "hand-written\n" } }));
+        QCOMPARE(siblings(out), std::vector<std::string> {});
+    }
+
+    // Issue 34, N9: a FIFO (or a socket) left in an export folder made every later export fail
+    // ("cannot keep 'pipe'"). They are linked into the new folder, never opened.
+    void fifoAndSocketAreKept()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const fs::path out = fs::path(tmp.path().toStdString()) / "out";
+        QVERIFY(exportCuts(out, { 0 }).ok);
+        QCOMPARE(::mkfifo((out / "pipe").c_str(), 0600), 0);
+        const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        QVERIFY(sock >= 0);
+        sockaddr_un address {};
+        address.sun_family = AF_UNIX;
+        const std::string socketPath = (out / "sock").string();
+        QVERIFY(socketPath.size() < sizeof address.sun_path);
+        std::copy(socketPath.begin(), socketPath.end(), address.sun_path);
+        QCOMPARE(::bind(sock, reinterpret_cast<const sockaddr *>(&address), sizeof address), 0);
+        for (int round = 0; round < 2; ++round) {
+            const ExportResult r = exportCuts(out, { static_cast<std::size_t>(round) });
+            QVERIFY2(r.ok, r.diagnostics.empty() ? "" : r.diagnostics.back().message.c_str());
+            QVERIFY(std::none_of(r.diagnostics.begin(), r.diagnostics.end(),
+                                 [](const Diagnostic &d) { return d.code == "export.not_kept"; }));
+            QVERIFY(fs::is_fifo(fs::symlink_status(out / "pipe")));
+            QVERIFY(fs::is_socket(fs::symlink_status(out / "sock")));
+            QVERIFY(fs::exists(out / "mod1.relay"));
+        }
+        ::close(sock);
+    }
+
+    // Issue 34, N3: an export holds `.<dir>.lock`; another one meanwhile writes nothing and
+    // says so (the two-process race is in concurrentExportsKeepUserFiles).
+    void busyFolderIsRefused()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const fs::path out = fs::path(tmp.path().toStdString()) / "out";
+        QVERIFY(exportCuts(out, { 0 }).ok);
+        const Snapshot before = snapshot(out);
+        const fs::path lockFile = out.parent_path() / ".out.lock";
+        QVERIFY(fs::is_regular_file(lockFile));
+        const int held = ::open(lockFile.c_str(), O_RDWR | O_CLOEXEC);
+        QVERIFY(held >= 0);
+        QCOMPARE(::flock(held, LOCK_EX | LOCK_NB), 0);
+        const ExportResult r = exportCuts(out, { 1 });
+        QVERIFY(!r.ok);
+        CHECK_TEXT(r.diagnostics.back().toString(),
+                   std::string("error: another export is writing ") + out.string() + " (it holds "
+                       + lockFile.string()
+                       + "); nothing was written: export again when it has finished "
+                         "[export.busy]");
+        QCOMPARE(snapshot(out), before);
+        QCOMPARE(siblings(out), std::vector<std::string> {});
+        ::close(held);
+        QVERIFY(exportCuts(out, { 1 }).ok);
+    }
+
+    void concurrentExportsKeepUserFiles()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString out = tmp.path() + QStringLiteral("/out");
+        const QStringList args {
+            QStringLiteral("partition"),   QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay"),
+            QStringLiteral("--cut-after"), QStringLiteral("add:1"),
+            QStringLiteral("--out"),       out
+        };
+        QProcess first;
+        first.start(QStringLiteral(CLEAVE_CLI_PATH), args);
+        QVERIFY(first.waitForFinished(120000));
+        QCOMPARE(first.exitCode(), 0);
+        const fs::path dir = out.toStdString();
+        const Snapshot reference = snapshot(dir);
+        QVERIFY(writeFileAtomically((dir / "precious.txt").string(), "mine\n"));
+        int refused = 0;
+        const int rounds = 12;
+        for (int round = 0; round < rounds; ++round) {
+            QProcess a;
+            QProcess b;
+            a.start(QStringLiteral(CLEAVE_CLI_PATH), args);
+            b.start(QStringLiteral(CLEAVE_CLI_PATH), args);
+            QVERIFY(a.waitForFinished(120000) && b.waitForFinished(120000));
+            int ok = 0;
+            for (QProcess *p : { &a, &b }) {
+                QCOMPARE(p->exitStatus(), QProcess::NormalExit);
+                const QString err = QString::fromUtf8(p->readAllStandardError());
+                if (p->exitCode() == 0) {
+                    ++ok;
+                    continue;
+                }
+                QCOMPARE(p->exitCode(), 2);
+                QVERIFY2(err.contains(QStringLiteral("another export is writing "))
+                             && err.contains(QStringLiteral("[export.busy]")),
+                         qPrintable(err));
+                ++refused;
+            }
+            QVERIFY(ok >= 1);
+            // The folder is one complete export, and the user's file is still there.
+            Snapshot now = snapshot(dir);
+            CHECK_TEXT(now["precious.txt"], std::string("mine\n"));
+            now.erase("precious.txt");
+            QCOMPARE(now, reference);
+            QCOMPARE(siblings(dir), std::vector<std::string> {});
+        }
+        qInfo("%d rounds of two exports at once: %d of %d exports refused as busy, none lost a "
+              "file",
+              rounds, refused, 2 * rounds);
+    }
+
+    // On a full disk (here: a file size limit) the error keeps the system's reason.
+    void writeErrorsKeepTheirCause()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const fs::path out = fs::path(tmp.path().toStdString()) / "out";
+        QVERIFY(exportCuts(out, { 0 }).ok);
+        const Snapshot before = snapshot(out);
+        rlimit old {};
+        QCOMPARE(::getrlimit(RLIMIT_FSIZE, &old), 0);
+        const auto previous = std::signal(SIGXFSZ, SIG_IGN); // write() fails with EFBIG instead
+        rlimit small = old;
+        small.rlim_cur = 1024;
+        QCOMPARE(::setrlimit(RLIMIT_FSIZE, &small), 0);
+        const ExportResult r = exportCuts(out, { 1 });
+        ::setrlimit(RLIMIT_FSIZE, &old);
+        std::signal(SIGXFSZ, previous);
+        QVERIFY(!r.ok);
+        const QString message = QString::fromStdString(r.diagnostics.back().message);
+        const QRegularExpression expected(
+            QStringLiteral("^cannot write .*/\\.out\\.tmp-[0-9]+/[a-z0-9_.]+: File too large; ")
+            + QRegularExpression::escape(QString::fromStdString(out.string()))
+            + QStringLiteral(" is unchanged$"));
+        QVERIFY2(expected.match(message).hasMatch(), qPrintable(message));
+        QCOMPARE(snapshot(out), before);
+        QCOMPARE(siblings(out), std::vector<std::string> {});
+    }
+
     void userFileWithCleavesNameIsNotOverwritten()
     {
         QTemporaryDir tmp;
@@ -230,7 +400,8 @@ private slots:
         QVERIFY(!r.ok);
         CHECK_TEXT(r.diagnostics.back().message,
                    std::string("the export would overwrite 'mod2.relay', which Cleave did not "
-                               "write; move it away or force the export (--force); ")
+                               "write; move or rename it (Cleave replaces only the files its "
+                               ".cleave-export lists, even with --force); ")
                        + out.string() + " is unchanged");
         CHECK_TEXT(snapshot(out).at("mod2.relay"), std::string("hand-written\n"));
     }

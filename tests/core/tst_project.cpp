@@ -240,13 +240,13 @@ void TestProject::failedSaveKeepsExistingProject()
     plan.cutAfterOp("add", 0);
     std::string error;
     QVERIFY(!saveProjectFile(makeProject(plan, path), path, &error));
-    QCOMPARE(error, "cannot write " + path + ".tmp");
+    QCOMPARE(error, "cannot write " + path + ".tmp: Is a directory");
     QCOMPARE(readAll(QString::fromStdString(path)), before);
 
     std::string missingError;
     const std::string nowhere = dir.filePath(QStringLiteral("no/such/dir/p.cleave")).toStdString();
     QVERIFY(!saveProjectFile(makeProject(plan, nowhere), nowhere, &missingError));
-    QCOMPARE(missingError, "cannot write " + nowhere + ".tmp");
+    QCOMPARE(missingError, "cannot write " + nowhere + ".tmp: No such file or directory");
 }
 
 void TestProject::settingsRoundTrip()

@@ -68,6 +68,9 @@ private slots:
     void roundTrip_data();
     void roundTrip();
     void printedForms();
+    void moduleTypeVars();
+    void metadataConstantTypes();
+    void matchCast();
     void sniffing();
     void typesAndShapes();
     void kernelsAndPrimFuncs();
@@ -195,6 +198,220 @@ void TestRelaxImport::printedForms()
              "R.divide(lv32, metadata[\"relax.expr.Constant\"][3])\n",
          })
         QVERIFY2(text.find(line) != std::string::npos, line);
+}
+
+void TestRelaxImport::moduleTypeVars()
+{
+    // TVM 0.27 prints a module's symbolic shape variables before the class (`mod.script()` of a
+    // module with a symbolic batch), and R.Any for an object.
+    const std::string text
+        = "# from typing import TypeVar\n"
+          "# from tvm.script import ir as I\n"
+          "# from tvm.script import relax as R\n"
+          "\n"
+          "H = TypeVar(\"H\")\n"
+          "N = TypeVar(\"N\")\n"
+          "@I.ir_module\n"
+          "class Module:\n"
+          "    @R.function\n"
+          "    def main(x: R.Tensor((N, 3, H, 4), dtype=\"float32\"), io: R.Any) "
+          "-> R.Tensor((N, \"H * 12\"), dtype=\"float32\"):\n"
+          "        with R.dataflow():\n"
+          "            gv: R.Tensor((N, H * 12), dtype=\"float32\") = "
+          "R.reshape(x, R.shape([N, H * 12]))\n"
+          "            R.output(gv)\n"
+          "        return gv\n";
+    const ImportResult r = importBytes(text, "typevars.relax.py");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const ModelSummary s = ModelSummary::compute(*r.graph);
+    QCOMPARE(s.inputs.size(), std::size_t(2));
+    QCOMPARE(s.inputs[0].type,
+             Type::tensor({ Dim::symbolic("N"), Dim::known(3), Dim::symbolic("H"), Dim::known(4) },
+                          "float32"));
+    QCOMPARE(s.inputs[1].type.kind, Type::Kind::Named);
+    QCOMPARE(s.inputs[1].type.toRelay(), std::string("R.Any"));
+    QCOMPARE(s.outputs.size(), std::size_t(1));
+    QCOMPARE(s.outputs[0].type,
+             Type::tensor({ Dim::symbolic("N"), Dim::symbolic("H * 12") }, "float32"));
+    QCOMPARE(s.opCalls, std::size_t(1));
+
+    // Anything else before the class is still an error, at the value.
+    const ImportResult bad
+        = importBytes(smallModule("            gv = R.add(lv, x)", "n = 3\n"), "bad.relax.py");
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.diagnostics.front().where.line, 2);
+    QCOMPARE(bad.diagnostics.front().where.column, 5);
+    QVERIFY(bad.firstError().find("TypeVar") != std::string::npos);
+}
+
+void TestRelaxImport::metadataConstantTypes()
+{
+    // A metadata constant's type comes from the header. TVM 0.27's tvm-ffi graph: the
+    // GenericConst's `ty` is a TensorType whose shape is a ShapeExpr of IntImms (each value an
+    // `int` node: 2 and 3) and whose dtype a PrimType (float32). TVM 0.27 loads this header and
+    // gives the constant R.Tensor((2, 3), dtype="float32"): 2 x 3 x 4 = 24 bytes.
+    const std::string ffiHeader
+        = R"(metadata = tvm.ir.load_json("""{"root_index": 15, "nodes": [)"
+          R"({"type": "ffi.String", "data": "ir.GenericConst"}, )"
+          R"({"type": "None"}, )"
+          R"({"type": "ir.PrimType", "data": {"span": 1, "dtype": "int64"}}, )"
+          R"({"type": "int", "data": 2}, )"
+          R"({"type": "ir.IntImm", "data": {"span": 1, "ty": 2, "value": 3}}, )"
+          R"({"type": "int", "data": 3}, )"
+          R"({"type": "ir.IntImm", "data": {"span": 1, "ty": 2, "value": 5}}, )"
+          R"({"type": "ffi.Array", "data": [4, 6]}, )"
+          R"({"type": "relax.ShapeType", "data": {"span": 1, "values": 7, "ndim": 2}}, )"
+          R"({"type": "relax.expr.ShapeExpr", "data": {"span": 1, "ty": 8, "values": 7}}, )"
+          R"({"type": "ir.PrimType", "data": {"span": 1, "dtype": "float32"}}, )"
+          R"({"type": "relax.TensorType", "data": {"span": 1, "shape": 9, "dtype": 10, )"
+          R"("vdevice": 1, "ndim": 2}}, )"
+          R"({"type": "ffi.Tensor", "data": "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIg)"
+          R"(AQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAAAAAACAPwAAAEAAAEBAAACAQAAAoEA="}, )"
+          R"({"type": "ir.GenericConst", "data": {"span": 1, "ty": 11, "value": 12}}, )"
+          R"({"type": "ffi.Array", "data": [13]}, )"
+          R"({"type": "ffi.Map", "data": [0, 14]})"
+          R"(], "metadata": {"tvm_version": "0.27.0.post1"}}"""))";
+    const std::string ffiModule = "# from tvm.script import relax as R\n" + ffiHeader + "\n"
+        + "@I.ir_module\n"
+          "class Module:\n"
+          "    @R.function\n"
+          "    def main(x: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor((2, 3), "
+          "dtype=\"float32\"):\n"
+          "        gv: R.Tensor((2, 3), dtype=\"float32\") = R.add(x, "
+          "metadata[\"ir.GenericConst\"][0])\n"
+          "        return gv\n";
+    const ImportResult f = importBytes(ffiModule, "ffi.relax.py");
+    QVERIFY2(f.ok(), f.firstError().c_str());
+    const Graph &g = *f.graph;
+    const Node &add = g.node(byName(g, g.mainFunction(), "gv"));
+    QCOMPARE(g.tensorType(add.inputs[1]),
+             Type::tensor({ Dim::known(2), Dim::known(3) }, "float32"));
+    const ModelSummary fs = ModelSummary::compute(g);
+    QCOMPARE(fs.constants, std::size_t(1));
+    QCOMPARE(fs.constantBytes, std::int64_t(24));
+    QVERIFY(fs.constantBytesKnown);
+
+    // The legacy graph (TVM <= 0.26, as the SAM corpus modules carry it): the Constant's
+    // struct_info_ is a TensorStructInfo with dtype "int32" and a ShapeExpr of one IntImm "4":
+    // 4 x 4 = 16 bytes. The second constant's struct info is the null node: its type stays
+    // unknown, and so does the total.
+    const std::string legacy
+        = R"(metadata = tvm.ir.load_json("""{"root": 1, "nodes": [)"
+          R"({"type_key": ""}, )"
+          R"({"type_key": "Map", "keys": ["relax.expr.Constant"], "data": [2]}, )"
+          R"({"type_key": "Array", "data": [3, 8]}, )"
+          R"({"type_key": "relax.expr.Constant", "attrs": {"_checked_type_": "0", )"
+          R"("data": "0", "span": "0", "struct_info_": "4"}}, )"
+          R"({"type_key": "relax.TensorStructInfo", "attrs": {"dtype": "int32", )"
+          R"("ndim": "1", "shape": "5", "span": "0", "vdevice": "0"}}, )"
+          R"({"type_key": "relax.expr.ShapeExpr", "attrs": {"_checked_type_": "0", )"
+          R"("span": "0", "struct_info_": "0", "values": "6"}}, )"
+          R"({"type_key": "Array", "data": [7]}, )"
+          R"({"type_key": "IntImm", "attrs": {"dtype": "int64", "span": "0", )"
+          R"("value": "4"}}, )"
+          R"({"type_key": "relax.expr.Constant", "attrs": {"_checked_type_": "0", )"
+          R"("data": "1", "span": "0", "struct_info_": "0"}}], )"
+          R"("b64ndarrays": [], "attrs": {"tvm_version": "0.14.dev0"}}"""))"
+          "\n";
+    const ImportResult l
+        = importBytes("# from tvm.script import relax as R\n" + legacy
+                          + "@I.ir_module\n"
+                            "class Module:\n"
+                            "    @R.function\n"
+                            "    def main(x: R.Tensor((4,), dtype=\"int32\")) -> R.Tensor((4,), "
+                            "dtype=\"int32\"):\n"
+                            "        lv: R.Tensor((4,), dtype=\"int32\") = R.add(x, "
+                            "metadata[\"relax.expr.Constant\"][0])\n"
+                            "        gv: R.Tensor((4,), dtype=\"int32\") = R.add(lv, "
+                            "metadata[\"relax.expr.Constant\"][1])\n"
+                            "        return gv\n",
+                      "legacy.relax.py");
+    QVERIFY2(l.ok(), l.firstError().c_str());
+    const Graph &lg = *l.graph;
+    const Node &first = lg.node(byName(lg, lg.mainFunction(), "lv"));
+    QCOMPARE(lg.tensorType(first.inputs[1]), Type::tensor({ Dim::known(4) }, "int32"));
+    const Node &second = lg.node(byName(lg, lg.mainFunction(), "gv"));
+    QVERIFY(lg.node(second.inputs[1].node).outputType().isUnknown());
+    const ModelSummary ls = ModelSummary::compute(lg);
+    QCOMPARE(ls.constants, std::size_t(2));
+    QCOMPARE(ls.constantBytes, std::int64_t(16));
+    QVERIFY(!ls.constantBytesKnown);
+}
+
+void TestRelaxImport::matchCast()
+{
+    // As TVM 0.27 prints ONNX NonZero and Range: R.match_cast of a call and of a variable, and a
+    // symbolic variable passed as a value (R.arange(0, k, 1)).
+    const std::string text
+        = "# from tvm.script import ir as I\n"
+          "# from tvm.script import tirx as T\n"
+          "# from tvm.script import relax as R\n"
+          "\n"
+          "@I.ir_module\n"
+          "class Module:\n"
+          "    @R.function\n"
+          "    def main(x: R.Tensor((3, 4), dtype=\"float32\"), s: R.Tensor((1,), "
+          "dtype=\"int64\")) "
+          "-> R.Tuple(R.Tensor(dtype=\"int64\", ndim=2), R.Tensor(dtype=\"int64\", ndim=1)):\n"
+          "        n = T.int64()\n"
+          "        k = T.int64()\n"
+          "        with R.dataflow():\n"
+          "            lv: R.Tensor((2, n), dtype=\"int64\") = R.match_cast(R.nonzero(x), "
+          "R.Tensor((2, n), dtype=\"int64\"))\n"
+          "            lv1: R.Tensor((n, 2), dtype=\"int64\") = R.permute_dims(lv, axes=None)\n"
+          "            lv2: R.Shape(ndim=1) = R.tensor_to_shape(s)\n"
+          "            lv3: R.Shape([k]) = R.match_cast(lv2, R.Shape([k]))\n"
+          "            lv4: R.Tensor((k,), dtype=\"int64\") = R.arange(0, k, 1, dtype=\"int64\")\n"
+          "            gv: R.Tuple(R.Tensor((n, 2), dtype=\"int64\"), R.Tensor((k,), "
+          "dtype=\"int64\")) = lv1, lv4\n"
+          "            R.output(gv)\n"
+          "        return gv\n";
+    const ImportResult r = importBytes(text, "match_cast.relax.py");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    const FunctionId main = g.mainFunction();
+    // A MatchCast binding is not an operator call: nonzero, permute_dims, tensor_to_shape and
+    // arange are the four ops.
+    const ModelSummary s = ModelSummary::compute(g);
+    QCOMPARE(s.opCalls, std::size_t(4));
+    QCOMPARE(s.ops,
+             OpHistogram({ { "relax.arange", 1 },
+                           { "relax.nonzero", 1 },
+                           { "relax.permute_dims", 1 },
+                           { "relax.tensor_to_shape", 1 } }));
+    // lv casts the nonzero call, lv3 the shape lv2, to the written types.
+    const Node &lv = g.node(byName(g, main, "lv"));
+    QCOMPARE(QString::fromStdString(lv.op), QStringLiteral("relax.match_cast"));
+    QCOMPARE(lv.outputType(), Type::tensor({ Dim::known(2), Dim::symbolic("n") }, "int64"));
+    QCOMPARE(QString::fromStdString(g.node(lv.inputs[0].node).op), QStringLiteral("relax.nonzero"));
+    const Node &lv3 = g.node(byName(g, main, "lv3"));
+    QCOMPARE(lv3.inputs[0].node, byName(g, main, "lv2"));
+    QCOMPARE(lv3.outputType().shape, std::vector<Dim>({ Dim::symbolic("k") }));
+    // k as a value: a PrimValue constant.
+    const Node &arange = g.node(byName(g, main, "lv4"));
+    QCOMPARE(arange.inputs.size(), std::size_t(3));
+    const Node &end = g.node(arange.inputs[1].node);
+    QCOMPARE(end.kind, NodeKind::Constant);
+    QCOMPARE(QString::fromStdString(end.op), QStringLiteral("R.prim_value"));
+    QCOMPARE(end.value().text, std::string("k"));
+
+    // Printed back as TVM parses it: the casts as R.match_cast, k as R.prim_value(k), and a
+    // return type that uses no dim the parameters do not define (n and k are defined in the
+    // body), so only the ranks.
+    const std::string printed = printRelax(g);
+    for (const char *line : {
+             "            lv_0 = R.nonzero(x)\n",
+             "            lv: R.Tensor((2, n), dtype=\"int64\") = R.match_cast(lv_0, "
+             "R.Tensor((2, n), dtype=\"int64\"))\n",
+             "            lv3: R.Shape([k]) = R.match_cast(lv2, R.Shape([k]))\n",
+             "R.arange(0, R.prim_value(k), 1, dtype=\"int64\")\n",
+             "-> R.Tuple(R.Tensor(dtype=\"int64\", ndim=2), R.Tensor(dtype=\"int64\", ndim=1)):\n",
+         })
+        QVERIFY2(printed.find(line) != std::string::npos,
+                 (line + std::string("\n") + printed).c_str());
+    const ImportResult again = importBytes(printed, "printed.relax.py");
+    QVERIFY2(again.ok(), again.firstError().c_str());
+    QCOMPARE(ModelSummary::compute(*again.graph).ops, s.ops);
 }
 
 void TestRelaxImport::sniffing()

@@ -13,7 +13,9 @@ ops            every binding (`x = value` / `x: T = value`) whose value is a cal
                `R.nn.conv2d(...)` under their TVM op name `relax.nn.conv2d`; `R.call_tir`,
                `R.call_tir_inplace`, `R.call_dps_packed`, `R.call_packed`, `R.call_pure_packed`
                under the callee's name (`cls.f` -> `f`, a string symbol as written); calls of
-               module functions `cls.f(...)` under `f`. Not counted: calls of local closures,
+               module functions `cls.f(...)` under `f`; `R.match_cast(value, T)` is TVM's
+               MatchCast binding, not an op: it counts the call it casts, if `value` is one.
+               Not counted: calls of local closures,
                the value constructors `R.shape`, `R.const`, `R.prim_value`, `R.str`, `R.dtype`,
                `R.tuple`, projections, tuples, aliases; statements (`R.func_attr`, `R.output`).
 op_calls       sum of ops.
@@ -137,6 +139,8 @@ def count(path):
             relax.append(fn)
         for stmt in statements(fn.body):
             value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+            if isinstance(value, ast.Call) and dotted(value.func) == "R.match_cast":
+                value = value.args[0] if value.args else None
             if isinstance(value, ast.Call):
                 op = op_name(value, cls.name)
                 if op is not None:

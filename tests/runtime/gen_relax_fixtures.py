@@ -2,16 +2,32 @@
 # SPDX-License-Identifier: Apache-2.0
 # Part of Cleave, the partition editor for deep-learning graphs.
 """Relax fixtures made by TVM itself (issue 29): small ONNX models built with onnx.helper (seeded
-weights) and the ONNX samples, converted by TVM's own frontend
-(tvm.relax.frontend.onnx.from_onnx) and printed by TVM (mod.script()).
+weights, fp32) and the ONNX samples, converted by TVM's own frontend
+(tvm.relax.frontend.onnx.from_onnx, opset 17) and printed by TVM (mod.script()).
 
-Weights become function parameters (keep_params_in_input=True; the frontend's "params"
-attribute, which only carries their values, is dropped so that the text parses), except in
-`<name>_consts`, where they stay constants and the module is printed with show_meta=True: the
-metadata header in TVM 0.27's own format.
+Frontend options, per variant (the name's suffix):
+  <name>          keep_params_in_input=True: the weights are parameters of `main` after the data
+                  inputs (`R.func_attr({"num_input": k})`). The frontend's "params" attribute,
+                  which only carries their values, is dropped so that the text parses.
+  <name>_consts   keep_params_in_input=False: the weights are constants, printed with
+                  show_meta=True, i.e. as metadata["ir.GenericConst"][i] with TVM 0.27's metadata
+                  header (tvm-ffi graph: root_index, ffi.Tensor payloads); rank-0 constants print
+                  inline as R.const(...).
+  <name>_fused    the <name> module after LegalizeOps, AnnotateTIROpPattern and FuseOps: main
+                  calls "Primitive" Relax functions whose ops are R.call_tir of @T.prim_funcs.
+  <name>_lowered  the same and FuseTIR: every op an R.call_tir of a fused @T.prim_func (TVM
+                  0.27's TIR: s_tir, T.sblock).
 
-Writes OUTDIR/<name>.relax.py, OUTDIR/<name>.onnx and OUTDIR/fixtures.json:
-[{"name", "relax", "onnx", "function"}]. Usage: gen_relax_fixtures.py OUTDIR [SAMPLE.onnx ...]
+Writes OUTDIR/<name>.relax.py and OUTDIR/<name>.onnx for each, and two indexes of the same layout,
+[{"name", "relax", "onnx", "function"}]:
+  fixtures.json         modules for the import oracle and the export / run tests: static shapes,
+                        float inputs (conv_bn_relu, conv_bn_relu_consts, residual, inception,
+                        attention, split_concat and the ONNX samples).
+  import_fixtures.json  modules only the import oracle reads: symbolic dims (TVM 0.27 declares them
+                        as `n = TypeVar("n")` before the class), R.match_cast (NonZero, Range),
+                        integer and boolean inputs, several outputs, a tuple-valued op (TopK),
+                        if / else, fused and lowered modules.
+Usage: gen_relax_fixtures.py OUTDIR [SAMPLE.onnx ...]
 """
 
 import json
@@ -23,6 +39,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import tvm
+from tvm import relax
 from tvm.relax.frontend.onnx import from_onnx
 
 RNG = np.random.default_rng(29)
@@ -40,8 +57,12 @@ def model(name, nodes, inputs, outputs, inits):
     return m
 
 
-def tensor(name, shape):
-    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+def tensor(name, shape, dtype=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
 
 
 def conv_bn_relu():
@@ -121,34 +142,145 @@ def split_concat():
                  [numpy_helper.from_array(np.array([2, 2, 2], dtype=np.int64), "parts")])
 
 
-def convert(m, with_constants):
+def dynamic_mlp():
+    """A batch of any size ("batch"): Gemm -> Relu -> Gemm (transB) -> Softmax."""
+    inits = [weight("w1", (12, 16)), weight("b1", (16,)), weight("w2", (4, 16)),
+             weight("b2", (4,))]
+    nodes = [helper.make_node("Gemm", ["x", "w1", "b1"], ["h"]),
+             helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("Gemm", ["r", "w2", "b2"], ["l"], transB=1),
+             helper.make_node("Softmax", ["l"], ["y"], axis=-1)]
+    return model("dynamic_mlp", nodes, [tensor("x", ["batch", 12])], [tensor("y", ["batch", 4])],
+                 inits)
+
+
+def dynamic_conv():
+    """Symbolic batch and height (N, H): Conv -> Relu -> Flatten, whose output has the
+    symbolic dim H * 16."""
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1] * 4),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("Flatten", ["r"], ["y"], axis=1)]
+    return model("dynamic_conv", nodes, [tensor("x", ["N", 3, "H", 4])],
+                 [tensor("y", ["N", None])], [weight("w", (4, 3, 3, 3))])
+
+
+def three_outputs():
+    """Conv -> Relu, its global average, and the average's ArgMax (int64): three outputs."""
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1] * 4),
+             helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("GlobalAveragePool", ["r"], ["g"]),
+             helper.make_node("Flatten", ["g"], ["f"]),
+             helper.make_node("ArgMax", ["f"], ["am"], axis=1, keepdims=0)]
+    return model("three_outputs", nodes, [tensor("x", [1, 3, 6, 6])],
+                 [tensor("r", [1, 4, 6, 6]), tensor("f", [1, 4]),
+                  tensor("am", [1], TensorProto.INT64)], [weight("w", (4, 3, 3, 3))])
+
+
+def embedding():
+    """int64 token ids and a bool mask: Gather from a table, LayerNormalization, MatMul, Erf,
+    Slice, Cast to float16, Where; two outputs of different dtypes."""
+    inits = [weight("emb", (10, 8)), weight("g", (8,)), weight("b", (8,)), weight("wo", (8, 8)),
+             ints("starts", [0, 2]), ints("ends", [3, 8]), ints("axes", [1, 2])]
+    nodes = [helper.make_node("Gather", ["emb", "ids"], ["e"], axis=0),
+             helper.make_node("LayerNormalization", ["e", "g", "b"], ["n"], axis=-1,
+                              epsilon=1e-5),
+             helper.make_node("MatMul", ["n", "wo"], ["m"]),
+             helper.make_node("Erf", ["m"], ["er"]),
+             helper.make_node("Slice", ["er", "starts", "ends", "axes"], ["s"]),
+             helper.make_node("Cast", ["s"], ["y"], to=TensorProto.FLOAT16),
+             helper.make_node("Where", ["mask", "m", "n"], ["z"])]
+    return model("embedding", nodes,
+                 [tensor("ids", [1, 5], TensorProto.INT64),
+                  tensor("mask", [1, 5, 8], TensorProto.BOOL)],
+                 [tensor("y", [1, 3, 6], TensorProto.FLOAT16), tensor("z", [1, 5, 8])], inits)
+
+
+def nonzero():
+    """NonZero, whose count is known at run time only: TVM binds it with R.match_cast."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"]),
+             helper.make_node("Transpose", ["nz"], ["y"])]
+    return model("nonzero", nodes, [tensor("x", [3, 4])],
+                 [tensor("y", [None, 2], TensorProto.INT64)], [])
+
+
+def arange():
+    """Range of int64 scalar inputs, cast to float: R.match_cast of a shape, and its symbolic
+    length passed to R.arange as a value."""
+    nodes = [helper.make_node("Range", ["start", "limit", "delta"], ["r"]),
+             helper.make_node("Cast", ["r"], ["y"], to=TensorProto.FLOAT)]
+    scalar = [tensor(n, [], TensorProto.INT64) for n in ("start", "limit", "delta")]
+    return model("arange", nodes, scalar, [tensor("y", [None])], [])
+
+
+def top_k():
+    """TopK: an op with a tuple result whose two fields are the model's outputs."""
+    nodes = [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=-1)]
+    return model("top_k", nodes, [tensor("x", [2, 8])],
+                 [tensor("v", [2, 3]), tensor("i", [2, 3], TensorProto.INT64)], [ints("k", [3])])
+
+
+def if_else():
+    """If on a bool input: Relu in one branch, Neg in the other (a Relax if / else)."""
+    then = helper.make_graph([helper.make_node("Relu", ["x"], ["t"])], "then", [],
+                             [tensor("t", [2, 3])])
+    other = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                              [tensor("e", [2, 3])])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    return model("if_else", nodes, [tensor("c", [], TensorProto.BOOL), tensor("x", [2, 3])],
+                 [tensor("y", [2, 3])], [])
+
+
+def convert(m, variant):
+    """TVMScript of the ONNX model `m` as TVM converts and prints it (variants: see above)."""
+    with_constants = variant == "consts"
     mod = from_onnx(m, keep_params_in_input=not with_constants)
     if not with_constants and mod["main"].attrs is not None and "params" in mod["main"].attrs:
         mod["main"] = mod["main"].without_attr("params")
+    passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
+              relax.transform.FuseOps()]
+    if variant == "fused":
+        mod = tvm.transform.Sequential(passes)(mod)
+    if variant == "lowered":
+        mod = tvm.transform.Sequential(passes + [relax.transform.FuseTIR()])(mod)
     return mod.script(show_meta=with_constants)
 
 
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    models = [conv_bn_relu(), residual(), inception(), attention(), split_concat()]
+    samples = []
     for path in sys.argv[2:]:
         m = onnx.load(path)
         m.graph.name = os.path.basename(path)[:-5]
-        models.append(m)
-    listed = []
-    for m in models:
-        for with_constants in (False, True) if m.graph.name == "conv_bn_relu" else (False,):
-            name = m.graph.name + ("_consts" if with_constants else "")
+        samples.append((m, ("params",), "fixtures.json"))
+    plan = [(conv_bn_relu(), ("params", "consts"), "fixtures.json"),
+            (residual(), ("params",), "fixtures.json"),
+            (inception(), ("params",), "fixtures.json"),
+            (attention(), ("params",), "fixtures.json"),
+            (split_concat(), ("params",), "fixtures.json")] + samples
+    plan += [(conv_bn_relu(), ("fused", "lowered"), "import_fixtures.json"),
+             (dynamic_mlp(), ("params", "consts", "lowered"), "import_fixtures.json"),
+             (dynamic_conv(), ("params", "consts"), "import_fixtures.json"),
+             (three_outputs(), ("params", "lowered"), "import_fixtures.json"),
+             (embedding(), ("params", "consts"), "import_fixtures.json"),
+             (nonzero(), ("params",), "import_fixtures.json"),
+             (arange(), ("params",), "import_fixtures.json"),
+             (top_k(), ("params",), "import_fixtures.json"),
+             (if_else(), ("params",), "import_fixtures.json")]
+    indexes = {"fixtures.json": [], "import_fixtures.json": []}
+    for m, variants, index in plan:
+        for variant in variants:
+            name = m.graph.name + ("" if variant == "params" else "_" + variant)
             onnx.save(m, os.path.join(out, name + ".onnx"))
             with open(os.path.join(out, name + ".relax.py"), "w", encoding="utf-8") as f:
-                f.write(convert(m, with_constants))
-            listed.append({"name": name, "relax": name + ".relax.py", "onnx": name + ".onnx",
-                           "function": "main"})
-            print("%s: converted by TVM %s" % (name, tvm.__version__))
-    with open(os.path.join(out, "fixtures.json"), "w", encoding="utf-8") as f:
-        json.dump(listed, f, indent=1)
-    print("%d fixtures in %s" % (len(listed), out))
+                f.write(convert(m, variant))
+            indexes[index].append({"name": name, "relax": name + ".relax.py",
+                                   "onnx": name + ".onnx", "function": "main"})
+            print("%s: converted by TVM %s (%s)" % (name, tvm.__version__, index))
+    for index, listed in indexes.items():
+        with open(os.path.join(out, index), "w", encoding="utf-8") as f:
+            json.dump(listed, f, indent=1)
+        print("%d fixtures in %s" % (len(listed), os.path.join(out, index)))
     return 0
 
 

@@ -51,6 +51,39 @@ std::string microseconds(double us)
     return buffer;
 }
 
+/// --bandwidth, --link-latency and --flops-rate, in the ranges a device file allows: a
+/// bandwidth of 1e-320 GB/s or a rate of 1e-300 GFLOPS would make every time infinite.
+bool readRates(const Arguments &args, const CommandContext &context, LinkSpec &link, double &gflops)
+{
+    if (const auto bw = args.value("--bandwidth")) {
+        const auto value = parseBandwidth(*bw);
+        if (!value)
+            return context.usageError("--bandwidth expects GB/s from 0.000001 to 1e9 (or a "
+                                      "rate such as 12GB/s), got '"
+                                      + *bw + "'")
+                == 0;
+        link.bytesPerSecond = *value;
+    }
+    if (const auto lat = args.value("--link-latency")) {
+        const auto value = parseDurationUs(*lat);
+        if (!value)
+            return context.usageError("--link-latency expects microseconds from 0 to 3.6e9 (an "
+                                      "hour), got '"
+                                      + *lat + "'")
+                == 0;
+        link.latencyUs = *value;
+    }
+    if (const auto rate = args.value("--flops-rate")) {
+        const auto value = positiveNumber(*rate);
+        if (!value || *value < minGflops || *value > maxGflops)
+            return context.usageError("--flops-rate expects GFLOP/s from 0.001 to 1e9, got '"
+                                      + *rate + "'")
+                == 0;
+        gflops = *value;
+    }
+    return true;
+}
+
 /// Everything the cost model needs, owned here so that DeviceSpecs can point into it.
 struct CostSetup
 {
@@ -74,15 +107,8 @@ std::optional<std::size_t> setupCost(const Arguments &args, const CommandContext
     }
     DeviceSpec base;
     base.latency = setup.latency ? &*setup.latency : nullptr;
-    if (const auto rate = args.value("--flops-rate")) {
-        const auto value = positiveNumber(*rate);
-        if (!value) {
-            context.usageError("--flops-rate expects a positive number of GFLOP/s, got '" + *rate
-                               + "'");
-            return std::nullopt;
-        }
-        base.gflops = *value;
-    }
+    if (!readRates(args, context, setup.devices.link, base.gflops))
+        return std::nullopt;
     std::optional<std::int64_t> memory;
     if (const auto limit = args.value("--memory-limit")) {
         memory = parseByteSize(*limit);
@@ -91,22 +117,6 @@ std::optional<std::size_t> setupCost(const Arguments &args, const CommandContext
                                + *limit + "'");
             return std::nullopt;
         }
-    }
-    if (const auto bw = args.value("--bandwidth")) {
-        const auto value = positiveNumber(*bw);
-        if (!value) {
-            context.usageError("--bandwidth expects a positive number of GB/s, got '" + *bw + "'");
-            return std::nullopt;
-        }
-        setup.devices.link.bytesPerSecond = *value * 1e9;
-    }
-    if (const auto lat = args.value("--link-latency")) {
-        const auto value = positiveNumber(*lat, true);
-        if (!value) {
-            context.usageError("--link-latency expects microseconds (>= 0), got '" + *lat + "'");
-            return std::nullopt;
-        }
-        setup.devices.link.latencyUs = *value;
     }
     if (const auto file = args.value("--devices")) {
         const LinkSpec flags = setup.devices.link;
@@ -313,30 +323,7 @@ bool setupRegions(const Arguments &args, const CommandContext &context, RegionOp
         tables.push_back(std::make_unique<LatencyTable>(std::move(*table)));
         options.latency[entry.substr(0, eq)] = tables.back().get();
     }
-    CostSetup setup;
-    if (const auto bw = args.value("--bandwidth")) {
-        const auto value = positiveNumber(*bw);
-        if (!value)
-            return context.usageError("--bandwidth expects a positive number of GB/s, got '" + *bw
-                                      + "'")
-                == 0;
-        options.link.bytesPerSecond = *value * 1e9;
-    }
-    if (const auto lat = args.value("--link-latency")) {
-        const auto value = positiveNumber(*lat, true);
-        if (!value)
-            return context.usageError("--link-latency expects microseconds (>= 0), got '" + *lat
-                                      + "'")
-                == 0;
-        options.link.latencyUs = *value;
-    }
-    if (const auto rate = args.value("--flops-rate")) {
-        const auto value = positiveNumber(*rate);
-        if (!value)
-            return context.usageError("--flops-rate expects a positive number of GFLOP/s") == 0;
-        options.fallbackGflops = *value;
-    }
-    return true;
+    return readRates(args, context, options.link, options.fallbackGflops);
 }
 
 int runRegions(const Arguments &args, const CommandContext &context, const Graph &graph,
@@ -377,6 +364,11 @@ int runAuto(const Arguments &args, const CommandContext &context)
     if (modes != 1)
         return context.usageError(
             "give exactly one of --stages K, --devices FILE or --targets LIST");
+    for (const char *regionsOnly : { "--min-region", "--latency-per-target" }) {
+        if (args.value(regionsOnly) && !args.value("--targets"))
+            return context.usageError(std::string(regionsOnly)
+                                      + " applies to --targets only (BYOC regions), not to stages");
+    }
     ImportResult imported = importFile(args.positionals.front());
     for (const Diagnostic &d : imported.diagnostics)
         context.err << d.toString() << '\n';

@@ -65,8 +65,9 @@ int exportPlan(const PartitionPlan &plan, const BoundaryTable &boundary,
     for (const Diagnostic &d : result.diagnostics)
         context.err << dir << ": " << d.toString() << '\n';
     if (!result.ok) {
-        const bool io = std::any_of(result.diagnostics.begin(), result.diagnostics.end(),
-                                    [](const Diagnostic &d) { return d.code == "export.io"; });
+        const bool io = std::any_of(
+            result.diagnostics.begin(), result.diagnostics.end(),
+            [](const Diagnostic &d) { return d.code == "export.io" || d.code == "export.busy"; });
         return io ? exitBadInput : exitInvalidPlan;
     }
     context.out << "exported " << result.files.size() << " files to " << dir << '\n';
@@ -138,7 +139,7 @@ int runPartition(const Arguments &args, const CommandContext &context)
         plan.emplace(*graph, function);
     ValidationOptions options;
     std::optional<LatencyTable> latency;
-    if (!plan || !loadCheckOptions(args, options, latency, context.err))
+    if (!plan || !loadCheckOptions(args, *plan, options, latency, context.err))
         return exitBadInput;
     applyWriterCapabilities(*graph, options);
     if (!points.empty() && !reportEdit(plan->cutAfterOps(points), model, context.err))

@@ -23,7 +23,7 @@ int runValidate(const Arguments &args, const CommandContext &context)
     std::optional<PartitionPlan> plan = loadPlan(*graph, args, diagnostics, context.err);
     ValidationOptions options;
     std::optional<LatencyTable> latency;
-    if (!plan || !loadCheckOptions(args, options, latency, context.err))
+    if (!plan || !loadCheckOptions(args, *plan, options, latency, context.err))
         return exitBadInput;
     applyWriterCapabilities(*graph, options);
     for (Diagnostic &d : validateAll(*plan, options))

@@ -43,6 +43,51 @@ void symbolsOf(const Type &t, std::vector<std::string> &out)
         symbolsOf(f, out);
 }
 
+/// True when the dim is known or every identifier of its symbolic text (`n`, `H * 16`) is in
+/// `defined`.
+bool dimDefined(const Dim &d, const std::vector<std::string> &defined)
+{
+    const std::string &text = d.symbol.str();
+    if (text.empty())
+        return d.isKnown();
+    for (std::size_t i = 0; i < text.size();) {
+        const auto isWord = [&](std::size_t k) {
+            const char c = text[k];
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || c == '_';
+        };
+        if (!isWord(i)) {
+            ++i;
+            continue;
+        }
+        std::size_t end = i;
+        while (end < text.size() && isWord(end))
+            ++end;
+        const std::string word = text.substr(i, end - i);
+        if (!(word[0] >= '0' && word[0] <= '9')
+            && std::find(defined.begin(), defined.end(), word) == defined.end())
+            return false;
+        i = end;
+    }
+    return true;
+}
+
+/// `t` as a function's return type may carry it: TVM lets a return type use only the symbolic
+/// dims the parameters define, so a tensor or shape with another (one an R.match_cast defines
+/// in the body) keeps only its rank, as TVM itself prints it (`R.Tensor(dtype=.., ndim=2)`).
+Type returnTypeOver(Type t, const std::vector<std::string> &defined)
+{
+    const bool shaped = t.isTensor() || (t.kind == Type::Kind::Named && t.name == "R.Shape");
+    if (shaped
+        && !std::ranges::all_of(t.shape, [&](const Dim &d) { return dimDefined(d, defined); })) {
+        for (Dim &d : t.shape)
+            d = Dim::unknown();
+    }
+    for (Type &field : t.fields)
+        field = returnTypeOver(field, defined);
+    return t;
+}
+
 /// Puts every tensor of `t` (a tensor, or a tuple's tensors at any depth) on `device`.
 void placeOn(Type &t, const std::string &device)
 {
@@ -140,8 +185,12 @@ void RelaxPrinter::printRelaxFunction(FunctionId f, int indent, std::string &out
         }
     }
     out += ")";
-    if (fn.hasReturnType)
-        out += " -> " + typeText(fn.returnType, true);
+    if (fn.hasReturnType) {
+        std::vector<std::string> defined;
+        for (NodeId p : fn.params)
+            symbolsOf(m_graph.node(p).outputType(), defined);
+        out += " -> " + typeText(returnTypeOver(fn.returnType, defined), true);
+    }
     out += ":\n";
     const int body = indent + 4;
     std::string attrs;
@@ -394,6 +443,9 @@ std::string RelaxPrinter::value(NodeId id)
     case NodeKind::OpCall:
         if (n.attrs.find("call"))
             return kernelCall(n);
+        if (n.op == "relax.match_cast" && n.inputs.size() == 1)
+            return "R.match_cast(" + ref(n.inputs[0]) + ", " + typeText(n.outputType(), false)
+                + ")";
         return "R." + (n.op.str().starts_with("relax.") ? n.op.str().substr(6) : n.op.str()) + "("
             + arguments(n, 0) + ")";
     case NodeKind::FunctionCall: {

@@ -79,6 +79,19 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
         node.setOutputTypes({ *annotation });
         node.typeAnnotated = true;
     }
+    // `R.arange(0, n, 1)`: a symbolic shape variable, or an expression of them, written as a
+    // value is a PrimValue in TVM, like `R.prim_value(n)`.
+    if (!m_symbols.empty() && isSymbolicValue(e, scope)) {
+        node.kind = NodeKind::Constant;
+        node.op = "R.prim_value";
+        AttrValue text;
+        text.kind = AttrValue::Kind::Opaque;
+        text.text = exprText(e);
+        node.setValue(std::move(text));
+        if (node.outputTypes().empty())
+            node.setOutputTypes({ namedType("R.Prim", "int64") });
+        return addNode(std::move(node), scope, e);
+    }
     switch (e.kind) {
     case Expr::Kind::Name: {
         if (e.text.find('.') == std::string::npos)
@@ -121,6 +134,34 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
     }
 }
 
+bool RelaxParser::isSymbolicValue(const Expr &e, const Scope &scope) const
+{
+    switch (e.kind) {
+    case Expr::Kind::Name:
+        if (!m_symbols.contains(e.text))
+            return false;
+        for (const Scope *s = &scope; s; s = s->parent) {
+            if (s->names.contains(e.text))
+                return false;
+        }
+        return true;
+    case Expr::Kind::Unary:
+    case Expr::Kind::Binary: {
+        // At least one symbol; the other operands symbols or integers (`n * 2`, `-n`).
+        bool symbol = false;
+        for (const Expr &item : e.items) {
+            if (isSymbolicValue(item, scope))
+                symbol = true;
+            else if (item.kind != Expr::Kind::Number)
+                return false;
+        }
+        return symbol;
+    }
+    default:
+        return false;
+    }
+}
+
 RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node node)
 {
     const Expr &base = e.items[0];
@@ -148,6 +189,11 @@ RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node
         }
         node.kind = NodeKind::Constant;
         node.setMetaRef("metadata[" + quoted(key.text) + "][" + index.text + "]");
+        // The header gives the constant's type (its shape and dtype), unless annotated.
+        const auto table = m_metadataTypes.find(key.text);
+        if (node.outputTypes().empty() && table != m_metadataTypes.end() && i < table->second.size()
+            && !table->second[i].isUnknown())
+            node.setOutputTypes({ table->second[i] });
         return addNode(std::move(node), scope, e);
     }
     if (index.kind != Expr::Kind::Number
@@ -184,6 +230,22 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
             node.kind = NodeKind::Tuple;
             for (std::size_t i = 1; i < e.items.size(); ++i)
                 node.inputs.push_back(materialize(lowerExpr(e.items[i], scope), scope, e.items[i]));
+            return addNode(std::move(node), scope, e);
+        }
+        if (op == "match_cast") {
+            // `lv: T = R.match_cast(value, T)`: TVM's MatchCast binding, which gives `value` the
+            // refined type T (and defines T's new symbolic dims). Not an operator call: the node
+            // is named relax.match_cast, typed T, and not counted as an op (ModelSummary).
+            const Expr *sinfo = e.items.size() == 3 ? &e.items[2] : e.keyword("struct_info");
+            if (e.items.size() < 2 || !sinfo || e.items.size() + e.kwargs.size() != 3)
+                fail(e, "R.match_cast takes a value and the type to cast it to");
+            node.kind = NodeKind::OpCall;
+            node.op = "relax.match_cast";
+            node.inputs.push_back(materialize(lowerExpr(e.items[1], scope), scope, e.items[1]));
+            if (node.outputTypes().empty()) {
+                node.setOutputTypes({ typeFromExpr(*sinfo) });
+                node.typeAnnotated = true;
+            }
             return addNode(std::move(node), scope, e);
         }
         if (op == "output" || op == "func_attr" || op == "dataflow")

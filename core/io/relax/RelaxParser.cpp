@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relax/RelaxParser.h"
 
+#include "core/io/relax/RelaxMetadataTypes.h"
 #include "core/io/relax/RelaxValues.h"
 #include "core/support/NodeGraphIndex.h"
 
@@ -173,6 +174,21 @@ void RelaxParser::parseModuleStatement()
         m_ts.expectKind(TokenKind::Newline, "end of line after the metadata header");
         return;
     }
+    // TVM 0.27 declares the module's symbolic shape variables before the class:
+    // `n = TypeVar("n")`. Dims are kept by name, so the declaration itself adds nothing.
+    if (t.is(TokenKind::Name) && m_ts.peek(1).isPunct("=")) {
+        m_ts.take();
+        m_ts.take();
+        const Expr value = m_ts.parseExpr();
+        if (!value.isCallOf("TypeVar") && !value.isCallOf("typing.TypeVar"))
+            fail(value,
+                 "expected a symbolic variable `" + std::string(t.text) + " = TypeVar(\""
+                     + std::string(t.text) + "\")` or the module, found "
+                     + exprText(value).substr(0, 60));
+        m_symbols.emplace(t.text);
+        m_ts.expectKind(TokenKind::Newline, "end of line after the symbolic variable");
+        return;
+    }
     if (t.isPunct("@")) {
         const Token decorator = m_ts.take();
         const Expr e = m_ts.parseExpr();
@@ -198,6 +214,7 @@ void RelaxParser::readMetadata(const Expr &value)
         fail(value.items[1], "the metadata header is not TVM's JSON object graph",
              "relax.metadata");
     const nlohmann::json &nodes = doc["nodes"];
+    m_metadataTypes = metadataConstantTypes(doc);
     if (doc.contains("root_index")) {
         readFfiMetadata(doc, value.items[1]);
         m_graph->setMetadata(text);
@@ -661,12 +678,16 @@ void RelaxParser::parseAssignment(Scope &scope, BlockEnd &end, const Expr &targe
             if (!isVarDecl(v))
                 fail(target, "tuple unpacking is only supported for symbolic variables");
         }
+        for (const Expr &name : target.items)
+            m_symbols.insert(name.text);
         return;
     }
     if (target.kind != Expr::Kind::Name || target.text.find('.') != std::string::npos)
         fail(target, "expected a variable name on the left of '=', found " + exprText(target));
-    if (isVarDecl(value))
+    if (isVarDecl(value)) {
+        m_symbols.insert(target.text);
         return;
+    }
     if (value.kind == Expr::Kind::Name && value.text == m_className) {
         scope.names.erase(target.text);
         return; // `cls = Module`

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace cleave::relax {
@@ -97,6 +98,10 @@ private:
     Value lowerConstant(const Expr &e, const std::string &ctor, Scope &scope, Node node);
     Value lowerSubscript(const Expr &e, Scope &scope, Node node);
     Value lookup(const Expr &name, Scope &scope);
+    /// True for a value made of symbolic shape variables and integers (`n`, `n * 2`), which
+    /// TVM passes to ops as a PrimValue (`R.arange(0, n, 1)`); a Relax variable of the same
+    /// name wins.
+    [[nodiscard]] bool isSymbolicValue(const Expr &e, const Scope &scope) const;
     void bind(Scope &scope, const std::string &name, const Value &v, const Expr &at);
     FunctionId globalFunction(const std::string &name, const Expr &at);
     Value addNode(Node node, Scope &scope, const Expr &at);
@@ -110,7 +115,10 @@ private:
     std::unordered_map<std::string, FunctionId> m_globals;
     std::unordered_map<std::uint32_t, bool> m_defined;
     std::map<std::uint32_t, std::pair<int, int>> m_firstReference;
+    std::unordered_set<std::string> m_symbols; ///< Symbolic shape variables (T.int64(), TypeVar).
     std::map<std::string, std::size_t> m_metadataCounts; ///< Entries per metadata key.
+    /// The constants' types the metadata header gives, per key (RelaxMetadataTypes.h).
+    std::map<std::string, std::vector<Type>> m_metadataTypes;
     bool m_hasMetadata = false;
     int m_blockDepth = 0;
     std::string m_sinfoKeyword;

@@ -236,11 +236,12 @@ std::string typeText(const Type &t, bool signature)
 {
     switch (t.kind) {
     case Type::Kind::Tensor: {
-        bool allUnknown = !t.shape.empty();
-        for (const Dim &d : t.shape)
-            allUnknown = allUnknown && !d.isKnown() && d.symbol.empty();
+        // TVM's tensor type has a whole shape or only a rank: one dim neither known nor symbolic
+        // (which TVMScript cannot write) leaves the rank.
+        const bool rankOnly = std::ranges::any_of(
+            t.shape, [](const Dim &d) { return !d.isKnown() && d.symbol.empty(); });
         std::string s = "R.Tensor(";
-        if (allUnknown) {
+        if (rankOnly) {
             s += t.dtype.empty() ? "" : "dtype=" + quoted(t.dtype) + ", ";
             s += "ndim=" + std::to_string(t.shape.size());
         } else {
@@ -261,6 +262,10 @@ std::string typeText(const Type &t, bool signature)
         return s + ")";
     }
     case Type::Kind::Named:
+        if (t.name == "R.Shape" && std::ranges::any_of(t.shape, [](const Dim &d) {
+                return !d.isKnown() && d.symbol.empty();
+            }))
+            return "R.Shape(ndim=" + std::to_string(t.shape.size()) + ")";
         if (t.name == "R.Shape")
             return "R.Shape(" + dimsText(t.shape, signature, false) + ")";
         if (t.name == "R.Prim" && !t.dtype.empty())

@@ -25,7 +25,8 @@ Type typeFromExpr(const Expr &e);
 AttrValue attrFromExpr(const Expr &e);
 
 /// TVMScript text of a type. In a function signature symbolic dims are quoted (`"n"`), as TVM
-/// prints them; elsewhere they are bare names.
+/// prints them; elsewhere they are bare names. A tensor or shape with an unknown dim (`?`, not
+/// symbolic) is written by its rank: `R.Tensor(dtype="int64", ndim=2)`, `R.Shape(ndim=1)`.
 std::string typeText(const Type &t, bool signature);
 
 /// Python text of an attribute value: `[1, 1]`, `"NCHW"`, `True`, `None`, `{"k": 1}`.
