@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace cleave::relax {
 
 namespace {
@@ -28,6 +30,19 @@ Expr exprAt(const Token &t)
 bool isDecorator(const Expr &e, std::string_view name)
 {
     return e.isName(name) || e.isCallOf(name);
+}
+
+// Room for the module's nodes, reserved up front: growing the node store past its capacity moves
+// every node into one twice as large (for a moment both are held). About 80 bytes make a node,
+// and a line holds a binding, some lines two or three nodes (inline constants, prim values,
+// tuples): the larger of the two guesses. Graph::finalize() gives back a large surplus.
+std::size_t nodeEstimate(std::string_view src)
+{
+    std::size_t lines = 0;
+    for (std::size_t eol = src.find('\n'); eol != std::string_view::npos;
+         eol = src.find('\n', eol + 1))
+        ++lines;
+    return std::max(src.size() / 80, lines * 7 / 4);
 }
 
 // About how many lines the body of the function defined at `def` spans: the lines after it that
@@ -141,7 +156,7 @@ std::unique_ptr<Graph> RelaxParser::parse()
 {
     m_graph = std::make_unique<Graph>();
     m_graph->setFormat("relax");
-    m_graph->reserveNodes(m_ts.source().size() / 80);
+    m_graph->reserveNodes(nodeEstimate(m_ts.source()));
     const std::string_view head = m_ts.source().substr(0, 4096);
     m_graph->moduleAttrs().set(
         "tir",
