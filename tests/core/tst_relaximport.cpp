@@ -71,6 +71,7 @@ private slots:
     void moduleTypeVars();
     void metadataConstantTypes();
     void matchCast();
+    void primValueLiteral();
     void sniffing();
     void typesAndShapes();
     void kernelsAndPrimFuncs();
@@ -412,6 +413,28 @@ void TestRelaxImport::matchCast()
     const ImportResult again = importBytes(printed, "printed.relax.py");
     QVERIFY2(again.ok(), again.firstError().c_str());
     QCOMPARE(ModelSummary::compute(*again.graph).ops, s.ops);
+}
+
+void TestRelaxImport::primValueLiteral()
+{
+    // TVM 0.27 prints R.add(f, R.prim_value(T.float32(1.0))) as R.add(f, T.float32(1.0)).
+    const ImportResult r
+        = importBytes(smallModule("            gv = R.add(lv, T.float32(1.0))"), "prim.relax.py");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    const Node &add = g.node(byName(g, g.mainFunction(), "gv"));
+    QCOMPARE(add.inputs.size(), std::size_t(2));
+    const Node &literal = g.node(add.inputs[1].node);
+    QCOMPARE(literal.kind, NodeKind::Constant);
+    QCOMPARE(literal.outputType().kind, Type::Kind::Named);
+    QCOMPARE(literal.outputType().toRelay(), std::string("R.Prim"));
+    QCOMPARE(literal.outputType().dtype.str(), std::string("float32"));
+    const ModelSummary s = ModelSummary::compute(g);
+    QCOMPARE(s.ops, OpHistogram({ { "relax.add", 1 }, { "relax.nn.relu", 1 } }));
+    QCOMPARE(s.scalarConstants, std::size_t(1));
+    // Printed as written.
+    const std::string printed = printRelax(g);
+    QVERIFY2(printed.find("R.add(lv, T.float32(1.0))") != std::string::npos, printed.c_str());
 }
 
 void TestRelaxImport::sniffing()

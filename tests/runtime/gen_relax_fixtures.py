@@ -26,7 +26,9 @@ Writes OUTDIR/<name>.relax.py and OUTDIR/<name>.onnx for each, and two indexes o
   import_fixtures.json  modules only the import oracle reads: symbolic dims (TVM 0.27 declares them
                         as `n = TypeVar("n")` before the class), R.match_cast (NonZero, Range),
                         integer and boolean inputs, several outputs, a tuple-valued op (TopK),
-                        if / else, fused and lowered modules.
+                        if / else, fused and lowered modules, and `printed_forms`, a module
+                        written here (closures, kernels and packed calls, R.print) that TVM
+                        parses and prints again, whose "onnx" is null.
 Usage: gen_relax_fixtures.py OUTDIR [SAMPLE.onnx ...]
 """
 
@@ -230,6 +232,44 @@ def if_else():
                  [tensor("y", [2, 3])], [])
 
 
+# Forms the ONNX frontend does not write, parsed and printed again by TVM (TVM 0.27 spelling:
+# out_ty / ty_args): a closure, a module function call, R.call_tir of a PrimFunc,
+# call_dps_packed, call_pure_packed, call_packed, R.print as a statement and a PrimValue literal.
+PRINTED_FORMS = """
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def add_one(a: T.Buffer((T.int64(4),), "float32"), b: T.Buffer((T.int64(4),), "float32")):
+        for i in range(T.int64(4)):
+            b[i] = a[i] + T.float32(1.0)
+
+    @R.function
+    def helper(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        y = R.nn.relu(x)
+        return y
+
+    @R.function(pure=False)
+    def main(x: R.Tensor((4,), dtype="float32"), s: R.Shape([4])) -> R.Tuple(
+            R.Tensor((4,), dtype="float32"), R.Tensor((4,), dtype="float32")):
+        cls = Module
+
+        @R.function
+        def inner(z: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+            w = R.multiply(z, R.const(2.0, "float32"))
+            return w
+
+        a = R.call_tir(cls.add_one, (x,), out_ty=R.Tensor((4,), dtype="float32"))
+        b = R.call_dps_packed("ext_add", (a,), out_ty=R.Tensor((4,), dtype="float32"))
+        c = R.call_pure_packed("ext_pure", b, ty_args=(R.Tensor((4,), dtype="float32"),))
+        d = cls.helper(c)
+        e = inner(d)
+        _ = R.print(e, format="e: {}")
+        f = R.call_packed("ext_impure", e, ty_args=(R.Tensor((4,), dtype="float32"),))
+        g = R.add(f, R.prim_value(T.float32(1.0)))
+        return (f, g)
+"""
+
+
 def convert(m, variant):
     """TVMScript of the ONNX model `m` as TVM converts and prints it (variants: see above)."""
     with_constants = variant == "consts"
@@ -277,6 +317,13 @@ def main():
             indexes[index].append({"name": name, "relax": name + ".relax.py",
                                    "onnx": name + ".onnx", "function": "main"})
             print("%s: converted by TVM %s (%s)" % (name, tvm.__version__, index))
+    # Not converted from ONNX: "onnx" is null.
+    name = "printed_forms"
+    with open(os.path.join(out, name + ".relax.py"), "w", encoding="utf-8") as f:
+        f.write(tvm.script.from_source(PRINTED_FORMS).script())
+    indexes["import_fixtures.json"].append({"name": name, "relax": name + ".relax.py",
+                                            "onnx": None, "function": "main"})
+    print("%s: printed by TVM %s (import_fixtures.json)" % (name, tvm.__version__))
     for index, listed in indexes.items():
         with open(os.path.join(out, index), "w", encoding="utf-8") as f:
             json.dump(listed, f, indent=1)

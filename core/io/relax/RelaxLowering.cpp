@@ -254,6 +254,20 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
             fail(e, path + " is a type annotation, not a value");
         node.kind = NodeKind::OpCall;
         node.op = "relax." + op;
+    } else if (prefix == "T" && dot != std::string::npos && e.items.size() == 2 && e.kwargs.empty()
+               && (e.items[1].kind == Expr::Kind::Number
+                   || e.items[1].kind == Expr::Kind::Constant)) {
+        // `R.add(f, T.float32(1.0))`: TVM 0.27 prints a PrimValue of a literal as the TIR
+        // literal. Kept as written, typed R.Prim of its dtype.
+        node.kind = NodeKind::Constant;
+        node.op = "literal";
+        AttrValue text;
+        text.kind = AttrValue::Kind::Opaque;
+        text.text = exprText(e);
+        node.setValue(std::move(text));
+        if (node.outputTypes().empty())
+            node.setOutputTypes({ namedType("R.Prim", path.substr(dot + 1)) });
+        return addNode(std::move(node), scope, e);
     } else if ((prefix == "cls" || prefix == m_className) && dot != std::string::npos) {
         node.kind = NodeKind::FunctionCall;
         node.callee = globalFunction(path.substr(dot + 1), callee);
