@@ -11,24 +11,24 @@ namespace {
 
 // What each byte can be, looked up once per byte instead of compared range by range.
 enum CharClass : std::uint8_t {
-    identStart = 1, ///< a-z, A-Z, _, and any byte of a UTF-8 sequence
-    digit = 2,
-    blank = 4, ///< ' ', '\t', '\f', '\r': skipped between tokens
-    punct = 8, ///< a one-character operator or bracket
+    IdentStart = 1, ///< a-z, A-Z, _, and any byte of a UTF-8 sequence
+    Digit = 2,
+    Blank = 4, ///< ' ', '\t', '\f', '\r': skipped between tokens
+    Punct = 8, ///< a one-character operator or bracket
 };
 
 constexpr std::array<std::uint8_t, 256> charClasses = [] {
     std::array<std::uint8_t, 256> classes {};
     for (int c = 0; c < 256; ++c) {
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80)
-            classes[c] |= identStart;
+            classes[c] |= IdentStart;
         if (c >= '0' && c <= '9')
-            classes[c] |= digit;
+            classes[c] |= Digit;
     }
     for (const char c : std::string_view(" \t\f\r"))
-        classes[static_cast<unsigned char>(c)] |= blank;
+        classes[static_cast<unsigned char>(c)] |= Blank;
     for (const char c : std::string_view("()[]{},:.;=+-*/%<>@~&|^!"))
-        classes[static_cast<unsigned char>(c)] |= punct;
+        classes[static_cast<unsigned char>(c)] |= Punct;
     return classes;
 }();
 
@@ -39,17 +39,17 @@ bool hasClass(char c, std::uint8_t mask)
 
 bool isIdentStart(char c)
 {
-    return hasClass(c, identStart);
+    return hasClass(c, IdentStart);
 }
 
 bool isIdentChar(char c)
 {
-    return hasClass(c, identStart | digit);
+    return hasClass(c, IdentStart | Digit);
 }
 
 bool isDigit(char c)
 {
-    return hasClass(c, digit);
+    return hasClass(c, Digit);
 }
 
 char closerOf(char open)
@@ -170,7 +170,7 @@ Token RelaxLexer::next()
                 return t;
             m_atLineStart = false;
         }
-        while (m_pos < m_src.size() && hasClass(m_src[m_pos], blank))
+        while (m_pos < m_src.size() && hasClass(m_src[m_pos], Blank))
             ++m_pos;
         if (m_pos >= m_src.size())
             return endOfInput();
@@ -322,7 +322,7 @@ Token RelaxLexer::lexPunct(std::size_t begin)
         }
     }
     const char c = m_src[begin];
-    if (!hasClass(c, punct))
+    if (!hasClass(c, Punct))
         fail(std::string("unexpected character '") + c + "'", line, col);
     if (c == '(' || c == '[' || c == '{') {
         if (m_brackets.size() >= 512)
