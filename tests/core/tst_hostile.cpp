@@ -42,6 +42,14 @@ namespace {
 #define CHECK_TEXT(actual, expected)                                                               \
     QCOMPARE(QString::fromStdString(actual), QString::fromStdString(expected))
 
+/// A plan for samples/resnet18.relay with one partition "a" holding %0.
+bool writeOneNodePlan(const QString &path)
+{
+    return writeFileAtomically(path.toStdString(),
+                               R"({"cleave_plan": 1, "partitions": [{"name": "a", )"
+                               R"("nodes": ["%0"]}]})");
+}
+
 std::string hostile(const char *name)
 {
     return std::string(CLEAVE_TESTDATA_DIR) + "/hostile/" + name;
@@ -609,9 +617,7 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString plan = dir.filePath(QStringLiteral("plan.json"));
-        QVERIFY(writeFileAtomically(plan.toStdString(),
-                                    R"({"cleave_plan": 1, "partitions": [{"name": "a", )"
-                                    R"("nodes": ["%0"]}]})"));
+        QVERIFY(writeOneNodePlan(plan));
         // `{"unit": "us", "ops": {"add": 1e308}}`: the value starts at column 31.
         const test::CliRun run = test::runCliBinary(
             { "validate", CLEAVE_SAMPLES_DIR "/resnet18.relay", "--plan", plan, "--latency",
@@ -725,9 +731,7 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString plan = dir.filePath(QStringLiteral("plan.json"));
-        QVERIFY(writeFileAtomically(plan.toStdString(),
-                                    R"({"cleave_plan": 1, "partitions": [{"name": "a", )"
-                                    R"("nodes": ["%0"]}]})"));
+        QVERIFY(writeOneNodePlan(plan));
         const QString model = QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay");
         test::CliRun run = test::runCliBinary(
             { "validate", model, "--plan", plan, "--params", "nosuch.txt,data" });

@@ -48,13 +48,11 @@ from collections import Counter
 import tvm
 from tvm import relax
 
+from tvm_support import arg, type_of, var_name
+
 CLI = sys.argv[1]
 PACKED_CALLS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_tir_with_grad",
                 "relax.call_dps_packed", "relax.call_pure_packed")
-
-
-def arg(name):
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
 
 
 # --- counting on TVM's IR ---------------------------------------------------------------------
@@ -65,11 +63,6 @@ def callee_name(e):
     if isinstance(e, relax.ExternFunc):
         return str(e.global_symbol)
     return None
-
-
-def var_name(v):
-    """A Relax variable's name: `name` in TVM 0.27, `name_hint` before."""
-    return getattr(v, "name_hint", None) or str(v.name)
 
 
 def relax_functions(mod):
@@ -146,14 +139,6 @@ def count_constants(mod):
     # TVM 0.27's GenericConst holds its tensor in `value`, older Constants in `data`.
     data = [c.value if hasattr(c, "value") else c.data for c in seen.values()]
     return len(seen), sum(int(d.numpy().nbytes) for d in data)
-
-
-def type_of(e):
-    for attr in ("ty", "struct_info"):
-        t = getattr(e, attr, None)
-        if t is not None:
-            return t
-    return None
 
 
 def dim_text(d):

@@ -28,27 +28,12 @@ import tvm
 from tvm import relax
 from tvm.relax.dpl import is_op, wildcard
 
+from tvm_support import arg, check, failures, parse
+
 CLI, WORK = sys.argv[1], sys.argv[2]
 
 
-def arg(name):
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
-
-
-failures = []
 ran = 0
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-    return ok
-
-
-def parse(path):
-    with open(path, encoding="utf-8") as f:
-        return tvm.script.from_source(f.read())
 
 
 def ops_in(func, counts=None):

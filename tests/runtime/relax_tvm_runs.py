@@ -32,37 +32,22 @@ import sys
 
 import tvm
 
+from tvm_support import arg, check, failures, parse, var_name
+
 RTOL = 1e-5
 # TVM 0.27: LegalizeOps does not keep the vdevice of operators whose struct-info inference does
 # not carry it (conv2d, pooling, ...), so their outputs land on the first device of the kind.
 KNOWN_PLACED_LIMIT = "cannot run it on"
 
 
-def arg(name, default=None):
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
-
-
 CLI, WORK = sys.argv[1], sys.argv[2]
 FIXTURES, CORPUS, DATA = arg("--fixtures"), arg("--corpus"), arg("--data")
 PYTHON = sys.executable
-failures = []
 table = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-    return ok
 
 
 def cli(*args):
     return subprocess.run([CLI, *args], capture_output=True, text=True)
-
-
-def parse(path):
-    with open(path, encoding="utf-8") as f:
-        return tvm.script.from_source(f.read())
 
 
 def modules():
@@ -130,10 +115,6 @@ def comparable_source(path, function, mod0):
             if isinstance(node, ast.Attribute) and node.attr == function:
                 node.attr = "main"
     return tvm.script.from_source(ast.unparse(tree))
-
-
-def var_name(var):
-    return getattr(var, "name_hint", None) or str(getattr(var, "name", var))
 
 
 def identity(name, path, function):

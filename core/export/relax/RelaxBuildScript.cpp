@@ -24,8 +24,10 @@ except ImportError as error:  # the check needs TVM >= 0.20 and numpy
     fail("cannot import TVM (%s): pip install apache-tvm numpy" % error)
 
 
+@functools.lru_cache(maxsize=None)
 def load(path):
-    """Parses one TVMScript module (tvm.script.from_source)."""
+    """Parses one TVMScript module (tvm.script.from_source), once: the inputs are typed from the
+    same modules that are then built."""
     with open(path, encoding="utf-8") as f:
         return tvm.script.from_source(f.read())
 
@@ -360,6 +362,7 @@ byoc.relax.py holds them as Codegen functions for RunCodegen.
 """
 
 import argparse
+import functools
 import json
 import os
 import sys

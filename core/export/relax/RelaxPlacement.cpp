@@ -127,6 +127,7 @@ private:
     std::optional<TensorRef> hookedInput(TensorRef in);
     std::optional<TensorRef> rebuiltTuple(NodeId tuple);
     std::optional<TensorRef> movedInput(NodeId input);
+    TensorRef toVDevice(TensorRef value, const std::string &name, const Type &type, std::int32_t k);
     void moveTensor(std::size_t b, TensorRef value, std::int32_t from);
     [[nodiscard]] std::string deviceName(std::int32_t k) const
     {
@@ -204,19 +205,10 @@ std::optional<TensorRef> PlacedModuleBuilder::movedInput(NodeId input)
         return std::nullopt;
     if (auto m = m_movedInputs.find({ input.value, m_current }); m != m_movedInputs.end())
         return m->second;
-    Node n;
-    n.kind = NodeKind::OpCall;
-    n.op = "relax.to_vdevice";
-    n.function = m_main;
-    n.inputs = { TensorRef { it->second.second, 0 } };
-    n.name = placedName(m_src.node(input).name, m_current);
-    n.attrs.set("dst_vdevice", AttrValue::string(deviceName(m_current)));
-    n.setOutputTypes({ m_src.node(input).outputType() });
-    n.typeAnnotated = true;
-    const NodeId id = m_out.addNode(std::move(n));
-    m_deviceOf[id.value] = deviceName(m_current);
-    m_movedInputs[{ input.value, m_current }] = TensorRef { id, 0 };
-    return TensorRef { id, 0 };
+    const TensorRef moved = toVDevice(TensorRef { it->second.second, 0 }, m_src.node(input).name,
+                                      m_src.node(input).outputType(), m_current);
+    m_movedInputs[{ input.value, m_current }] = moved;
+    return moved;
 }
 
 // A tuple read whole by another partition: R.to_vdevice takes tensors only, so its fields were
@@ -264,6 +256,24 @@ std::optional<TensorRef> PlacedModuleBuilder::hookedInput(TensorRef in)
     return m == m_moved.end() ? std::nullopt : std::optional<TensorRef>(m->second);
 }
 
+// `name_<device> = R.to_vdevice(value, "<device>")`: value moved to partition k's vdevice.
+TensorRef PlacedModuleBuilder::toVDevice(TensorRef value, const std::string &name, const Type &type,
+                                         std::int32_t k)
+{
+    Node n;
+    n.kind = NodeKind::OpCall;
+    n.op = "relax.to_vdevice";
+    n.function = m_main;
+    n.inputs = { value };
+    n.name = placedName(name, k);
+    n.attrs.set("dst_vdevice", AttrValue::string(deviceName(k)));
+    n.setOutputTypes({ type });
+    n.typeAnnotated = true;
+    const NodeId id = m_out.addNode(std::move(n));
+    m_deviceOf[id.value] = deviceName(k);
+    return TensorRef { id, 0 };
+}
+
 void PlacedModuleBuilder::moveTensor(std::size_t b, TensorRef value, std::int32_t from)
 {
     const BoundaryTensor &t = m_boundary.tensors[b];
@@ -271,19 +281,9 @@ void PlacedModuleBuilder::moveTensor(std::size_t b, TensorRef value, std::int32_
         const std::int32_t q = m_plan.indexOf(c.partition);
         if (q < 0 || q == from || m_moved.contains({ b, q }))
             continue;
-        Node n;
-        n.kind = NodeKind::OpCall;
-        n.op = "relax.to_vdevice";
-        n.function = m_main;
-        n.inputs = { value };
-        n.name = placedName(
-            m_src.node(t.tensor.node).name + (t.field ? "_" + std::to_string(*t.field) : ""), q);
-        n.attrs.set("dst_vdevice", AttrValue::string(deviceName(q)));
-        n.setOutputTypes({ t.type });
-        n.typeAnnotated = true;
-        const NodeId id = m_out.addNode(std::move(n));
-        m_deviceOf[id.value] = deviceName(q);
-        m_moved[{ b, q }] = TensorRef { id, 0 };
+        m_moved[{ b, q }] = toVDevice(
+            value, m_src.node(t.tensor.node).name + (t.field ? "_" + std::to_string(*t.field) : ""),
+            t.type, q);
     }
 }
 

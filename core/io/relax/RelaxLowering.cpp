@@ -81,17 +81,8 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
     }
     // `R.arange(0, n, 1)`: a symbolic shape variable, or an expression of them, written as a
     // value is a PrimValue in TVM, like `R.prim_value(n)`.
-    if (!m_symbols.empty() && isSymbolicValue(e, scope)) {
-        node.kind = NodeKind::Constant;
-        node.op = "R.prim_value";
-        AttrValue text;
-        text.kind = AttrValue::Kind::Opaque;
-        text.text = exprText(e);
-        node.setValue(std::move(text));
-        if (node.outputTypes().empty())
-            node.setOutputTypes({ namedType("R.Prim", "int64") });
-        return addNode(std::move(node), scope, e);
-    }
+    if (!m_symbols.empty() && isSymbolicValue(e, scope))
+        return addPrimText(std::move(node), "R.prim_value", "int64", scope, e);
     switch (e.kind) {
     case Expr::Kind::Name: {
         if (e.text.find('.') == std::string::npos)
@@ -160,6 +151,20 @@ bool RelaxParser::isSymbolicValue(const Expr &e, const Scope &scope) const
     default:
         return false;
     }
+}
+
+RelaxParser::Value RelaxParser::addPrimText(Node node, const char *op, const std::string &dtype,
+                                            Scope &scope, const Expr &e)
+{
+    node.kind = NodeKind::Constant;
+    node.op = op;
+    AttrValue text;
+    text.kind = AttrValue::Kind::Opaque;
+    text.text = exprText(e);
+    node.setValue(std::move(text));
+    if (node.outputTypes().empty())
+        node.setOutputTypes({ namedType("R.Prim", dtype) });
+    return addNode(std::move(node), scope, e);
 }
 
 RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node node)
@@ -259,15 +264,7 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
                    || e.items[1].kind == Expr::Kind::Constant)) {
         // `R.add(f, T.float32(1.0))`: TVM 0.27 prints a PrimValue of a literal as the TIR
         // literal. Kept as written, typed R.Prim of its dtype.
-        node.kind = NodeKind::Constant;
-        node.op = "literal";
-        AttrValue text;
-        text.kind = AttrValue::Kind::Opaque;
-        text.text = exprText(e);
-        node.setValue(std::move(text));
-        if (node.outputTypes().empty())
-            node.setOutputTypes({ namedType("R.Prim", path.substr(dot + 1)) });
-        return addNode(std::move(node), scope, e);
+        return addPrimText(std::move(node), "literal", path.substr(dot + 1), scope, e);
     } else if ((prefix == "cls" || prefix == m_className) && dot != std::string::npos) {
         node.kind = NodeKind::FunctionCall;
         node.callee = globalFunction(path.substr(dot + 1), callee);

@@ -105,6 +105,10 @@ private:
     void bind(Scope &scope, const std::string &name, const Value &v, const Expr &at);
     FunctionId globalFunction(const std::string &name, const Expr &at);
     Value addNode(Node node, Scope &scope, const Expr &at);
+    /// A PrimValue kept as its text (`n + 1`, `T.float32(1.0)`): a constant `op` of R.Prim
+    /// `dtype` unless annotated otherwise.
+    Value addPrimText(Node node, const char *op, const std::string &dtype, Scope &scope,
+                      const Expr &e);
     [[noreturn]] void fail(const Expr &at, const std::string &message,
                            const std::string &code = "relax.syntax") const;
 
