@@ -22,7 +22,7 @@ packages=(
     # Style checks run by CI (tests/style/check_style.sh).
     clang-format clang-tidy
     # Fuzzing (tests/fuzz/run_fuzzers.sh): clang with libFuzzer, ASan and UBSan.
-    clang-14 libfuzzer-14-dev
+    clang-14 libfuzzer-14-dev libclang-rt-14-dev
     # The ONNX Runtime chain test installs onnxruntime-node from npm into the build tree.
     # (nodejs and npm: added below unless `node` and `npm` are already there, e.g. from
     # NodeSource, whose nodejs bundles npm and conflicts with Debian's npm package.)
