@@ -127,9 +127,25 @@ public:
     /// byoc.relax.py, placed.relax.py); empty for writers whose script and BYOC files are the
     /// pipeline executor's (build_pipeline.py / run_pipeline.py, byoc.relay).
     [[nodiscard]] virtual std::vector<Artefact> modelArtefacts() const { return {}; }
-    /// True when the export runs in its runtime through `cleave-cli verify --runtime` (Relax:
-    /// build_relax.py in TVM).
-    [[nodiscard]] virtual bool hasRuntimeCheck() const { return false; }
+    /// How an export of this format runs in its own runtime (`cleave-cli verify --runtime`, the
+    /// export dialog's "Run in ... after export"): the script the export writes and how to call
+    /// it so that it compares the partitions with the whole source model and writes a JSON
+    /// report (`--json FILE`; `--source PATH`, `--dim NAME=VALUE` follow).
+    struct RuntimeCheckScript
+    {
+        std::string runtime; ///< `tvm`, `onnxruntime`: the value of `verify --runtime`.
+        std::string title; ///< What users read: "TVM", "ONNX Runtime".
+        std::string pythonModules; ///< What the interpreter must import ("tvm, numpy").
+        std::string script; ///< In the export folder (`build_relax.py`).
+        std::vector<std::string> args; ///< Before the common ones (`--check`).
+    };
+    /// The runtime check of this format's exports, or nullopt when there is none.
+    [[nodiscard]] virtual std::optional<RuntimeCheckScript> runtimeCheck() const
+    {
+        return std::nullopt;
+    }
+    /// True when runtimeCheck() has a value.
+    [[nodiscard]] bool hasRuntimeCheck() const { return runtimeCheck().has_value(); }
     /// True when the modules run under TVM's pipeline executor (Relay, ONNX, graph.json):
     /// the export then writes pipeline_config.json and a build or run script. Relax (TVM >=
     /// 0.20, which has no pipeline executor) is wired by partitions.json instead.

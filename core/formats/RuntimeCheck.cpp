@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/formats/RuntimeCheck.h"
 
+#include "core/formats/FormatRegistry.h"
 #include "core/support/FileIo.h"
 
 #include <fcntl.h>
@@ -119,21 +120,37 @@ RuntimeCheckCommand runtimeCheckCommand(const std::string &dir, const RuntimeChe
         return command;
     }
     const std::string format = manifest["module_format"].get<std::string>();
-    if (format != "relax") {
-        command.error = "--runtime tvm runs Relax exports (TVM >= 0.20); this export holds "
-            + format + " modules (ONNX Runtime and TVM <= 0.19 runs are not part of verify)";
+    const ModuleExporter *writer = moduleExporterFor(format);
+    const auto check = writer ? writer->runtimeCheck() : std::nullopt;
+    if (!check) {
+        command.error = "this export holds " + format
+            + " modules, which no runtime check runs (Relax exports run in TVM >= 0.20, ONNX "
+              "exports in ONNX Runtime; TVM <= 0.19 runs are not part of verify)";
         return command;
     }
+    if (!options.runtime.empty() && options.runtime != check->runtime) {
+        command.error = "--runtime " + options.runtime + " cannot run " + format
+            + " modules: this export runs in " + check->title + " (--runtime " + check->runtime
+            + ")";
+        return command;
+    }
+    if (options.placed && format != "relax") {
+        command.error = "--placed checks placed.relax.py, which only Relax exports have";
+        return command;
+    }
+    command.runtime = check->title;
+    command.script = check->script;
     std::error_code ec;
-    if (!fs::is_regular_file(fs::path(dir) / "build_relax.py", ec)) {
-        command.error = "no build_relax.py in " + dir + " (export it with the build script)";
+    if (!fs::is_regular_file(fs::path(dir) / check->script, ec)) {
+        command.error = "no " + check->script + " in " + dir + " (export it with the script)";
         return command;
     }
     command.program = options.python;
     if (!command.program.empty()) {
         std::string output;
-        if (runProgram(command.program, { "-c", "import tvm, numpy" }, {}, output) != 0) {
-            command.error = command.program + " cannot import tvm and numpy"
+        if (runProgram(command.program, { "-c", "import " + check->pythonModules }, {}, output)
+            != 0) {
+            command.error = command.program + " cannot import " + check->pythonModules
                 + (output.empty()
                        ? std::string()
                        : ": " + output.substr(output.rfind('\n', output.size() - 2) + 1));
@@ -143,11 +160,12 @@ RuntimeCheckCommand runtimeCheckCommand(const std::string &dir, const RuntimeChe
         }
     } else {
         std::string tried;
-        command.program = findPythonWith("tvm, numpy", tried);
+        command.program = findPythonWith(check->pythonModules, tried);
         if (command.program.empty()) {
-            command.error = "no Python with TVM and numpy was found (tried " + tried
-                + "): run packaging/pydeps.sh, `pip install apache-tvm numpy`, or set "
-                  "CLEAVE_PYTHON";
+            command.error = "no Python with " + check->pythonModules + " was found (tried " + tried
+                + "): run packaging/pydeps.sh, `pip install "
+                + (check->runtime == "tvm" ? "apache-tvm" : check->runtime)
+                + " numpy`, or set CLEAVE_PYTHON";
             return command;
         }
     }
@@ -158,7 +176,10 @@ RuntimeCheckCommand runtimeCheckCommand(const std::string &dir, const RuntimeChe
                           / ("cleave-runtime-" + std::to_string(getpid()) + "-"
                              + std::to_string(++counter) + ".json"))
                              .string();
-    command.args = { "build_relax.py", "--json", command.reportPath };
+    command.args = { check->script };
+    command.args.insert(command.args.end(), check->args.begin(), check->args.end());
+    command.args.emplace_back("--json");
+    command.args.push_back(command.reportPath);
     // The source from the manifest, so that the check does not depend on where the folder is.
     if (manifest.contains("source") && manifest["source"].is_object()
         && manifest["source"].contains("path") && manifest["source"]["path"].is_string()) {
@@ -217,7 +238,7 @@ std::optional<RuntimeReport> readRuntimeReport(const std::string &path, std::str
     }
     RuntimeReport r;
     r.ok = j.value("ok", false);
-    r.runtimeVersion = j.value("tvm_version", std::string());
+    r.runtimeVersion = j.value("tvm_version", j.value("runtime_version", std::string()));
     r.partitions = j.value("partitions", 0);
     r.outputs = readChecks(j.value("outputs", nlohmann::json::array()));
     r.placed = readChecks(j.value("placed", nlohmann::json::array()));

@@ -8,20 +8,27 @@
 
 namespace cleave {
 
-/// How to run an export folder in the runtime its modules are for: today the Relax exports,
-/// whose `build_relax.py` builds every module with TVM, runs the partitions wired by
-/// partitions.json on seeded inputs and compares them with the whole source module.
+/// How to run an export folder in the runtime its modules are for (ModuleExporter::runtimeCheck):
+/// a Relax export's `build_relax.py` builds every module with TVM, an ONNX export's
+/// `run_pipeline.py --check` runs every module in ONNX Runtime; either runs the partitions wired
+/// by partitions.json on seeded inputs and compares them with the whole source model.
 struct RuntimeCheckOptions
 {
-    std::string python; ///< The interpreter; empty: the first of pythonCandidates() with TVM.
+    /// The runtime asked for (`tvm`, `onnxruntime`); empty: the one of the export's format.
+    std::string runtime;
+    /// The interpreter; empty: the first of pythonCandidates() that has the runtime.
+    std::string python;
     std::vector<std::string> dims; ///< `NAME=VALUE` for symbolic dimensions (`--dim`).
     bool placed = false; ///< Also build and run placed.relax.py on all partition devices.
 };
 
 /// A command line (program and arguments, no shell) with the folder it runs in and the JSON
-/// report it writes; `error` says why there is none (not a Relax export, no Python with TVM).
+/// report it writes; `error` says why there is none (no runtime for the export's format, no
+/// Python with the runtime).
 struct RuntimeCheckCommand
 {
+    std::string runtime; ///< What users read: "TVM", "ONNX Runtime".
+    std::string script; ///< `build_relax.py`, `run_pipeline.py`.
     std::string program;
     std::vector<std::string> args;
     std::string workingDir;
@@ -29,9 +36,9 @@ struct RuntimeCheckCommand
     std::string error;
 };
 
-/// The Python interpreters that may have TVM, in the order they are tried: $CLEAVE_PYTHON, the
-/// environments packaging/pydeps.sh makes (`$XDG_CACHE_HOME` or `~/.cache`, `cleave/pyenv-*`),
-/// then `python3` on the PATH.
+/// The Python interpreters that may have TVM or ONNX Runtime, in the order they are tried:
+/// $CLEAVE_PYTHON, the environments packaging/pydeps.sh makes (`$XDG_CACHE_HOME` or `~/.cache`,
+/// `cleave/pyenv-*`), then `python3` on the PATH.
 std::vector<std::string> pythonCandidates();
 
 /// The first candidate that imports every module of `modules` ("tvm,numpy"); empty when none
@@ -57,11 +64,11 @@ struct RuntimeOutputCheck
     std::string error; ///< A shape or dtype mismatch.
 };
 
-/// What build_relax.py's `--json` report says.
+/// What the `--json` report of build_relax.py or run_pipeline.py says.
 struct RuntimeReport
 {
     bool ok = false;
-    std::string runtimeVersion;
+    std::string runtimeVersion; ///< `tvm_version` or `runtime_version`.
     int partitions = 0;
     std::vector<RuntimeOutputCheck> outputs; ///< Partitions against the source.
     std::vector<RuntimeOutputCheck> placed; ///< placed.relax.py against the partitions.

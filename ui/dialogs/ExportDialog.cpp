@@ -377,37 +377,42 @@ void ExportDialog::setUpRuntimeCheck(QVBoxLayout *artefacts)
     m_runtimeStatus->setObjectName(QStringLiteral("exportRuntimeStatus"));
     m_cancelRuntime->setObjectName(QStringLiteral("exportCancelRuntime"));
     m_cancelRuntime->setAutoDefault(false);
-    m_progress->setRange(0, 0); // busy: TVM prints no fraction done
+    m_progress->setRange(0, 0); // busy: the scripts print no fraction done
     m_progress->hide();
     m_cancelRuntime->hide();
     m_runtimeStatus->hide();
     m_runtimeStatus->setTextFormat(Qt::PlainText);
     connect(m_cancelRuntime, &QPushButton::clicked, this, &ExportDialog::cancelRuntimeCheck);
-    if (!m_writer || !m_writer->hasRuntimeCheck()) {
+    const auto check = m_writer ? m_writer->runtimeCheck() : std::nullopt;
+    if (!check) {
         m_runtime->hide();
         return;
     }
+    m_runtimeTitle = QString::fromStdString(check->title);
     artefacts->addWidget(m_runtime);
     m_runtime->setEnabled(false);
     m_runtime->setChecked(QSettings().value(runInRuntimeKey, false).toBool());
-    m_runtime->setText(tr("Run in TVM after export (looking for a Python with TVM…)"));
+    m_runtime->setText(
+        tr("Run in %1 after export (looking for a Python with %1…)").arg(m_runtimeTitle));
     connect(m_runtime, &QCheckBox::toggled, this,
             [](bool on) { QSettings().setValue(runInRuntimeKey, on); });
-    // Finding TVM starts Python a few times: off the UI thread.
+    // Finding the runtime starts Python a few times: off the UI thread.
     auto found = std::make_shared<std::pair<std::string, std::string>>();
-    QThread *probe = QThread::create(
-        [found] { found->first = cleave::findPythonWith("tvm, numpy", found->second); });
+    QThread *probe = QThread::create([found, modules = check->pythonModules] {
+        found->first = cleave::findPythonWith(modules, found->second);
+    });
     connect(probe, &QThread::finished, this, [this, found, probe] {
         probe->deleteLater();
         m_python = QString::fromStdString(found->first);
         m_runtimeProbed = true;
         if (m_python.isEmpty()) {
-            m_runtime->setText(tr("Run in TVM after export: no Python with TVM was found (tried "
-                                  "%1; pip install apache-tvm, or set CLEAVE_PYTHON)")
-                                   .arg(QString::fromStdString(found->second)));
+            m_runtime->setText(tr("Run in %1 after export: no Python with %1 was found (tried "
+                                  "%2; run packaging/pydeps.sh, pip install it, or set "
+                                  "CLEAVE_PYTHON)")
+                                   .arg(m_runtimeTitle, QString::fromStdString(found->second)));
         } else {
             m_runtime->setEnabled(true);
-            m_runtime->setText(tr("Run in TVM after export (%1)").arg(m_python));
+            m_runtime->setText(tr("Run in %1 after export (%2)").arg(m_runtimeTitle, m_python));
         }
         emit runtimeProbeFinished();
     });
@@ -425,7 +430,8 @@ void ExportDialog::startRuntimeCheck(const QString &dir)
     m_command = cleave::runtimeCheckCommand(dir.toStdString(), options);
     if (!m_command.error.empty()) {
         m_summary->appendPlainText(
-            tr("The TVM run did not start: %1").arg(QString::fromStdString(m_command.error)));
+            tr("The %1 run did not start: %2")
+                .arg(m_runtimeTitle, QString::fromStdString(m_command.error)));
         emit runtimeCheckFinished(false);
         return;
     }
@@ -446,8 +452,8 @@ void ExportDialog::startRuntimeCheck(const QString &dir)
             m_runtimeStatus->setText(lines.back().left(160));
     });
     connect(m_process, &QProcess::finished, this, &ExportDialog::finishRuntimeCheck);
-    m_summary->appendPlainText(tr("Running the export in TVM (%1)…").arg(m_python));
-    m_runtimeStatus->setText(tr("Building the modules in TVM…"));
+    m_summary->appendPlainText(tr("Running the export in %1 (%2)…").arg(m_runtimeTitle, m_python));
+    m_runtimeStatus->setText(tr("Loading the modules in %1…").arg(m_runtimeTitle));
     m_runtimeStatus->show();
     m_progress->show();
     m_cancelRuntime->show();
@@ -474,23 +480,25 @@ void ExportDialog::finishRuntimeCheck()
     const auto report = cleave::readRuntimeReport(m_command.reportPath, error);
     QFile::remove(QString::fromStdString(m_command.reportPath));
     if (cancelled) {
-        m_summary->appendPlainText(tr("TVM run cancelled; the export is kept."));
+        m_summary->appendPlainText(tr("%1 run cancelled; the export is kept.").arg(m_runtimeTitle));
     } else if (!report) {
-        // Not run to the end (a module does not build, no inputs): say what TVM said.
-        m_summary->appendPlainText(
-            tr("TVM run FAILED (exit %1); the export is kept. Its last lines:").arg(status));
+        // Not run to the end (a module does not build, no inputs): say what the runtime said.
+        m_summary->appendPlainText(tr("%1 run FAILED (exit %2); the export is kept. Its last "
+                                      "lines:")
+                                       .arg(m_runtimeTitle)
+                                       .arg(status));
         m_summary->appendPlainText(
             m_runtimeLog.mid(std::max(0, int(m_runtimeLog.size()) - 6)).join(QLatin1Char('\n')));
     } else {
         m_runtimePassed = report->ok;
         m_summary->appendPlainText(
-            report->ok ? tr("TVM %1 built and ran %2 partition(s): every output matches the "
-                            "source module's.")
-                             .arg(QString::fromStdString(report->runtimeVersion))
+            report->ok ? tr("%1 %2 ran %3 partition(s): every output matches the source "
+                            "model's.")
+                             .arg(m_runtimeTitle, QString::fromStdString(report->runtimeVersion))
                              .arg(report->partitions)
-                       : tr("TVM %1 run FAILED: the partitions' outputs differ from the source "
-                            "module's; the export is kept.")
-                             .arg(QString::fromStdString(report->runtimeVersion)));
+                       : tr("%1 %2 run FAILED: the partitions' outputs differ from the source "
+                            "model's; the export is kept.")
+                             .arg(m_runtimeTitle, QString::fromStdString(report->runtimeVersion)));
         for (const cleave::RuntimeOutputCheck &c : report->outputs) {
             m_summary->appendPlainText(
                 c.error.empty()

@@ -30,9 +30,10 @@ class Document;
 /// as SVG / PNG; for Relax the format's own build_relax.py, byoc.relax.py and placed.relax.py),
 /// then the core exporter runs, the export is checked by recomposition (verifyExport) when
 /// modules, wiring and manifest were written, and the dialog lists what was written. For formats
-/// with a runtime check (Relax) it offers "Run in TVM after export" once a Python with TVM is
-/// found: the export's build_relax.py runs in a separate process with a busy bar and Cancel, and
-/// the per-output differences join the summary; a failed or cancelled run keeps the export. An
+/// with a runtime check (Relax: TVM; ONNX: ONNX Runtime) it offers "Run in <runtime> after
+/// export" once a Python with the runtime is found: the export's build_relax.py or
+/// run_pipeline.py --check runs in a separate process with a busy bar and Cancel, and the
+/// per-output differences join the summary; a failed or cancelled run keeps the export. An
 /// invalid plan is refused: the dialog names the errors and the Export button stays disabled.
 class ExportDialog : public QDialog
 {
@@ -55,11 +56,11 @@ public:
     [[nodiscard]] bool verified() const { return m_verified; }
     [[nodiscard]] QPushButton *exportButton() const { return m_exportButton; }
     [[nodiscard]] QPlainTextEdit *summary() const { return m_summary; }
-    /// True once the search for a Python with TVM has ended (found or not).
+    /// True once the search for a Python with the runtime has ended (found or not).
     [[nodiscard]] bool runtimeProbed() const { return m_runtimeProbed; }
-    /// True when the last TVM run matched the source on every output.
+    /// True when the last runtime run matched the source on every output.
     [[nodiscard]] bool runtimePassed() const { return m_runtimePassed; }
-    /// True while the TVM run goes on.
+    /// True while the runtime run goes on.
     [[nodiscard]] bool runtimeRunning() const { return m_process != nullptr; }
 
     void done(int result) override;
@@ -101,6 +102,7 @@ private:
     QPushButton *m_cancelRuntime;
     QProcess *m_process = nullptr;
     QString m_python;
+    QString m_runtimeTitle; ///< "TVM", "ONNX Runtime".
     QStringList m_runtimeLog;
     cleave::RuntimeCheckCommand m_command;
     bool m_runtimeProbed = false;

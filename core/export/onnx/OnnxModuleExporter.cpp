@@ -3,6 +3,7 @@
 #include "core/export/onnx/OnnxModuleExporter.h"
 
 #include "core/export/onnx/OnnxModelFile.h"
+#include "core/export/onnx/OnnxScripts.h"
 #include "core/export/onnx/OnnxVerify.h"
 #include "core/io/onnx/OnnxImporter.h"
 #include "core/io/onnx/OnnxNames.h"
@@ -378,6 +379,23 @@ std::unique_ptr<Graph> OnnxModuleExporter::readModule(const std::string &path,
 std::optional<VerifyResult> OnnxModuleExporter::verifyFolder(const std::string &dir) const
 {
     return verifyOnnxExport(dir); // ONNX modules connect by tensor names, not by @main
+}
+
+} // namespace cleave
+
+namespace cleave {
+
+bool OnnxModuleExporter::writeModelArtefacts(
+    const ExportModel &model, const ExportOptions &options,
+    std::vector<std::pair<std::string, std::string>> &files,
+    std::vector<Diagnostic> &diagnostics) const
+{
+    (void)model;
+    (void)options;
+    (void)diagnostics;
+    files.emplace_back("run_pipeline.py", std::string(onnxRunPipelineScript()));
+    files.emplace_back("profile.py", std::string(onnxProfileScript()));
+    return true;
 }
 
 } // namespace cleave

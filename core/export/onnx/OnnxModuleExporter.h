@@ -44,6 +44,26 @@ public:
     /// Compares the bytes of the module's constants (initializers, `Constant` nodes) with the
     /// source's constants of the same key.
     [[nodiscard]] std::optional<VerifyResult> verifyFolder(const std::string &dir) const override;
+    /// run_pipeline.py (ONNX Runtime, one session per partition; --check, --bench, --ray) and
+    /// profile.py (per-node latencies on the deployment machine), always written.
+    bool writeModelArtefacts(const ExportModel &model, const ExportOptions &options,
+                             std::vector<std::pair<std::string, std::string>> &files,
+                             std::vector<Diagnostic> &diagnostics) const override;
+    [[nodiscard]] std::vector<Artefact> modelArtefacts() const override
+    {
+        return { { "run_pipeline.py",
+                   "runs the partitions in ONNX Runtime: --check against the source, --bench, "
+                   "--ray",
+                   "" },
+                 { "profile.py", "measures every node's latency on the machine it runs on", "" } };
+    }
+    /// run_pipeline.py --check runs the partitions in ONNX Runtime.
+    [[nodiscard]] std::optional<RuntimeCheckScript> runtimeCheck() const override
+    {
+        return RuntimeCheckScript {
+            "onnxruntime", "ONNX Runtime", "onnxruntime, numpy", "run_pipeline.py", { "--check" }
+        };
+    }
 };
 
 /// The ONNX Runtime execution provider that runs a partition with `target`: llvm / cpu →

@@ -47,7 +47,11 @@ public:
                  { "byoc.relax.py", "Codegen functions for the BYOC partitions", "byoc" },
                  { "placed.relax.py", "the whole model, each partition on its own vdevice", "" } };
     }
-    [[nodiscard]] bool hasRuntimeCheck() const override { return true; }
+    /// build_relax.py builds and runs the modules in TVM >= 0.20.
+    [[nodiscard]] std::optional<RuntimeCheckScript> runtimeCheck() const override
+    {
+        return RuntimeCheckScript { "tvm", "TVM", "tvm, numpy", "build_relax.py", {} };
+    }
     /// A Relax `main` returns and takes tuples, shapes and objects like tensors.
     [[nodiscard]] bool forwardsAnyValue() const override { return true; }
 };
