@@ -21,6 +21,7 @@
     X(verify)                                                                                      \
     X(map)                                                                                         \
     X(auto)                                                                                        \
+    X(profile)                                                                                     \
     X(render)                                                                                      \
     X(diff)
 

@@ -27,7 +27,73 @@ Diagnostic located(std::string code, std::string message, SourceLocation where,
     return d;
 }
 
+/// One line from a "provenance" object: runtime and version, provider, threads, runs, host.
+std::string provenanceLine(const nlohmann::json &p)
+{
+    std::string line;
+    auto add = [&line](const std::string &part) {
+        if (!part.empty())
+            line += (line.empty() ? "" : ", ") + part;
+    };
+    auto text = [&p](const char *key) {
+        const auto it = p.find(key);
+        if (it == p.end())
+            return std::string();
+        return it->is_string() ? it->get<std::string>() : it->dump();
+    };
+    if (!text("onnxruntime").empty())
+        add("onnxruntime " + text("onnxruntime"));
+    else
+        add(text("tool"));
+    add(text("execution_provider"));
+    if (const std::string t = text("intra_op_threads"); !t.empty())
+        add(t + (t == "1" ? " thread" : " threads"));
+    if (const std::string r = text("runs"); !r.empty())
+        add(text("statistic").empty() ? r + " runs" : text("statistic") + " of " + r + " runs");
+    if (const std::string h = text("host"); !h.empty())
+        add("host " + h);
+    return line.size() > 200 ? line.substr(0, 200) : line;
+}
+
 } // namespace
+
+bool LatencyTable::readCalibration(const nlohmann::json &c, LatencyTable &table,
+                                   const std::function<SourceLocation(const std::string &)> &at,
+                                   const std::string &path, std::vector<Diagnostic> &diagnostics)
+{
+    if (!c.is_object()) {
+        diagnostics.push_back(
+            located("latency.type", "\"calibration\" must be an object", at("/calibration"), path));
+        return false;
+    }
+    LatencyCalibration cal;
+    bool ok = true;
+    auto number = [&](const char *key, double limit) -> std::optional<double> {
+        const auto it = c.find(key);
+        if (it == c.end())
+            return std::nullopt;
+        const double v = it->is_number() ? it->get<double>() : -1.0;
+        if (!std::isfinite(v) || v < 0 || v > limit) {
+            diagnostics.push_back(
+                located("latency.value",
+                        std::string("calibration ") + key + ": expected a number from 0 to "
+                            + (limit == maxLatencyUs ? std::string("3.6e9") : std::string("1e15"))
+                            + ", got " + boundedJson(*it),
+                        at(std::string("/calibration/") + key), path));
+            ok = false;
+            return std::nullopt;
+        }
+        return v;
+    };
+    cal.runOverheadUs = number("run_overhead_us", maxLatencyUs).value_or(0.0);
+    cal.handoffUs = number("handoff_us", maxLatencyUs);
+    cal.copyBytesPerSecond = number("copy_bytes_per_second", 1e15);
+    if (cal.copyBytesPerSecond && *cal.copyBytesPerSecond <= 0)
+        cal.copyBytesPerSecond.reset();
+    if (ok)
+        table.m_calibration = cal;
+    return ok;
+}
 
 std::optional<LatencyTable> LatencyTable::fromJson(std::string_view text, const std::string &path,
                                                    std::vector<Diagnostic> &diagnostics)
@@ -94,6 +160,12 @@ std::optional<LatencyTable> LatencyTable::fromJson(std::string_view text, const 
                 table.setNode(name, us);
         }
     }
+    if (const auto it = doc.find("calibration"); it != doc.end()) {
+        if (!readCalibration(*it, table, at, path, diagnostics))
+            ok = false;
+    }
+    if (const auto it = doc.find("provenance"); it != doc.end() && it->is_object())
+        table.m_provenance = provenanceLine(*it);
     if (!ok)
         return std::nullopt;
     return table;

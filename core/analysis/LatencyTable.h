@@ -5,6 +5,9 @@
 #include "core/graph/Diagnostic.h"
 #include "core/graph/Graph.h"
 
+#include <nlohmann/json_fwd.hpp>
+
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,8 +27,23 @@ namespace cleave {
 /// key) wins over `ops` (by op name: a Relay op, a fused function's name, a graph.json
 /// `func_name`, an ONNX op_type). A call of a fused or composite function without an entry of
 /// its own costs the sum of its body's ops.
+///
+/// Tables measured by `cleave-cli profile` (profile.py) also carry where they were measured,
+/// `"provenance": {"onnxruntime": "1.30.0", "execution_provider": ..., "intra_op_threads": 1,
+/// "runs": 15, "host": ...}`, and what a pipeline stage costs besides its nodes,
+/// `"calibration": {"run_overhead_us": 4.4, "handoff_us": 25.0, "copy_bytes_per_second": 1.8e10}`
+/// (always in microseconds and bytes per second, whatever `unit` says).
 /// The longest latency a table may give one node or op: an hour, in microseconds.
 inline constexpr double maxLatencyUs = 3.6e9;
+
+/// What a pipeline stage costs on the measured machine besides its nodes (profile.py's
+/// "calibration" block).
+struct LatencyCalibration
+{
+    double runOverheadUs = 0; ///< Fixed cost of one run of a stage's session.
+    std::optional<double> handoffUs; ///< Handing a tensor to the next stage (a queue hop).
+    std::optional<double> copyBytesPerSecond; ///< Memory copy bandwidth.
+};
 
 class LatencyTable
 {
@@ -50,12 +68,29 @@ public:
 
     [[nodiscard]] bool isEmpty() const { return m_ops.empty() && m_nodes.empty(); }
 
+    /// The calibration block, when the table has one.
+    [[nodiscard]] const std::optional<LatencyCalibration> &calibration() const
+    {
+        return m_calibration;
+    }
+    void setCalibration(LatencyCalibration c) { m_calibration = c; }
+    /// Where the table was measured, one line ("onnxruntime 1.30.0, CPUExecutionProvider,
+    /// 1 thread, median of 15 runs, host vm"); empty when the table does not say.
+    [[nodiscard]] const std::string &provenance() const { return m_provenance; }
+    /// The number of node entries.
+    [[nodiscard]] std::size_t nodeEntries() const { return m_nodes.size(); }
+
 private:
+    static bool readCalibration(const nlohmann::json &c, LatencyTable &table,
+                                const std::function<SourceLocation(const std::string &)> &at,
+                                const std::string &path, std::vector<Diagnostic> &diagnostics);
     [[nodiscard]] std::optional<double> opLatency(const std::string &op) const;
     [[nodiscard]] std::optional<double> bodyLatency(const Graph &graph, FunctionId f) const;
 
     std::unordered_map<std::string, double> m_ops;
     std::unordered_map<std::string, double> m_nodes;
+    std::optional<LatencyCalibration> m_calibration;
+    std::string m_provenance;
 };
 
 } // namespace cleave

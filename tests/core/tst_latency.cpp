@@ -6,7 +6,9 @@
 // tested in tests/cli/tst_cli_partition.cpp).
 #include "TestSupport.h"
 #include "core/analysis/LatencyTable.h"
+#include "core/auto/CostModel.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/graph/FunctionView.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionCost.h"
 #include "core/validation/Validation.h"
@@ -49,6 +51,8 @@ private slots:
     void fusedCallsSumTheirBody();
     void graphJsonKernelsByFuncName();
     void balanceAndMissingEntries();
+    void calibrationAndProvenance();
+    void stageOverheadInCostModel();
 };
 
 void TestLatency::badFiles_data()
@@ -77,6 +81,15 @@ void TestLatency::badFiles_data()
         << "lat.json:1:31: error: ops entry 'add': expected a number of microseconds from 0 to "
            "3.6e9 (an hour), got 1e+308";
     // 4000 s in ms: 4e6 ms = 4e9 us, past the hour.
+    // The calibration block of a measured table (cleave-cli profile).
+    QTest::newRow("calibration, not an object")
+        << R"({"ops": {"add": 1}, "calibration": 5})"
+        << "lat.json:1:36: error: \"calibration\" must be an object";
+    QTest::newRow("calibration, negative overhead")
+        << R"({"ops": {"add": 1},
+ "calibration": {"run_overhead_us": -3}})"
+        << "lat.json:2:37: error: calibration run_overhead_us: expected a number from 0 to 3.6e9, "
+           "got -3";
     QTest::newRow("an hour, in ms")
         << R"({"unit": "ms", "ops": {"add": 4e6}})"
         << "lat.json:1:31: error: ops entry 'add': expected a number of microseconds from 0 to "
@@ -183,6 +196,59 @@ void TestLatency::balanceAndMissingEntries()
     QCOMPARE(std::count_if(all.begin(), all.end(),
                            [](const Diagnostic &d) { return d.code == "cost.balance"; }),
              1);
+}
+
+// A table from cleave-cli profile: its calibration (microseconds and bytes per second whatever the
+// unit) and its provenance as one line.
+void TestLatency::calibrationAndProvenance()
+{
+    const LatencyTable t = parse(R"J({"unit": "ms", "nodes": {"conv": 1.5},
+        "provenance": {"tool": "onnxruntime profiler (profile.py)", "onnxruntime": "1.30.0",
+                       "execution_provider": "CPUExecutionProvider", "intra_op_threads": 1,
+                       "runs": 15, "statistic": "median", "host": "lab"},
+        "calibration": {"run_overhead_us": 4.5, "handoff_us": 25, "copy_bytes_per_second": 2e10,
+                        "node_dispatch_us": 0.3}})J");
+    QVERIFY(t.calibration().has_value());
+    QCOMPARE(t.calibration()->runOverheadUs, 4.5);
+    QCOMPARE(t.calibration()->handoffUs.value_or(-1), 25.0);
+    QCOMPARE(t.calibration()->copyBytesPerSecond.value_or(-1), 2e10);
+    QCOMPARE(QString::fromStdString(t.provenance()),
+             QStringLiteral("onnxruntime 1.30.0, CPUExecutionProvider, 1 thread, median of 15 "
+                            "runs, host lab"));
+    QCOMPARE(t.nodeEntries(), std::size_t(1));
+    // A hand-written table has neither.
+    const LatencyTable plain = parse(R"({"ops": {"add": 1}})");
+    QVERIFY(!plain.calibration());
+    QVERIFY(plain.provenance().empty());
+}
+
+// The calibration's run overhead is paid once by every stage that runs (not by an empty one),
+// and is part of the stage's time: all of the residual model in one stage of three costs its
+// nodes' latencies plus 10 us.
+void TestLatency::stageOverheadInCostModel()
+{
+    const auto g = load(residual);
+    QVERIFY(g);
+    LatencyTable table = parse(residualTable);
+    LatencyCalibration cal;
+    cal.runOverheadUs = 10;
+    table.setCalibration(cal);
+    FunctionView view(*g, g->mainFunction());
+    DeviceSpec device;
+    device.latency = &table;
+    device.stageOverheadUs = table.calibration()->runOverheadUs;
+    const CostGraph cost = CostGraph::build(view, { device }, LinkSpec {});
+    std::vector<std::int32_t> stageOf(cost.unitCount(), 0);
+    double all = 0;
+    for (std::size_t u = 0; u < cost.unitCount(); ++u)
+        all += cost.timeUs(0, u);
+    // residualTable: 4 conv2d (one of them %9 at 250), ... the sum is checked against the units'.
+    QVERIFY(all > 250);
+    const std::vector<StageCost> stages = cost.evaluate(stageOf, 3);
+    QCOMPARE(stages[0].overheadUs, 10.0);
+    QCOMPARE(stages[0].timeUs(), all + 10.0);
+    QCOMPARE(stages[1].timeUs(), 0.0);
+    QCOMPARE(stages[2].overheadUs, 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestLatency)
