@@ -152,6 +152,7 @@ CostGraph CostGraph::build(const FunctionView &view, const std::vector<DeviceSpe
     CostGraph out = fromGroups(view, std::move(groups), devices, link, unitOfNode, fallbacks);
     out.m_unitOfNode = std::move(unitOfNode);
     out.m_fallbacks = std::move(fallbacks);
+    out.setOverheads(devices);
     return out;
 }
 
@@ -180,7 +181,17 @@ CostGraph CostGraph::buildBlocks(const FunctionView &view, const std::vector<Fus
     CostGraph out = fromGroups(view, std::move(groups), devices, link, unitOfNode, fallbacks);
     out.m_unitOfNode = std::move(unitOfNode);
     out.m_fallbacks = std::move(fallbacks);
+    out.setOverheads(devices);
     return out;
+}
+
+void CostGraph::setOverheads(const std::vector<DeviceSpec> &devices)
+{
+    m_overheads.clear();
+    for (const DeviceSpec &d : devices)
+        m_overheads.push_back(std::isfinite(d.stageOverheadUs) && d.stageOverheadUs > 0
+                                  ? std::min(d.stageOverheadUs, maxUnitTimeUs)
+                                  : 0.0);
 }
 
 CostGraph CostGraph::fromParts(std::vector<CostUnit> units, std::vector<CostTensor> tensors,
@@ -293,9 +304,13 @@ std::vector<StageCost> CostGraph::evaluate(const std::vector<std::int32_t> &stag
                 held[static_cast<std::size_t>(s)] -= ct.memoryBytes;
         }
     }
-    // Received tensors are held for the whole stage.
-    for (StageCost &sc : stages)
+    // Received tensors are held for the whole stage; a stage that runs pays its fixed time.
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+        StageCost &sc = stages[s];
         sc.peakActivationBytes += sc.bytesIn;
+        if (sc.units > 0)
+            sc.overheadUs = stageOverheadUs(std::min<std::size_t>(s, m_times.size() - 1));
+    }
     return stages;
 }
 

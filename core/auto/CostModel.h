@@ -33,6 +33,9 @@ struct DeviceSpec
     double gflops = defaultFlopsRateGflops; ///< Rate for nodes the latency table lacks.
     std::optional<std::int64_t> memoryBytes; ///< Memory limit of the stage, if any.
     const LatencyTable *latency = nullptr; ///< Measured latencies (not owned), or null.
+    /// Fixed time of every run of a stage on this device besides its nodes (launching the
+    /// stage's session: the latency table's calibration run_overhead_us), in microseconds.
+    double stageOverheadUs = 0;
 };
 
 /// The link between any two stages: a transfer of B bytes costs B / bandwidth + latency.
@@ -79,6 +82,7 @@ struct CostTensor
 struct StageCost
 {
     double computeUs = 0;
+    double overheadUs = 0; ///< The device's stageOverheadUs, for a stage with units.
     double transferInUs = 0;
     double transferOutUs = 0;
     std::int64_t bytesIn = 0;
@@ -88,7 +92,7 @@ struct StageCost
     std::size_t units = 0;
     std::size_t ops = 0;
 
-    [[nodiscard]] double timeUs() const { return computeUs + transferInUs; }
+    [[nodiscard]] double timeUs() const { return computeUs + overheadUs + transferInUs; }
     [[nodiscard]] std::int64_t memoryBytes() const { return paramBytes + peakActivationBytes; }
 };
 
@@ -128,6 +132,11 @@ public:
         return m_times[device][unit];
     }
     [[nodiscard]] const LinkSpec &link() const { return m_link; }
+    /// The fixed time of a stage on device `d` (DeviceSpec::stageOverheadUs).
+    [[nodiscard]] double stageOverheadUs(std::size_t device) const
+    {
+        return device < m_overheads.size() ? m_overheads[device] : 0.0;
+    }
     /// The unit holding a node, or -1 (inputs, constants, nodes of other functions).
     [[nodiscard]] std::int32_t unitOf(NodeId node) const;
     /// Nodes covered by latency tables' fallbacks: nodes a device's table lacked (timed by
@@ -141,6 +150,7 @@ public:
 
 private:
     void index();
+    void setOverheads(const std::vector<DeviceSpec> &devices);
 
     std::vector<CostUnit> m_units;
     std::vector<CostTensor> m_tensors;
@@ -149,6 +159,7 @@ private:
     std::vector<std::int32_t> m_in, m_out;
     std::vector<std::int32_t> m_unitOfNode;
     std::vector<std::size_t> m_fallbacks;
+    std::vector<double> m_overheads; ///< Per device.
     LinkSpec m_link;
 };
 

@@ -5,6 +5,7 @@
 #include "core/partition/PlanReport.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace cleave {
@@ -248,6 +249,8 @@ OrderedJson partitionJson(const ExportModel &m, std::size_t k, const PartitionCo
     part["param_bytes"] = cost.paramBytes;
     part["boundary_bytes_in"] = cost.boundaryBytesIn;
     part["boundary_bytes_out"] = cost.boundaryBytesOut;
+    if (k < m.options->predictedUs.size() && std::isfinite(m.options->predictedUs[k]))
+        part["predicted_us"] = m.options->predictedUs[k];
 
     OrderedJson ins = OrderedJson::array();
     for (std::size_t i = 0; i < m.boundary->interfaces[k].inputs.size(); ++i)
@@ -288,6 +291,8 @@ nlohmann::ordered_json manifestJson(const ExportModel &m)
     const Function &main = g.function(plan.function());
     out["result_is_tuple"] = main.result.isValid() && g.node(main.result).kind == NodeKind::Tuple;
     out["global_outputs"] = globalOutputsJson(m);
+    if (!m.options->predictedUs.empty())
+        out["cost_model"] = m.options->costModel;
 
     const std::vector<PartitionCost> costs = partitionCosts(plan, boundary);
     OrderedJson partitions = OrderedJson::array();

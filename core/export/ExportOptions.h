@@ -31,6 +31,14 @@ struct ExportOptions
     std::string moduleFormat = "relay";
     /// Diagnostics of the plan at export time (validation findings), copied to the manifest.
     std::vector<Diagnostic> diagnostics;
+    /// A cost model's predicted time of each partition (plan order) in microseconds: compute
+    /// plus the stage's fixed run time, transfers apart. Written as partitions.json
+    /// `predicted_us`, which run_pipeline.py --bench prints beside the measured times; empty
+    /// when the plan did not come from a cost model.
+    std::vector<double> predictedUs;
+    /// What made predictedUs ("latency table (onnxruntime 1.30.0, ...)", "FLOPs"): the
+    /// manifest's `cost_model`.
+    std::string costModel;
     /// Export into a non-empty folder that is not a previous Cleave export (it has no
     /// `.cleave-export` list of owned files). Files Cleave did not write are kept either way.
     bool force = false;

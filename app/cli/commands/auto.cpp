@@ -109,6 +109,16 @@ std::optional<std::size_t> setupCost(const Arguments &args, const CommandContext
     base.latency = setup.latency ? &*setup.latency : nullptr;
     if (!readRates(args, context, setup.devices.link, base.gflops))
         return std::nullopt;
+    // A measured table (cleave-cli profile) also says what a stage and a hand-off cost there;
+    // the flags win over it.
+    if (setup.latency && setup.latency->calibration()) {
+        const LatencyCalibration &cal = *setup.latency->calibration();
+        base.stageOverheadUs = cal.runOverheadUs;
+        if (cal.handoffUs && !args.has("--link-latency"))
+            setup.devices.link.latencyUs = *cal.handoffUs;
+        if (cal.copyBytesPerSecond && !args.has("--bandwidth"))
+            setup.devices.link.bytesPerSecond = *cal.copyBytesPerSecond;
+    }
     std::optional<std::int64_t> memory;
     if (const auto limit = args.value("--memory-limit")) {
         memory = parseByteSize(*limit);
@@ -131,6 +141,8 @@ std::optional<std::size_t> setupCost(const Arguments &args, const CommandContext
         for (DeviceSpec &d : setup.devices.devices) {
             if (!d.latency)
                 d.latency = base.latency;
+            if (d.stageOverheadUs <= 0 && d.latency && d.latency->calibration())
+                d.stageOverheadUs = d.latency->calibration()->runOverheadUs;
             if (!d.memoryBytes)
                 d.memoryBytes = memory;
             setup.memoryLimits.push_back(d.memoryBytes);
@@ -151,7 +163,8 @@ std::optional<std::size_t> setupCost(const Arguments &args, const CommandContext
 
 /// Writes the plan file and the export the options ask for.
 int saveAndExport(const Arguments &args, const CommandContext &context, const PartitionPlan &plan,
-                  const BoundaryTable &boundary, const std::vector<Diagnostic> &diagnostics)
+                  const BoundaryTable &boundary, const std::vector<Diagnostic> &diagnostics,
+                  const std::vector<StageCost> &predicted = {}, const std::string &costModel = {})
 {
     if (const auto target = args.value("--save-plan")) {
         std::string error;
@@ -163,6 +176,9 @@ int saveAndExport(const Arguments &args, const CommandContext &context, const Pa
     if (const auto dir = args.value("--out")) {
         ExportOptions options;
         options.diagnostics = diagnostics;
+        for (const StageCost &s : predicted)
+            options.predictedUs.push_back(s.computeUs + s.overheadUs);
+        options.costModel = costModel;
         const ExportResult result = exportPartitions(plan, boundary, options, *dir);
         for (const Diagnostic &d : result.diagnostics)
             context.err << *dir << ": " << d.toString() << '\n';
@@ -209,11 +225,25 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
         context.err << args.positionals.front() << ": error: " << result.error << '\n';
         return exitBadInput;
     }
+    // --baseline: the plan another tool would make, to export and run beside the optimum.
+    const Baseline *baseline = nullptr;
+    if (const auto name = args.value("--baseline")) {
+        for (const Baseline &b : result.baselines)
+            baseline = b.name == *name ? &b : baseline;
+        if (!baseline)
+            return context.usageError("--baseline is uniform, parameters or flops, got '" + *name
+                                      + "'");
+    }
+    const std::vector<std::int32_t> &stageOf = baseline ? baseline->stageOf : result.stageOf;
+    const std::vector<StageCost> &planStages = baseline ? baseline->stages : result.stages;
+    std::string costModel = setup.latency ? "latency table" : "FLOPs";
+    if (setup.latency && !setup.latency->provenance().empty())
+        costModel += " (" + setup.latency->provenance() + ")";
     std::vector<std::string> targets;
     for (std::size_t k = 0; k < *stages; ++k)
         targets.push_back(
             setup.devices.devices[std::min(k, setup.devices.devices.size() - 1)].target);
-    const PartitionPlan plan = planFromStages(view, *cost, result.stageOf, *stages, targets);
+    const PartitionPlan plan = planFromStages(view, *cost, stageOf, *stages, targets);
     const BoundaryTable boundary = computeBoundary(plan);
     ValidationOptions checks;
     applyWriterCapabilities(graph, checks);
@@ -230,16 +260,24 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
         out["total_us"] = result.totalUs;
         out["lower_bound_us"] = result.lowerBoundUs;
         out["transfer_bytes"] = result.transferBytes;
+        if (baseline)
+            out["plan"] = "baseline " + baseline->name;
         nlohmann::json times = nlohmann::json::array(), memory = nlohmann::json::array();
-        for (const StageCost &s : result.stages) {
+        for (const StageCost &s : planStages) {
             times.push_back(s.timeUs());
             memory.push_back(s.memoryBytes());
         }
         out["stage_times_us"] = times;
         out["stage_memory_bytes"] = memory;
         nlohmann::json baselines = nlohmann::json::array();
-        for (const Baseline &b : result.baselines)
-            baselines.push_back({ { "name", b.name }, { "bottleneck_us", b.bottleneckUs } });
+        for (const Baseline &b : result.baselines) {
+            nlohmann::json bt = nlohmann::json::array();
+            for (const StageCost &s : b.stages)
+                bt.push_back(s.timeUs());
+            baselines.push_back({ { "name", b.name },
+                                  { "bottleneck_us", b.bottleneckUs },
+                                  { "stage_times_us", bt } });
+        }
         out["baselines"] = baselines;
         context.out << out.dump(2) << '\n';
     } else {
@@ -255,6 +293,11 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
                     << " bytes moved\n  stages:";
         for (std::size_t k = 0; k < result.stages.size(); ++k)
             context.out << ' ' << microseconds(result.stages[k].timeUs());
+        if (baseline) {
+            context.out << "\n  plan: baseline " << baseline->name << " (not the optimum), stages:";
+            for (const StageCost &s : planStages)
+                context.out << ' ' << microseconds(s.timeUs());
+        }
         context.out << "\n  baselines:";
         for (const Baseline &b : result.baselines) {
             char ratio[32];
@@ -265,7 +308,7 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
         }
         context.out << "\n\n" << planReportText(plan, boundary, diagnostics, latency);
     }
-    return saveAndExport(args, context, plan, boundary, diagnostics);
+    return saveAndExport(args, context, plan, boundary, diagnostics, planStages, costModel);
 }
 
 /// Reads `--targets dnnl=dnnl_ops.json,llvm` and the per-target latencies.
@@ -394,7 +437,8 @@ Command autoCommand()
         "MODEL (--stages K | --devices FILE | --targets T=OPS.json,...,FALLBACK) "
         "[--objective throughput|latency] [--memory-limit BYTES] [--latency FILE] "
         "[--flops-rate GFLOPS] [--bandwidth GBPS] [--link-latency US] [--level ops|blocks] "
-        "[--min-region OPS] [--function NAME] [--save-plan FILE] [--out DIR] [--json]",
+        "[--baseline uniform|parameters|flops] [--min-region OPS] [--function NAME] "
+        "[--save-plan FILE] [--out DIR] [--json]",
         "Propose a plan: K balanced pipeline stages (optimal for the cost model), or BYOC "
         "regions from op-support lists; print it with the baselines and optionally save or "
         "export it.",
@@ -405,7 +449,10 @@ Command autoCommand()
         "  --objective O         throughput (default: the slowest stage, ties: fewer bytes\n"
         "                        moved) or latency (the sum of the stages)\n"
         "  --memory-limit BYTES  per stage: parameters + peak activations (16GiB, 512MB, ...)\n"
-        "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}})\n"
+        "  --latency FILE        measured latencies ({\"ops\": {op: us}, \"nodes\": {key: us}});\n"
+        "                        a table from `cleave-cli profile` also sets each stage's\n"
+        "                        fixed run time and the link (hand-off latency, copy\n"
+        "                        bandwidth) from its calibration, unless the flags do\n"
         "  --flops-rate GFLOPS   time of nodes without a latency: FLOPs / rate (default 1000)\n"
         "  --bandwidth GBPS      link bandwidth in GB/s, 10^9 bytes per second (default 10)\n"
         "  --link-latency US     per-transfer latency in microseconds (default 20)\n"
@@ -421,16 +468,21 @@ Command autoCommand()
         "  --function NAME       partition this function of the module (default: main)\n"
         "  --save-plan FILE      write the plan file (the editor, validate and partition take\n"
         "                        it as it is)\n"
-        "  --out DIR             export the plan as `partition --out` does\n"
+        "  --baseline NAME       save / export the plan of a baseline instead of the optimum:\n"
+        "                        uniform (op count), parameters (bytes) or flops, contiguous\n"
+        "                        splits of program order as other tools make them\n"
+        "  --out DIR             export the plan as `partition --out` does; partitions.json\n"
+        "                        gets each stage's predicted_us (compute + fixed run time)\n"
         "  --json                print the `partition --json` report plus objective, mode\n"
         "                        (exact | orders | regions), bottleneck_us, lower_bound_us,\n"
-        "                        stage_times_us and baselines [{name, bottleneck_us}]\n",
+        "                        stage_times_us and baselines [{name, bottleneck_us,\n"
+        "                        stage_times_us}]\n",
         { "--json", "--fold-batch-norm", "--transparent-stop-fusion" },
         1,
         runAuto,
         { "--stages", "--devices", "--objective", "--memory-limit", "--latency", "--flops-rate",
           "--bandwidth", "--link-latency", "--level", "--targets", "--min-region",
-          "--latency-per-target", "--function", "--save-plan", "--out" }
+          "--latency-per-target", "--function", "--save-plan", "--out", "--baseline" }
     };
 }
 
