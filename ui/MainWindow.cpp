@@ -8,6 +8,7 @@
 #include "ui/dialogs/AutoPartitionDialog.h"
 #include "ui/dialogs/CostTargetsDialog.h"
 #include "ui/dialogs/ExportDialog.h"
+#include "ui/dialogs/MeasureDialog.h"
 #include "ui/dialogs/ShortcutsDialog.h"
 #include "ui/docks/BalanceDock.h"
 #include "ui/docks/BoundaryDock.h"
@@ -363,6 +364,18 @@ void MainWindow::createMenus()
         ->addAction(tr("&Cost && Targets…"), this,
                     [this] { CostTargetsDialog::showFor(m_document, this); })
         ->setObjectName(QStringLiteral("costTargetsAction"));
+    QAction *measure = model->addAction(tr("&Measure on This Machine…"), this, [this] {
+        auto *dialog = new MeasureDialog(m_document, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    measure->setObjectName(QStringLiteral("measureAction"));
+    measure->setToolTip(tr("Run an ONNX model in ONNX Runtime with its profiler and use every "
+                           "node's measured time as its cost"));
+    measure->setEnabled(false);
+    connect(m_document, &Document::graphChanged, measure, [this, measure] {
+        measure->setEnabled(m_document->graph() && cleave::canProfile(*m_document->graph()));
+    });
 
     QMenu *partition = menuBar()->addMenu(tr("&Partition"));
     QAction *autoPartition = partition->addAction(tr("&Auto-partition…"), this, [this] {

@@ -9,9 +9,11 @@
 // setting undoable, marking the document modified, and restored from the saved project.
 #include "TestSupport.h"
 #include "core/auto/AutoPlan.h"
+#include "core/formats/RuntimeCheck.h"
 #include "ui/MainWindow.h"
 #include "ui/dialogs/CostTargetsDialog.h"
 #include "ui/dialogs/ExportDialog.h"
+#include "ui/dialogs/MeasureDialog.h"
 #include "ui/docks/BalanceDock.h"
 #include "ui/docks/DiagnosticsDock.h"
 #include "ui/docks/FunctionChooser.h"
@@ -37,10 +39,13 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabBar>
 #include <QTabWidget>
@@ -146,6 +151,32 @@ void showTab(CostTargetsDialog *page, int tab)
     QCOMPARE(bar->currentIndex(), tab);
 }
 
+/// Answers the next message box with `button` (a click on it, as a user would).
+void answerMessageBox(QMessageBox::StandardButton button)
+{
+    auto *timer = new QTimer(qApp);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, button] {
+        for (QWidget *w : QApplication::topLevelWidgets()) {
+            auto *box = qobject_cast<QMessageBox *>(w);
+            if (!box || !box->isVisible())
+                continue;
+            timer->stop();
+            timer->deleteLater();
+            QTest::mouseClick(box->button(button), Qt::LeftButton);
+            return;
+        }
+    });
+    timer->start(20);
+}
+
+/// Replaces a field's text as a user does: select all, type.
+void typeInto(QWidget *field, const QString &text)
+{
+    field->setFocus();
+    QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(field, text);
+}
+
 int rowWithCode(const MainWindow &w, const char *code)
 {
     return w.diagnosticsDock()->model()->findCode(QString::fromLatin1(code));
@@ -165,11 +196,15 @@ private slots:
     void fusionOptionsReformBlocks();
     void chooseFunctionOfRelaxModule();
     void diagnosticFixMarksParameter();
+    void measureLoadsTableAsOneUndoStep();
+    void runReportBesidePrediction();
 
 private:
     void openAndWait(MainWindow &w, const QString &path);
     // Model ▸ Cost & Targets…, clicked in the open menu.
     CostTargetsDialog *openPage(MainWindow &w);
+    // Clicks the Model menu's action `name` in the open menu; false when it is not there.
+    bool clickModelAction(MainWindow &w, const char *name);
     void strokeAcross(MainWindow &w, NodeId from, NodeId to);
     void keyOnWindow(MainWindow &w, Qt::Key key, Qt::KeyboardModifiers modifiers);
 };
@@ -196,7 +231,7 @@ void TestCostTargets::openAndWait(MainWindow &w, const QString &path)
     QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
 }
 
-CostTargetsDialog *TestCostTargets::openPage(MainWindow &w)
+bool TestCostTargets::clickModelAction(MainWindow &w, const char *name)
 {
     QApplication::setActiveWindow(&w);
     QMenuBar *bar = w.menuBar();
@@ -206,15 +241,22 @@ CostTargetsDialog *TestCostTargets::openPage(MainWindow &w)
             modelMenu = a;
     }
     if (!modelMenu)
-        return nullptr;
+        return false;
     QTest::mouseClick(bar, Qt::LeftButton, {}, bar->actionGeometry(modelMenu).center());
     if (!QTest::qWaitFor([] { return QApplication::activePopupWidget() != nullptr; }))
-        return nullptr;
+        return false;
     auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
-    auto *action = w.findChild<QAction *>(QStringLiteral("costTargetsAction"));
-    if (!menu || !action)
-        return nullptr;
+    auto *action = w.findChild<QAction *>(QLatin1String(name));
+    if (!menu || !action || !action->isEnabled())
+        return false;
     QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(action).center());
+    return true;
+}
+
+CostTargetsDialog *TestCostTargets::openPage(MainWindow &w)
+{
+    if (!clickModelAction(w, "costTargetsAction"))
+        return nullptr;
     auto *page = w.findChild<CostTargetsDialog *>(QStringLiteral("costTargetsDialog"));
     if (page && !QTest::qWaitForWindowExposed(page))
         return nullptr;
@@ -616,6 +658,142 @@ def @main(%x: Tensor[(1, 8), float32], %scale: Tensor[(1, 8), float32]) -> Tenso
     QCOMPARE(reopened.document()->settings().params, std::vector<std::string> { "scale" });
     QVERIFY(reopened.document()->settings().liftConstants);
     QCOMPARE(rowWithCode(reopened, "pipeline.routed_input"), -1);
+}
+
+// Model ▸ Measure on This Machine… on the ONNX sample: ONNX Runtime's profiler runs in a separate
+// process, and its table becomes the document's latency table in one undo step: every operator
+// node gets a measured time (> 0 µs). A cancelled second run keeps the table and its file as they
+// were. Disabled for a Relay model (measuring runs ONNX models).
+void TestCostTargets::measureLoadsTableAsOneUndoStep()
+{
+    std::string tried;
+    if (cleave::findPythonWith("onnxruntime, onnx, numpy", tried).empty())
+        QSKIP(qPrintable(QStringLiteral("no Python with onnxruntime (tried %1): run "
+                                        "packaging/pydeps.sh")
+                             .arg(QString::fromStdString(tried))));
+    QTemporaryDir dir;
+    const QString table = dir.filePath(QStringLiteral("measured.json"));
+    MainWindow w;
+    openAndWait(w, stopFusion);
+    QVERIFY(!w.findChild<QAction *>(QStringLiteral("measureAction"))->isEnabled());
+    openAndWait(w, QDir::cleanPath(QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet_inception.onnx")));
+    QVERIFY(clickModelAction(w, "measureAction"));
+    MeasureDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = w.findChild<MeasureDialog *>(QStringLiteral("measureDialog"))));
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    // The default goes beside the model.
+    QVERIFY2(
+        dialog->outputPath().endsWith(QStringLiteral("/samples/resnet_inception.latency.json")),
+        qPrintable(dialog->outputPath()));
+    typeInto(child<QLineEdit>(dialog, "measureOutput"), table);
+    typeInto(child<QSpinBox>(dialog, "measureRuns"), QStringLiteral("3"));
+    QCOMPARE(dialog->outputPath(), table);
+    QUndoStack *undo = w.document()->undoStack();
+    const int steps = undo->count();
+    click(child<QPushButton>(dialog, "measureStart"));
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->isRunning(), 120000);
+    QVERIFY2(w.document()->settings().latency != nullptr, qPrintable(dialog->statusText()));
+    QCOMPARE(QString::fromStdString(w.document()->settings().latencyPath), table);
+    QCOMPARE(undo->count(), steps + 1);
+    const cleave::Graph &g = *w.document()->graph();
+    const cleave::LatencyTable &measured = *w.document()->settings().latency;
+    int operators = 0;
+    for (cleave::NodeId n : g.function(g.mainFunction()).nodes) {
+        if (!g.node(n).isOperator())
+            continue;
+        ++operators;
+        const auto us = measured.latency(g, n);
+        QVERIFY2(us && *us > 0, g.key(n).c_str());
+    }
+    QCOMPARE(operators, 40); // the sample's 40 ONNX nodes (samples/gen_onnx_sample.py)
+    QVERIFY(measured.calibration().has_value());
+    QVERIFY(dialog->statusText().contains(QStringLiteral("Measured 40 nodes")));
+    undo->undo();
+    QVERIFY(!w.document()->settings().latency);
+    undo->redo();
+    QVERIFY(w.document()->settings().latency != nullptr);
+
+    // A long run, cancelled: the table and its file stay as they were.
+    const QByteArray before = readText(table);
+    const auto loaded = w.document()->settings().latency;
+    typeInto(child<QSpinBox>(dialog, "measureRuns"), QStringLiteral("10000"));
+    answerMessageBox(QMessageBox::Yes); // "measured.json exists. Replace it?"
+    click(child<QPushButton>(dialog, "measureStart"));
+    QTRY_VERIFY_WITH_TIMEOUT(child<QProgressBar>(dialog, "measureProgress")->isVisible(), 60000);
+    click(child<QPushButton>(dialog, "measureCancel"));
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog->isRunning(), 30000);
+    QVERIFY2(dialog->statusText().contains(QStringLiteral("cancelled")),
+             qPrintable(dialog->statusText()));
+    QCOMPARE(readText(table), before);
+    QCOMPARE(w.document()->settings().latency, loaded);
+    QCOMPARE(undo->count(), steps + 1);
+}
+
+// Balance ▸ Load Run Report…: the JSON an export's run_pipeline.py --bench writes puts each
+// stage's measured time beside the predicted one (matched by name), with the measured bottleneck
+// and the pipelining gain; a report of another plan says so; a broken one is refused with its
+// position; Clear takes it away.
+void TestCostTargets::runReportBesidePrediction()
+{
+    QTemporaryDir dir;
+    MainWindow w;
+    openAndWait(w, stopFusion);
+    strokeAcross(w, key(w, "%7"), key(w, "%8"));
+    const cleave::PartitionPlan *plan = w.document()->plan();
+    QCOMPARE(plan->partitionCount(), std::size_t(2));
+    const QString first = QString::fromStdString(plan->partitions()[0].name);
+    const QString second = QString::fromStdString(plan->partitions()[1].name);
+    auto *balance = w.findChild<BalanceDock *>();
+    QVERIFY(balance);
+    balance->show();
+    balance->raise();
+    QTRY_VERIFY(child<QPushButton>(balance, "loadRunReportButton")->isVisible());
+
+    const QString report = dir.filePath(QStringLiteral("bench.json"));
+    QVERIFY(writeText(report,
+                      QStringLiteral(R"({"cleave_run": 1, "runtime": "onnxruntime",
+        "runtime_version": "1.30.0", "mode": "threads", "host": "lab", "items": 20,
+        "stages": [{"name": "%1", "measured_us": 123.5, "predicted_us": 100.0},
+                   {"name": "%2", "measured_us": 456.5, "predicted_us": 400.0}],
+        "bottleneck": "%2", "bottleneck_us": 456.5, "whole_us": 560.0,
+        "throughput_per_s": 2000.0, "whole_throughput_per_s": 1000.0})")
+                          .arg(first, second)
+                          .toUtf8()));
+    answerFileDialog(report);
+    click(child<QPushButton>(balance, "loadRunReportButton"));
+    QTRY_VERIFY(!balance->runReportText().isEmpty());
+    const auto &bars = balance->chart()->bars();
+    QCOMPARE(bars.size(), std::size_t(2));
+    QCOMPARE(bars[0].measuredUs.value_or(-1), 123.5);
+    QCOMPARE(bars[1].measuredUs.value_or(-1), 456.5);
+    const QString text = balance->runReportText();
+    QVERIFY2(text.contains(QStringLiteral("onnxruntime 1.30.0, threads, lab")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("bottleneck 456.5 µs (%1)").arg(second)),
+             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("2000.0 inferences/s, 2.00× the whole model")),
+             qPrintable(text));
+    QVERIFY(!text.contains(QStringLiteral("another plan")));
+
+    // A report of other stages: nothing matches, and the dock says so.
+    const QString other = dir.filePath(QStringLiteral("other.json"));
+    QVERIFY(writeText(other, R"({"stages": [{"name": "a", "measured_us": 1.0}]})"));
+    QVERIFY(balance->loadRunReport(other));
+    QVERIFY(!balance->chart()->bars()[0].measuredUs.has_value());
+    QVERIFY2(balance->runReportText().contains(QStringLiteral("names 0 of the plan's 2 stages")),
+             qPrintable(balance->runReportText()));
+
+    // Broken JSON: refused with its position; the previous report stays.
+    const QString broken = dir.filePath(QStringLiteral("broken.json"));
+    QVERIFY(writeText(broken, "{\"stages\": [\n  {\"name\": }]}\n"));
+    answerFileDialog(broken);
+    click(child<QPushButton>(balance, "loadRunReportButton"));
+    QTRY_VERIFY(child<QLabel>(balance, "balanceRunSummary")
+                    ->text()
+                    .contains(QStringLiteral("broken.json:2:")));
+
+    click(child<QPushButton>(balance, "clearRunReportButton"));
+    QVERIFY(balance->runReportText().isEmpty());
+    QVERIFY(!balance->chart()->bars()[0].measuredUs.has_value());
 }
 
 QTEST_MAIN(TestCostTargets)

@@ -4,6 +4,7 @@
 
 #include "core/analysis/LatencyTable.h"
 #include "core/auto/CostModel.h"
+#include "core/formats/PipelineRunReport.h"
 #include "core/partition/PartitionPlan.h"
 
 #include <QDockWidget>
@@ -14,6 +15,7 @@
 #include <vector>
 
 class QLabel;
+class QPushButton;
 
 namespace cleave::ui {
 
@@ -39,10 +41,13 @@ struct StageBar
     double transferOutUs = 0;
     std::int64_t memoryBytes = 0;
     bool bottleneck = false;
+    /// The stage's time measured by a pipeline run (a loaded run report), when it has one.
+    std::optional<double> measuredUs;
 };
 
-/// The bar chart (QPainter): per stage a stacked time bar (compute, transfer in), a thin bar
-/// for the transfer out, and a memory bar against the limit; the bottleneck is outlined.
+/// The bar chart (QPainter): per stage a stacked time bar (compute, transfer in), the measured
+/// time beside it when a run report is loaded, a thin bar for the transfer out, and a memory bar
+/// against the limit; the bottleneck is outlined. A legend names the colours.
 class BalanceChart : public QWidget
 {
     Q_OBJECT
@@ -62,7 +67,9 @@ private:
 };
 
 /// The Balance dock: the cost of every stage of the current plan, recomputed on every plan
-/// edit (a cut, a drag, an undo), so a hand-moved boundary shows its effect at once.
+/// edit (a cut, a drag, an undo), so a hand-moved boundary shows its effect at once. A run
+/// report of the exported pipeline (run_pipeline.py --bench N --json FILE) puts each stage's
+/// measured time beside the predicted one, matched by stage name.
 class BalanceDock : public QDockWidget
 {
     Q_OBJECT
@@ -75,6 +82,11 @@ public:
     /// The chart, brought up to date with the plan first (it is recomputed when the dock
     /// shows: edits made while it is hidden only mark it stale).
     [[nodiscard]] BalanceChart *chart();
+    /// Loads a run report (Load Run Report… asks for the file); false with the reason shown in
+    /// the dock when it is not one. The report is let go when another model opens.
+    bool loadRunReport(const QString &path);
+    /// The loaded report's summary line, or empty.
+    [[nodiscard]] QString runReportText() const;
 
 private:
     /// Recomputes the chart now when the dock shows, else marks it stale.
@@ -102,6 +114,9 @@ private:
     BalanceSettings m_settings;
     BalanceChart *m_chart;
     QLabel *m_summary;
+    QLabel *m_runSummary;
+    QPushButton *m_clearReport;
+    std::optional<cleave::PipelineRunReport> m_report;
     bool m_stale = false;
     bool m_shown = false; ///< On screen (its tab current), as visibilityChanged() said last.
 };

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/formats/PipelineRunReport.h"
+
+#include "core/graph/JsonParse.h"
+#include "core/support/FileIo.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace cleave {
+
+namespace {
+
+/// A finite non-negative number at `key`, or nullopt.
+std::optional<double> number(const nlohmann::json &j, const char *key)
+{
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number())
+        return std::nullopt;
+    const double v = it->get<double>();
+    return std::isfinite(v) && v >= 0 ? std::optional<double>(v) : std::nullopt;
+}
+
+std::string text(const nlohmann::json &j, const char *key)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+} // namespace
+
+std::optional<PipelineRunReport> readPipelineRunReport(const std::string &path, std::string &error)
+{
+    const auto bytes = readRegularFile(path, 64u << 20, error);
+    if (!bytes)
+        return std::nullopt;
+    std::vector<Diagnostic> problems;
+    const auto parsed = parseJsonLocated(*bytes, path, "run_report.syntax", problems);
+    if (!parsed) {
+        error = problems.empty() ? path + ": not JSON" : problems.front().toString();
+        return std::nullopt;
+    }
+    const nlohmann::json &j = *parsed;
+    if (!j.is_object() || !j.contains("stages") || !j["stages"].is_array()) {
+        error = path
+            + ": not a run report (run_pipeline.py --bench N --json FILE writes one: an "
+              "object with \"stages\")";
+        return std::nullopt;
+    }
+    PipelineRunReport r;
+    r.runtime = text(j, "runtime");
+    if (const std::string v = text(j, "runtime_version"); !v.empty())
+        r.runtime += (r.runtime.empty() ? "" : " ") + v;
+    r.mode = text(j, "mode");
+    r.host = text(j, "host");
+    r.bottleneck = text(j, "bottleneck");
+    r.wholeUs = number(j, "whole_us").value_or(0.0);
+    r.throughputPerSecond = number(j, "throughput_per_s").value_or(0.0);
+    r.wholeThroughputPerSecond = number(j, "whole_throughput_per_s").value_or(0.0);
+    r.items = static_cast<int>(number(j, "items").value_or(0.0));
+    for (std::size_t i = 0; i < j["stages"].size(); ++i) {
+        const nlohmann::json &s = j["stages"][i];
+        const auto measured = s.is_object() ? number(s, "measured_us") : std::nullopt;
+        if (!measured || text(s, "name").empty()) {
+            error = path + ": stages/" + std::to_string(i)
+                + " needs a \"name\" and a non-negative \"measured_us\"";
+            return std::nullopt;
+        }
+        r.stages.push_back({ text(s, "name"), *measured, number(s, "predicted_us") });
+    }
+    return r;
+}
+
+} // namespace cleave
