@@ -362,6 +362,27 @@ void TestOnnx::malformed_data()
         << "model.onnx:1:1: error: node 'neg' (Neg) writes tensor 'r', which is already defined "
            "[onnx.duplicate_output]";
 
+    // Issue 34 (low): 40 If nodes each inside the previous one's then_branch is past protobuf's
+    // 100 message levels (model, graph, then node, attribute, graph per If): too deep, not
+    // "malformed or truncated".
+    onnx::ModelProto nested = smallModel();
+    onnx::GraphProto *level = nested.mutable_graph();
+    for (int i = 0; i < 40; ++i) {
+        onnx::NodeProto *node = level->add_node();
+        node->set_op_type("If");
+        node->add_input("x");
+        node->add_output("if" + std::to_string(i));
+        onnx::AttributeProto *branch = node->add_attribute();
+        branch->set_name("then_branch");
+        branch->set_type(onnx::AttributeProto::GRAPH);
+        level = branch->mutable_g();
+        level->set_name("branch" + std::to_string(i));
+    }
+    QTest::newRow("nested too deep")
+        << QByteArray::fromStdString(nested.SerializeAsString())
+        << "model.onnx:1:1: error: the model's graphs are nested 41 deep (If / Loop / Scan bodies "
+           "inside one another): more than the 100 protobuf message levels";
+
     onnx::ModelProto noGraph;
     noGraph.set_ir_version(7);
     QTest::newRow("no graph")

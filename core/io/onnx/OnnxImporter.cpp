@@ -6,6 +6,7 @@
 #include "core/io/onnx/OnnxNames.h"
 #include "core/support/Utf8.h"
 
+#include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -20,6 +21,21 @@
 namespace cleave {
 
 namespace {
+
+/// How many graphs deep a graph's If / Loop / Scan bodies go (1: no subgraph).
+int graphDepth(const onnx::GraphProto &graph)
+{
+    int deepest = 0;
+    for (const onnx::NodeProto &node : graph.node()) {
+        for (const onnx::AttributeProto &a : node.attribute()) {
+            if (a.has_g())
+                deepest = std::max(deepest, graphDepth(a.g()));
+            for (const onnx::GraphProto &g : a.graphs())
+                deepest = std::max(deepest, graphDepth(g));
+        }
+    }
+    return deepest + 1;
+}
 
 using onnxio::dtypeName;
 
@@ -586,6 +602,22 @@ ImportResult OnnxImporter::importBytes(std::string_view bytes, const std::string
         }
         onnx::ModelProto model;
         if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+            // Protobuf refuses messages nested more than 100 deep as it refuses broken bytes: a
+            // second reading with a higher limit tells the two apart (a few hundred levels of
+            // generated parsing stay far from the stack's end).
+            onnx::ModelProto deep;
+            google::protobuf::io::CodedInputStream in(
+                reinterpret_cast<const std::uint8_t *>(bytes.data()),
+                static_cast<int>(bytes.size()));
+            in.SetRecursionLimit(1000);
+            if (deep.ParseFromCodedStream(&in)) {
+                fail("onnx.too_deep",
+                     "the model's graphs are nested " + std::to_string(graphDepth(deep.graph()))
+                         + " deep (If / Loop / Scan bodies inside one another): more than the 100 "
+                           "protobuf message levels ONNX readers accept (about 32 nested "
+                           "graphs); flatten the control flow or split the model");
+                return;
+            }
             fail("onnx.parse",
                  "not a valid ONNX model: the protobuf message is malformed or truncated ("
                      + std::to_string(bytes.size()) + " bytes)");
