@@ -23,7 +23,7 @@ std::optional<double> number(const nlohmann::json &j, const char *key)
     return std::isfinite(v) && v >= 0 ? std::optional<double>(v) : std::nullopt;
 }
 
-std::string text(const nlohmann::json &j, const char *key)
+std::string textAt(const nlohmann::json &j, const char *key)
 {
     const auto it = j.find(key);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -36,8 +36,14 @@ std::optional<PipelineRunReport> readPipelineRunReport(const std::string &path, 
     const auto bytes = readRegularFile(path, 64u << 20, error);
     if (!bytes)
         return std::nullopt;
+    return parsePipelineRunReport(*bytes, path, error);
+}
+
+std::optional<PipelineRunReport> parsePipelineRunReport(std::string_view text,
+                                                        const std::string &path, std::string &error)
+{
     std::vector<Diagnostic> problems;
-    const auto parsed = parseJsonLocated(*bytes, path, "run_report.syntax", problems);
+    const auto parsed = parseJsonLocated(text, path, "run_report.syntax", problems);
     if (!parsed) {
         error = problems.empty() ? path + ": not JSON" : problems.front().toString();
         return std::nullopt;
@@ -50,12 +56,12 @@ std::optional<PipelineRunReport> readPipelineRunReport(const std::string &path, 
         return std::nullopt;
     }
     PipelineRunReport r;
-    r.runtime = text(j, "runtime");
-    if (const std::string v = text(j, "runtime_version"); !v.empty())
+    r.runtime = textAt(j, "runtime");
+    if (const std::string v = textAt(j, "runtime_version"); !v.empty())
         r.runtime += (r.runtime.empty() ? "" : " ") + v;
-    r.mode = text(j, "mode");
-    r.host = text(j, "host");
-    r.bottleneck = text(j, "bottleneck");
+    r.mode = textAt(j, "mode");
+    r.host = textAt(j, "host");
+    r.bottleneck = textAt(j, "bottleneck");
     r.wholeUs = number(j, "whole_us").value_or(0.0);
     r.throughputPerSecond = number(j, "throughput_per_s").value_or(0.0);
     r.wholeThroughputPerSecond = number(j, "whole_throughput_per_s").value_or(0.0);
@@ -63,12 +69,12 @@ std::optional<PipelineRunReport> readPipelineRunReport(const std::string &path, 
     for (std::size_t i = 0; i < j["stages"].size(); ++i) {
         const nlohmann::json &s = j["stages"][i];
         const auto measured = s.is_object() ? number(s, "measured_us") : std::nullopt;
-        if (!measured || text(s, "name").empty()) {
+        if (!measured || textAt(s, "name").empty()) {
             error = path + ": stages/" + std::to_string(i)
                 + " needs a \"name\" and a non-negative \"measured_us\"";
             return std::nullopt;
         }
-        r.stages.push_back({ text(s, "name"), *measured, number(s, "predicted_us") });
+        r.stages.push_back({ textAt(s, "name"), *measured, number(s, "predicted_us") });
     }
     return r;
 }

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cleave {
@@ -35,5 +36,9 @@ struct PipelineRunReport
 /// Reads a run report; nullopt with `error` (file:line:column for JSON syntax errors, the field
 /// otherwise) when it is not one.
 std::optional<PipelineRunReport> readPipelineRunReport(const std::string &path, std::string &error);
+
+/// Parses the text of a run report read from `path` (for messages), as readPipelineRunReport.
+std::optional<PipelineRunReport>
+parsePipelineRunReport(std::string_view text, const std::string &path, std::string &error);
 
 } // namespace cleave
