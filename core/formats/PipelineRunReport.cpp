@@ -50,9 +50,11 @@ std::optional<PipelineRunReport> parsePipelineRunReport(std::string_view text,
     }
     const nlohmann::json &j = *parsed;
     if (!j.is_object() || !j.contains("stages") || !j["stages"].is_array()) {
-        error = path
-            + ": not a run report (run_pipeline.py --bench N --json FILE writes one: an "
-              "object with \"stages\")";
+        Diagnostic d = Diagnostic::make(Severity::Error, "run_report.type",
+                                        R"(not a run report (run_pipeline.py --bench N --json )"
+                                        R"(FILE writes one: an object with "stages"))");
+        d.where = locateJsonValue(text, path, "");
+        error = d.toString();
         return std::nullopt;
     }
     PipelineRunReport r;
@@ -70,8 +72,12 @@ std::optional<PipelineRunReport> parsePipelineRunReport(std::string_view text,
         const nlohmann::json &s = j["stages"][i];
         const auto measured = s.is_object() ? number(s, "measured_us") : std::nullopt;
         if (!measured || textAt(s, "name").empty()) {
-            error = path + ": stages/" + std::to_string(i)
-                + " needs a \"name\" and a non-negative \"measured_us\"";
+            Diagnostic d
+                = Diagnostic::make(Severity::Error, "run_report.stage",
+                                   "stage " + std::to_string(i)
+                                       + R"( needs a "name" and a non-negative "measured_us")");
+            d.where = locateJsonValue(text, path, "/stages/" + std::to_string(i));
+            error = d.toString();
             return std::nullopt;
         }
         r.stages.push_back({ textAt(s, "name"), *measured, number(s, "predicted_us") });

@@ -780,6 +780,15 @@ void TestCostTargets::runReportBesidePrediction()
     const QString other = dir.filePath(QStringLiteral("other.json"));
     QVERIFY(writeText(other, R"({"stages": [{"name": "a", "measured_us": 1.0}]})"));
     QVERIFY(balance->loadRunReport(other));
+    // A stage without its time: refused where it is (line 2, its object at column 3).
+    const QString partial = dir.filePath(QStringLiteral("partial.json"));
+    QVERIFY(writeText(partial, "{\"stages\": [\n  {\"name\": \"a\"}, {\"name\": \"b\"}]}\n"));
+    QVERIFY(!balance->loadRunReport(partial));
+    QVERIFY2(child<QLabel>(balance, "balanceRunSummary")
+                 ->text()
+                 .contains(QStringLiteral("partial.json:2:3: error: stage 0 needs a \"name\"")),
+             qPrintable(child<QLabel>(balance, "balanceRunSummary")->text()));
+    QVERIFY(balance->loadRunReport(other));
     QVERIFY(!balance->chart()->bars()[0].measuredUs.has_value());
     QVERIFY2(balance->runReportText().contains(QStringLiteral("names 0 of the plan's 2 stages")),
              qPrintable(balance->runReportText()));
