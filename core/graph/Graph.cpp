@@ -152,8 +152,11 @@ FunctionId Graph::addFunction(Function f)
 NodeId Graph::addNode(Node n)
 {
     const NodeId id(m_nodes.size());
-    if (n.outputTypes().empty())
-        n.setOutputTypes({ Type::unknown() });
+    if (n.outputTypes().empty()) {
+        // Interned once: most importers add a node first and type it afterwards.
+        static const TypeList unknownList { Type::unknown() };
+        n.setOutputTypes(unknownList);
+    }
     m_functions[n.function.index()].nodes.push_back(id);
     m_nodes.push_back(std::move(n));
     return id;
