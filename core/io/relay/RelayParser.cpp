@@ -826,22 +826,50 @@ RelayParser::Value RelayParser::scalarConstant(const Token &tok)
 
 RelayParser::Value RelayParser::metaConstant(const Token &tok)
 {
-    const ConstantKey key { static_cast<std::uint32_t>(m_current.value), tok.text };
     Value v;
-    auto it = m_constantCache.find(key);
-    if (it != m_constantCache.end()) {
-        v.ref = TensorRef { it->second, 0 };
-        return v;
+    // `meta[relay.Constant][i]`, the common spelling, is found by `i` while it is used in one
+    // function only; every other reference through the map.
+    ConstantSlot *slot = nullptr;
+    if (const std::optional<std::uint32_t> i = constantIndex(tok.text)) {
+        if (*i >= m_constantSlots.size())
+            m_constantSlots.resize(std::max<std::size_t>(*i + 1, m_constantSlots.size() * 2));
+        slot = &m_constantSlots[*i];
+        if (slot->node.isValid() && slot->function == m_current) {
+            v.ref = TensorRef { slot->node, 0 };
+            return v;
+        }
+        if (slot->node.isValid())
+            slot = nullptr; // taken by another function
+    }
+    const ConstantKey key { static_cast<std::uint32_t>(m_current.value), tok.text };
+    if (!slot) {
+        auto it = m_constantCache.find(key);
+        if (it != m_constantCache.end()) {
+            v.ref = TensorRef { it->second, 0 };
+            return v;
+        }
     }
     Node n;
     n.kind = NodeKind::Constant;
     n.setMetaRef(std::string(tok.text));
     n.name = n.metaRef();
     const NodeId id = newNode(std::move(n), tok);
-    m_constantCache.emplace(key, id);
+    if (slot)
+        *slot = ConstantSlot { m_current, id };
+    else
+        m_constantCache.emplace(key, id);
     v.ref = TensorRef { id, 0 };
     v.created = true;
     return v;
+}
+
+std::optional<std::uint32_t> RelayParser::constantIndex(std::string_view ref)
+{
+    constexpr std::string_view prefix = "meta[relay.Constant][";
+    if (ref.size() <= prefix.size() + 1 || ref.substr(0, prefix.size()) != prefix
+        || ref.back() != ']')
+        return std::nullopt;
+    return plainNumber(ref.substr(prefix.size(), ref.size() - prefix.size() - 1));
 }
 
 TensorRef RelayParser::materialize(const Value &v, const Token &tok)

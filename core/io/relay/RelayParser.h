@@ -145,6 +145,15 @@ private:
     };
     std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>> m_constructorArity;
     std::unordered_map<ConstantKey, NodeId, ConstantKeyHash> m_constantCache;
+    /// The node of `meta[relay.Constant][i]` by `i`, and the function it was made in.
+    struct ConstantSlot
+    {
+        FunctionId function;
+        NodeId node;
+    };
+    std::vector<ConstantSlot> m_constantSlots;
+    /// `i` of `meta[relay.Constant][i]` (a plain number); none for other references.
+    static std::optional<std::uint32_t> constantIndex(std::string_view ref);
     std::unordered_map<std::string_view, CommentType> m_typeCache;
     std::unordered_map<std::string_view, InternedString> m_opNames;
     std::vector<Value> m_args; // the arguments of the calls being parsed, innermost last
