@@ -244,31 +244,66 @@ void Graph::buildKeys()
 
 namespace {
 
-// The first 8 bytes of a key as a big-endian number (zero-padded): comparing two of them
-// orders keys as their first 8 bytes do (bytes compare unsigned, as std::string's compare does).
-std::uint64_t keyPrefix(std::string_view key)
+// Eight bytes of a key from `offset` as a big-endian number (zero-padded): comparing two of them
+// orders keys as those bytes do (bytes compare unsigned, as std::string's compare does).
+std::uint64_t keyPrefix(std::string_view key, std::size_t offset)
 {
     std::uint64_t prefix = 0;
-    for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t i = offset; i < offset + 8; ++i)
         prefix = prefix << 8 | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0U);
     return prefix;
+}
+
+using KeyedIds = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
+
+// Sorts [first, last) of (eight key bytes from `offset`, id) pairs into key order, ties by id:
+// by those bytes, then each run that shares them by the next eight (most keys differ within a
+// few words, so no comparison reads a whole key twice, as a comparison sort of long keys with a
+// common prefix such as `meta[relay.Constant][..]` would). `keyOf` gives a node's key.
+template <typename KeyOf>
+void sortKeyRun(KeyedIds::iterator first, KeyedIds::iterator last, std::size_t offset,
+                const KeyOf &keyOf)
+{
+    std::sort(first, last);
+    for (auto run = first; run != last;) {
+        auto end = run + 1;
+        while (end != last && end->first == run->first)
+            ++end;
+        if (end - run > 1) {
+            const bool longer = std::any_of(
+                run, end, [&](const auto &k) { return keyOf(k.second).size() > offset + 8; });
+            if (!longer) {
+                // Equal bytes up to the zero padding: shorter keys first, then by id.
+                std::sort(run, end, [&](const auto &a, const auto &b) {
+                    const std::size_t la = keyOf(a.second).size();
+                    const std::size_t lb = keyOf(b.second).size();
+                    return la != lb ? la < lb : a.second < b.second;
+                });
+            } else if (offset >= 256) {
+                // Very long shared prefixes (hostile names): compare whole keys.
+                std::sort(run, end, [&](const auto &a, const auto &b) {
+                    const int c = keyOf(a.second).compare(keyOf(b.second));
+                    return c != 0 ? c < 0 : a.second < b.second;
+                });
+            } else {
+                for (auto k = run; k != end; ++k)
+                    k->first = keyPrefix(keyOf(k->second), offset + 8);
+                sortKeyRun(run, end, offset + 8, keyOf);
+            }
+        }
+        run = end;
+    }
 }
 
 } // namespace
 
 void Graph::sortKeys()
 {
-    // Sorted as (key prefix, id) pairs side by side: most comparisons are one of two integers,
-    // only keys with the same first 8 bytes are read through the node store.
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(m_nodes.size());
+    KeyedIds keyed(m_nodes.size());
     for (std::size_t i = 0; i < keyed.size(); ++i)
-        keyed[i] = { keyPrefix(key(NodeId(i))), static_cast<std::uint32_t>(i) };
-    std::sort(keyed.begin(), keyed.end(), [&](const auto &a, const auto &b) {
-        if (a.first != b.first)
-            return a.first < b.first;
-        const int c = key(NodeId(a.second)).compare(key(NodeId(b.second)));
-        return c != 0 ? c < 0 : a.second < b.second;
-    });
+        keyed[i] = { keyPrefix(key(NodeId(i)), 0), static_cast<std::uint32_t>(i) };
+    sortKeyRun(keyed.begin(), keyed.end(), 0,
+               [this](std::uint32_t id) -> const std::string & { return key(NodeId(id)); });
     m_keyOrder.resize(keyed.size());
     for (std::size_t i = 0; i < keyed.size(); ++i)
         m_keyOrder[i] = NodeId(keyed[i].second);
