@@ -165,7 +165,12 @@ NodeId Graph::addNode(Node n)
 void Graph::finalize()
 {
     // Importers reserve from an estimate; give back what it left unused (more than an eighth).
-    if (m_nodes.capacity() - m_nodes.size() > m_nodes.size() / 8)
+    // Not from a large store: its unused tail was never written, so it holds no resident
+    // memory, while moving every node into a fitting buffer would hold both at once (for a
+    // 100 MB module, the peak grows by the text's size).
+    constexpr std::size_t largeStore = std::size_t { 64 } << 20;
+    if (m_nodes.capacity() - m_nodes.size() > m_nodes.size() / 8
+        && m_nodes.capacity() * sizeof(Node) < largeStore)
         m_nodes.shrink_to_fit();
     const std::size_t n = m_nodes.size();
     // Consumer index in CSR form: one pass to count, one to fill, so uses() is O(1).
