@@ -437,29 +437,22 @@ Token RelayLexer::lexPunct(Token tok)
     const char c = m_src[m_pos];
     const char n1 = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : '\0';
     tok.kind = TokenKind::Punct;
-    switch (c) { // the common ones first: no two-character punctuation starts with them
-    case '(':
-    case ')':
-    case '[':
-    case ']':
-    case '{':
-    case '}':
-    case ',':
-    case ';':
-        tok.text = m_src.substr(m_pos, 1);
-        ++m_pos;
-        ++m_column;
-        return tok;
-    default:
-        break;
-    }
-    if ((c == '-' && n1 == '>') || (c == '=' && n1 == '>') || (c == '<' && n1 == '=')
-        || (c == '>' && n1 == '=') || (c == '=' && n1 == '=') || (c == '!' && n1 == '=')) {
-        tok.text = m_src.substr(m_pos, 2);
-        advance(2);
-        return tok;
-    }
     switch (c) {
+    case '-':
+    case '=':
+    case '<':
+    case '>':
+    case '!':
+        // `->`, `=>`, `<=`, `>=`, `==`, `!=`; a lone `-` or `!` is not punctuation.
+        if ((c == '-' && n1 == '>') || (c == '=' && n1 == '>') || (c == '<' && n1 == '=')
+            || (c == '>' && n1 == '=') || (c == '=' && n1 == '=') || (c == '!' && n1 == '=')) {
+            tok.text = m_src.substr(m_pos, 2);
+            advance(2);
+            return tok;
+        }
+        if (c == '-' || c == '!')
+            break;
+        [[fallthrough]];
     case '(':
     case ')':
     case '[':
@@ -469,13 +462,10 @@ Token RelayLexer::lexPunct(Token tok)
     case ',':
     case ';':
     case ':':
-    case '=':
     case '.':
     case '?':
     case '*':
     case '+':
-    case '<':
-    case '>':
     case '/':
         tok.text = m_src.substr(m_pos, 1);
         advance(1);
