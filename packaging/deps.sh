@@ -26,8 +26,9 @@ packages=(
     # The ONNX Runtime chain test installs onnxruntime-node from npm into the build tree.
     # (nodejs and npm: added below unless `node` and `npm` are already there, e.g. from
     # NodeSource, whose nodejs bundles npm and conflicts with Debian's npm package.)
-    # Running the editor headless (Xvfb) and legible text in it.
-    xvfb xauth fonts-dejavu-core
+    # Running the editor headless (Xvfb, with openbox so that dialogs are managed) and legible
+    # text in it.
+    xvfb xauth fonts-dejavu-core openbox
 )
 
 command -v node >/dev/null 2>&1 || packages+=(nodejs)

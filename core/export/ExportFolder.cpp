@@ -380,6 +380,15 @@ private:
         if (!step("swapped"))
             return false;
         fs::remove_all(old, ec);
+        m_diagnostics.push_back(Diagnostic::make(
+            Severity::Info, "export.fallback_swap",
+            "this file system cannot exchange two folders in one step (renameat2 "
+            "RENAME_EXCHANGE), so "
+                + m_target.string()
+                + " was replaced by two renames; had the export been interrupted between "
+                  "them, the previous export would have been in "
+                + old.filename().string()
+                + " beside it, and the next export (or verify) puts it back"));
         return step("removed-old");
     }
 
@@ -414,6 +423,22 @@ bool writeExportFolder(const std::vector<std::pair<std::string, std::string>> &f
     if (!lock.take(target, diagnostics))
         return false;
     return FolderWriter(target, options, diagnostics).run(files);
+}
+
+std::string interruptedExportOf(const std::string &dir)
+{
+    fs::path target = fs::path(dir).lexically_normal();
+    if (target.filename().empty())
+        target = target.parent_path();
+    if (target.empty() || target == "." || target == "..")
+        return {};
+    if (target.parent_path().empty())
+        target = fs::path(".") / target;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(target, ec)))
+        return {};
+    const std::vector<fs::path> old = leftovers(target, "old");
+    return old.size() == 1 ? old.front().string() : std::string();
 }
 
 } // namespace cleave

@@ -37,8 +37,14 @@ inline constexpr const char *exportOwnedList = ".cleave-export";
 /// Step names passed to options.stepHook: "cleaned", "created", "wrote <file>", "listed",
 /// "carried", "moved-old" (fallback only), "swapped", "removed-old". On failure returns false
 /// with an `export.io` diagnostic that says where the previous content is.
+/// When the fallback swap was used, an info diagnostic `export.fallback_swap` says so and where
+/// an interruption between its two renames would have left the previous export.
 bool writeExportFolder(const std::vector<std::pair<std::string, std::string>> &files,
                        const std::string &dir, const ExportOptions &options,
                        std::vector<Diagnostic> &diagnostics);
+
+/// The previous export an interrupted fallback swap left beside a missing `dir`
+/// (`.<dir>.old-N`), or empty: `verify` and the next export say where it is.
+std::string interruptedExportOf(const std::string &dir);
 
 } // namespace cleave

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/ConnectionConfig.h"
+#include "core/export/ExportFolder.h"
 #include "core/export/ModuleComposer.h"
 #include "core/export/ModuleExporter.h"
 #include "core/export/VerifySupport.h"
@@ -383,6 +384,13 @@ std::optional<std::string> ExportCheck::composeAndCompare()
 
 VerifyResult verifyExport(const std::string &dir)
 {
+    if (const std::string old = interruptedExportOf(dir); !old.empty()) {
+        VerifyResult r;
+        r.badInput = true;
+        r.firstDifference = dir + " is missing: an interrupted export left the previous one in "
+            + old + " (the next export into " + dir + " puts it back; or rename it yourself)";
+        return r;
+    }
     return verify::guarded(dir, [&] { return ExportCheck(dir).run(); });
 }
 

@@ -132,7 +132,16 @@ private slots:
             return true;
         };
         QVERIFY(exportCuts(base / "probe", { 0, 1 }).ok);
-        QVERIFY(exportCuts(base / "probe", { 2 }, record).ok);
+        const ExportResult replaced = exportCuts(base / "probe", { 2 }, record);
+        QVERIFY(replaced.ok);
+        // Issue 34, N6: the fallback says it was used and where an interruption leaves the old
+        // export; the one-step exchange needs no such word.
+        const auto said
+            = std::find_if(replaced.diagnostics.begin(), replaced.diagnostics.end(),
+                           [](const Diagnostic &d) { return d.code == "export.fallback_swap"; });
+        QCOMPARE(said != replaced.diagnostics.end(), noExchange);
+        if (noExchange)
+            QVERIFY2(said->message.find(".probe.old-") != std::string::npos, said->message.c_str());
         const std::vector<std::string> expectedTail = noExchange
             ? std::vector<std::string> { "listed", "carried", "moved-old", "swapped",
                                          "removed-old" }
@@ -162,6 +171,13 @@ private slots:
                 });
                 QVERIFY(old != left.end());
                 QCOMPARE(snapshot(out.parent_path() / *old), oldFiles);
+                // verify says where the previous export is instead of "no such folder".
+                const VerifyResult v = verifyExport(out.string());
+                QVERIFY(v.badInput);
+                QVERIFY2(v.firstDifference.find("interrupted export left the previous one in")
+                                 != std::string::npos
+                             && v.firstDifference.find(*old) != std::string::npos,
+                         v.firstDifference.c_str());
                 // ... and the next export puts it back before anything else.
                 ExportOptions stopEarly;
                 stopEarly.stepHook = [](std::string_view s) { return s != "cleaned"; };

@@ -158,6 +158,10 @@ def main():
                                      ["--stages", "3", "--latency", tables[sample]]):
         with open(os.path.join(folder, "partitions.json"), encoding="utf-8") as f:
             manifest = json.load(f)
+        with open(os.path.join(folder, "build_pipeline.py"), encoding="utf-8") as f:
+            script = f.read()
+        check("mod<k>.onnx" in script and "mod<k>.relay" not in script,
+              "%s: build_pipeline.py's docstring speaks of mod<k>.onnx, not .relay" % name)
         check(manifest.get("cost_model", "").startswith("latency table (onnxruntime "),
               "%s: the measured export names its cost model (%s)"
               % (name, manifest.get("cost_model")))

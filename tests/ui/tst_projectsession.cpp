@@ -113,6 +113,7 @@ private slots:
     void init();
     void openParsesBeforeAsking();
     void saveAndReopen();
+    void twoEditorsOnOneProject();
     void recentFiles();
     void eachSessionOwnsItsRecovery();
     void recoveryOfferedOnlyWhenOwnerGone();
@@ -209,6 +210,79 @@ void TestProjectSession::saveAndReopen()
     const auto state = view.at(0).at(0).value<cleave::ProjectViewState>();
     QCOMPARE(state.tool, std::string("cut"));
     QCOMPARE(state.level, std::string("blocks"));
+}
+
+// Issue 34, N4: editor A saves, editor B opens and saves the same project, then A saves again.
+// A is asked first (the file changed on disk since A wrote it): Cancel keeps B's plan in the
+// file, Overwrite writes A's; B, asked in turn, reloads and gets A's plan. A save over the
+// session's own last save asks nothing.
+void TestProjectSession::twoEditorsOnOneProject()
+{
+    QTemporaryDir dir;
+    const QString project = dir.filePath(QStringLiteral("shared.cleave"));
+    Editor a;
+    QVERIFY(a.session->openFile(resnet));
+    a.document.undoStack()->push(
+        new NewPartitionFromSelection(&a.document, { key(a.document, "%5") }));
+    QVERIFY(a.session->saveProject(project));
+
+    Editor b;
+    QVERIFY(b.session->openFile(project));
+    b.document.undoStack()->push(
+        new NewPartitionFromSelection(&b.document, { key(b.document, "%7") }));
+    {
+        MessageBoxes answers(QStringLiteral("Cancel"));
+        QVERIFY(b.session->save()); // B read the file as it is: nothing to ask
+        QVERIFY(answers.texts().isEmpty());
+    }
+    const QString planOfB = planJson(b.document);
+
+    a.document.undoStack()->push(
+        new NewPartitionFromSelection(&a.document, { key(a.document, "%6") }));
+    const QString planOfA = planJson(a.document);
+    QVERIFY(planOfA != planOfB);
+    {
+        MessageBoxes answers(QStringLiteral("Cancel"));
+        QVERIFY(!a.session->save());
+        QCOMPARE(answers.texts().size(), 1);
+        QVERIFY2(answers.texts()[0].contains(QStringLiteral("changed on disk")),
+                 qPrintable(answers.texts()[0]));
+        QVERIFY(a.document.isModified());
+    }
+    {
+        Editor reader;
+        QVERIFY(reader.session->openFile(project));
+        QCOMPARE(planJson(reader.document), planOfB);
+    }
+    {
+        MessageBoxes answers(QStringLiteral("Overwrite"));
+        QVERIFY(a.session->save());
+        QCOMPARE(answers.texts().size(), 1);
+        QVERIFY(!a.document.isModified());
+    }
+    {
+        Editor reader;
+        QVERIFY(reader.session->openFile(project));
+        QCOMPARE(planJson(reader.document), planOfA);
+    }
+
+    b.document.undoStack()->push(
+        new NewPartitionFromSelection(&b.document, { key(b.document, "%9") }));
+    {
+        MessageBoxes answers(QStringLiteral("Reload"));
+        QVERIFY(b.session->save());
+        QCOMPARE(answers.texts().size(), 1);
+    }
+    QCOMPARE(planJson(b.document), planOfA);
+    QVERIFY(!b.document.isModified());
+
+    a.document.undoStack()->push(
+        new NewPartitionFromSelection(&a.document, { key(a.document, "%9") }));
+    {
+        MessageBoxes answers(QStringLiteral("Cancel"));
+        QVERIFY(a.session->save()); // over its own last save: nothing to ask
+        QVERIFY(answers.texts().isEmpty());
+    }
 }
 
 void TestProjectSession::recentFiles()

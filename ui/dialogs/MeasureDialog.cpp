@@ -93,7 +93,6 @@ MeasureDialog::MeasureDialog(Document *document, QWidget *parent)
     m_log->setMaximumBlockCount(200);
     m_log->hide();
     m_start->setObjectName(QStringLiteral("measureStart"));
-    m_start->setDefault(true);
     m_cancel->setObjectName(QStringLiteral("measureCancel"));
     m_cancel->setAutoDefault(false);
     m_cancel->setEnabled(false);
@@ -111,6 +110,10 @@ MeasureDialog::MeasureDialog(Document *document, QWidget *parent)
     layout->addWidget(m_status);
     layout->addWidget(m_log, 1);
     layout->addWidget(buttons);
+    // Enter measures (set once the button is in the dialog: a button is its dialog's default
+    // only then; Close keeps Escape).
+    buttons->button(QDialogButtonBox::Close)->setAutoDefault(false);
+    m_start->setDefault(true);
     resize(560, 320);
 }
 

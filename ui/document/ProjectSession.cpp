@@ -8,6 +8,7 @@
 #include "ui/document/ModelLoader.h"
 
 #include <QApplication>
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QEventLoop>
@@ -297,8 +298,26 @@ bool ProjectSession::openProject(const QString &path)
     if (!maybeSave())
         return false;
     applyProject(*loaded);
+    m_projectHash = fileHash(path);
     rememberRecentFile(path);
     return true;
+}
+
+QByteArray ProjectSession::fileHash(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(&file);
+    return hash.result();
+}
+
+bool ProjectSession::changedOnDisk(const QString &path) const
+{
+    if (m_projectHash.isEmpty() || !QFileInfo::exists(path))
+        return false; // never read here (a recovered plan), or gone: nothing to lose
+    return fileHash(path) != m_projectHash;
 }
 
 bool ProjectSession::saveProject(const QString &path)
@@ -317,6 +336,7 @@ bool ProjectSession::saveProject(const QString &path)
         return false;
     }
     m_document->setProjectPath(QString::fromStdString(target));
+    m_projectHash = fileHash(QString::fromStdString(target));
     m_document->undoStack()->setClean();
     QFile::remove(m_recoveryPath);
     rememberRecentFile(path);
@@ -326,9 +346,37 @@ bool ProjectSession::saveProject(const QString &path)
 
 bool ProjectSession::save()
 {
-    if (m_document->projectPath().isEmpty())
+    const QString path = m_document->projectPath();
+    if (path.isEmpty())
         return saveAs();
-    return saveProject(m_document->projectPath());
+    if (changedOnDisk(path)) {
+        // Another editor (or program) saved the project since this window read or wrote it:
+        // saving now would drop its plan without a word.
+        QMessageBox box(QMessageBox::Warning, tr("Project changed on disk"),
+                        tr("%1 changed on disk since this window opened or saved it (another "
+                           "editor or program wrote it).")
+                            .arg(native(path)),
+                        QMessageBox::NoButton, m_dialogParent);
+        box.setInformativeText(tr("Overwrite it with this window's plan, reload it (this "
+                                  "window's unsaved changes are dropped), or save this plan "
+                                  "under another name?"));
+        QPushButton *overwrite = box.addButton(tr("Overwrite"), QMessageBox::DestructiveRole);
+        QPushButton *reload = box.addButton(tr("Reload"), QMessageBox::ResetRole);
+        QPushButton *another = box.addButton(tr("Save As…"), QMessageBox::AcceptRole);
+        box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(another);
+        box.exec();
+        if (box.clickedButton() == overwrite)
+            return saveProject(path);
+        if (box.clickedButton() == reload) {
+            m_document->undoStack()->setClean(); // the user chose to drop them
+            return openProject(path);
+        }
+        if (box.clickedButton() == another)
+            return saveAs();
+        return false;
+    }
+    return saveProject(path);
 }
 
 bool ProjectSession::saveAs()

@@ -73,7 +73,10 @@ public:
 
     /// Saves the document as a project at `path` (atomically). False with an error dialog.
     bool saveProject(const QString &path);
-    /// Saves to the current project, asking for a path when there is none.
+    /// Saves to the current project, asking for a path when there is none. When the project
+    /// file changed on disk since this session opened or saved it (another editor saved it),
+    /// asks first: Overwrite it, Reload it (this window's unsaved changes are dropped), Save As…
+    /// another file, or Cancel; false when nothing was saved or reloaded.
     bool save();
     bool saveAs();
     /// True when it is fine to replace or close the document (saved, discarded, or unchanged).
@@ -129,8 +132,14 @@ private:
     void showError(const QString &title, const QString &text);
     [[nodiscard]] cleave::ProjectViewState viewState() const;
 
+    /// The SHA-256 of a file's bytes, empty when it cannot be read.
+    static QByteArray fileHash(const QString &path);
+    /// True when `path` holds other bytes than this session last read or wrote there.
+    [[nodiscard]] bool changedOnDisk(const QString &path) const;
+
     Document *m_document;
     QWidget *m_dialogParent;
+    QByteArray m_projectHash; ///< Of the project file as this session last read or wrote it.
     ModelLoader *m_loader;
     QTimer *m_autosaveTimer;
     QString m_recoveryPath;
