@@ -152,8 +152,11 @@ FunctionId Graph::addFunction(Function f)
 NodeId Graph::addNode(Node n)
 {
     const NodeId id(m_nodes.size());
-    if (n.outputTypes().empty())
-        n.setOutputTypes({ Type::unknown() });
+    if (n.outputTypes().empty()) {
+        // Interned once: most importers add a node first and type it afterwards.
+        static const TypeList unknownList { Type::unknown() };
+        n.setOutputTypes(unknownList);
+    }
     m_functions[n.function.index()].nodes.push_back(id);
     m_nodes.push_back(std::move(n));
     return id;
@@ -162,7 +165,12 @@ NodeId Graph::addNode(Node n)
 void Graph::finalize()
 {
     // Importers reserve from an estimate; give back what it left unused (more than an eighth).
-    if (m_nodes.capacity() - m_nodes.size() > m_nodes.size() / 8)
+    // Not from a large store: its unused tail was never written, so it holds no resident
+    // memory, while moving every node into a fitting buffer would hold both at once (for a
+    // 100 MB module, the peak grows by the text's size).
+    constexpr std::size_t largeStore = std::size_t { 64 } << 20;
+    if (m_nodes.capacity() - m_nodes.size() > m_nodes.size() / 8
+        && m_nodes.capacity() * sizeof(Node) < largeStore)
         m_nodes.shrink_to_fit();
     const std::size_t n = m_nodes.size();
     // Consumer index in CSR form: one pass to count, one to fill, so uses() is O(1).
@@ -241,31 +249,66 @@ void Graph::buildKeys()
 
 namespace {
 
-// The first 8 bytes of a key as a big-endian number (zero-padded): comparing two of them
-// orders keys as their first 8 bytes do (bytes compare unsigned, as std::string's compare does).
-std::uint64_t keyPrefix(std::string_view key)
+// Eight bytes of a key from `offset` as a big-endian number (zero-padded): comparing two of them
+// orders keys as those bytes do (bytes compare unsigned, as std::string's compare does).
+std::uint64_t keyPrefix(std::string_view key, std::size_t offset)
 {
     std::uint64_t prefix = 0;
-    for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t i = offset; i < offset + 8; ++i)
         prefix = prefix << 8 | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0U);
     return prefix;
+}
+
+using KeyedIds = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
+
+// Sorts [first, last) of (eight key bytes from `offset`, id) pairs into key order, ties by id:
+// by those bytes, then each run that shares them by the next eight (most keys differ within a
+// few words, so no comparison reads a whole key twice, as a comparison sort of long keys with a
+// common prefix such as `meta[relay.Constant][..]` would). `keyOf` gives a node's key.
+template <typename KeyOf>
+void sortKeyRun(KeyedIds::iterator first, KeyedIds::iterator last, std::size_t offset,
+                const KeyOf &keyOf)
+{
+    std::sort(first, last);
+    for (auto run = first; run != last;) {
+        auto end = run + 1;
+        while (end != last && end->first == run->first)
+            ++end;
+        if (end - run > 1) {
+            const bool longer = std::any_of(
+                run, end, [&](const auto &k) { return keyOf(k.second).size() > offset + 8; });
+            if (!longer) {
+                // Equal bytes up to the zero padding: shorter keys first, then by id.
+                std::sort(run, end, [&](const auto &a, const auto &b) {
+                    const std::size_t la = keyOf(a.second).size();
+                    const std::size_t lb = keyOf(b.second).size();
+                    return la != lb ? la < lb : a.second < b.second;
+                });
+            } else if (offset >= 256) {
+                // Very long shared prefixes (hostile names): compare whole keys.
+                std::sort(run, end, [&](const auto &a, const auto &b) {
+                    const int c = keyOf(a.second).compare(keyOf(b.second));
+                    return c != 0 ? c < 0 : a.second < b.second;
+                });
+            } else {
+                for (auto k = run; k != end; ++k)
+                    k->first = keyPrefix(keyOf(k->second), offset + 8);
+                sortKeyRun(run, end, offset + 8, keyOf);
+            }
+        }
+        run = end;
+    }
 }
 
 } // namespace
 
 void Graph::sortKeys()
 {
-    // Sorted as (key prefix, id) pairs side by side: most comparisons are one of two integers,
-    // only keys with the same first 8 bytes are read through the node store.
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(m_nodes.size());
+    KeyedIds keyed(m_nodes.size());
     for (std::size_t i = 0; i < keyed.size(); ++i)
-        keyed[i] = { keyPrefix(key(NodeId(i))), static_cast<std::uint32_t>(i) };
-    std::sort(keyed.begin(), keyed.end(), [&](const auto &a, const auto &b) {
-        if (a.first != b.first)
-            return a.first < b.first;
-        const int c = key(NodeId(a.second)).compare(key(NodeId(b.second)));
-        return c != 0 ? c < 0 : a.second < b.second;
-    });
+        keyed[i] = { keyPrefix(key(NodeId(i)), 0), static_cast<std::uint32_t>(i) };
+    sortKeyRun(keyed.begin(), keyed.end(), 0,
+               [this](std::uint32_t id) -> const std::string & { return key(NodeId(id)); });
     m_keyOrder.resize(keyed.size());
     for (std::size_t i = 0; i < keyed.size(); ++i)
         m_keyOrder[i] = NodeId(keyed[i].second);

@@ -1,31 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 //
-// Relax import throughput and peak memory on a generated ResNet-like module (≥ 50,000
-// bindings written as TVM prints them: R.Tensor annotations with every conv2d attribute,
-// metadata constants, R.call_tir of PrimFuncs with out_sinfo, a split into an R.Tuple and its
-// fields, a tuple literal, R.prim_value), compared with the Relay importer on the equivalent
-// Relay module (same blocks, `ty=` comments, meta constants), the print speed of both, and the
-// import of real dumps (SAM ViT-H from the corpus by default, measured first). Peak memory is the
-// growth of the resident set's high-water mark during one import (reset through
+// Relax import throughput and peak memory on a generated ResNet-like module (about 100 MB by
+// default, some 790,000 bindings written as TVM prints them: R.Tensor annotations with every conv2d
+// attribute, metadata constants, R.call_tir of PrimFuncs with out_sinfo, a split into an R.Tuple
+// and its fields, a tuple literal, R.prim_value), compared with the Relay importer on the
+// equivalent Relay module (same blocks, `ty=` comments, meta constants), the print speed of both,
+// and the import of real dumps (SAM ViT-H from the corpus by default, measured first). Peak memory
+// is the growth of the resident set's high-water mark during one import (reset through
 // /proc/self/clear_refs), on top of the text already in memory. Prints figures and one JSON line
-// per module; asserts nothing. Usage: bench_relax_import [BLOCKS] [FILE...]
-#include "BenchSupport.h"
+// per module; asserts nothing. Usage: bench_relax_import [BLOCKS] [FILE...]   (FILEs replace SAM)
+#include "ImportBench.h"
 #include "core/export/relax/RelaxPrinter.h"
-#include "core/export/relay/RelayPrinter.h"
-#include "core/formats/FormatRegistry.h"
-
-#include <malloc.h>
-#include <time.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -147,120 +139,21 @@ std::string relay(int blocks)
     return out + "  " + prev + "\n}\n";
 }
 
-// Median, fastest and slowest of `runs` timings of `work`, in seconds, and the median CPU time of
-// the thread (on a shared machine the wall time also counts the time other processes ran).
-struct Timing
+// Blocks for a module of about `bytes` of text, from the size of 1,000 blocks.
+int blocksFor(double bytes, const std::function<std::size_t(int)> &sizeOf)
 {
-    double median = 0;
-    double fastest = 0;
-    double slowest = 0;
-    double cpu = 0;
-};
-
-double threadCpuSeconds()
-{
-    timespec t {};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-Timing timingOf(const std::function<void()> &work, int runs)
-{
-    std::vector<double> times;
-    std::vector<double> cpu;
-    for (int i = 0; i < runs; ++i) {
-        const double cpuStart = threadCpuSeconds();
-        const auto start = std::chrono::steady_clock::now();
-        work();
-        times.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        cpu.push_back(threadCpuSeconds() - cpuStart);
-    }
-    std::sort(times.begin(), times.end());
-    std::sort(cpu.begin(), cpu.end());
-    return { times[times.size() / 2], times.front(), times.back(), cpu[cpu.size() / 2] };
-}
-
-// The resident set's high-water mark (VmHWM), in kilobytes; 0 when unreadable.
-double peakKb()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmHWM:", 0) == 0)
-            return std::atof(line.c_str() + 6);
-    }
-    return 0;
-}
-
-// Starts a new high-water mark at the current resident set (Linux: "5" to clear_refs).
-void resetPeak()
-{
-    std::ofstream clear("/proc/self/clear_refs");
-    clear << "5";
-}
-
-cleave::ImportResult importOrExit(const std::string &text, const std::string &path)
-{
-    cleave::ImportResult r = cleave::importBytes(text, path);
-    if (!r.ok()) {
-        std::fprintf(stderr, "import of %s failed: %s\n", path.c_str(), r.firstError().c_str());
-        std::exit(2);
-    }
-    return r;
-}
-
-struct ImportFigures
-{
-    Timing seconds;
-    std::size_t nodes = 0;
-    double peakGrowthMb = 0; ///< High-water mark growth during one import.
-};
-
-// Memory first (one import on a trimmed heap), then the timed runs.
-ImportFigures measureImport(const std::string &text, const std::string &path, int runs)
-{
-    ImportFigures f;
-    malloc_trim(0);
-    resetPeak();
-    const double before = cleave::bench::residentKb();
-    {
-        const cleave::ImportResult r = importOrExit(text, path);
-        f.nodes = r.graph->nodeCount();
-    }
-    f.peakGrowthMb = (peakKb() - before) / 1024.0;
-    f.seconds = timingOf([&] { importOrExit(text, path); }, runs);
-    return f;
-}
-
-void printImport(const char *label, std::size_t bytes, const ImportFigures &f, double bindings)
-{
-    const double mb = static_cast<double>(bytes) / 1e6;
-    std::printf("  %s: %.2f MB, %zu nodes, %.1f ms (%.1f–%.1f)  →  %.1f MB/s (%.1f–%.1f)", label,
-                mb, f.nodes, f.seconds.median * 1e3, f.seconds.fastest * 1e3,
-                f.seconds.slowest * 1e3, mb / f.seconds.median, mb / f.seconds.slowest,
-                mb / f.seconds.fastest);
-    std::printf(", CPU %.1f MB/s", mb / f.seconds.cpu);
-    if (bindings > 0)
-        std::printf(", %.0f bindings/s", bindings / f.seconds.median);
-    std::printf("; peak RSS +%.1f MiB (%.2f× the text)\n", f.peakGrowthMb,
-                f.peakGrowthMb * 1024.0 * 1024.0 / static_cast<double>(bytes));
-}
-
-std::string readFile(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    const double perBlock = static_cast<double>(sizeOf(1000)) / 1000.0;
+    return std::max(1, static_cast<int>(bytes / perBlock + 0.5));
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    const int blocks = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5000;
-    const int runs = 5;
+    using namespace cleave::bench;
+    int ignored = 0;
+    const int blocks = argc > 1 ? std::max(1, std::atoi(argv[1]))
+                                : blocksFor(100e6, [&](int n) { return relax(n, ignored).size(); });
     std::vector<std::string> files;
     for (int i = 2; i < argc; ++i)
         files.emplace_back(argv[i]);
@@ -273,51 +166,43 @@ int main(int argc, char **argv)
 
     // The files first, while the heap holds nothing else: a resident set's growth depends on
     // what earlier imports left free.
-    std::vector<std::pair<std::size_t, ImportFigures>> fileFigures;
-    for (const std::string &file : files) {
-        const std::string text = readFile(file);
-        fileFigures.emplace_back(text.size(), measureImport(text, file, runs));
-    }
+    std::vector<ImportFigures> fileFigures;
+    for (const std::string &file : files)
+        fileFigures.push_back(measureImport(readWholeFile(file), file, 5));
 
+    const int runs = 3;
     int bindings = 0;
-    const std::string relaxText = relax(blocks, bindings);
-    const ImportFigures relaxFigures = measureImport(relaxText, "generated.relax.py", runs);
-    const std::string relayText = relay(blocks);
-    const ImportFigures relayFigures = measureImport(relayText, "generated.relay", runs);
-    const cleave::ImportResult relaxGraph = importOrExit(relaxText, "generated.relax.py");
+    ImportFigures relaxFigures;
     std::string printed;
-    const Timing print = timingOf([&] { printed = cleave::printRelax(*relaxGraph.graph); }, 3);
+    Timing print;
+    {
+        const std::string relaxText = relax(blocks, bindings);
+        relaxFigures = measureImport(relaxText, "generated.relax.py", runs);
+        const cleave::ImportResult relaxGraph = importOrExit(relaxText, "generated.relax.py");
+        print = timingOf([&] { printed = cleave::printRelax(*relaxGraph.graph); }, 1);
+    }
+    const std::size_t printedBytes = printed.size();
+    printed = {};
+    ImportFigures relayFigures;
+    {
+        const std::string relayText = relay(blocks);
+        relayFigures = measureImport(relayText, "generated.relay", runs);
+    }
 
     std::printf("generated ResNet-like module: %d bindings (median of %d runs, range)\n", bindings,
                 runs);
-    printImport("relax import", relaxText.size(), relaxFigures, bindings);
-    printImport("relay import", relayText.size(), relayFigures, bindings);
+    printImport("relax import", relaxFigures, bindings);
+    printImport("relay import", relayFigures, bindings);
     std::printf("  relax print:  %.1f ms  →  %.1f MB/s\n", print.median * 1e3,
-                static_cast<double>(printed.size()) / 1e6 / print.median);
-    std::printf(
-        "{\"bench\": \"relax_import\", \"bindings\": %d, \"relax_bytes\": %zu, "
-        "\"relax_import_ms\": %.2f, \"relax_mb_per_s\": %.2f, \"relax_cpu_mb_per_s\": %.2f, "
-        "\"relax_peak_mib\": %.1f, "
-        "\"relay_bytes\": %zu, \"relay_import_ms\": %.2f, \"relay_mb_per_s\": %.2f, "
-        "\"relax_print_ms\": %.2f}\n",
-        bindings, relaxText.size(), relaxFigures.seconds.median * 1e3,
-        static_cast<double>(relaxText.size()) / 1e6 / relaxFigures.seconds.median,
-        static_cast<double>(relaxText.size()) / 1e6 / relaxFigures.seconds.cpu,
-        relaxFigures.peakGrowthMb, relayText.size(), relayFigures.seconds.median * 1e3,
-        static_cast<double>(relayText.size()) / 1e6 / relayFigures.seconds.median,
-        print.median * 1e3);
+                static_cast<double>(printedBytes) / 1e6 / print.median);
+    printImportJson("relax_import", "generated.relax.py", relaxFigures);
+    printImportJson("relax_import", "generated.relay", relayFigures);
 
     for (std::size_t i = 0; i < files.size(); ++i) {
-        const std::string &file = files[i];
-        const auto &[bytes, f] = fileFigures[i];
-        std::printf("%s\n", std::filesystem::path(file).filename().c_str());
-        printImport("import", bytes, f, 0);
-        std::printf("{\"bench\": \"relax_import_file\", \"file\": \"%s\", \"bytes\": %zu, "
-                    "\"import_ms\": %.2f, \"mb_per_s\": %.2f, \"cpu_mb_per_s\": %.2f, "
-                    "\"peak_mib\": %.1f}\n",
-                    std::filesystem::path(file).filename().c_str(), bytes, f.seconds.median * 1e3,
-                    static_cast<double>(bytes) / 1e6 / f.seconds.median,
-                    static_cast<double>(bytes) / 1e6 / f.seconds.cpu, f.peakGrowthMb);
+        const std::string name = std::filesystem::path(files[i]).filename().string();
+        std::printf("%s\n", name.c_str());
+        printImport("import", fileFigures[i], 0);
+        printImportJson("relax_import_file", name, fileFigures[i]);
     }
     return 0;
 }

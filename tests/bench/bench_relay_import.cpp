@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 //
-// Relay import throughput on a generated ResNet-like module (≥ 50,000 bindings, residual skip
-// connections, `ty=` comments and meta constants as TVM prints them), and on the 24k-binding
-// rnnt corpus dump when it is present. Then the Graph's own memory: the live heap an imported
-// model holds (mallinfo2 bytes in use: uordblks + hblkhd, after minus before) per node, for rnnt
-// and every corpus model, and the sizes of the node and type structs. Prints figures and JSON
-// lines; asserts nothing. Also how many distinct output-type lists each import adds to the
+// Relay import throughput and peak memory on a generated ResNet-like module (about 100 MB by
+// default, some 820,000 bindings: residual skip connections, `ty=` comments and meta constants
+// as TVM prints them), and on the 24k-binding rnnt corpus dump when it is present (measured
+// first). Peak memory is the growth of the resident set's high-water mark during one import, on
+// top of the text already in memory (ImportBench.h). Then the Graph's own memory: the live heap an
+// imported model holds (mallinfo2 bytes in use: uordblks + hblkhd, after minus before) per node,
+// for rnnt and every corpus model, and the sizes of the node and type structs. Prints figures and
+// JSON lines; asserts nothing. Also how many distinct output-type lists each import adds to the
 // process-wide pool (TypeList: entries are never freed).
 // Usage: bench_relay_import [BLOCKS] [FILE...]   (FILEs are measured after the corpus models)
+#include "ImportBench.h"
 #include "core/export/relay/RelayPrinter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/graph/Graph.h"
@@ -16,12 +19,9 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -74,37 +74,16 @@ std::string generate(int blocks, int &bindings)
     return out;
 }
 
-double secondsOf(const std::function<void()> &work, int runs)
-{
-    std::vector<double> times;
-    for (int i = 0; i < runs; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        work();
-        times.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
 std::size_t liveHeap()
 {
     const struct mallinfo2 m = mallinfo2();
     return m.uordblks + m.hblkhd; // bytes in use: heap chunks plus mmapped blocks
 }
 
-std::string readFile(const std::filesystem::path &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
-}
-
 // The heap an imported model keeps alive (the source text is read before the first sample).
 void printGraphMemory(const std::filesystem::path &path)
 {
-    const std::string text = readFile(path);
+    const std::string text = cleave::bench::readWholeFile(path.string());
     const std::size_t listsBefore = cleave::TypeList::poolSize();
     malloc_trim(0);
     const std::size_t before = liveHeap();
@@ -151,56 +130,45 @@ void printGraphMemory(const std::vector<std::filesystem::path> &extra)
 
 int main(int argc, char **argv)
 {
-    const int blocks = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5000;
+    using namespace cleave::bench;
     int bindings = 0;
-    const std::string text = generate(blocks, bindings);
-    const double mb = static_cast<double>(text.size()) / 1e6;
+    const double perBlock = static_cast<double>(generate(1000, bindings).size()) / 1000.0;
+    const int blocks
+        = argc > 1 ? std::max(1, std::atoi(argv[1])) : static_cast<int>(100e6 / perBlock + 0.5);
 
-    std::size_t nodes = 0;
-    const double importSeconds = secondsOf(
-        [&] {
-            const cleave::ImportResult r = cleave::importBytes(text, "generated.relay");
-            if (!r.ok()) {
-                std::fprintf(stderr, "import failed: %s\n", r.firstError().c_str());
-                std::exit(2);
-            }
-            nodes = r.graph->nodeCount();
-        },
-        3);
-    const cleave::ImportResult graph = cleave::importBytes(text, "generated.relay");
-    std::string printed;
-    const double printSeconds = secondsOf([&] { printed = cleave::printRelay(*graph.graph); }, 3);
-
-    std::printf("generated ResNet-like module: %d bindings, %zu nodes, %.2f MB\n", bindings, nodes,
-                mb);
-    std::printf("  import: %.1f ms  →  %.1f MB/s, %.0f bindings/s\n", importSeconds * 1e3,
-                mb / importSeconds, bindings / importSeconds);
-    std::printf("  print:  %.1f ms  →  %.1f MB/s\n", printSeconds * 1e3,
-                static_cast<double>(printed.size()) / 1e6 / printSeconds);
-    const std::size_t generatedLists = cleave::TypeList::poolSize();
-    std::printf("  distinct output-type lists: %zu\n", generatedLists);
-
-    double rnntSeconds = -1;
+    // rnnt first, while the heap holds nothing else.
     const std::string rnnt
         = std::string(CLEAVE_CORPUS_DIR) + "/relay/rnnt_unrolled-lstm_24k-nodes_glenside.relay.txt";
-    std::ifstream in(rnnt, std::ios::binary);
-    if (in) {
-        std::stringstream buffer;
-        buffer << in.rdbuf();
-        const std::string rnntText = buffer.str();
-        rnntSeconds = secondsOf([&] { (void)cleave::importBytes(rnntText, rnnt); }, 3);
-        std::printf("rnnt corpus dump (23,931 bindings, %.2f MB): import %.1f ms → %.1f MB/s\n",
-                    static_cast<double>(rnntText.size()) / 1e6, rnntSeconds * 1e3,
-                    static_cast<double>(rnntText.size()) / 1e6 / rnntSeconds);
-        std::printf("  distinct output-type lists it adds: %zu\n",
-                    cleave::TypeList::poolSize() - generatedLists);
+    ImportFigures rnntFigures;
+    const bool haveRnnt = std::filesystem::exists(rnnt);
+    if (haveRnnt)
+        rnntFigures = measureImport(readWholeFile(rnnt), rnnt, 5);
+    const std::size_t rnntLists = cleave::TypeList::poolSize();
+
+    ImportFigures generated;
+    std::size_t printedBytes = 0;
+    Timing print;
+    {
+        const std::string text = generate(blocks, bindings);
+        generated = measureImport(text, "generated.relay", 3);
+        const cleave::ImportResult graph = importOrExit(text, "generated.relay");
+        std::string printed;
+        print = timingOf([&] { printed = cleave::printRelay(*graph.graph); }, 1);
+        printedBytes = printed.size();
     }
-    std::printf(
-        "{\"bench\": \"relay_import\", \"bindings\": %d, \"bytes\": %zu, \"import_ms\": %.2f, "
-        "\"mb_per_s\": %.2f, \"bindings_per_s\": %.0f, \"print_ms\": %.2f, \"rnnt_import_ms\": "
-        "%.2f}\n",
-        bindings, text.size(), importSeconds * 1e3, mb / importSeconds, bindings / importSeconds,
-        printSeconds * 1e3, rnntSeconds * 1e3);
+
+    std::printf("generated ResNet-like module: %d bindings (median of 3 runs, range)\n", bindings);
+    printImport("import", generated, bindings);
+    std::printf("  print:  %.1f ms  →  %.1f MB/s\n", print.median * 1e3,
+                static_cast<double>(printedBytes) / 1e6 / print.median);
+    std::printf("  distinct output-type lists: %zu\n", cleave::TypeList::poolSize() - rnntLists);
+    printImportJson("relay_import", "generated.relay", generated);
+    if (haveRnnt) {
+        std::printf("rnnt corpus dump (23,931 bindings; median of 5 runs, range)\n");
+        printImport("import", rnntFigures, 23931);
+        std::printf("  distinct output-type lists it adds: %zu\n", rnntLists);
+        printImportJson("relay_import", "rnnt", rnntFigures);
+    }
     printGraphMemory({ argv + std::min(argc, 2), argv + argc });
     return 0;
 }

@@ -68,7 +68,7 @@ TensorRef RelaxParser::materialize(const Value &v, Scope &scope, const Expr &at)
 }
 
 RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const std::string &name,
-                                             const Type *annotation)
+                                             const TypeList *annotation)
 {
     // A call makes its own node (before the typed node below is made, to intern its type once).
     if (e.kind == Expr::Kind::Call)
@@ -76,7 +76,7 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
     Node node;
     node.name = name;
     if (annotation) {
-        node.setOutputTypes({ *annotation });
+        node.setOutputTypes(*annotation);
         node.typeAnnotated = true;
     }
     // `R.arange(0, n, 1)`: a symbolic shape variable, or an expression of them, written as a
@@ -210,13 +210,21 @@ RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node
     return addNode(std::move(node), scope, e);
 }
 
+InternedString RelaxParser::relaxOpName(std::string_view op)
+{
+    auto it = m_opNames.find(op);
+    if (it == m_opNames.end())
+        it = m_opNames.emplace(std::string(op), InternedString("relax." + std::string(op))).first;
+    return it->second;
+}
+
 RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std::string &name,
-                                          const Type *annotation)
+                                          const TypeList *annotation)
 {
     Node node;
     node.name = name;
     if (annotation) {
-        node.setOutputTypes({ *annotation });
+        node.setOutputTypes(*annotation);
         node.typeAnnotated = true;
     }
     const Expr &callee = e.items[0];
@@ -258,7 +266,7 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
         if (!op.empty() && op[0] >= 'A' && op[0] <= 'Z')
             fail(e, path + " is a type annotation, not a value");
         node.kind = NodeKind::OpCall;
-        node.op = "relax." + op;
+        node.op = relaxOpName(op);
     } else if (prefix == "T" && dot != std::string::npos && e.items.size() == 2 && e.kwargs.empty()
                && (e.items[1].kind == Expr::Kind::Number
                    || e.items[1].kind == Expr::Kind::Constant)) {

@@ -505,7 +505,7 @@ void RelaxParser::parseParameters(Scope &scope)
         n.name = std::string(p.text);
         n.where = SourcePosition { p.line, p.column };
         if (m_ts.accept(":")) {
-            n.setOutputTypes({ parseAnnotation(",)") });
+            n.setOutputTypes(parseAnnotation(",)"));
             n.typeAnnotated = true;
         }
         const NodeId id = m_graph->addNode(std::move(n));
@@ -521,7 +521,7 @@ void RelaxParser::parseParameters(Scope &scope)
 }
 
 // The type of a parameter's annotation.
-Type RelaxParser::parseAnnotation(std::string_view terminators)
+TypeList RelaxParser::parseAnnotation(std::string_view terminators)
 {
     std::size_t stop = 0;
     const std::string_view text
@@ -534,7 +534,7 @@ Type RelaxParser::parseAnnotation(std::string_view terminators)
         }
     }
     const Expr e = m_ts.parseExpr();
-    Type type = typeFromExpr(e);
+    const TypeList type { typeFromExpr(e) };
     if (!text.empty() && m_ts.peek().offset == stop)
         m_annotationTypes.emplace(text, type);
     return type;
@@ -707,11 +707,11 @@ void RelaxParser::parseAssignment(Scope &scope, BlockEnd &end, const Expr &targe
         scope.names.erase(target.text);
         return; // `cls = Module`
     }
-    Type type;
+    TypeList type;
     if (annotation.known) {
         type = *annotation.known;
     } else if (annotation.expr) {
-        type = typeFromExpr(*annotation.expr);
+        type = TypeList { typeFromExpr(*annotation.expr) };
         if (!annotation.text.empty())
             m_annotationTypes.emplace(annotation.text, type);
     }

@@ -61,7 +61,7 @@ private:
     struct Annotation
     {
         const Expr *expr = nullptr;
-        const Type *known = nullptr;
+        const TypeList *known = nullptr; ///< `{type}`, pooled.
         std::string_view text;
     };
     struct BlockEnd
@@ -83,17 +83,21 @@ private:
     void parseIf(Scope &scope, BlockEnd &end);
     void parseAssignment(Scope &scope, BlockEnd &end, const Expr &target,
                          const Annotation &annotation, const Expr &value);
-    Type parseAnnotation(std::string_view terminators);
+    /// A parameter's annotation as a pooled one-type list.
+    TypeList parseAnnotation(std::string_view terminators);
     void parseExpressionStatement(Scope &scope, const Expr &e);
     void readMetadata(const Expr &value);
     void readFfiMetadata(const nlohmann::json &doc, const Expr &where);
     void finish();
 
     Value lowerBinding(const Expr &e, Scope &scope, const std::string &name,
-                       const Type *annotation);
+                       const TypeList *annotation);
     Value lowerExpr(const Expr &e, Scope &scope) { return lowerBinding(e, scope, {}, nullptr); }
     TensorRef materialize(const Value &v, Scope &scope, const Expr &at);
-    Value lowerCall(const Expr &e, Scope &scope, const std::string &name, const Type *annotation);
+    Value lowerCall(const Expr &e, Scope &scope, const std::string &name,
+                    const TypeList *annotation);
+    /// The interned op name `relax.<op>`, looked up in the process pool once per name.
+    InternedString relaxOpName(std::string_view op);
     Value lowerKernelCall(const Expr &e, const std::string &form, Scope &scope, Node node);
     Value lowerConstant(const Expr &e, const std::string &ctor, Scope &scope, Node node);
     Value lowerSubscript(const Expr &e, Scope &scope, Node node);
@@ -128,7 +132,18 @@ private:
     std::string m_sinfoKeyword;
     /// Types of the annotations read so far, by source text: a module spells a few hundred
     /// distinct annotations over tens of thousands of bindings and parameters.
-    std::unordered_map<std::string_view, Type> m_annotationTypes;
+    /// Kept as pooled one-type lists, so that a typed node shares its list without interning.
+    std::unordered_map<std::string_view, TypeList> m_annotationTypes;
+    /// Hashes std::string and std::string_view alike, for lookups that allocate nothing.
+    struct StringHash
+    {
+        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+        std::size_t operator()(std::string_view s) const
+        {
+            return std::hash<std::string_view> {}(s);
+        }
+    };
+    std::unordered_map<std::string, InternedString, StringHash, std::equal_to<>> m_opNames; // by op
 };
 
 } // namespace cleave::relax

@@ -5,6 +5,7 @@
 #include "core/support/Utf8.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
 
@@ -12,26 +13,53 @@ namespace cleave::relay {
 
 namespace {
 
+// Character classes by table: one load per character instead of a locale-aware <cctype> call.
+enum CharClass : std::uint8_t {
+    Digit = 1,
+    Alpha = 2,
+    IdentExtra = 4, // `_` and `/` continue identifiers (`_`, also starts them)
+    LocalExtra = 8, // `_ . / : -` occur in local names
+};
+
+constexpr std::array<std::uint8_t, 256> charClasses = [] {
+    std::array<std::uint8_t, 256> t {};
+    for (int c = '0'; c <= '9'; ++c)
+        t[c] = Digit;
+    for (int c = 'a'; c <= 'z'; ++c)
+        t[c] = Alpha;
+    for (int c = 'A'; c <= 'Z'; ++c)
+        t[c] = Alpha;
+    t['_'] = IdentExtra | LocalExtra;
+    t['/'] = IdentExtra | LocalExtra;
+    for (const char c : { '.', ':', '-' })
+        t[static_cast<unsigned char>(c)] = LocalExtra;
+    return t;
+}();
+
+bool hasClass(char c, unsigned classes)
+{
+    return (charClasses[static_cast<unsigned char>(c)] & classes) != 0;
+}
+
 bool isIdentStart(char c)
 {
-    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+    return hasClass(c, Alpha) || c == '_';
 }
 
 bool isIdentChar(char c)
 {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/';
+    return hasClass(c, Digit | Alpha | IdentExtra);
 }
 
 // Local names are printed verbatim, so `.`, `/` and `:` occur in them (relay-format.md §6).
 bool isLocalChar(char c)
 {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/'
-        || c == ':' || c == '-';
+    return hasClass(c, Digit | Alpha | LocalExtra);
 }
 
 bool isDigit(char c)
 {
-    return c >= '0' && c <= '9';
+    return hasClass(c, Digit);
 }
 
 std::string_view trim(std::string_view s)
@@ -72,6 +100,17 @@ RelayLexer::RelayLexer(std::string_view source, int firstLine, int firstColumn)
 void RelayLexer::advance(std::size_t n)
 {
     const std::size_t end = std::min(m_src.size(), m_pos + n);
+    if (end - m_pos <= 32) { // a token: a byte loop is cheaper than calls to memchr
+        for (; m_pos < end; ++m_pos) {
+            if (m_src[m_pos] == '\n') {
+                ++m_line;
+                m_column = 1;
+            } else {
+                ++m_column;
+            }
+        }
+        return;
+    }
     // Count lines with memchr; the column is the distance from the last line start.
     const char *p = m_src.data() + m_pos;
     const char *const stop = m_src.data() + end;
@@ -188,16 +227,25 @@ bool RelayLexer::skipTrivia(Token &tok)
             const int column = m_column;
             const std::size_t start = m_pos + 2;
             int depth = 1; // TVM's tokenizer allows nested block comments
+            // Both `/*` and `*/` hold a `/`: jump from one `/` to the next. A `*` just before
+            // the `/` closes unless an opener already took it (it lies before `i` then).
             std::size_t i = start;
-            while (i < m_src.size() && depth > 0) {
-                if (m_src[i] == '/' && i + 1 < m_src.size() && m_src[i + 1] == '*') {
-                    ++depth;
-                    i += 2;
-                } else if (m_src[i] == '*' && i + 1 < m_src.size() && m_src[i + 1] == '/') {
+            while (depth > 0) {
+                const void *hit = std::memchr(m_src.data() + i, '/', m_src.size() - i);
+                if (!hit) {
+                    i = m_src.size();
+                    break;
+                }
+                const auto j
+                    = static_cast<std::size_t>(static_cast<const char *>(hit) - m_src.data());
+                if (j > i && m_src[j - 1] == '*') {
                     --depth;
-                    i += 2;
+                    i = j + 1;
+                } else if (j + 1 < m_src.size() && m_src[j + 1] == '*') {
+                    ++depth;
+                    i = j + 2;
                 } else {
-                    ++i;
+                    i = j + 1;
                 }
             }
             if (depth > 0) {
@@ -389,13 +437,22 @@ Token RelayLexer::lexPunct(Token tok)
     const char c = m_src[m_pos];
     const char n1 = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : '\0';
     tok.kind = TokenKind::Punct;
-    if ((c == '-' && n1 == '>') || (c == '=' && n1 == '>') || (c == '<' && n1 == '=')
-        || (c == '>' && n1 == '=') || (c == '=' && n1 == '=') || (c == '!' && n1 == '=')) {
-        tok.text = m_src.substr(m_pos, 2);
-        advance(2);
-        return tok;
-    }
     switch (c) {
+    case '-':
+    case '=':
+    case '<':
+    case '>':
+    case '!':
+        // `->`, `=>`, `<=`, `>=`, `==`, `!=`; a lone `-` or `!` is not punctuation.
+        if ((c == '-' && n1 == '>') || (c == '=' && n1 == '>') || (c == '<' && n1 == '=')
+            || (c == '>' && n1 == '=') || (c == '=' && n1 == '=') || (c == '!' && n1 == '=')) {
+            tok.text = m_src.substr(m_pos, 2);
+            advance(2);
+            return tok;
+        }
+        if (c == '-' || c == '!')
+            break;
+        [[fallthrough]];
     case '(':
     case ')':
     case '[':
@@ -405,13 +462,10 @@ Token RelayLexer::lexPunct(Token tok)
     case ',':
     case ';':
     case ':':
-    case '=':
     case '.':
     case '?':
     case '*':
     case '+':
-    case '<':
-    case '>':
     case '/':
         tok.text = m_src.substr(m_pos, 1);
         advance(1);

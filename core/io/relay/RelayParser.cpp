@@ -2,9 +2,12 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relay/RelayParser.h"
 
+#include "core/support/HashMix.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <optional>
 
 namespace cleave::relay {
 
@@ -40,9 +43,46 @@ bool allDigits(std::string_view s)
 RelayParser::RelayParser(std::string_view text)
     : m_ts(text)
 {
+    // TVM prints a binding in 60–130 bytes; a guess on the low side avoids most rehashing.
+    const std::size_t bindings = text.size() / 128 + 16;
+    m_names.reserve(64);
+    m_numbered.reserve(std::min<std::size_t>(bindings, maxNumberedSlots));
+    m_bindings.reserve(bindings);
+    m_scopeLog.reserve(bindings);
+}
+
+std::size_t RelayParser::ConstantKeyHash::operator()(const ConstantKey &k) const
+{
+    std::size_t h = std::hash<std::string_view> {}(k.second);
+    hashMix(h, k.first);
+    return h;
+}
+
+InternedString RelayParser::opName(std::string_view name)
+{
+    auto [it, inserted] = m_opNames.try_emplace(name);
+    if (inserted)
+        it->second = InternedString(name);
+    return it->second;
 }
 
 // --- names and scopes --------------------------------------------------------------------------
+
+std::optional<std::uint32_t> RelayParser::plainNumber(std::string_view name)
+{
+    // At most 7 digits and no leading zero: `%012` is another name than `%12`.
+    if (name.empty() || name.size() > 7 || (name[0] == '0' && name.size() > 1))
+        return std::nullopt;
+    std::uint32_t n = 0;
+    for (const char c : name) {
+        if (c < '0' || c > '9')
+            return std::nullopt;
+        n = n * 10 + static_cast<std::uint32_t>(c - '0');
+    }
+    if (n >= maxNumberedSlots)
+        return std::nullopt;
+    return n;
+}
 
 void RelayParser::pushScope()
 {
@@ -55,6 +95,12 @@ void RelayParser::popScope()
     const std::size_t mark = m_scopeMarks.back();
     m_scopeMarks.pop_back();
     while (m_scopeLog.size() > mark) {
+        if (const std::optional<std::uint32_t> number = plainNumber(m_scopeLog.back())) {
+            std::uint32_t &slot = m_numbered[*number];
+            slot = m_bindings[slot].shadowed;
+            m_scopeLog.pop_back();
+            continue;
+        }
         auto it = m_names.find(m_scopeLog.back());
         if (it != m_names.end()) {
             const std::uint32_t hidden = m_bindings[it->second].shadowed;
@@ -92,15 +138,28 @@ void RelayParser::bind(const std::string &name, Binding b, const Token &tok)
     b.depth = m_depth;
     b.line = tok.line;
     b.column = tok.column;
-    auto [it, inserted] = m_names.try_emplace(key, static_cast<std::uint32_t>(m_bindings.size()));
-    b.shadowed = inserted ? noBinding : it->second;
-    it->second = static_cast<std::uint32_t>(m_bindings.size());
+    const auto index = static_cast<std::uint32_t>(m_bindings.size());
+    if (const std::optional<std::uint32_t> number = plainNumber(key)) {
+        if (*number >= m_numbered.size())
+            m_numbered.resize(std::max<std::size_t>(*number + 1, m_numbered.size() * 2), noBinding);
+        b.shadowed = m_numbered[*number];
+        m_numbered[*number] = index;
+    } else {
+        auto [it, inserted] = m_names.try_emplace(key, index);
+        b.shadowed = inserted ? noBinding : it->second;
+        it->second = index;
+    }
     m_bindings.push_back(b);
     m_scopeLog.push_back(key);
 }
 
 const RelayParser::Binding *RelayParser::lookup(std::string_view name) const
 {
+    if (const std::optional<std::uint32_t> number = plainNumber(name)) {
+        if (*number >= m_numbered.size() || m_numbered[*number] == noBinding)
+            return nullptr;
+        return &m_bindings[m_numbered[*number]];
+    }
     auto it = m_names.find(name);
     return it == m_names.end() ? nullptr : &m_bindings[it->second];
 }
@@ -399,7 +458,7 @@ void RelayParser::parseParams(FunctionId f, const std::string &context)
                 n.typeAnnotated = true;
             }
             if (!n.typeAnnotated && !m_ts.peek().ty.empty()) {
-                n.setOutputTypes({ typeFromComment(m_ts.peek().ty) });
+                n.setOutputTypes(typeFromComment(m_ts.peek().ty).list);
                 n.typeAnnotated = true;
             }
             const NodeId id = newNode(std::move(n), t);
@@ -482,7 +541,10 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
                 declared = m_ts.parseType();
         }
         const std::string name = "%" + std::string(nameTok.text);
-        m_ts.expect("=", "after " + name);
+        if (m_ts.peek().isPunct('='))
+            m_ts.take();
+        else
+            m_ts.expect("=", "after " + name); // fails with the message
 
         if (m_ts.peek().isIdent("fn") && !m_ts.peek(1).isPunct('=')) {
             // A bound function literal: `%3 = fn (...) {...};` — the name refers to the function.
@@ -608,14 +670,18 @@ void RelayParser::annotate(const Value &v)
         return;
     Node &n = m_graph->node(v.ref.node);
     if (!next.ty.empty()) {
-        n.setOutputType(0, typeFromComment(next.ty));
-        n.typeAnnotated = !n.outputTypes()[0].isUnknown();
+        const CommentType &t = typeFromComment(next.ty);
+        if (n.outputCount() <= 1)
+            n.setOutputTypes(t.list); // what setOutputType(0, ..) gives, without interning
+        else
+            n.setOutputType(0, t.type);
+        n.typeAnnotated = !t.type.isUnknown();
     }
     if (!next.span.empty() && n.span().empty())
         n.setSpan(std::string(next.span));
 }
 
-Type RelayParser::typeFromComment(std::string_view text)
+const RelayParser::CommentType &RelayParser::typeFromComment(std::string_view text)
 {
     auto it = m_typeCache.find(text);
     if (it != m_typeCache.end())
@@ -627,8 +693,8 @@ Type RelayParser::typeFromComment(std::string_view text)
     } catch (const ParseError &) {
         t = Type::unknown(); // a malformed comment only loses the annotation
     }
-    m_typeCache.emplace(text, t);
-    return t;
+    TypeList list { t };
+    return m_typeCache.emplace(text, CommentType { std::move(t), list }).first->second;
 }
 
 RelayParser::Value RelayParser::parseAtom()
@@ -679,8 +745,7 @@ RelayParser::Value RelayParser::parseAtom()
             return scalarConstant(t);
         }
         m_ts.take();
-        v.kind = m_constructorArity.contains(std::string(t.text)) ? Value::Kind::Constructor
-                                                                  : Value::Kind::Op;
+        v.kind = m_constructorArity.contains(t.text) ? Value::Kind::Constructor : Value::Kind::Op;
         v.name = t.text;
         return v;
     case TokenKind::Punct:
@@ -761,24 +826,50 @@ RelayParser::Value RelayParser::scalarConstant(const Token &tok)
 
 RelayParser::Value RelayParser::metaConstant(const Token &tok)
 {
-    std::string key = std::to_string(m_current.value);
-    key += '|';
-    key += tok.text;
     Value v;
-    auto it = m_constantCache.find(key);
-    if (it != m_constantCache.end()) {
-        v.ref = TensorRef { it->second, 0 };
-        return v;
+    // `meta[relay.Constant][i]`, the common spelling, is found by `i` while it is used in one
+    // function only; every other reference through the map.
+    ConstantSlot *slot = nullptr;
+    if (const std::optional<std::uint32_t> i = constantIndex(tok.text)) {
+        if (*i >= m_constantSlots.size())
+            m_constantSlots.resize(std::max<std::size_t>(*i + 1, m_constantSlots.size() * 2));
+        slot = &m_constantSlots[*i];
+        if (slot->node.isValid() && slot->function == m_current) {
+            v.ref = TensorRef { slot->node, 0 };
+            return v;
+        }
+        if (slot->node.isValid())
+            slot = nullptr; // taken by another function
+    }
+    const ConstantKey key { static_cast<std::uint32_t>(m_current.value), tok.text };
+    if (!slot) {
+        auto it = m_constantCache.find(key);
+        if (it != m_constantCache.end()) {
+            v.ref = TensorRef { it->second, 0 };
+            return v;
+        }
     }
     Node n;
     n.kind = NodeKind::Constant;
     n.setMetaRef(std::string(tok.text));
     n.name = n.metaRef();
     const NodeId id = newNode(std::move(n), tok);
-    m_constantCache.emplace(std::move(key), id);
+    if (slot)
+        *slot = ConstantSlot { m_current, id };
+    else
+        m_constantCache.emplace(key, id);
     v.ref = TensorRef { id, 0 };
     v.created = true;
     return v;
+}
+
+std::optional<std::uint32_t> RelayParser::constantIndex(std::string_view ref)
+{
+    constexpr std::string_view prefix = "meta[relay.Constant][";
+    if (ref.size() <= prefix.size() + 1 || ref.substr(0, prefix.size()) != prefix
+        || ref.back() != ']')
+        return std::nullopt;
+    return plainNumber(ref.substr(prefix.size(), ref.size() - prefix.size() - 1));
 }
 
 TensorRef RelayParser::materialize(const Value &v, const Token &tok)
@@ -795,12 +886,12 @@ TensorRef RelayParser::materialize(const Value &v, const Token &tok)
     case Value::Kind::Op: {
         Node n;
         n.kind = NodeKind::FunctionValue;
-        n.op = std::string(v.name);
+        n.op = opName(v.name);
         return TensorRef { newNode(std::move(n), tok), 0 };
     }
     case Value::Kind::Constructor: {
         Node n;
-        n.op = std::string(v.name);
+        n.op = opName(v.name);
         // A nullary constructor (`Nil`) is a value; others used bare are functions.
         n.kind
             = m_constructorArity[n.op] == 0 ? NodeKind::ConstructorCall : NodeKind::FunctionValue;
@@ -837,7 +928,14 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
     };
 
     Node n;
-    std::vector<Value> args;
+    // This call's arguments go on m_args after those of the calls it is nested in.
+    const std::size_t firstArg = m_args.size();
+    struct ArgsScope
+    {
+        std::vector<Value> &args;
+        std::size_t first;
+        ~ArgsScope() { args.resize(first); }
+    } argsScope { m_args, firstArg };
     // Collected, then pooled once (setting them one by one would pool every prefix).
     std::vector<Attributes::Item> attrs;
     for (;;) {
@@ -853,7 +951,7 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
             if (a.kind == Value::Kind::AttrsRef)
                 n.setAttrsRef(std::string(a.name));
             else
-                args.push_back(a);
+                m_args.push_back(a);
         }
         if (m_ts.accept(","))
             continue;
@@ -867,11 +965,11 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
     switch (callee.kind) {
     case Value::Kind::Op:
         n.kind = NodeKind::OpCall;
-        n.op = std::string(callee.name);
+        n.op = opName(callee.name);
         break;
     case Value::Kind::Constructor:
         n.kind = NodeKind::ConstructorCall;
-        n.op = std::string(callee.name);
+        n.op = opName(callee.name);
         break;
     case Value::Kind::Function:
         n.kind = NodeKind::FunctionCall;
@@ -884,9 +982,9 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
     case Value::Kind::AttrsRef:
         m_ts.fail(calleeToken, "a meta[relay.attrs...] reference cannot be called");
     }
-    n.inputs.reserve(n.inputs.size() + args.size());
-    for (const Value &a : args)
-        n.inputs.push_back(materialize(a, open));
+    n.inputs.reserve(n.inputs.size() + m_args.size() - firstArg);
+    for (std::size_t i = firstArg; i < m_args.size(); ++i)
+        n.inputs.push_back(materialize(m_args[i], open));
     if (n.kind == NodeKind::FunctionCall) {
         const Function &f = m_graph->function(n.callee);
         if (f.hasReturnType)

@@ -6,10 +6,12 @@
 #include "core/io/relay/RelayTokenStream.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace cleave::relay {
@@ -87,7 +89,15 @@ private:
     Value metaConstant(const Token &tok);
     TensorRef materialize(const Value &v, const Token &tok);
     void annotate(const Value &v);
-    Type typeFromComment(std::string_view text);
+    /// A `/* ty=... */` comment's type, parsed once per distinct text.
+    struct CommentType
+    {
+        Type type;
+        TypeList list; ///< `{type}`, interned once.
+    };
+    const CommentType &typeFromComment(std::string_view text);
+    /// The interned operator or constructor name, looked up in the process pool once per name.
+    InternedString opName(std::string_view name);
 
     // names and scopes
     void pushScope();
@@ -106,6 +116,11 @@ private:
     // Name → index of its innermost binding in m_bindings. Keys view the source text (names
     // without their `%`), so lookups allocate nothing.
     std::unordered_map<std::string_view, std::uint32_t> m_names;
+    // The same for the names TVM numbers (`%12`): indexed by the number, no hashing.
+    std::vector<std::uint32_t> m_numbered;
+    /// The index of a numbered name in m_numbered; none for other names.
+    static std::optional<std::uint32_t> plainNumber(std::string_view name);
+    static constexpr std::uint32_t maxNumberedSlots = 1U << 22;
     std::vector<Binding> m_bindings;
     std::vector<std::string_view> m_scopeLog;
     std::vector<std::size_t> m_scopeMarks;
@@ -113,9 +128,35 @@ private:
     std::unordered_map<std::string, FunctionId> m_globals;
     std::unordered_set<FunctionId> m_definedGlobals;
     std::unordered_map<FunctionId, Token> m_globalFirstUse;
-    std::unordered_map<std::string, std::size_t> m_constructorArity;
-    std::unordered_map<std::string, NodeId> m_constantCache; // "<function>|meta[..][i]"
-    std::unordered_map<std::string_view, Type> m_typeCache;
+    /// Hashes std::string and std::string_view alike, for lookups that allocate nothing.
+    struct StringHash
+    {
+        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+        std::size_t operator()(std::string_view s) const
+        {
+            return std::hash<std::string_view> {}(s);
+        }
+    };
+    /// A meta constant within one function: the function's index and the reference's text.
+    using ConstantKey = std::pair<std::uint32_t, std::string_view>;
+    struct ConstantKeyHash
+    {
+        std::size_t operator()(const ConstantKey &k) const;
+    };
+    std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>> m_constructorArity;
+    std::unordered_map<ConstantKey, NodeId, ConstantKeyHash> m_constantCache;
+    /// The node of `meta[relay.Constant][i]` by `i`, and the function it was made in.
+    struct ConstantSlot
+    {
+        FunctionId function;
+        NodeId node;
+    };
+    std::vector<ConstantSlot> m_constantSlots;
+    /// `i` of `meta[relay.Constant][i]` (a plain number); none for other references.
+    static std::optional<std::uint32_t> constantIndex(std::string_view ref);
+    std::unordered_map<std::string_view, CommentType> m_typeCache;
+    std::unordered_map<std::string_view, InternedString> m_opNames;
+    std::vector<Value> m_args; // the arguments of the calls being parsed, innermost last
     int m_literalCounter = 0;
 };
 

@@ -18,10 +18,10 @@ RelayTokenStream::RelayTokenStream(std::string_view text, int firstLine, int fir
 const Token &RelayTokenStream::peek(int k)
 {
     while (m_count <= k) {
-        m_ahead[m_count] = m_lexer.next();
+        m_ahead[(m_head + m_count) % m_ahead.size()] = m_lexer.next();
         ++m_count;
     }
-    const Token &t = m_ahead[k];
+    const Token &t = m_ahead[(m_head + k) % m_ahead.size()];
     if (t.kind == TokenKind::Error)
         fail(t, std::string(t.text));
     return t;
@@ -29,10 +29,8 @@ const Token &RelayTokenStream::peek(int k)
 
 Token RelayTokenStream::take()
 {
-    peek(0);
-    Token t = m_ahead[0];
-    for (int i = 1; i < m_count; ++i)
-        m_ahead[i - 1] = m_ahead[i];
+    const Token t = peek(0);
+    m_head = (m_head + 1) % m_ahead.size();
     --m_count;
     return t;
 }

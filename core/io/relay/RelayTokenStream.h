@@ -70,7 +70,8 @@ private:
     };
 
     RelayLexer m_lexer;
-    std::array<Token, 4> m_ahead {};
+    std::array<Token, 4> m_ahead {}; // a ring: the next token is m_ahead[m_head]
+    std::size_t m_head = 0;
     int m_count = 0;
     int m_nesting = 0;
 };
