@@ -13,9 +13,17 @@ namespace cleave {
 
 namespace {
 
-/// Operand positions that hold weights, per operator (Relay and ONNX spellings).
+/// The operator without Relax's `relax.` prefix: `relax.nn.conv2d` reads as Relay's `nn.conv2d`.
+std::string_view withoutRelaxPrefix(std::string_view op)
+{
+    constexpr std::string_view prefix = "relax.";
+    return op.starts_with(prefix) ? op.substr(prefix.size()) : op;
+}
+
+/// Operand positions that hold weights, per operator (Relay, Relax and ONNX spellings).
 const std::vector<std::uint32_t> *weightSlots(std::string_view op)
 {
+    op = withoutRelaxPrefix(op);
     static const std::unordered_map<std::string_view, std::vector<std::uint32_t>> slots {
         { "nn.conv1d", { 1 } },
         { "nn.conv2d", { 1 } },
@@ -29,6 +37,7 @@ const std::vector<std::uint32_t> *weightSlots(std::string_view op)
         { "nn.dense", { 1 } },
         { "nn.contrib_dense_pack", { 1 } },
         { "nn.matmul", { 1 } },
+        { "matmul", { 1 } }, // Relax's R.matmul(x, permute_dims(w))
         { "nn.batch_matmul", { 1 } },
         { "nn.bias_add", { 1 } },
         { "nn.prelu", { 1 } },
@@ -68,12 +77,13 @@ bool isWeightSlot(std::string_view op, std::uint32_t slot)
 /// Ops that only rearrange their operands: a weight passed through them is still a weight.
 bool isLayoutOp(std::string_view op)
 {
+    op = withoutRelaxPrefix(op);
     static const std::unordered_set<std::string_view> ops {
         "transpose",     "reshape",   "expand_dims",      "squeeze",          "concatenate",
         "split",         "cast",      "layout_transform", "nn.batch_flatten", "reverse",
         "strided_slice", "copy",      "broadcast_to",     "reshape_like",     "Transpose",
         "Reshape",       "Unsqueeze", "Squeeze",          "Concat",           "Split",
-        "Cast",          "Flatten",   "Identity",
+        "Cast",          "Flatten",   "Identity",         "permute_dims",     "concat",
     };
     return ops.contains(op);
 }
@@ -81,6 +91,7 @@ bool isLayoutOp(std::string_view op)
 /// Binary ops whose smaller, broadcast operand is a bias or a scale.
 bool isBroadcastBinary(std::string_view op)
 {
+    op = withoutRelaxPrefix(op);
     static const std::unordered_set<std::string_view> ops {
         "add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
         "Add", "Sub",      "Mul",      "Div",    "Max",     "Min",     "Pow",

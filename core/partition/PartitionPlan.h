@@ -14,6 +14,8 @@
 
 namespace cleave {
 
+class WeightFollowers;
+
 /// One partition of a plan: a stable id (never reused within a plan, except that undoing the
 /// edit that created it frees it again), a user-visible name, the
 /// target it is compiled for ("llvm", "cuda", a BYOC compiler name) and a colour index.
@@ -174,6 +176,10 @@ public:
     /// when the set is convex.
     [[nodiscard]] std::vector<NodeId> nonConvexWitness(const std::vector<NodeId> &nodes) const;
 
+    /// The nodes computed from weights and constants only, which every edit places with their
+    /// first consumer (made on first use from the function's weight inputs; shared by copies).
+    [[nodiscard]] const WeightFollowers &weightFollowers() const;
+
     /// Plans are equal when partitions, assignment and crossed edges are equal.
     friend bool operator==(const PartitionPlan &a, const PartitionPlan &b);
 
@@ -192,6 +198,10 @@ private:
     void splitByMask(const std::vector<NodeId> &dNodes, const std::vector<PartitionId> &candidates,
                      Recorder &rec, std::vector<PartitionId> &split);
     void removeEmptiedPartitions(const PlanEdit &edit, PartitionId keep);
+    /// Places every weight-only node (weightFollowers()) in the earliest partition among those
+    /// of its consumers, so weights never travel between stages because of where an edit left
+    /// their preprocessing; partitions this leaves empty are removed. Run by every edit.
+    void followConsumers(Recorder &rec);
     /// Positions in the view's order of the split points, ascending and distinct; an error per
     /// point that names no call.
     [[nodiscard]] std::vector<std::int32_t>
@@ -207,6 +217,7 @@ private:
     std::vector<int> m_indexOf; // per PartitionId value
     std::vector<EdgeRef> m_crossed;
     std::uint32_t m_nextId = 0;
+    mutable std::shared_ptr<const WeightFollowers> m_followers;
 };
 
 } // namespace cleave
