@@ -408,6 +408,27 @@ PlanEdit PartitionPlan::appendPartitions(std::vector<PartitionSpec> specs)
 {
     PlanEdit edit;
     Recorder rec(*this, edit);
+    appendSpecs(std::move(specs), rec);
+    removeEmptiedPartitions(edit, PartitionId());
+    return rec.finish();
+}
+
+PlanEdit PartitionPlan::replacePartitions(std::vector<PartitionSpec> specs)
+{
+    PlanEdit edit;
+    Recorder rec(*this, edit);
+    for (NodeId n : m_view->assignableNodes())
+        rec.set(n, PartitionId());
+    m_partitions.clear();
+    rebuildIndex();
+    appendSpecs(std::move(specs), rec);
+    std::erase_if(m_partitions, [this](const Partition &p) { return nodeCount(p.id) == 0; });
+    rebuildIndex();
+    return rec.finish();
+}
+
+void PartitionPlan::appendSpecs(std::vector<PartitionSpec> specs, Recorder &rec)
+{
     // uniqueName() scans the partitions: a set of the names taken keeps this linear.
     std::unordered_set<std::string> taken;
     for (const Partition &p : m_partitions)
@@ -434,8 +455,6 @@ PlanEdit PartitionPlan::appendPartitions(std::vector<PartitionSpec> specs)
         for (NodeId n : assignableSubset(specs[i].nodes))
             rec.set(n, ids[i]);
     }
-    removeEmptiedPartitions(edit, PartitionId());
-    return rec.finish();
 }
 
 } // namespace cleave

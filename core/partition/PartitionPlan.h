@@ -163,6 +163,10 @@ public:
     /// O(nodes + partitions) (plan files may hold tens of thousands of partitions). Names are
     /// made unique as appendPartition makes them; partitions the nodes leave empty are removed.
     PlanEdit appendPartitions(std::vector<PartitionSpec> specs);
+    /// Replaces every partition by `specs` (in order, names as given: a proposal named
+    /// `stage0` does not become `stage0_1` beside the partition it replaces), as one edit;
+    /// nodes no spec lists are left unassigned, specs that take no node are dropped.
+    PlanEdit replacePartitions(std::vector<PartitionSpec> specs);
 
     /// Redoes an edit (the plan must be in the state the edit started from).
     void apply(const PlanEdit &edit);
@@ -198,6 +202,8 @@ private:
     void splitByMask(const std::vector<NodeId> &dNodes, const std::vector<PartitionId> &candidates,
                      Recorder &rec, std::vector<PartitionId> &split);
     void removeEmptiedPartitions(const PlanEdit &edit, PartitionId keep);
+    /// Appends the partitions of `specs` and assigns their nodes (appendPartitions' work).
+    void appendSpecs(std::vector<PartitionSpec> specs, Recorder &rec);
     /// Places every weight-only node (weightFollowers()) in the earliest partition among those
     /// of its consumers, so weights never travel between stages because of where an edit left
     /// their preprocessing; partitions this leaves empty are removed. Run by every edit.
