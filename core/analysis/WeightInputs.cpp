@@ -239,11 +239,20 @@ std::vector<WeightInput> weightInputs(const Graph &graph, FunctionId function,
             }
         }
     }
-    for (NodeId p : params) {
+    // TVM's frontends declare how many leading parameters are runtime inputs.
+    std::size_t declaredInputs = params.size();
+    if (const AttrValue *n = graph.function(function).attrs.find("num_input")) {
+        if (const auto v = n->toInt(); v && *v >= 0 && static_cast<std::size_t>(*v) < params.size())
+            declaredInputs = static_cast<std::size_t>(*v);
+    }
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const NodeId p = params[i];
         if (names.contains(nameOf(p)))
             out.push_back({ p, nameOf(p), WeightReason::Marked });
         else if (candidates.contains(p.value))
             out.push_back({ p, nameOf(p), WeightReason::Operand });
+        else if (i >= declaredInputs)
+            out.push_back({ p, nameOf(p), WeightReason::Declared });
     }
     return out;
 }
