@@ -13,17 +13,9 @@ namespace cleave {
 
 namespace {
 
-/// The operator without Relax's `relax.` prefix: `relax.nn.conv2d` reads as Relay's `nn.conv2d`.
-std::string_view withoutRelaxPrefix(std::string_view op)
-{
-    constexpr std::string_view prefix = "relax.";
-    return op.starts_with(prefix) ? op.substr(prefix.size()) : op;
-}
-
-/// Operand positions that hold weights, per operator (Relay, Relax and ONNX spellings).
+/// Operand positions that hold weights, per operator (Relay and ONNX spellings).
 const std::vector<std::uint32_t> *weightSlots(std::string_view op)
 {
-    op = withoutRelaxPrefix(op);
     static const std::unordered_map<std::string_view, std::vector<std::uint32_t>> slots {
         { "nn.conv1d", { 1 } },
         { "nn.conv2d", { 1 } },
@@ -37,7 +29,6 @@ const std::vector<std::uint32_t> *weightSlots(std::string_view op)
         { "nn.dense", { 1 } },
         { "nn.contrib_dense_pack", { 1 } },
         { "nn.matmul", { 1 } },
-        { "matmul", { 1 } }, // Relax's R.matmul(x, permute_dims(w))
         { "nn.batch_matmul", { 1 } },
         { "nn.bias_add", { 1 } },
         { "nn.prelu", { 1 } },
@@ -77,13 +68,12 @@ bool isWeightSlot(std::string_view op, std::uint32_t slot)
 /// Ops that only rearrange their operands: a weight passed through them is still a weight.
 bool isLayoutOp(std::string_view op)
 {
-    op = withoutRelaxPrefix(op);
     static const std::unordered_set<std::string_view> ops {
         "transpose",     "reshape",   "expand_dims",      "squeeze",          "concatenate",
         "split",         "cast",      "layout_transform", "nn.batch_flatten", "reverse",
         "strided_slice", "copy",      "broadcast_to",     "reshape_like",     "Transpose",
         "Reshape",       "Unsqueeze", "Squeeze",          "Concat",           "Split",
-        "Cast",          "Flatten",   "Identity",         "permute_dims",     "concat",
+        "Cast",          "Flatten",   "Identity",
     };
     return ops.contains(op);
 }
@@ -91,7 +81,6 @@ bool isLayoutOp(std::string_view op)
 /// Binary ops whose smaller, broadcast operand is a bias or a scale.
 bool isBroadcastBinary(std::string_view op)
 {
-    op = withoutRelaxPrefix(op);
     static const std::unordered_set<std::string_view> ops {
         "add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
         "Add", "Sub",      "Mul",      "Div",    "Max",     "Min",     "Pow",
@@ -239,20 +228,11 @@ std::vector<WeightInput> weightInputs(const Graph &graph, FunctionId function,
             }
         }
     }
-    // TVM's frontends declare how many leading parameters are runtime inputs.
-    std::size_t declaredInputs = params.size();
-    if (const AttrValue *n = graph.function(function).attrs.find("num_input")) {
-        if (const auto v = n->toInt(); v && *v >= 0 && static_cast<std::size_t>(*v) < params.size())
-            declaredInputs = static_cast<std::size_t>(*v);
-    }
-    for (std::size_t i = 0; i < params.size(); ++i) {
-        const NodeId p = params[i];
+    for (NodeId p : params) {
         if (names.contains(nameOf(p)))
             out.push_back({ p, nameOf(p), WeightReason::Marked });
         else if (candidates.contains(p.value))
             out.push_back({ p, nameOf(p), WeightReason::Operand });
-        else if (i >= declaredInputs)
-            out.push_back({ p, nameOf(p), WeightReason::Declared });
     }
     return out;
 }

@@ -15,7 +15,6 @@ enum class WeightReason : std::uint8_t {
     None, ///< An activation: it travels through the data path.
     Operand, ///< Every use reads it as a weight operand (conv / dense weight, bias, norm stats).
     Marked, ///< The user named it (`--params`, a params list file, a plan's "params").
-    Declared, ///< The function says so: a parameter after Relax's `num_input` leading inputs.
 };
 
 /// One input of a function classified as a weight.
@@ -35,9 +34,7 @@ struct WeightInput
 /// computed from weights and constants only (a transposed weight, SimplifyInference's
 /// arithmetic on batch-norm statistics), whose uses are then checked in turn; parameters of
 /// called fused / composite functions are followed. Inputs whose name is in `marked` (with or
-/// without `%`) are weights too, and so are the parameters after the first `num_input` of a
-/// function that declares it (`R.func_attr({"num_input": 3})`, as TVM's frontends write it:
-/// the rest are the model's parameters). Inputs come in parameter order.
+/// without `%`) are weights too. Inputs come in parameter order.
 std::vector<WeightInput> weightInputs(const Graph &graph, FunctionId function,
                                       const std::vector<std::string> &marked = {});
 

@@ -202,9 +202,7 @@ Forwards routeGlobalInputs(const PartitionPlan &plan, const BoundaryTable &bound
         if (weight != weights.end()) {
             m.globalInputs.emplace_back(name, -1);
             ExportParam param {
-                name, in, weight->reason == WeightReason::Marked     ? "marked"
-                    : weight->reason == WeightReason::Declared ? "declared"
-                                                               : "weight_operand", {}
+                name, in, weight->reason == WeightReason::Marked ? "marked" : "weight_operand", {}
             };
             for (int r : readers)
                 param.groups.emplace_back(

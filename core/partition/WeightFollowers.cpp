@@ -33,8 +33,28 @@ WeightFollowers::WeightFollowers(const FunctionView &view, const std::vector<Wei
 }
 
 WeightFollowers::WeightFollowers(const FunctionView &view, const std::vector<std::string> &marked)
-    : WeightFollowers(view, weightInputs(view.graph(), view.function(), marked))
+    : WeightFollowers(view, followedWeights(view, marked))
 {
+}
+
+std::vector<WeightInput> WeightFollowers::followedWeights(const FunctionView &view,
+                                                          const std::vector<std::string> &marked)
+{
+    const Graph &g = view.graph();
+    std::vector<WeightInput> weights = weightInputs(g, view.function(), marked);
+    // TVM's frontends declare how many leading parameters are runtime inputs
+    // (R.func_attr({"num_input": n})): the rest are the model's parameters, even those whose
+    // uses are not weight operands (SAM's no-mask embedding is added at full size).
+    const Function &f = g.function(view.function());
+    const AttrValue *n = f.attrs.find("num_input");
+    const auto declared = n ? n->toInt() : std::nullopt;
+    if (!declared || *declared < 0)
+        return weights;
+    for (std::size_t i = static_cast<std::size_t>(*declared); i < f.params.size(); ++i) {
+        if (!isWeightInput(weights, f.params[i]))
+            weights.push_back({ f.params[i], g.node(f.params[i]).name, WeightReason::Operand });
+    }
+    return weights;
 }
 
 } // namespace cleave

@@ -23,8 +23,14 @@ class WeightFollowers
 public:
     /// Classifies the nodes of `view`; `weights` are the function's weight inputs.
     WeightFollowers(const FunctionView &view, const std::vector<WeightInput> &weights);
-    /// Classifies with weightInputs(view.graph(), view.function(), marked).
+    /// Classifies with followedWeights(view, marked).
     explicit WeightFollowers(const FunctionView &view, const std::vector<std::string> &marked = {});
+
+    /// The weights whose preprocessing follows its consumers: weightInputs(), plus the
+    /// parameters after a function's declared `num_input` leading inputs (Relax modules from
+    /// TVM's frontends), which are the model's parameters whatever reads them.
+    static std::vector<WeightInput> followedWeights(const FunctionView &view,
+                                                    const std::vector<std::string> &marked = {});
 
     /// The weight-only nodes in program order.
     [[nodiscard]] const std::vector<NodeId> &nodes() const { return m_nodes; }
