@@ -200,6 +200,10 @@ void PartitionPlan::followConsumers(Recorder &rec)
         }
         if (first < 0 || m_partitions[static_cast<std::size_t>(first)].id == current)
             continue;
+        // Only between partitions of one target: a BYOC region gets no op its compiler was not
+        // given (TVM's pattern partitioning leaves a weight's reshape outside the region too).
+        if (m_partitions[static_cast<std::size_t>(first)].target != partition(current)->target)
+            continue;
         if (std::find(sources.begin(), sources.end(), current) == sources.end())
             sources.push_back(current);
         rec.set(n, m_partitions[static_cast<std::size_t>(first)].id);

@@ -205,8 +205,9 @@ private:
     /// Appends the partitions of `specs` and assigns their nodes (appendPartitions' work).
     void appendSpecs(std::vector<PartitionSpec> specs, Recorder &rec);
     /// Places every weight-only node (weightFollowers()) in the earliest partition among those
-    /// of its consumers, so weights never travel between stages because of where an edit left
-    /// their preprocessing; partitions this leaves empty are removed. Run by every edit.
+    /// of its consumers when that partition has the same target, so weights never travel
+    /// between stages because of where an edit left their preprocessing (and a BYOC region gets
+    /// no op it was not given); partitions this leaves empty are removed. Run by every edit.
     void followConsumers(Recorder &rec);
     /// Positions in the view's order of the split points, ascending and distinct; an error per
     /// point that names no call.

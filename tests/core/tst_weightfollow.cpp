@@ -14,6 +14,7 @@
 #include "core/partition/PartitionPlan.h"
 #include "core/partition/PlanFile.h"
 #include "core/partition/WeightFollowers.h"
+#include "core/validation/CutCost.h"
 #include "core/validation/Validation.h"
 
 #include <QProcess>
@@ -92,6 +93,7 @@ private slots:
     void autoNamesStagesInOrderAndKeepsKernels_data();
     void autoNamesStagesInOrderAndKeepsKernels();
     void largestPublicFunctionOpensFirst();
+    void impliedCostBeyondTenTimesIsNotValid();
 };
 
 void TestWeightFollow::weightOnlyNodesFollowTheirConsumer()
@@ -351,6 +353,37 @@ void TestWeightFollow::largestPublicFunctionOpensFirst()
     QVERIFY2(why.find("no main") != std::string::npos, why.c_str());
     QVERIFY2(why.find("forward is its largest public function (2787 ops") != std::string::npos,
              why.c_str());
+}
+
+void TestWeightFollow::impliedCostBeyondTenTimesIsNotValid()
+{
+    // A stroke across the 4-byte mean %1 -> %2 severs the 1×64×56×56 float32 skip %0 -> %2
+    // (802,816 B) without crossing it: more than ten times what the line cut.
+    QTemporaryDir tmp;
+    const QString path = tmp.filePath(QStringLiteral("skip.relay"));
+    QVERIFY(writeAll(path, R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 64, 56, 56), float32]) {
+  %0 = nn.relu(%x) /* ty=Tensor[(1, 64, 56, 56), float32] */;
+  %1 = mean(%0) /* ty=float32 */;
+  %2 = multiply(%0, %1) /* ty=Tensor[(1, 64, 56, 56), float32] */;
+  %2
+}
+)"));
+    const auto g = loadOrAbort(path);
+    PartitionPlan plan(*g);
+    plan.cutAcrossEdges({ { { node(*g, "%1"), 0 }, node(*g, "%2") } });
+    const BoundaryTable boundary = computeBoundary(plan);
+    const CutCost cost = cutCost(plan, boundary);
+    QCOMPARE(cost.crossedBytes, std::int64_t(4));
+    QCOMPARE(cost.impliedBytes, std::int64_t(64 * 56 * 56 * 4));
+    QCOMPARE(cost.impliedTensors, std::size_t(1));
+    QVERIFY(cost.impliedDominates());
+    // One implied edge is shown as it is: a group needs two.
+    QVERIFY(!impliedEdgeGroup(validateAll(plan, boundary, {}), cost));
+    // --cut-after makes no cut line: nothing is implied.
+    PartitionPlan after(*g);
+    after.cutAfterOp("mean", 0);
+    QVERIFY(!cutCost(after, computeBoundary(after)).impliedDominates());
 }
 
 QTEST_APPLESS_MAIN(TestWeightFollow)
