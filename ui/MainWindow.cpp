@@ -2,7 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/MainWindow.h"
 
+#include "core/analysis/Cost.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/validation/CutCost.h"
 #include "ui/commands/CutAcrossEdges.h"
 #include "ui/commands/EditActions.h"
 #include "ui/dialogs/AutoPartitionDialog.h"
@@ -562,6 +564,18 @@ void MainWindow::updateStatus()
         plural(static_cast<qsizetype>(plan->partitionCount()), tr("partition"), tr("partitions")));
     const int errors = m_document->errorCount();
     const int warnings = m_document->warningCount();
+    // A drawn plan whose implied cuts move more than ten times what the user cut is not shown
+    // as valid: its cost is.
+    const cleave::CutCost cut = cleave::cutCost(*plan, m_document->boundary());
+    if (errors == 0 && cut.impliedDominates()) {
+        m_statusValidation->setText(
+            tr("⚠ implied cuts move %1 (%2 tensors), the cut line %3")
+                .arg(QString::fromStdString(cleave::humanBytes(cut.impliedBytes)))
+                .arg(cut.impliedTensors)
+                .arg(QString::fromStdString(cleave::humanBytes(cut.crossedBytes))));
+        m_statusValidation->setStyleSheet(QStringLiteral("color: #9a6700;"));
+        return;
+    }
     if (errors == 0 && warnings == 0)
         m_statusValidation->setText(tr("✓ valid"));
     else if (errors == 0)

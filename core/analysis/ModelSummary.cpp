@@ -126,6 +126,26 @@ std::string histogramToText(const OpHistogram &ops)
 
 } // namespace
 
+std::string ModelSummary::shapesNote() const
+{
+    if (opsWithoutShapes == 0)
+        return {};
+    const bool inputsShaped = std::all_of(inputs.begin(), inputs.end(), [](const TensorSummary &t) {
+        return !t.type.isTensor() || t.type.elementCount().has_value();
+    });
+    std::string note = std::to_string(opsWithoutShapes) + " of " + std::to_string(mainOps)
+        + " ops have no shape: ";
+    if (!inputsShaped)
+        note += "the model's inputs have no static shape and the file has no type annotations, "
+                "so none can be inferred";
+    else if (opsWithoutShapes * 2 > mainOps)
+        note += "the file has no type annotations (no ty=) and no metadata, and shape inference "
+                "stops at the first op it has no rule for";
+    else
+        note += "the file does not annotate them and shape inference has no rule for their ops";
+    return note + "; their FLOPs are not counted (FLOPs are a lower bound)";
+}
+
 nlohmann::json attrValueToJson(const AttrValue &value)
 {
     switch (value.kind) {
@@ -197,6 +217,7 @@ ModelSummary ModelSummary::compute(const Graph &graph)
             if (!graph.node(id).isOperator() || isMatchCast(graph.node(id)))
                 continue;
             s.flops += nodeFlops(graph, id);
+            ++s.mainOps;
             if (!hasStaticShapes(graph.node(id)))
                 ++s.opsWithoutShapes;
         }

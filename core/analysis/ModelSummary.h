@@ -66,6 +66,7 @@ struct ModelSummary
     /// FLOPs of the main function's operators (Cost.h); a lower bound when opsWithoutShapes > 0.
     std::int64_t flops = 0;
     std::size_t opsWithoutShapes = 0; ///< Main-function operators without a static shape.
+    std::size_t mainOps = 0; ///< Main-function operators (what opsWithoutShapes counts among).
     OpHistogram ops;
     std::vector<FunctionSummary> functions; ///< Globals and literals (not if/match scopes).
     std::vector<TensorSummary> inputs; ///< Parameters of the main function, in order.
@@ -85,6 +86,11 @@ struct ModelSummary
     /// ints, -1 for `?` and the source text for a symbolic dim; non-tensor values have a null
     /// shape.
     [[nodiscard]] nlohmann::json toJson() const;
+
+    /// Why shapes are missing, for the Summary and the status bar ("864 of 868 ops have no
+    /// shape: the file has no type annotations (no ty=) and no metadata, ..."); empty when
+    /// every operator of the main function has a static shape.
+    [[nodiscard]] std::string shapesNote() const;
 
     /// A readable, column-aligned report. Blocks are counted by kind, and listed one per line
     /// with their op histograms when `listBlocks` is set.

@@ -52,14 +52,41 @@ PartitionPlan planFromStages(const std::shared_ptr<const FunctionView> &view,
                 members[static_cast<std::size_t>(stageOfNode[n.index()])].push_back(n);
         }
     }
+    std::vector<PartitionSpec> specs;
     for (std::size_t k = 0; k < stages; ++k) {
         if (members[k].empty())
             continue;
-        plan.appendPartition(prefix + std::to_string(k),
-                             k < targets.size() && !targets[k].empty() ? targets[k] : "llvm");
-        plan.assignToPartition(members[k], plan.partitions().back().id);
+        PartitionSpec spec;
+        spec.name = prefix + std::to_string(specs.size());
+        spec.target = k < targets.size() && !targets[k].empty() ? targets[k] : "llvm";
+        spec.nodes = std::move(members[k]);
+        specs.push_back(std::move(spec));
+    }
+    plan.appendPartitions(std::move(specs));
+    // Stages emptied by weight-only nodes joining their consumers leave no gap in the names.
+    for (std::size_t i = 0; i < plan.partitionCount(); ++i) {
+        const std::string name = prefix + std::to_string(i);
+        if (plan.partitions()[i].name != name)
+            plan.renamePartition(plan.partitions()[i].id, name);
     }
     return plan;
+}
+
+std::optional<std::string> stageCountProblem(const PartitionPlan &plan, const CostGraph &graph,
+                                             std::size_t asked)
+{
+    const std::size_t made = plan.partitionCount();
+    if (made >= asked)
+        return std::nullopt;
+    std::string why = std::to_string(asked) + " stages were asked but only " + std::to_string(made)
+        + " hold operators: ";
+    if (graph.unitCount() < asked)
+        why += "the function has " + std::to_string(graph.unitCount())
+            + " units to place (fewer than the stages); ask for fewer stages or use --level ops";
+    else
+        why += "the others held only nodes computed from weights and constants, which run with "
+               "their consumers; ask for fewer stages";
+    return why;
 }
 
 std::vector<std::int32_t> stagesOfPlan(const PartitionPlan &plan, const CostGraph &graph)

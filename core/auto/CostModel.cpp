@@ -6,6 +6,7 @@
 #include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/LatencyTable.h"
 #include "core/graph/FunctionView.h"
+#include "core/partition/WeightFollowers.h"
 
 #include <queue>
 
@@ -16,6 +17,27 @@
 namespace cleave {
 
 namespace {
+
+/// Adds to each unit's paramBytes the weights passed as graph inputs that it is the first
+/// (in program order) to read, so that the memory limits and the stage memory see the weights
+/// that arrive as inputs; a weight read by several stages is charged to the first of them.
+void chargeWeightInputs(const FunctionView &view, std::vector<CostUnit> &units)
+{
+    const Graph &g = view.graph();
+    const WeightFollowers followers(view);
+    std::vector<std::uint8_t> charged(g.nodeCount(), 0);
+    for (CostUnit &unit : units) {
+        for (NodeId node : unit.nodes) {
+            for (const FlowEdge *e : view.inEdges(node)) {
+                const NodeId w = e->tensor.node;
+                if (!followers.isWeight(w) || charged[w.index()] != 0)
+                    continue;
+                charged[w.index()] = 1;
+                unit.paramBytes += g.tensorType(e->tensor).byteSize().value_or(0);
+            }
+        }
+    }
+}
 
 /// Builds units from groups of nodes (each group convex, groups cover the assignable nodes).
 CostGraph fromGroups(const FunctionView &view, std::vector<std::vector<NodeId>> groups,
@@ -95,6 +117,8 @@ CostGraph fromGroups(const FunctionView &view, std::vector<std::vector<NodeId>> 
             }
         }
     }
+
+    chargeWeightInputs(view, units);
 
     // Tensors leaving their unit.
     std::vector<CostTensor> tensors;

@@ -194,6 +194,7 @@ void Graph::finalize()
         }
     }
 
+    m_main = chooseMainFunction(true);
     buildKeys();
 }
 
@@ -202,7 +203,9 @@ void Graph::buildKeys()
     // Stable keys: the source name, qualified outside the main function. Only keys that differ
     // from the name are stored.
     const std::size_t n = m_nodes.size();
-    const FunctionId mainFn = mainFunction();
+    // Keys stay what they were before mainFunction() preferred the largest public function, so
+    // plan files and projects of modules without `main` keep naming the same nodes.
+    const FunctionId mainFn = chooseMainFunction(false);
     m_keySlot.assign(n, noSlot);
     m_otherKeys.clear();
     for (std::size_t i = 0; i < n; ++i) {
@@ -320,9 +323,39 @@ const std::string &Graph::key(NodeId id) const
     return slot == noSlot ? m_nodes[id.index()].name : m_otherKeys[slot];
 }
 
+namespace {
+
+/// Operator calls directly in a function's body (not in the functions it calls).
+std::size_t operatorCount(const Graph &graph, const Function &f)
+{
+    return static_cast<std::size_t>(std::count_if(
+        f.nodes.begin(), f.nodes.end(), [&](NodeId n) { return graph.node(n).isOperator(); }));
+}
+
+/// A global function with a dataflow body that callers outside the module can call: not a
+/// TIR PrimFunc, not `@R.function(private=True)`, not named `_like_this`.
+bool isPublicEntry(const Function &f)
+{
+    if (f.kind != Function::Kind::Global || !f.sourceText.empty() || f.name.starts_with('_'))
+        return false;
+    const AttrValue *priv = f.attrs.find("@private");
+    return !priv || priv->toInt().value_or(0) == 0;
+}
+
+} // namespace
+
 FunctionId Graph::mainFunction() const
 {
+    if (m_main.isValid() && m_main.index() < m_functions.size())
+        return m_main;
+    return chooseMainFunction(true);
+}
+
+FunctionId Graph::chooseMainFunction(bool largestPublic) const
+{
     FunctionId firstGlobal;
+    FunctionId largest;
+    std::size_t largestOps = 0;
     for (std::size_t i = 0; i < m_functions.size(); ++i) {
         const Function &f = m_functions[i];
         if (f.kind != Function::Kind::Global)
@@ -331,10 +364,44 @@ FunctionId Graph::mainFunction() const
             return FunctionId(i);
         if (!firstGlobal.isValid() && f.sourceText.empty())
             firstGlobal = FunctionId(i);
+        if (largestPublic && isPublicEntry(f)) {
+            const std::size_t ops = operatorCount(*this, f);
+            if (!largest.isValid() || ops > largestOps) {
+                largest = FunctionId(i);
+                largestOps = ops;
+            }
+        }
     }
+    if (largest.isValid())
+        return largest;
     if (firstGlobal.isValid())
         return firstGlobal;
     return m_functions.empty() ? FunctionId() : FunctionId(std::size_t(0));
+}
+
+std::string Graph::mainFunctionReason() const
+{
+    const FunctionId chosen = mainFunction();
+    if (!chosen.isValid())
+        return {};
+    const Function &f = function(chosen);
+    if (f.name == "main")
+        return "main is the module's entry function";
+    std::size_t publicCount = 0;
+    std::string others;
+    for (const Function &g : m_functions) {
+        if (!isPublicEntry(g))
+            continue;
+        ++publicCount;
+        if (g.name != f.name)
+            others += (others.empty() ? "" : ", ") + g.name + " "
+                + std::to_string(operatorCount(*this, g));
+    }
+    const std::string ops = std::to_string(operatorCount(*this, f)) + " ops";
+    if (publicCount <= 1)
+        return f.name + " (" + ops + ") is the module's only public function; it has no main";
+    return "the module has no main: " + f.name + " is its largest public function (" + ops + "; "
+        + others + ")";
 }
 
 FunctionId Graph::findFunction(std::string_view name) const

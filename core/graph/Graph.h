@@ -237,9 +237,14 @@ public:
     [[nodiscard]] std::span<const Node> nodes() const { return m_nodes; }
     [[nodiscard]] std::span<const Function> functions() const { return m_functions; }
 
-    /// The function partitioning works on: `@main`, else the first global with a dataflow body
-    /// (not a TIR PrimFunc), else the first one.
+    /// The function partitioning works on: `@main`; else the public global function with a
+    /// dataflow body (not a TIR PrimFunc, not private, not `_named`) with the most operator
+    /// calls (a Relax module's `forward`, not its `_initialize_effect`); else the first global
+    /// with a dataflow body; else the first function. Chosen once by finalize().
     [[nodiscard]] FunctionId mainFunction() const;
+    /// Why mainFunction() is the one it is, for the user ("the module has no main: forward is
+    /// its largest public function (2787 ops; get_image_embeddings 2500, ...)").
+    [[nodiscard]] std::string mainFunctionReason() const;
     /// The global function called `name` (without `@`), or an invalid id.
     [[nodiscard]] FunctionId findFunction(std::string_view name) const;
     /// The outermost global function that (transitively) encloses `f`.
@@ -293,10 +298,14 @@ public:
 
 private:
     void buildKeys();
+    /// mainFunction()'s rule; without `largestPublic`, the first global with a dataflow body
+    /// (the rule keys are made with).
+    [[nodiscard]] FunctionId chooseMainFunction(bool largestPublic) const;
     void sortKeys();
 
     std::vector<Node> m_nodes;
     std::vector<Function> m_functions;
+    FunctionId m_main; ///< mainFunction(), chosen by finalize().
     std::vector<TypeDefinition> m_typeDefs;
     std::vector<std::uint32_t> m_useOffsets; // CSR: uses of node i are m_uses[off[i], off[i+1])
     std::vector<Use> m_uses;

@@ -5,7 +5,10 @@
 #include "core/analysis/LatencyTable.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/partition/WeightFollowers.h"
 #include "core/support/Saturating.h"
+
+#include <unordered_set>
 
 namespace cleave {
 
@@ -19,6 +22,8 @@ std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const Bound
             costs[i].latencyUs = 0.0;
     }
     const Graph &g = plan.graph();
+    const WeightFollowers &followers = plan.weightFollowers();
+    std::unordered_set<std::uint64_t> weightRead; // (partition index, weight input) pairs
     for (NodeId n : plan.view().assignableNodes()) {
         const int i = plan.indexOf(plan.partitionOf(n));
         if (i < 0)
@@ -33,6 +38,16 @@ std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const Bound
         pc.flops = satAdd(pc.flops, c.flops);
         pc.paramBytes = satAdd(pc.paramBytes, c.paramBytes);
         pc.outputBytes = satAdd(pc.outputBytes, c.outputBytes);
+        // A weight passed as a graph input lives in every partition that reads it, once.
+        for (const FlowEdge *e : plan.view().inEdges(n)) {
+            const NodeId w = e->tensor.node;
+            if (!followers.isWeight(w)
+                || !weightRead.insert((static_cast<std::uint64_t>(i) << 32) | w.value).second)
+                continue;
+            const std::int64_t bytes = g.tensorType(e->tensor).byteSize().value_or(0);
+            pc.paramBytes = satAdd(pc.paramBytes, bytes);
+            pc.weightInputBytes = satAdd(pc.weightInputBytes, bytes);
+        }
         if (latency) {
             const std::optional<double> l = latency->latency(g, n);
             *pc.latencyUs += l.value_or(0.0);

@@ -22,7 +22,10 @@ struct PartitionCost
     PartitionId partition;
     std::size_t ops = 0; ///< Operator nodes (calls, If, Match), not Tuple / TupleGetItem.
     std::int64_t flops = 0;
+    /// Constants its nodes read plus the weights passed as graph inputs it reads (each weight
+    /// input once per partition: it is stored where it is used).
     std::int64_t paramBytes = 0;
+    std::int64_t weightInputBytes = 0; ///< The weight inputs' share of paramBytes.
     std::int64_t outputBytes = 0;
     std::int64_t boundaryBytesIn = 0;
     std::int64_t boundaryBytesOut = 0;

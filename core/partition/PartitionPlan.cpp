@@ -3,6 +3,7 @@
 #include "core/partition/PartitionPlan.h"
 
 #include "core/partition/PlanRecorder.h"
+#include "core/partition/WeightFollowers.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -172,6 +173,48 @@ void PartitionPlan::removeEmptiedPartitions(const PlanEdit &edit, PartitionId ke
             && std::find(sources.begin(), sources.end(), p.id) != sources.end();
     });
     rebuildIndex();
+}
+
+const WeightFollowers &PartitionPlan::weightFollowers() const
+{
+    if (!m_followers)
+        m_followers = std::make_shared<const WeightFollowers>(*m_view);
+    return *m_followers;
+}
+
+void PartitionPlan::followConsumers(Recorder &rec)
+{
+    const std::vector<NodeId> &followers = weightFollowers().nodes();
+    std::vector<PartitionId> sources;
+    // Reverse program order: a follower's consumers that follow too are placed before it.
+    for (auto it = followers.rbegin(); it != followers.rend(); ++it) {
+        const NodeId n = *it;
+        const PartitionId current = m_assignment[n.index()];
+        if (!current.isValid())
+            continue; // unassigned stays unassigned: validation reports it
+        int first = -1;
+        for (const FlowEdge &e : m_view->outEdges(n)) {
+            const int i = indexOf(m_assignment[e.consumer.index()]);
+            if (i >= 0 && (first < 0 || i < first))
+                first = i;
+        }
+        if (first < 0 || m_partitions[static_cast<std::size_t>(first)].id == current)
+            continue;
+        // Only between partitions of one target: a BYOC region gets no op its compiler was not
+        // given (TVM's pattern partitioning leaves a weight's reshape outside the region too).
+        if (m_partitions[static_cast<std::size_t>(first)].target != partition(current)->target)
+            continue;
+        if (std::find(sources.begin(), sources.end(), current) == sources.end())
+            sources.push_back(current);
+        rec.set(n, m_partitions[static_cast<std::size_t>(first)].id);
+    }
+    const auto before = m_partitions.size();
+    std::erase_if(m_partitions, [&](const Partition &p) {
+        return nodeCount(p.id) == 0
+            && std::find(sources.begin(), sources.end(), p.id) != sources.end();
+    });
+    if (m_partitions.size() != before)
+        rebuildIndex();
 }
 
 void PartitionPlan::apply(const PlanEdit &edit)
@@ -369,6 +412,27 @@ PlanEdit PartitionPlan::appendPartitions(std::vector<PartitionSpec> specs)
 {
     PlanEdit edit;
     Recorder rec(*this, edit);
+    appendSpecs(std::move(specs), rec);
+    removeEmptiedPartitions(edit, PartitionId());
+    return rec.finish();
+}
+
+PlanEdit PartitionPlan::replacePartitions(std::vector<PartitionSpec> specs)
+{
+    PlanEdit edit;
+    Recorder rec(*this, edit);
+    for (NodeId n : m_view->assignableNodes())
+        rec.set(n, PartitionId());
+    m_partitions.clear();
+    rebuildIndex();
+    appendSpecs(std::move(specs), rec);
+    std::erase_if(m_partitions, [this](const Partition &p) { return nodeCount(p.id) == 0; });
+    rebuildIndex();
+    return rec.finish();
+}
+
+void PartitionPlan::appendSpecs(std::vector<PartitionSpec> specs, Recorder &rec)
+{
     // uniqueName() scans the partitions: a set of the names taken keeps this linear.
     std::unordered_set<std::string> taken;
     for (const Partition &p : m_partitions)
@@ -395,8 +459,6 @@ PlanEdit PartitionPlan::appendPartitions(std::vector<PartitionSpec> specs)
         for (NodeId n : assignableSubset(specs[i].nodes))
             rec.set(n, ids[i]);
     }
-    removeEmptiedPartitions(edit, PartitionId());
-    return rec.finish();
 }
 
 } // namespace cleave

@@ -14,6 +14,8 @@
 
 namespace cleave {
 
+class WeightFollowers;
+
 /// One partition of a plan: a stable id (never reused within a plan, except that undoing the
 /// edit that created it frees it again), a user-visible name, the
 /// target it is compiled for ("llvm", "cuda", a BYOC compiler name) and a colour index.
@@ -161,6 +163,10 @@ public:
     /// O(nodes + partitions) (plan files may hold tens of thousands of partitions). Names are
     /// made unique as appendPartition makes them; partitions the nodes leave empty are removed.
     PlanEdit appendPartitions(std::vector<PartitionSpec> specs);
+    /// Replaces every partition by `specs` (in order, names as given: a proposal named
+    /// `stage0` does not become `stage0_1` beside the partition it replaces), as one edit;
+    /// nodes no spec lists are left unassigned, specs that take no node are dropped.
+    PlanEdit replacePartitions(std::vector<PartitionSpec> specs);
 
     /// Redoes an edit (the plan must be in the state the edit started from).
     void apply(const PlanEdit &edit);
@@ -173,6 +179,10 @@ public:
     /// A path that leaves the set and re-enters it (first and last node in the set), or empty
     /// when the set is convex.
     [[nodiscard]] std::vector<NodeId> nonConvexWitness(const std::vector<NodeId> &nodes) const;
+
+    /// The nodes computed from weights and constants only, which every edit places with their
+    /// first consumer (made on first use from the function's weight inputs; shared by copies).
+    [[nodiscard]] const WeightFollowers &weightFollowers() const;
 
     /// Plans are equal when partitions, assignment and crossed edges are equal.
     friend bool operator==(const PartitionPlan &a, const PartitionPlan &b);
@@ -192,6 +202,13 @@ private:
     void splitByMask(const std::vector<NodeId> &dNodes, const std::vector<PartitionId> &candidates,
                      Recorder &rec, std::vector<PartitionId> &split);
     void removeEmptiedPartitions(const PlanEdit &edit, PartitionId keep);
+    /// Appends the partitions of `specs` and assigns their nodes (appendPartitions' work).
+    void appendSpecs(std::vector<PartitionSpec> specs, Recorder &rec);
+    /// Places every weight-only node (weightFollowers()) in the earliest partition among those
+    /// of its consumers when that partition has the same target, so weights never travel
+    /// between stages because of where an edit left their preprocessing (and a BYOC region gets
+    /// no op it was not given); partitions this leaves empty are removed. Run by every edit.
+    void followConsumers(Recorder &rec);
     /// Positions in the view's order of the split points, ascending and distinct; an error per
     /// point that names no call.
     [[nodiscard]] std::vector<std::int32_t>
@@ -207,6 +224,7 @@ private:
     std::vector<int> m_indexOf; // per PartitionId value
     std::vector<EdgeRef> m_crossed;
     std::uint32_t m_nextId = 0;
+    mutable std::shared_ptr<const WeightFollowers> m_followers;
 };
 
 } // namespace cleave

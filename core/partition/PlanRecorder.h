@@ -36,6 +36,8 @@ public:
     PlanEdit finish()
     {
         auto &changes = m_edit.changes;
+        if (!changes.empty())
+            m_plan.followConsumers(*this);
         const auto byNode
             = [](const PlanEdit::Change &a, const PlanEdit::Change &b) { return a.node < b.node; };
         if (!std::is_sorted(changes.begin(), changes.end(), byNode))
@@ -50,11 +52,14 @@ public:
         changes.resize(kept);
         std::erase_if(changes, [](const PlanEdit::Change &c) { return c.before == c.after; });
         // Explicitly cut edges are remembered only while they still cross partitions.
-        std::erase_if(m_plan.m_crossed, [this](const EdgeRef &e) {
+        const auto insideOne = [this](const EdgeRef &e) {
             const PartitionId from = m_plan.partitionOf(e.tensor.node);
             const PartitionId to = m_plan.partitionOf(e.consumer);
             return !from.isValid() || !to.isValid() || from == to;
-        });
+        };
+        std::erase_if(m_plan.m_crossed, insideOne);
+        // Weight-only producers moved to their consumers: those edges are no longer severed.
+        std::erase_if(m_edit.impliedEdges, insideOne);
         m_edit.partitionsAfter = m_plan.m_partitions;
         m_edit.crossedAfter = m_plan.m_crossed;
         m_edit.crossedChanged = m_edit.crossedAfter != m_edit.crossedBefore;

@@ -94,6 +94,7 @@ std::vector<Diagnostic> validateAll(const PartitionPlan &plan, const BoundaryTab
     add(checkTupleCrossings(plan, boundary));
     add(checkImpliedEdges(plan, boundary));
     add(checkDuplicatedConstants(plan));
+    add(checkWeightCrossings(plan, boundary));
     if (options.latency)
         add(checkBalance(plan, boundary, *options.latency));
     add(summarizeBoundary(plan, boundary));

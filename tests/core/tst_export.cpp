@@ -9,6 +9,7 @@
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/partition/WeightFollowers.h"
 #include "core/partition/PlanFile.h"
 
 #include <QDir>
@@ -48,12 +49,15 @@ ExportResult exportTo(const PartitionPlan &plan, const QString &dir, ExportOptio
 }
 
 /// Operator nodes of the main function (calls of ops and of functions) in program order.
+/// The calls that compute activations: weight-only nodes (arithmetic on constants) follow their
+/// consumers, so a cut after one of them or isolating one changes nothing.
 std::vector<NodeId> opCalls(const PartitionPlan &plan)
 {
     std::vector<NodeId> calls;
     for (NodeId n : plan.view().assignableNodes()) {
         const NodeKind kind = plan.graph().node(n).kind;
-        if (kind == NodeKind::OpCall || kind == NodeKind::FunctionCall)
+        if ((kind == NodeKind::OpCall || kind == NodeKind::FunctionCall)
+            && !plan.weightFollowers().contains(n))
             calls.push_back(n);
     }
     return calls;

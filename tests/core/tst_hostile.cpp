@@ -762,12 +762,14 @@ private slots:
     // Issue 34, N2: a (1, 2^62) tensor made the contiguous stage search read a split point of -1
     // (its times overflowed to infinity). Times now saturate: `auto --stages 2` plans it, and
     // the report's total FLOPs saturate at 2^63 - 1 (9223372.04 TFLOP), never negative.
+    // Single ops (--level ops): its fused blocks are fewer than the stages.
     void autoOnHugeShapesPlans()
     {
         QProcess cli;
         cli.start(QStringLiteral(CLEAVE_CLI_PATH),
                   { QStringLiteral("auto"), QString::fromStdString(hostile("auto_hugeshape.relay")),
-                    QStringLiteral("--stages"), QStringLiteral("2") });
+                    QStringLiteral("--level"), QStringLiteral("ops"), QStringLiteral("--stages"),
+                    QStringLiteral("2") });
         QVERIFY(cli.waitForFinished(60000));
         const QString out = QString::fromUtf8(cli.readAllStandardOutput());
         QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
@@ -783,12 +785,25 @@ private slots:
         cli.setWorkingDirectory(QString::fromStdString(hostile("auto_onnx_segv")));
         cli.start(QStringLiteral(CLEAVE_CLI_PATH),
                   { QStringLiteral("auto"), QStringLiteral("onnx28_000637.onnx"),
-                    QStringLiteral("--stages"), QStringLiteral("3") });
+                    QStringLiteral("--level"), QStringLiteral("ops"), QStringLiteral("--stages"),
+                    QStringLiteral("2") });
         QVERIFY(cli.waitForFinished(60000));
         const QString out = QString::fromUtf8(cli.readAllStandardOutput());
         QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
         QCOMPARE(cli.exitCode(), 0);
-        QVERIFY2(out.startsWith(QStringLiteral("auto: 3 stages")), qPrintable(out));
+        QVERIFY2(out.startsWith(QStringLiteral("auto: 2 stages")), qPrintable(out));
+        // Three stages would leave one empty (one of its three ops reads only weights and runs
+        // with its consumer): an error that says so, not a plan with an empty stage0.
+        QProcess three;
+        three.setWorkingDirectory(QString::fromStdString(hostile("auto_onnx_segv")));
+        three.start(QStringLiteral(CLEAVE_CLI_PATH),
+                    { QStringLiteral("auto"), QStringLiteral("onnx28_000637.onnx"),
+                      QStringLiteral("--level"), QStringLiteral("ops"), QStringLiteral("--stages"),
+                      QStringLiteral("3") });
+        QVERIFY(three.waitForFinished(60000));
+        QCOMPARE(three.exitCode(), 2);
+        QVERIFY(QString::fromUtf8(three.readAllStandardError())
+                    .contains(QStringLiteral("3 stages were asked but only 2 hold operators")));
     }
 };
 

@@ -16,9 +16,9 @@ every number below is read off TVM's IR, never off Cleave's output):
                  local closures are not counted. op_calls is the sum.
   functions      the module's functions: every global (Relax and TIR) by `@name`, every Relax
                  closure by the name it is bound to, with the parameter count of the Relax ones.
-  inputs         the parameters of the partitioned function (`main`, else the module's first
-                 @R.function in the text: TVM's IRModule keeps no order, so the text says which
-                 is first): name and type.
+  inputs         the parameters of the partitioned function (`main`, else the module's public
+                 @R.function with the most calls, the first in the text on a tie: TVM's IRModule
+                 keeps no order, so the text says which is first): name and type.
   outputs        the fields of the tuple that function returns (through aliases), else its one
                  value: the type of each.
   types          compared as a structure: a tensor's dtype and dims (ints; a symbolic dim by its
@@ -172,18 +172,46 @@ def canonical(t):
     return ("other", kind)
 
 
+def op_count(fn):
+    """Calls bound directly in a function's body (if branches included, closures not)."""
+    count = 0
+
+    def walk(e):
+        nonlocal count
+        if isinstance(e, relax.SeqExpr):
+            for block in e.blocks:
+                for b in block.bindings:
+                    if isinstance(b.value, (relax.Call, relax.If)):
+                        count += 1
+                    if isinstance(b.value, relax.If):
+                        walk(b.value.true_branch)
+                        walk(b.value.false_branch)
+
+    walk(fn.body)
+    return count
+
+
 def entry_function(path, mod):
-    """`main`, else the first @R.function of the module class in the text."""
-    names = {name for name, _ in relax_functions(mod)}
-    if "main" in names:
+    """`main`, else the public @R.function (one with a global_symbol, not named `_...`) with the
+    most calls, the first in the text on a tie."""
+    functions = dict(relax_functions(mod))
+    if "main" in functions:
         return "main"
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read())
+    best, best_ops = None, -1
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         for stmt in cls.body:
-            if isinstance(stmt, ast.FunctionDef) and stmt.name in names:
-                return stmt.name
-    return None
+            if not isinstance(stmt, ast.FunctionDef) or stmt.name not in functions:
+                continue
+            fn = functions[stmt.name]
+            public = fn.attrs is not None and "global_symbol" in fn.attrs
+            if not public or stmt.name.startswith("_"):
+                continue
+            ops = op_count(fn)
+            if ops > best_ops:
+                best, best_ops = stmt.name, ops
+    return best
 
 
 def tvm_io(mod, function):

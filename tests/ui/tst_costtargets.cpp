@@ -526,15 +526,20 @@ void TestCostTargets::chooseFunctionOfRelaxModule()
         auto *chooser = w.findChild<FunctionChooser *>(QStringLiteral("functionChooser"));
         QVERIFY(chooser);
         QVERIFY(chooser->isVisible()); // in the toolbar: the module has several functions
-        // The four @R.function of the module in file order; no main, so the first is partitioned.
+        // The four @R.function of the module: no main, so the one with the most ops (encoding,
+        // 58) is partitioned and listed first, marked, then the others in file order.
         QCOMPARE(chooser->count(), 4);
         const QStringList names
-            = { QStringLiteral("create_kv_cache"), QStringLiteral("decoding"),
-                QStringLiteral("encoding"), QStringLiteral("softmax_with_temperature") };
+            = { QStringLiteral("encoding"), QStringLiteral("create_kv_cache"),
+                QStringLiteral("decoding"), QStringLiteral("softmax_with_temperature") };
         for (int i = 0; i < 4; ++i)
             QVERIFY2(chooser->itemText(i).startsWith(names[i] + QStringLiteral(" (")),
                      qPrintable(chooser->itemText(i)));
         QCOMPARE(chooser->currentIndex(), 0);
+        QVERIFY(chooser->itemText(0).endsWith(QStringLiteral("— opened first")));
+        QVERIFY2(
+            chooser->toolTip().contains(QStringLiteral("encoding is its largest public function")),
+            qPrintable(chooser->toolTip()));
 
         // End picks the last entry, as a user would from the keyboard.
         chooser->setFocus();
@@ -549,7 +554,7 @@ void TestCostTargets::chooseFunctionOfRelaxModule()
         QCOMPARE(nodeItemCount(w.canvas()), 4);
 
         keyOnWindow(w, Qt::Key_Z, Qt::ControlModifier);
-        QCOMPARE(g.function(w.document()->plan()->function()).name, std::string("create_kv_cache"));
+        QCOMPARE(g.function(w.document()->plan()->function()).name, std::string("encoding"));
         QCOMPARE(chooser->currentIndex(), 0);
         keyOnWindow(w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(chooser->currentIndex(), 3);

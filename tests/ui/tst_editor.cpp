@@ -237,9 +237,9 @@ void TestEditor::cutUndoIsolateSaveExport()
     // A real double click: press, release, then the double-click press and its release.
     QTest::mouseClick(diagnosticsView->viewport(), Qt::LeftButton, {}, row.center());
     QTest::mouseDClick(diagnosticsView->viewport(), Qt::LeftButton, {}, row.center());
-    // Once for doubleClicked and once for activated (the offscreen platform activates items on
-    // double click, not single click).
-    QCOMPARE(focusSpy.count(), 2);
+    // Once, for activated (the offscreen platform activates items on double click, not single
+    // click; the dock answers activation only, so a group row toggles once).
+    QCOMPARE(focusSpy.count(), 1);
     std::vector<NodeId> focused = w.canvas()->selectedNodes();
     std::sort(focused.begin(), focused.end());
     std::vector<NodeId> named = diagnostics->diagnosticAt(implied)->nodes;

@@ -22,18 +22,11 @@ void ApplyAutoPlan::redo()
         return;
     }
     m_performed = true;
-    for (const ProposedPartition &p : m_partitions) {
-        if (p.nodes.empty())
-            continue;
-        cleave::PartitionId created;
-        m_edits.push_back(m_document->runEdit([&](cleave::PartitionPlan &plan) {
-            cleave::PlanEdit e = plan.appendPartition(p.name, p.target);
-            created = plan.partitions().back().id;
-            return e;
-        }));
-        m_edits.push_back(m_document->runEdit(
-            [&](cleave::PartitionPlan &plan) { return plan.assignToPartition(p.nodes, created); }));
-    }
+    std::vector<cleave::PartitionSpec> specs;
+    for (const ProposedPartition &p : m_partitions)
+        specs.push_back({ p.name, p.target, -1, p.nodes });
+    m_edits.push_back(m_document->runEdit(
+        [&](cleave::PartitionPlan &plan) { return plan.replacePartitions(std::move(specs)); }));
 }
 
 void ApplyAutoPlan::undo()

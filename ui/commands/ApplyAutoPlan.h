@@ -21,9 +21,9 @@ struct ProposedPartition
     std::vector<cleave::NodeId> nodes;
 };
 
-/// Replaces the whole plan by an automatic proposal as ONE undo step: new partitions are
-/// appended and filled in order (the old ones empty out and disappear); undo reverts every
-/// step in reverse, redo re-applies them.
+/// Replaces the whole plan by an automatic proposal as ONE undo step
+/// (PartitionPlan::replacePartitions: the proposal's names are kept as they are); undo reverts
+/// it, redo re-applies it.
 class ApplyAutoPlan : public QUndoCommand
 {
 public:

@@ -67,6 +67,7 @@ AutoPartitionDialog::AutoPartitionDialog(Document *document, const BalanceSettin
     m_level->setObjectName(QStringLiteral("levelCombo"));
     m_level->addItem(tr("Ops"), QStringLiteral("ops"));
     m_level->addItem(tr("Fused blocks (never split)"), QStringLiteral("blocks"));
+    m_level->setCurrentIndex(1); // whole kernels by default: a stage never splits a kernel
     m_flopsRate->setObjectName(QStringLiteral("flopsRateSpin"));
     m_flopsRate->setRange(0.001, 1e9);
     m_flopsRate->setDecimals(3);
@@ -280,17 +281,17 @@ void AutoPartitionDialog::run()
             m_error = QString::fromStdString(result.error);
             return;
         }
-        for (std::size_t k = 0; k < stages; ++k) {
-            ProposedPartition p;
-            p.name = "stage" + std::to_string(k);
-            p.target = specs[std::min(k, specs.size() - 1)].target;
-            for (std::size_t u = 0; u < graph.unitCount(); ++u) {
-                if (result.stageOf[u] == static_cast<std::int32_t>(k))
-                    p.nodes.insert(p.nodes.end(), graph.units()[u].nodes.begin(),
-                                   graph.units()[u].nodes.end());
-            }
-            m_proposal.push_back(std::move(p));
+        std::vector<std::string> targets;
+        for (std::size_t k = 0; k < stages; ++k)
+            targets.push_back(specs[std::min(k, specs.size() - 1)].target);
+        const cleave::PartitionPlan proposal
+            = cleave::planFromStages(view, graph, result.stageOf, stages, targets);
+        if (const auto problem = cleave::stageCountProblem(proposal, graph, stages)) {
+            m_error = QString::fromStdString(*problem);
+            return;
         }
+        for (const cleave::Partition &p : proposal.partitions())
+            m_proposal.push_back({ p.name, p.target, proposal.nodesOf(p.id) });
         m_description = tr("%1 stages, bottleneck %2 µs (%3)")
                             .arg(stages)
                             .arg(result.bottleneckUs, 0, 'f', 1)

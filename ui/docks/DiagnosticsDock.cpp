@@ -52,13 +52,18 @@ DiagnosticsDock::DiagnosticsDock(Document *document, QWidget *parent)
     setWidget(body);
     updateFixButton();
 
-    // Double-click, and Enter on the current row (activation); focusing twice is harmless.
+    // Double-click and Enter on the current row both activate it (one signal, so a toggle
+    // happens once).
+    // On the implied-edge group row they expand or collapse the group instead.
     auto focus = [this](const QModelIndex &index) {
+        if (m_model->isGroupRow(index.row())) {
+            m_model->setGroupExpanded(!m_model->isGroupExpanded());
+            return;
+        }
         const cleave::Diagnostic *d = m_model->diagnosticAt(index.row());
         if (d && !d->nodes.empty())
             emit focusRequested(d->nodes);
     };
-    connect(m_view, &QAbstractItemView::doubleClicked, this, focus);
     connect(m_view, &QAbstractItemView::activated, this, focus);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &DiagnosticsDock::updateFixButton);

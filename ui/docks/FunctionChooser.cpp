@@ -49,6 +49,15 @@ void FunctionChooser::reload()
     }
     if (const cleave::PartitionPlan *plan = m_document->plan())
         setCurrentIndex(indexOfFunction(plan->function()));
+    // Say which function opened first, and why (a Relax module without main opens its largest
+    // public function, not the first one it defines).
+    if (graph && hasChoice()) {
+        const int opened = indexOfFunction(graph->mainFunction());
+        if (opened >= 0)
+            setItemText(opened, tr("%1 — opened first").arg(itemText(opened)));
+        setToolTip(tr("The function of the module to partition. Opened first: %1.")
+                       .arg(QString::fromStdString(graph->mainFunctionReason())));
+    }
     setEnabled(hasChoice());
     blocker.unblock();
     if (hadChoice != hasChoice())

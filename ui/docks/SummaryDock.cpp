@@ -92,6 +92,8 @@ void SummaryDock::setSummary(const cleave::ModelSummary &summary, std::size_t fu
                          .arg(summary.outputs.size())
                          .arg(blocks)
                          .arg(constants));
+    if (const std::string note = summary.shapesNote(); !note.empty())
+        m_facts->setText(m_facts->text() + tr("\nShapes: %1").arg(QString::fromStdString(note)));
     m_facts->setToolTip(tr("Inputs:\n%1\n\nOutputs:\n%2")
                             .arg(tensorList(summary.inputs), tensorList(summary.outputs)));
 }

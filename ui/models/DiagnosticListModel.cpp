@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/models/DiagnosticListModel.h"
 
+#include "core/validation/CutCost.h"
 #include "ui/document/Document.h"
 
 #include <QIcon>
@@ -28,7 +29,31 @@ void DiagnosticListModel::reload()
                      [](const cleave::Diagnostic &a, const cleave::Diagnostic &b) {
                          return static_cast<int>(a.severity) > static_cast<int>(b.severity);
                      });
+    // Many implied edges of one cut read as one row ("846 edges also cut (implied) ..."),
+    // expandable into the edges.
+    m_groupRow = -1;
+    const cleave::PartitionPlan *plan = m_document->plan();
+    const auto group = plan
+        ? cleave::impliedEdgeGroup(m_rows, cleave::cutCost(*plan, m_document->boundary()))
+        : std::nullopt;
+    if (group) {
+        const auto isMember
+            = [](const cleave::Diagnostic &d) { return d.code == "partition.implied_edge"; };
+        const auto first = std::find_if(m_rows.begin(), m_rows.end(), isMember);
+        m_groupRow = static_cast<int>(first - m_rows.begin());
+        if (!m_groupExpanded)
+            std::erase_if(m_rows, isMember);
+        m_rows.insert(m_rows.begin() + m_groupRow, *group);
+    }
     endResetModel();
+}
+
+void DiagnosticListModel::setGroupExpanded(bool expanded)
+{
+    if (m_groupExpanded == expanded)
+        return;
+    m_groupExpanded = expanded;
+    reload();
 }
 
 const cleave::Diagnostic *DiagnosticListModel::diagnosticAt(int row) const
@@ -87,6 +112,9 @@ QVariant DiagnosticListModel::data(const QModelIndex &index, int role) const
         case CodeColumn:
             return QString::fromStdString(d.code);
         case MessageColumn:
+            if (index.row() == m_groupRow)
+                return (m_groupExpanded ? QStringLiteral("▾ ") : QStringLiteral("▸ "))
+                    + QString::fromStdString(d.message);
             return QString::fromStdString(d.message);
         default:
             return {};

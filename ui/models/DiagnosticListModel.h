@@ -32,6 +32,13 @@ public:
     [[nodiscard]] const cleave::Diagnostic *diagnosticAt(int row) const;
     /// The first row with `code`, or -1.
     [[nodiscard]] int findCode(const QString &code) const;
+    /// True for the row standing for all the implied-edge findings of a cut (shown instead of
+    /// them while collapsed, above them while expanded).
+    [[nodiscard]] bool isGroupRow(int row) const { return row >= 0 && row == m_groupRow; }
+    /// True while the implied-edge group shows its members.
+    [[nodiscard]] bool isGroupExpanded() const { return m_groupExpanded; }
+    /// Shows or hides the members of the implied-edge group.
+    void setGroupExpanded(bool expanded);
 
     [[nodiscard]] int rowCount(const QModelIndex &parent = {}) const override;
     [[nodiscard]] int columnCount(const QModelIndex &parent = {}) const override;
@@ -45,6 +52,8 @@ private:
 
     Document *m_document;
     std::vector<cleave::Diagnostic> m_rows; // errors, then warnings, then infos
+    int m_groupRow = -1;
+    bool m_groupExpanded = false;
 };
 
 } // namespace cleave::ui

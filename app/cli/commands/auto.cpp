@@ -204,7 +204,7 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
         return context.usageError("--objective is throughput or latency, got '" + objective + "'");
     options.objective
         = objective == "latency" ? StageObjective::Latency : StageObjective::Throughput;
-    const std::string level = args.value("--level").value_or("ops");
+    const std::string level = args.value("--level").value_or("blocks");
     if (level != "ops" && level != "blocks")
         return context.usageError("--level is ops or blocks, got '" + level + "'");
 
@@ -244,6 +244,10 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
         targets.push_back(
             setup.devices.devices[std::min(k, setup.devices.devices.size() - 1)].target);
     const PartitionPlan plan = planFromStages(view, *cost, stageOf, *stages, targets);
+    if (const auto problem = stageCountProblem(plan, *cost, *stages)) {
+        context.err << args.positionals.front() << ": error: " << *problem << '\n';
+        return exitBadInput;
+    }
     const BoundaryTable boundary = computeBoundary(plan);
     ValidationOptions checks;
     applyWriterCapabilities(graph, checks);
@@ -456,9 +460,9 @@ Command autoCommand()
         "  --flops-rate GFLOPS   time of nodes without a latency: FLOPs / rate (default 1000)\n"
         "  --bandwidth GBPS      link bandwidth in GB/s, 10^9 bytes per second (default 10)\n"
         "  --link-latency US     per-transfer latency in microseconds (default 20)\n"
-        "  --level ops|blocks    unit of placement: single ops (default) or fused blocks,\n"
-        "                        never split (formed with --fold-batch-norm and the other\n"
-        "                        fusion flags of `partition`)\n"
+        "  --level ops|blocks    unit of placement: whole fused blocks, never split (the\n"
+        "                        default; formed with --fold-batch-norm and the other\n"
+        "                        fusion flags of `partition`), or single ops\n"
         "  --targets LIST        regions mode: T=OPS.json entries in priority order, then the\n"
         "                        fallback target (e.g. dnnl=dnnl_ops.json,llvm)\n"
         "  --min-region OPS      regions with fewer ops stay on the fallback (default 1)\n"

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+// Values computed from weights only that still cross a boundary.
+#include "core/analysis/Cost.h"
+#include "core/partition/BoundaryTensors.h"
+#include "core/partition/PartitionPlan.h"
+#include "core/partition/WeightFollowers.h"
+#include "core/validation/RuleSupport.h"
+#include "core/validation/Validation.h"
+
+namespace cleave {
+
+std::vector<Diagnostic> checkWeightCrossings(const PartitionPlan &plan,
+                                             const BoundaryTable &boundary)
+{
+    std::vector<Diagnostic> out;
+    const WeightFollowers &followers = plan.weightFollowers();
+    const Graph &g = plan.graph();
+    for (const BoundaryTensor &b : boundary.tensors) {
+        if (!followers.contains(b.tensor.node) || b.consumers.empty())
+            continue;
+        std::string to;
+        std::vector<NodeId> nodes { b.tensor.node };
+        for (const BoundaryConsumer &c : b.consumers) {
+            to += (to.empty() ? "" : ", ") + rules::name(plan, c.partition);
+            nodes.insert(nodes.end(), c.nodes.begin(), c.nodes.end());
+        }
+        const std::string bytes = b.bytes ? humanBytes(*b.bytes) : "unknown size";
+        out.push_back(rules::make(
+            Severity::Warning, "partition.weight_crossing",
+            g.key(b.tensor.node) + " is computed from weights only (" + bytes + ") in "
+                + rules::name(plan, b.producerPartition) + ", its first consumer's stage, and "
+                + "sent to " + to + ", which read it too: computing it again in each of them "
+                + "would move nothing (Cleave does not duplicate nodes; the transfer is counted)",
+            std::move(nodes), b.producerPartition));
+    }
+    return out;
+}
+
+} // namespace cleave
