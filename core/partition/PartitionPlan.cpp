@@ -187,8 +187,8 @@ void PartitionPlan::followConsumers(Recorder &rec)
     const std::vector<NodeId> &followers = weightFollowers().nodes();
     std::vector<PartitionId> sources;
     // Reverse program order: a follower's consumers that follow too are placed before it.
-    for (auto it = followers.rbegin(); it != followers.rend(); ++it) {
-        const NodeId n = *it;
+    for (std::size_t k = followers.size(); k-- > 0;) {
+        const NodeId n = followers[k];
         const PartitionId current = m_assignment[n.index()];
         if (!current.isValid())
             continue; // unassigned stays unassigned: validation reports it

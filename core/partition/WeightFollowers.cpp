@@ -50,7 +50,7 @@ std::vector<WeightInput> WeightFollowers::followedWeights(const FunctionView &vi
     const auto declared = n ? n->toInt() : std::nullopt;
     if (!declared || *declared < 0)
         return weights;
-    for (std::size_t i = static_cast<std::size_t>(*declared); i < f.params.size(); ++i) {
+    for (auto i = static_cast<std::size_t>(*declared); i < f.params.size(); ++i) {
         if (!isWeightInput(weights, f.params[i]))
             weights.push_back({ f.params[i], g.node(f.params[i]).name, WeightReason::Operand });
     }

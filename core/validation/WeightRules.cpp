@@ -26,13 +26,17 @@ std::vector<Diagnostic> checkWeightCrossings(const PartitionPlan &plan,
             nodes.insert(nodes.end(), c.nodes.begin(), c.nodes.end());
         }
         const std::string bytes = b.bytes ? humanBytes(*b.bytes) : "unknown size";
-        out.push_back(rules::make(
-            Severity::Warning, "partition.weight_crossing",
-            g.key(b.tensor.node) + " is computed from weights only (" + bytes + ") in "
-                + rules::name(plan, b.producerPartition) + ", its first consumer's stage, and "
-                + "sent to " + to + ", which read it too: computing it again in each of them "
-                + "would move nothing (Cleave does not duplicate nodes; the transfer is counted)",
-            std::move(nodes), b.producerPartition));
+        std::string message = g.key(b.tensor.node);
+        message += " is computed from weights only (";
+        message += bytes;
+        message += ") in ";
+        message += rules::name(plan, b.producerPartition);
+        message += ", its first consumer's stage, and sent to ";
+        message += to;
+        message += ", which read it too: computing it again in each of them would move nothing "
+                   "(Cleave does not duplicate nodes; the transfer is counted)";
+        out.push_back(rules::make(Severity::Warning, "partition.weight_crossing",
+                                  std::move(message), std::move(nodes), b.producerPartition));
     }
     return out;
 }
