@@ -3,6 +3,7 @@
 // The editor window driven like a user, on the real widgets: open ResNet-18, cut with a mouse
 // stroke, read the docks, undo/redo with the keyboard, rubber-band select and isolate, search,
 // save and reopen a project, export and verify, recovery after a crash, unsaved-changes prompts.
+#include "CanvasStroke.h"
 #include "TestSupport.h"
 #include "core/formats/Exporter.h"
 #include "core/partition/PlanFile.h"
@@ -164,20 +165,8 @@ void TestEditor::openAndWait(MainWindow &w, const QString &path)
 
 void TestEditor::strokeAcross(MainWindow &w, NodeId from, NodeId to)
 {
-    CanvasWidget *canvas = w.canvas();
-    canvas->centerOnNode(to);
-    QWidget *viewport = canvas->view()->viewport();
-    const QPoint at = canvas->viewportPosOfEdge({ from, 0 }, to);
-    QVERIFY(!at.isNull());
-    QVERIFY2(viewport->rect().contains(at), "the edge is not on screen");
     // Across the edge, short enough to miss the skip connection beside the main path.
-    const QPoint start = at - QPoint(14, 3);
-    const QPoint end = at + QPoint(14, 3);
-    QTest::mousePress(viewport, Qt::LeftButton, {}, start);
-    QTest::mouseMove(viewport, at - QPoint(5, 1));
-    QTest::mouseMove(viewport, at + QPoint(5, 1));
-    QTest::mouseMove(viewport, end);
-    QTest::mouseRelease(viewport, Qt::LeftButton, {}, end);
+    QVERIFY2(cleave::test::strokeAcrossEdge(w.canvas(), from, to), "the edge is not on screen");
 }
 
 void TestEditor::cutUndoIsolateSaveExport()
