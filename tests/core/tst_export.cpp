@@ -9,8 +9,8 @@
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
-#include "core/partition/WeightFollowers.h"
 #include "core/partition/PlanFile.h"
+#include "core/partition/WeightFollowers.h"
 
 #include <QDir>
 #include <QFile>
