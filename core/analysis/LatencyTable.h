@@ -77,6 +77,8 @@ public:
     /// Where the table was measured, one line ("onnxruntime 1.30.0, CPUExecutionProvider,
     /// 1 thread, median of 15 runs, host vm"); empty when the table does not say.
     [[nodiscard]] const std::string &provenance() const { return m_provenance; }
+    /// True when the table has an entry for the node of this key (not only for its op).
+    [[nodiscard]] bool hasNodeEntry(const std::string &key) const { return m_nodes.contains(key); }
     /// The number of node entries.
     [[nodiscard]] std::size_t nodeEntries() const { return m_nodes.size(); }
 

@@ -2,12 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/formats/ModelProfile.h"
 
+#include "core/analysis/LatencyTable.h"
 #include "core/export/onnx/OnnxScripts.h"
 #include "core/formats/RuntimeCheck.h"
 #include "core/graph/Graph.h"
-#include "core/support/FileIo.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -45,24 +43,10 @@ ProfileCommand profileCommand(const std::string &modelPath, const std::string &f
         command.error = "threads and runs must be positive, warm-up runs not negative";
         return command;
     }
-    if (options.python.empty()) {
-        std::string tried;
-        command.program = findPythonWith("onnxruntime, onnx, numpy", tried);
-        if (command.program.empty()) {
-            command.error = "no Python with onnxruntime, onnx and numpy was found (tried " + tried
-                + "): run packaging/pydeps.sh, `pip install onnxruntime onnx numpy`, or set "
-                  "CLEAVE_PYTHON";
-            return command;
-        }
-    } else {
-        command.program = options.python;
-        std::string said;
-        if (runProgram(command.program, { "-c", "import onnxruntime, onnx, numpy" }, {}, said)
-            != 0) {
-            command.error = command.program + " cannot import onnxruntime, onnx and numpy";
-            return command;
-        }
-    }
+    command.program = choosePython(options.python, "onnxruntime, onnx, numpy",
+                                   "onnxruntime onnx numpy", command.error);
+    if (command.program.empty())
+        return command;
     // profile.py goes to a private folder: never beside the user's model.
     std::error_code ec;
     std::string pattern = (fs::temp_directory_path(ec) / "cleave-profile-XXXXXX").string();
@@ -109,22 +93,11 @@ bool parseProfileProgress(const std::string &line, int &done, int &total)
         && done <= total;
 }
 
-std::vector<std::string> unmeasuredNodes(const Graph &graph, const std::string &latencyPath,
-                                         std::string &error)
+std::vector<std::string> unmeasuredNodes(const Graph &graph, const LatencyTable &table)
 {
     std::vector<std::string> missing;
-    const auto text = readRegularFile(latencyPath, 256u << 20, error);
-    if (!text)
-        return missing;
-    const nlohmann::json table = nlohmann::json::parse(*text, nullptr, false);
-    if (!table.is_object() || !table.contains("nodes") || !table["nodes"].is_object()) {
-        error = latencyPath + " has no \"nodes\" object";
-        return missing;
-    }
-    const nlohmann::json &nodes = table["nodes"];
-    const FunctionId main = graph.mainFunction();
-    for (NodeId n : graph.function(main).nodes) {
-        if (graph.node(n).isOperator() && !nodes.contains(graph.key(n)))
+    for (NodeId n : graph.function(graph.mainFunction()).nodes) {
+        if (graph.node(n).isOperator() && !table.hasNodeEntry(graph.key(n)))
             missing.push_back(graph.key(n));
     }
     return missing;

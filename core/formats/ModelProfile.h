@@ -8,6 +8,7 @@
 namespace cleave {
 
 class Graph;
+class LatencyTable;
 
 /// How to measure a model on this machine (`cleave-cli profile`, the editor's Model ▸ Measure on
 /// this machine…): profile.py runs the model in ONNX Runtime with its profiler.
@@ -53,9 +54,8 @@ void removeProfileScript(const ProfileCommand &command);
 /// Parses a `progress DONE/TOTAL` line of profile.py; false for other lines.
 bool parseProfileProgress(const std::string &line, int &done, int &total);
 
-/// The operator nodes of the graph's main function that `table`'s file has no node entry for
-/// (their keys), to tell a user what a measurement missed.
-std::vector<std::string> unmeasuredNodes(const Graph &graph, const std::string &latencyPath,
-                                         std::string &error);
+/// The operator nodes of the graph's main function that `table` has no node entry for (their
+/// keys), to tell a user what a measurement missed.
+std::vector<std::string> unmeasuredNodes(const Graph &graph, const LatencyTable &table);
 
 } // namespace cleave

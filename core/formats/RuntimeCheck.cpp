@@ -103,6 +103,29 @@ std::string findPythonWith(const std::string &modules, std::string &tried)
     return {};
 }
 
+std::string choosePython(const std::string &given, const std::string &modules,
+                         const std::string &pipPackages, std::string &error)
+{
+    if (given.empty()) {
+        std::string tried;
+        std::string found = findPythonWith(modules, tried);
+        if (found.empty())
+            error = "no Python with " + modules + " was found (tried " + tried
+                + "): run packaging/pydeps.sh, `pip install " + pipPackages
+                + "`, or set CLEAVE_PYTHON";
+        return found;
+    }
+    std::string output;
+    if (runProgram(given, { "-c", "import " + modules }, {}, output) == 0)
+        return given;
+    error = given + " cannot import " + modules
+        + (output.empty() ? std::string()
+                          : ": " + output.substr(output.rfind('\n', output.size() - 2) + 1));
+    while (!error.empty() && error.back() == '\n')
+        error.pop_back();
+    return {};
+}
+
 RuntimeCheckCommand runtimeCheckCommand(const std::string &dir, const RuntimeCheckOptions &options)
 {
     RuntimeCheckCommand command;
@@ -145,30 +168,11 @@ RuntimeCheckCommand runtimeCheckCommand(const std::string &dir, const RuntimeChe
         command.error = "no " + check->script + " in " + dir + " (export it with the script)";
         return command;
     }
-    command.program = options.python;
-    if (!command.program.empty()) {
-        std::string output;
-        if (runProgram(command.program, { "-c", "import " + check->pythonModules }, {}, output)
-            != 0) {
-            command.error = command.program + " cannot import " + check->pythonModules
-                + (output.empty()
-                       ? std::string()
-                       : ": " + output.substr(output.rfind('\n', output.size() - 2) + 1));
-            while (!command.error.empty() && command.error.back() == '\n')
-                command.error.pop_back();
-            return command;
-        }
-    } else {
-        std::string tried;
-        command.program = findPythonWith(check->pythonModules, tried);
-        if (command.program.empty()) {
-            command.error = "no Python with " + check->pythonModules + " was found (tried " + tried
-                + "): run packaging/pydeps.sh, `pip install "
-                + (check->runtime == "tvm" ? "apache-tvm" : check->runtime)
-                + " numpy`, or set CLEAVE_PYTHON";
-            return command;
-        }
-    }
+    command.program = choosePython(
+        options.python, check->pythonModules,
+        (check->runtime == "tvm" ? "apache-tvm" : check->runtime) + " numpy", command.error);
+    if (command.program.empty())
+        return command;
     command.workingDir = fs::absolute(dir, ec).string();
     // The report goes outside the export: the folder holds only what the export wrote.
     static int counter = 0;

@@ -45,6 +45,12 @@ std::vector<std::string> pythonCandidates();
 /// does, with `tried` listing what was tried.
 std::string findPythonWith(const std::string &modules, std::string &tried);
 
+/// The interpreter to run a runtime's script with: `given` when it imports every module of
+/// `modules` ("tvm, numpy"), else (when `given` is empty) the first candidate that does. Empty
+/// with `error` set (what failed, and how to install `pipPackages`) when there is none.
+std::string choosePython(const std::string &given, const std::string &modules,
+                         const std::string &pipPackages, std::string &error);
+
 /// The command that checks export folder `dir` in its runtime, or one with `error` set.
 RuntimeCheckCommand runtimeCheckCommand(const std::string &dir, const RuntimeCheckOptions &options);
 

@@ -88,8 +88,7 @@ int runProfile(const Arguments &args, const CommandContext &context)
             context.err << d.toString() << '\n';
         return exitBadInput;
     }
-    std::string error;
-    const std::vector<std::string> missing = unmeasuredNodes(*graph, output, error);
+    const std::vector<std::string> missing = unmeasuredNodes(*graph, *table);
     context.out << shown.str();
     context.out << output << ": " << table->nodeEntries() << " nodes measured";
     if (!table->provenance().empty())
