@@ -212,10 +212,13 @@ CostGraph CostGraph::buildBlocks(const FunctionView &view, const std::vector<Fus
 void CostGraph::setOverheads(const std::vector<DeviceSpec> &devices)
 {
     m_overheads.clear();
-    for (const DeviceSpec &d : devices)
-        m_overheads.push_back(std::isfinite(d.stageOverheadUs) && d.stageOverheadUs > 0
-                                  ? std::min(d.stageOverheadUs, maxUnitTimeUs)
-                                  : 0.0);
+    for (const DeviceSpec &d : devices) {
+        // Unset: what the device's measured table says a stage run costs (its calibration).
+        const double us = d.stageOverheadUs > 0 || !d.latency || !d.latency->calibration()
+            ? d.stageOverheadUs
+            : d.latency->calibration()->runOverheadUs;
+        m_overheads.push_back(std::isfinite(us) && us > 0 ? std::min(us, maxUnitTimeUs) : 0.0);
+    }
 }
 
 CostGraph CostGraph::fromParts(std::vector<CostUnit> units, std::vector<CostTensor> tensors,

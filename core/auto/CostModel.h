@@ -34,7 +34,8 @@ struct DeviceSpec
     std::optional<std::int64_t> memoryBytes; ///< Memory limit of the stage, if any.
     const LatencyTable *latency = nullptr; ///< Measured latencies (not owned), or null.
     /// Fixed time of every run of a stage on this device besides its nodes (launching the
-    /// stage's session: the latency table's calibration run_overhead_us), in microseconds.
+    /// stage's session), in microseconds; 0: the latency table's calibration run_overhead_us,
+    /// when it has one.
     double stageOverheadUs = 0;
 };
 

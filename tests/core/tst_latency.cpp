@@ -234,9 +234,8 @@ void TestLatency::stageOverheadInCostModel()
     cal.runOverheadUs = 10;
     table.setCalibration(cal);
     FunctionView view(*g, g->mainFunction());
-    DeviceSpec device;
+    DeviceSpec device; // stageOverheadUs unset: the table's calibration gives it
     device.latency = &table;
-    device.stageOverheadUs = table.calibration()->runOverheadUs;
     const CostGraph cost = CostGraph::build(view, { device }, LinkSpec {});
     std::vector<std::int32_t> stageOf(cost.unitCount(), 0);
     double all = 0;

@@ -271,9 +271,6 @@ void BalanceDock::refresh()
     // The auto-partition run's table, else the document's (Model ▸ Cost & Targets).
     device.latency
         = m_settings.latency ? m_settings.latency.get() : m_document->settings().latency.get();
-    // A measured table also says what running a stage costs besides its nodes.
-    if (device.latency && device.latency->calibration())
-        device.stageOverheadUs = device.latency->calibration()->runOverheadUs;
     const cleave::CostGraph &cost = costGraph(*plan, device);
     const std::vector<cleave::StageCost> stages
         = cost.evaluate(cleave::stagesOfPlan(*plan, cost), plan->partitionCount());

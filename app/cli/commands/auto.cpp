@@ -109,11 +109,10 @@ std::optional<std::size_t> setupCost(const Arguments &args, const CommandContext
     base.latency = setup.latency ? &*setup.latency : nullptr;
     if (!readRates(args, context, setup.devices.link, base.gflops))
         return std::nullopt;
-    // A measured table (cleave-cli profile) also says what a stage and a hand-off cost there;
-    // the flags win over it.
+    // A measured table (cleave-cli profile) also says what a hand-off costs there (the flags win
+    // over it); its stage run cost reaches the cost model through the devices' table.
     if (setup.latency && setup.latency->calibration()) {
         const LatencyCalibration &cal = *setup.latency->calibration();
-        base.stageOverheadUs = cal.runOverheadUs;
         if (cal.handoffUs && !args.has("--link-latency"))
             setup.devices.link.latencyUs = *cal.handoffUs;
         if (cal.copyBytesPerSecond && !args.has("--bandwidth"))
@@ -141,8 +140,6 @@ std::optional<std::size_t> setupCost(const Arguments &args, const CommandContext
         for (DeviceSpec &d : setup.devices.devices) {
             if (!d.latency)
                 d.latency = base.latency;
-            if (d.stageOverheadUs <= 0 && d.latency && d.latency->calibration())
-                d.stageOverheadUs = d.latency->calibration()->runOverheadUs;
             if (!d.memoryBytes)
                 d.memoryBytes = memory;
             setup.memoryLimits.push_back(d.memoryBytes);
