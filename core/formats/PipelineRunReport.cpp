@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <limits>
 
 namespace cleave {
 
@@ -67,7 +68,18 @@ std::optional<PipelineRunReport> parsePipelineRunReport(std::string_view text,
     r.wholeUs = number(j, "whole_us").value_or(0.0);
     r.throughputPerSecond = number(j, "throughput_per_s").value_or(0.0);
     r.wholeThroughputPerSecond = number(j, "whole_throughput_per_s").value_or(0.0);
-    r.items = static_cast<int>(number(j, "items").value_or(0.0));
+    if (j.contains("items")) {
+        const auto items = number(j, "items");
+        if (!items || *items > std::numeric_limits<int>::max() || std::floor(*items) != *items) {
+            Diagnostic d = Diagnostic::make(Severity::Error, "run_report.items",
+                                            R"("items" must be a whole number from 0 to )"
+                                                + std::to_string(std::numeric_limits<int>::max()));
+            d.where = locateJsonValue(text, path, "/items");
+            error = d.toString();
+            return std::nullopt;
+        }
+        r.items = static_cast<int>(*items);
+    }
     for (std::size_t i = 0; i < j["stages"].size(); ++i) {
         const nlohmann::json &s = j["stages"][i];
         const auto measured = s.is_object() ? number(s, "measured_us") : std::nullopt;

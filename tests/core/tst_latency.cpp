@@ -8,6 +8,7 @@
 #include "core/analysis/LatencyTable.h"
 #include "core/auto/CostModel.h"
 #include "core/formats/FormatRegistry.h"
+#include "core/formats/PipelineRunReport.h"
 #include "core/graph/FunctionView.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionCost.h"
@@ -53,6 +54,8 @@ private slots:
     void balanceAndMissingEntries();
     void calibrationAndProvenance();
     void stageOverheadInCostModel();
+    void runReports_data();
+    void runReports();
 };
 
 void TestLatency::badFiles_data()
@@ -248,6 +251,47 @@ void TestLatency::stageOverheadInCostModel()
     QCOMPARE(stages[0].timeUs(), all + 10.0);
     QCOMPARE(stages[1].timeUs(), 0.0);
     QCOMPARE(stages[2].overheadUs, 0.0);
+}
+
+void TestLatency::runReports_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("diagnostic"); // empty: the report is read
+    const QString stage = R"("stages": [{"name": "mod0", "measured_us": 120.5, "predicted_us": 100}])";
+    QTest::newRow("valid") << "{\"items\": 64, " + stage + "}" << QString();
+    QTest::newRow("no stages") << R"({"items": 64})"
+                               << "run.json:1:1: error: not a run report";
+    QTest::newRow("stage without a time")
+        << R"({"stages": [{"name": "mod0"}]})"
+        << "run.json:1:13: error: stage 0 needs a \"name\" and a non-negative \"measured_us\"";
+    // Found by fuzz_tables in CI: 2.04444e10 items overflowed the int it is kept in (UBSan).
+    QTest::newRow("items beyond int") << "{\"items\": 2.04444e10, " + stage + "}"
+                                      << "run.json:1:11: error: \"items\" must be a whole number "
+                                         "from 0 to 2147483647";
+    QTest::newRow("fractional items") << "{\"items\": 1.5, " + stage + "}"
+                                      << "run.json:1:11: error: \"items\" must be a whole number";
+    QTest::newRow("negative items") << "{\"items\": -4, " + stage + "}"
+                                    << "run.json:1:11: error: \"items\" must be a whole number";
+}
+
+// Run reports written by run_pipeline.py --bench N --json FILE, read for the Balance dock.
+void TestLatency::runReports()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, diagnostic);
+    std::string error;
+    const auto report = parsePipelineRunReport(text.toStdString(), "run.json", error);
+    if (diagnostic.isEmpty()) {
+        QVERIFY2(report.has_value(), error.c_str());
+        QCOMPARE(report->items, 64);
+        QCOMPARE(report->stages.size(), std::size_t(1));
+        QCOMPARE(report->stages[0].measuredUs, 120.5);
+        QCOMPARE(report->stages[0].predictedUs.value_or(-1), 100.0);
+        return;
+    }
+    QVERIFY(!report);
+    const QString got = QString::fromStdString(error);
+    QVERIFY2(got.startsWith(diagnostic), qPrintable(got));
 }
 
 QTEST_APPLESS_MAIN(TestLatency)
