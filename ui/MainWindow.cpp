@@ -5,8 +5,7 @@
 #include "core/analysis/Cost.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/validation/CutCost.h"
-#include "ui/commands/CutAcrossEdges.h"
-#include "ui/commands/EditActions.h"
+#include "ui/EditActions.h"
 #include "ui/dialogs/AutoPartitionDialog.h"
 #include "ui/dialogs/CostTargetsDialog.h"
 #include "ui/dialogs/ExportDialog.h"
@@ -24,10 +23,10 @@
 #include "ui/document/Document.h"
 #include "ui/document/LoadCard.h"
 #include "ui/models/ModelOutlineModel.h"
-#include "ui/scene/CanvasViewState.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/LevelPlace.h"
-#include "ui/scene/LevelPrefetchStarter.h"
+#include "ui/canvas/CanvasViewState.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/LevelPlace.h"
+#include "ui/canvas/LevelPrefetchStarter.h"
 #include "ui/widgets/ThemeMenu.h"
 #include "ui/widgets/ThemedIcon.h"
 #include "ui/widgets/WelcomePage.h"
@@ -448,12 +447,6 @@ void MainWindow::createMenus()
 
 void MainWindow::connectCanvas()
 {
-    connect(m_canvas, &CanvasWidget::cutRequested, this,
-            [this](const std::vector<cleave::EdgeRef> &edges) {
-                const std::vector<cleave::EdgeRef> cut = m_levels->modelEdges(edges);
-                if (!cut.empty())
-                    m_document->undoStack()->push(new CutAcrossEdges(m_document, cut));
-            });
     connect(m_canvas, &CanvasWidget::selectionChanged, this, [this] {
         const std::vector<cleave::NodeId> shown = m_canvas->selectedNodes();
         // A block shows its root op (the last of its nodes) in Properties.

@@ -71,11 +71,11 @@
 #include "ui/document/LevelView.h"
 #include "ui/document/MallocSettings.h"
 #include "ui/document/ModelLoader.h"
-#include "ui/scene/CanvasView.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/FarPicture.h"
-#include "ui/scene/LevelPlace.h"
-#include "ui/scene/LevelPrefetchStarter.h"
+#include "ui/canvas/view/CanvasView.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/far/FarPicture.h"
+#include "ui/canvas/LevelPlace.h"
+#include "ui/canvas/LevelPrefetchStarter.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

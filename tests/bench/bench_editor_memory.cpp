@@ -49,9 +49,9 @@
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
 #include "ui/document/MallocSettings.h"
-#include "ui/scene/CanvasView.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/FarPicture.h"
+#include "ui/canvas/view/CanvasView.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/far/FarPicture.h"
 
 #include <QAction>
 #include <QApplication>

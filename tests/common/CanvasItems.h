@@ -4,7 +4,7 @@
 // them (its tiles paint without items, which exist only around the mouse or on request).
 #pragma once
 
-#include "ui/scene/CanvasWidget.h"
+#include "ui/canvas/CanvasWidget.h"
 
 #include <QGraphicsScene>
 #include <QGraphicsView>

@@ -3,7 +3,7 @@
 // Test helper: a cut stroke drawn with the mouse across one edge of the editor's canvas.
 #pragma once
 
-#include "ui/scene/CanvasWidget.h"
+#include "ui/canvas/CanvasWidget.h"
 
 #include <QGraphicsView>
 #include <QtTest/QtTest>

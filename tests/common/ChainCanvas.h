@@ -4,7 +4,7 @@
 #pragma once
 
 #include "GatedChain.h"
-#include "ui/scene/CanvasWidget.h"
+#include "ui/canvas/CanvasWidget.h"
 
 #include <QGraphicsScene>
 #include <QGraphicsView>

@@ -3,7 +3,7 @@
 // Test helper: which tiles one repaint of a view paints.
 #pragma once
 
-#include "ui/scene/ItemTile.h"
+#include "ui/canvas/items/ItemTile.h"
 
 #include <QWidget>
 

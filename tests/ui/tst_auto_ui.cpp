@@ -9,7 +9,7 @@
 #include "ui/dialogs/AutoPartitionDialog.h"
 #include "ui/docks/BalanceDock.h"
 #include "ui/document/Document.h"
-#include "ui/scene/CanvasWidget.h"
+#include "ui/canvas/CanvasWidget.h"
 
 #include <QAction>
 #include <QApplication>

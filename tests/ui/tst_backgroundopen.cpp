@@ -10,9 +10,9 @@
 #include "ui/MainWindow.h"
 #include "ui/document/Document.h"
 #include "ui/document/ModelLoader.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/LayoutOverlay.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/widgets/LayoutOverlay.h"
 
 #include <QApplication>
 #include <QDir>

@@ -6,11 +6,11 @@
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
-#include "ui/scene/BlockFrameLayer.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/Minimap.h"
-#include "ui/scene/OpCategory.h"
+#include "ui/canvas/items/BlockFrameLayer.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/canvas/view/Minimap.h"
+#include "ui/support/OpCategory.h"
 
 #include <QApplication>
 #include <QGraphicsScene>

@@ -7,11 +7,11 @@
 #include "SceneItems.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
-#include "ui/scene/CanvasView.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/FarPicture.h"
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/OpCategory.h"
+#include "ui/canvas/view/CanvasView.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/far/FarPicture.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/support/OpCategory.h"
 
 #include <QGraphicsScene>
 #include <QGraphicsView>

@@ -11,7 +11,7 @@
 #include "ui/MainWindow.h"
 #include "ui/docks/CompareDock.h"
 #include "ui/document/Document.h"
-#include "ui/scene/CanvasWidget.h"
+#include "ui/canvas/CanvasWidget.h"
 
 #include <QAction>
 #include <QApplication>

@@ -22,8 +22,8 @@
 #include "ui/document/Document.h"
 #include "ui/models/DiagnosticListModel.h"
 #include "ui/models/PartitionListModel.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/GraphItems.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
 
 #include <QApplication>
 #include <QCheckBox>

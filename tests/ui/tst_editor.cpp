@@ -19,7 +19,7 @@
 #include "ui/models/DiagnosticListModel.h"
 #include "ui/models/NodePropertiesModel.h"
 #include "ui/models/PartitionListModel.h"
-#include "ui/scene/CanvasWidget.h"
+#include "ui/canvas/CanvasWidget.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemModelTester>

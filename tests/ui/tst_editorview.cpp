@@ -13,9 +13,9 @@
 #include "ui/docks/SummaryDock.h"
 #include "ui/document/Document.h"
 #include "ui/models/PartitionListModel.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/Minimap.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/canvas/view/Minimap.h"
 
 #include <QAbstractButton>
 #include <QApplication>

@@ -5,11 +5,11 @@
 // strokes from the layout.
 #include "ChainCanvas.h"
 #include "SceneItems.h"
-#include "ui/scene/CanvasView.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/FarPicture.h"
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/ItemTile.h"
+#include "ui/canvas/view/CanvasView.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/far/FarPicture.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/canvas/items/ItemTile.h"
 
 #include <QGraphicsScene>
 #include <QGraphicsView>

@@ -6,7 +6,7 @@
 // back the node itself.
 #include "ui/MainWindow.h"
 #include "ui/document/Document.h"
-#include "ui/scene/CanvasWidget.h"
+#include "ui/canvas/CanvasWidget.h"
 
 #include <QApplication>
 #include <QDir>

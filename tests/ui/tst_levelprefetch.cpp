@@ -10,8 +10,8 @@
 #include "ui/document/Document.h"
 #include "ui/document/LevelPrefetch.h"
 #include "ui/document/LevelView.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/GraphItems.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
 
 #include <QAction>
 #include <QApplication>

@@ -6,9 +6,9 @@
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/OpCategory.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/support/OpCategory.h"
 
 #include <QGraphicsScene>
 #include <QGraphicsView>

@@ -17,10 +17,10 @@
 #include "ui/document/Document.h"
 #include "ui/document/LevelPrefetch.h"
 #include "ui/document/LevelView.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/RegionGeometry.h"
-#include "ui/scene/RegionGeometryStore.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/geometry/RegionGeometry.h"
+#include "ui/geometry/RegionGeometryStore.h"
 
 #include <QApplication>
 #include <QGraphicsScene>

@@ -5,9 +5,9 @@
 #include "ChainCanvas.h"
 #include "SceneItems.h"
 #include "TilePaints.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/ItemTile.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/canvas/items/ItemTile.h"
 
 #include <QGraphicsScene>
 #include <QGraphicsView>

@@ -7,11 +7,11 @@
 #include "ChainCanvas.h"
 #include "SceneItems.h"
 #include "TilePaints.h"
-#include "ui/scene/CanvasView.h"
-#include "ui/scene/CanvasWidget.h"
-#include "ui/scene/GraphItems.h"
-#include "ui/scene/ItemTile.h"
-#include "ui/scene/NodePainter.h"
+#include "ui/canvas/view/CanvasView.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/canvas/items/ItemTile.h"
+#include "ui/canvas/items/NodePainter.h"
 
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>

@@ -9,7 +9,7 @@
 #include "core/formats/RuntimeCheck.h"
 #include "ui/commands/ChangeEngineSettings.h"
 #include "ui/document/Document.h"
-#include "ui/scene/CanvasWidget.h"
+#include "ui/canvas/CanvasWidget.h"
 
 #include <QApplication>
 #include <QCheckBox>

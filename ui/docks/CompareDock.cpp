@@ -5,7 +5,7 @@
 #include "core/formats/FormatRegistry.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
-#include "ui/scene/CanvasWidget.h"
+#include "ui/canvas/CanvasWidget.h"
 
 #include <QAction>
 #include <QDir>

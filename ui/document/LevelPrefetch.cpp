@@ -5,8 +5,8 @@
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayoutCache.h"
 #include "core/layout/LayoutGraph.h"
-#include "ui/scene/RegionGeometryStore.h"
-#include "ui/scene/ThreadClock.h"
+#include "ui/geometry/RegionGeometryStore.h"
+#include "ui/support/ThreadClock.h"
 
 #include <QThread>
 

@@ -6,7 +6,7 @@
 #include "core/graph/FunctionView.h"
 #include "core/graph/Graph.h"
 #include "core/partition/BlockGraph.h"
-#include "ui/scene/WorkerThreads.h"
+#include "ui/support/WorkerThreads.h"
 
 #include <QObject>
 

@@ -3,7 +3,7 @@
 #include "ui/document/LoadCard.h"
 
 #include "ui/document/ProjectSession.h"
-#include "ui/scene/LayoutOverlay.h"
+#include "ui/widgets/LayoutOverlay.h"
 
 #include <QFileInfo>
 #include <QTimer>

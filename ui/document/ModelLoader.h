@@ -8,7 +8,7 @@
 #include "core/graph/Graph.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
-#include "ui/scene/WorkerThreads.h"
+#include "ui/support/WorkerThreads.h"
 
 #include <QObject>
 #include <QString>

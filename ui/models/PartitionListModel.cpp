@@ -5,7 +5,7 @@
 #include "ui/commands/RenamePartition.h"
 #include "ui/commands/SetPartitionTarget.h"
 #include "ui/document/Document.h"
-#include "ui/scene/OpCategory.h"
+#include "ui/support/OpCategory.h"
 
 #include <QLocale>
 

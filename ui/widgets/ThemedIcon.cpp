@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/widgets/ThemedIcon.h"
 
-#include "ui/scene/CanvasTheme.h"
+#include "ui/support/CanvasTheme.h"
 
 #include <QApplication>
 #include <QIconEngine>

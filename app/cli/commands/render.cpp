@@ -7,7 +7,7 @@
 // platform.
 #include "app/cli/CliArguments.h"
 #include "app/cli/CliModel.h"
-#include "ui/scene/SceneRenderer.h"
+#include "ui/canvas/SceneRenderer.h"
 
 #include <QFileInfo>
 

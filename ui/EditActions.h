@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#pragma once
+
+#include "core/graph/Ids.h"
+
+#include <QObject>
+#include <QString>
+
+#include <vector>
+
+class QAction;
+class QMenu;
+class QPoint;
+class QWidget;
+
+namespace cleave::ui {
+
+class BoundaryDock;
+class CanvasWidget;
+class Document;
+class LevelView;
+class PartitionsDock;
+
+/// The Edit menu's plan edits on the canvas selection (new partition, assign, isolate, merge,
+/// set target, convex closure, remove cut) as actions, each pushing one undo command, and the
+/// canvas context menu. The selection is read at the level shown and translated to operators.
+/// Actions are enabled when their edit applies to the current selection.
+class EditActions : public QObject
+{
+    Q_OBJECT
+
+public:
+    EditActions(Document *document, LevelView *levels, CanvasWidget *canvas,
+                PartitionsDock *partitions, BoundaryDock *boundary, QWidget *parent);
+
+    [[nodiscard]] QAction *newPartitionAction() const { return m_newPartition; }
+    [[nodiscard]] QAction *isolateAction() const { return m_isolate; }
+    [[nodiscard]] QAction *mergeAction() const { return m_merge; }
+    [[nodiscard]] QAction *setTargetAction() const { return m_setTarget; }
+    [[nodiscard]] QAction *convexClosureAction() const { return m_convexClosure; }
+    [[nodiscard]] QAction *removeCutAction() const { return m_removeCut; }
+    [[nodiscard]] QMenu *assignMenu() const { return m_assignMenu; }
+
+    /// Enables the actions for the current selection.
+    void update();
+    /// The context menu over the canvas, with `extra` (undo, redo) at the end.
+    void showContextMenu(const QPoint &globalPos, const std::vector<QAction *> &extra);
+    /// The assignable operators behind the canvas selection.
+    [[nodiscard]] std::vector<cleave::NodeId> selection() const;
+
+signals:
+    void statusMessage(const QString &text, int timeoutMs);
+
+private:
+    void rebuildAssignMenu();
+    void newPartitionFromSelection();
+    void assignSelectionTo(cleave::PartitionId partition);
+    void isolateSelection();
+    void mergeSelectedPartitions();
+    void setTargetOfSelection();
+    void selectConvexClosure();
+    void removeCut();
+    /// A cut stroke drawn on the canvas (`shownEdges`: the drawn edges it crossed) becomes one
+    /// undoable CutAcrossEdges command on the model's edges behind them.
+    void cutAcrossEdges(const std::vector<cleave::EdgeRef> &shownEdges);
+    [[nodiscard]] std::vector<cleave::PartitionId> selectedPartitions() const;
+
+    Document *m_document;
+    LevelView *m_levels;
+    CanvasWidget *m_canvas;
+    PartitionsDock *m_partitions;
+    BoundaryDock *m_boundary;
+    QWidget *m_parent;
+    QAction *m_newPartition;
+    QAction *m_isolate;
+    QAction *m_merge;
+    QAction *m_setTarget;
+    QAction *m_convexClosure;
+    QAction *m_removeCut;
+    QMenu *m_assignMenu;
+};
+
+} // namespace cleave::ui
