@@ -2,9 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/EditActions.h"
 
-#include "ui/commands/CutAcrossEdges.h"
+#include "ui/canvas/CanvasWidget.h"
 #include "ui/commands/AssignNodesToPartition.h"
 #include "ui/commands/ChangePartitionValue.h"
+#include "ui/commands/CutAcrossEdges.h"
 #include "ui/commands/IsolateSelection.h"
 #include "ui/commands/MergePartitions.h"
 #include "ui/commands/NewPartitionFromSelection.h"
@@ -14,7 +15,6 @@
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
 #include "ui/models/BoundaryTensorModel.h"
-#include "ui/canvas/CanvasWidget.h"
 #include "ui/support/OpCategory.h"
 #include "ui/widgets/ThemedIcon.h"
 

@@ -66,16 +66,16 @@
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "core/partition/PlanConversion.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/LevelPlace.h"
+#include "ui/canvas/LevelPrefetchStarter.h"
+#include "ui/canvas/far/FarPicture.h"
+#include "ui/canvas/view/CanvasView.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelPrefetch.h"
 #include "ui/document/LevelView.h"
 #include "ui/document/MallocSettings.h"
 #include "ui/document/ModelLoader.h"
-#include "ui/canvas/view/CanvasView.h"
-#include "ui/canvas/CanvasWidget.h"
-#include "ui/canvas/far/FarPicture.h"
-#include "ui/canvas/LevelPlace.h"
-#include "ui/canvas/LevelPrefetchStarter.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

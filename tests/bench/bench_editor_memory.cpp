@@ -46,12 +46,12 @@
 #include "core/graph/Graph.h"
 #include "core/layout/LayoutGraph.h"
 #include "ui/MainWindow.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/far/FarPicture.h"
+#include "ui/canvas/view/CanvasView.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
 #include "ui/document/MallocSettings.h"
-#include "ui/canvas/view/CanvasView.h"
-#include "ui/canvas/CanvasWidget.h"
-#include "ui/canvas/far/FarPicture.h"
 
 #include <QAction>
 #include <QApplication>

@@ -257,7 +257,8 @@ void TestLatency::runReports_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("diagnostic"); // empty: the report is read
-    const QString stage = R"("stages": [{"name": "mod0", "measured_us": 120.5, "predicted_us": 100}])";
+    const QString stage
+        = R"("stages": [{"name": "mod0", "measured_us": 120.5, "predicted_us": 100}])";
     QTest::newRow("valid") << "{\"items\": 64, " + stage + "}" << QString();
     QTest::newRow("no stages") << R"({"items": 64})"
                                << "run.json:1:1: error: not a run report";

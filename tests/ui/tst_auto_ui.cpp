@@ -5,11 +5,11 @@
 // in the dialog with the keyboard, click Run, check the plan and the chart's bars against the
 // hand computation of tst_auto, edit by hand and see the bars follow, undo the whole proposal.
 #include "ui/MainWindow.h"
+#include "ui/canvas/CanvasWidget.h"
 #include "ui/commands/MergePartitions.h"
 #include "ui/dialogs/AutoPartitionDialog.h"
 #include "ui/docks/BalanceDock.h"
 #include "ui/document/Document.h"
-#include "ui/canvas/CanvasWidget.h"
 
 #include <QAction>
 #include <QApplication>

@@ -8,10 +8,10 @@
 // every phase.
 #include "TestSupport.h"
 #include "ui/MainWindow.h"
-#include "ui/document/Document.h"
-#include "ui/document/ModelLoader.h"
 #include "ui/canvas/CanvasWidget.h"
 #include "ui/canvas/items/GraphItems.h"
+#include "ui/document/Document.h"
+#include "ui/document/ModelLoader.h"
 #include "ui/widgets/LayoutOverlay.h"
 
 #include <QApplication>

@@ -7,10 +7,10 @@
 #include "SceneItems.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
-#include "ui/canvas/view/CanvasView.h"
 #include "ui/canvas/CanvasWidget.h"
 #include "ui/canvas/far/FarPicture.h"
 #include "ui/canvas/items/GraphItems.h"
+#include "ui/canvas/view/CanvasView.h"
 #include "ui/support/OpCategory.h"
 
 #include <QGraphicsScene>

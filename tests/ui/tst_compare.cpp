@@ -9,9 +9,9 @@
 #include "ModelEdits.h"
 #include "TestSupport.h"
 #include "ui/MainWindow.h"
+#include "ui/canvas/CanvasWidget.h"
 #include "ui/docks/CompareDock.h"
 #include "ui/document/Document.h"
-#include "ui/canvas/CanvasWidget.h"
 
 #include <QAction>
 #include <QApplication>

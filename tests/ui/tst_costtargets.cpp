@@ -12,6 +12,8 @@
 #include "core/auto/AutoPlan.h"
 #include "core/formats/RuntimeCheck.h"
 #include "ui/MainWindow.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
 #include "ui/dialogs/CostTargetsDialog.h"
 #include "ui/dialogs/ExportDialog.h"
 #include "ui/dialogs/MeasureDialog.h"
@@ -22,8 +24,6 @@
 #include "ui/document/Document.h"
 #include "ui/models/DiagnosticListModel.h"
 #include "ui/models/PartitionListModel.h"
-#include "ui/canvas/CanvasWidget.h"
-#include "ui/canvas/items/GraphItems.h"
 
 #include <QApplication>
 #include <QCheckBox>

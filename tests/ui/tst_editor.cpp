@@ -8,6 +8,7 @@
 #include "core/formats/Exporter.h"
 #include "core/partition/PlanFile.h"
 #include "ui/MainWindow.h"
+#include "ui/canvas/CanvasWidget.h"
 #include "ui/dialogs/ExportDialog.h"
 #include "ui/docks/BoundaryDock.h"
 #include "ui/docks/DiagnosticsDock.h"
@@ -19,7 +20,6 @@
 #include "ui/models/DiagnosticListModel.h"
 #include "ui/models/NodePropertiesModel.h"
 #include "ui/models/PartitionListModel.h"
-#include "ui/canvas/CanvasWidget.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemModelTester>

@@ -9,13 +9,13 @@
 // question, and `cleave --help` without a display.
 #include "core/partition/PlanFile.h"
 #include "ui/MainWindow.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
+#include "ui/canvas/view/Minimap.h"
 #include "ui/docks/PartitionsDock.h"
 #include "ui/docks/SummaryDock.h"
 #include "ui/document/Document.h"
 #include "ui/models/PartitionListModel.h"
-#include "ui/canvas/CanvasWidget.h"
-#include "ui/canvas/items/GraphItems.h"
-#include "ui/canvas/view/Minimap.h"
 
 #include <QAbstractButton>
 #include <QApplication>

@@ -7,11 +7,11 @@
 #include "GatedChain.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
-#include "ui/canvas/view/CanvasView.h"
 #include "ui/canvas/CanvasWidget.h"
 #include "ui/canvas/far/FarPicture.h"
 #include "ui/canvas/far/FarPictureRenderer.h"
 #include "ui/canvas/far/PaletteImageBuilder.h"
+#include "ui/canvas/view/CanvasView.h"
 
 #include <QGraphicsView>
 #include <QSignalSpy>

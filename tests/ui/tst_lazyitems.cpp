@@ -5,11 +5,11 @@
 // strokes from the layout.
 #include "ChainCanvas.h"
 #include "SceneItems.h"
-#include "ui/canvas/view/CanvasView.h"
 #include "ui/canvas/CanvasWidget.h"
 #include "ui/canvas/far/FarPicture.h"
 #include "ui/canvas/items/GraphItems.h"
 #include "ui/canvas/items/ItemTile.h"
+#include "ui/canvas/view/CanvasView.h"
 
 #include <QGraphicsScene>
 #include <QGraphicsView>

@@ -5,8 +5,8 @@
 // its fused block, selected, at the same spot of the viewport and the same zoom; Ctrl+1 brings
 // back the node itself.
 #include "ui/MainWindow.h"
-#include "ui/document/Document.h"
 #include "ui/canvas/CanvasWidget.h"
+#include "ui/document/Document.h"
 
 #include <QApplication>
 #include <QDir>

@@ -7,11 +7,11 @@
 // from a stale preparation; a model whose blocks are all single operators prepares nothing.
 #include "TestSupport.h"
 #include "ui/MainWindow.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelPrefetch.h"
 #include "ui/document/LevelView.h"
-#include "ui/canvas/CanvasWidget.h"
-#include "ui/canvas/items/GraphItems.h"
 
 #include <QAction>
 #include <QApplication>

@@ -14,11 +14,11 @@
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/BlockGraph.h"
 #include "ui/MainWindow.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelPrefetch.h"
 #include "ui/document/LevelView.h"
-#include "ui/canvas/CanvasWidget.h"
-#include "ui/canvas/items/GraphItems.h"
 #include "ui/geometry/RegionGeometry.h"
 #include "ui/geometry/RegionGeometryStore.h"
 

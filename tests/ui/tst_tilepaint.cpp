@@ -7,11 +7,11 @@
 #include "ChainCanvas.h"
 #include "SceneItems.h"
 #include "TilePaints.h"
-#include "ui/canvas/view/CanvasView.h"
 #include "ui/canvas/CanvasWidget.h"
 #include "ui/canvas/items/GraphItems.h"
 #include "ui/canvas/items/ItemTile.h"
 #include "ui/canvas/items/NodePainter.h"
+#include "ui/canvas/view/CanvasView.h"
 
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>

@@ -2,8 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/canvas/LevelPrefetchStarter.h"
 
-#include "ui/document/LevelView.h"
 #include "ui/canvas/CanvasWidget.h"
+#include "ui/document/LevelView.h"
 
 #include <QEvent>
 #include <QGraphicsView>

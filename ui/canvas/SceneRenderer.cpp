@@ -2,9 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/canvas/SceneRenderer.h"
 
+#include "ui/canvas/CanvasWidget.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
-#include "ui/canvas/CanvasWidget.h"
 
 #include <QApplication>
 #include <QEventLoop>

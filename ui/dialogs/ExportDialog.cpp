@@ -7,9 +7,9 @@
 #include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/formats/RuntimeCheck.h"
+#include "ui/canvas/CanvasWidget.h"
 #include "ui/commands/ChangeEngineSettings.h"
 #include "ui/document/Document.h"
-#include "ui/canvas/CanvasWidget.h"
 
 #include <QApplication>
 #include <QCheckBox>

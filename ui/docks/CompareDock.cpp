@@ -3,9 +3,9 @@
 #include "ui/docks/CompareDock.h"
 
 #include "core/formats/FormatRegistry.h"
+#include "ui/canvas/CanvasWidget.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
-#include "ui/canvas/CanvasWidget.h"
 
 #include <QAction>
 #include <QDir>

@@ -2,8 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/canvas/drawing/DrawingWriter.h"
 
-#include "ui/support/CanvasTheme.h"
 #include "ui/canvas/drawing/SvgExport.h"
+#include "ui/support/CanvasTheme.h"
 
 #include <QBuffer>
 #include <QCoreApplication>

@@ -2,10 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/canvas/far/FarPictureSource.h"
 
-#include "ui/support/CanvasTheme.h"
 #include "ui/canvas/items/GraphItems.h"
-#include "ui/support/OpCategory.h"
 #include "ui/canvas/items/TileMaterializer.h"
+#include "ui/support/CanvasTheme.h"
+#include "ui/support/OpCategory.h"
 
 namespace cleave::ui {
 

@@ -2,9 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/canvas/items/BadgeClusters.h"
 
+#include "ui/canvas/items/GraphItems.h"
 #include "ui/support/CanvasFont.h"
 #include "ui/support/CanvasTheme.h"
-#include "ui/canvas/items/GraphItems.h"
 
 #include <QFontMetricsF>
 #include <QGraphicsScene>

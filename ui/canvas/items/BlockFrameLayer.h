@@ -3,9 +3,9 @@
 #pragma once
 
 #include "core/graph/Ids.h"
+#include "ui/canvas/items/GraphItems.h"
 #include "ui/geometry/BandIndex.h"
 #include "ui/geometry/FloatRect.h"
-#include "ui/canvas/items/GraphItems.h"
 
 #include <QGraphicsItem>
 #include <QPainterPath>

@@ -2,11 +2,11 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/canvas/items/GraphItems.h"
 
-#include "ui/support/CanvasFont.h"
-#include "ui/support/CanvasTheme.h"
 #include "ui/canvas/items/EdgePainter.h"
 #include "ui/canvas/items/ItemTile.h"
 #include "ui/canvas/items/NodePainter.h"
+#include "ui/support/CanvasFont.h"
+#include "ui/support/CanvasTheme.h"
 
 #include <QFontMetricsF>
 #include <QGraphicsSceneMouseEvent>

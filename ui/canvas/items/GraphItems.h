@@ -6,8 +6,8 @@
 #include "core/layout/Layout.h"
 #include "core/layout/LayoutGraph.h"
 #include "core/partition/PartitionPlan.h"
-#include "ui/support/OpCategory.h"
 #include "ui/geometry/RegionGeometry.h"
+#include "ui/support/OpCategory.h"
 
 #include <QColor>
 #include <QGraphicsItem>

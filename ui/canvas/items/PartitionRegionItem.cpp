@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
+#include "ui/canvas/items/GraphItems.h"
 #include "ui/support/CanvasFont.h"
 #include "ui/support/CanvasTheme.h"
-#include "ui/canvas/items/GraphItems.h"
 
 #include <QFontMetricsF>
 #include <QPainter>

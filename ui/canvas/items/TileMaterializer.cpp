@@ -4,8 +4,8 @@
 
 #include "ui/canvas/items/EdgePainter.h"
 #include "ui/canvas/items/GraphItems.h"
-#include "ui/geometry/LayoutRectF.h"
 #include "ui/canvas/items/NodePainter.h"
+#include "ui/geometry/LayoutRectF.h"
 #include "ui/support/OpCategory.h"
 
 #include <QGraphicsScene>

@@ -6,9 +6,9 @@
 #include "core/graph/Ids.h"
 #include "core/layout/Layout.h"
 #include "core/layout/LayoutGraph.h"
-#include "ui/geometry/FloatRect.h"
 #include "ui/canvas/items/ItemStates.h"
 #include "ui/canvas/items/ItemTile.h"
+#include "ui/geometry/FloatRect.h"
 
 #include <QColor>
 #include <QRectF>

@@ -2,8 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/canvas/view/Minimap.h"
 
-#include "ui/support/CanvasTheme.h"
 #include "ui/canvas/view/CanvasView.h"
+#include "ui/support/CanvasTheme.h"
 
 #include <QMouseEvent>
 #include <QPainter>
