@@ -101,22 +101,32 @@ bool checkParamNames(const PartitionPlan &plan, const std::string &spec, bool is
 
 } // namespace
 
-bool loadCheckOptions(const Arguments &args, const PartitionPlan &plan, ValidationOptions &options,
-                      std::optional<LatencyTable> &latency, std::ostream &err)
+std::optional<EngineSettings> loadEngineSettings(const Arguments &args, const PartitionPlan *plan,
+                                                 std::ostream &err)
 {
+    EngineSettings settings;
     std::vector<Diagnostic> problems;
     for (const std::string &file : args.values("--op-support")) {
-        for (OpSupportList &l : loadOpSupportFile(file, problems))
-            options.opSupport.push_back(std::move(l));
+        if (auto lists = EngineSettings::loadOpSupport(file, problems))
+            settings.opSupport.push_back(std::move(lists));
     }
     if (const auto file = args.value("--latency")) {
-        latency = LatencyTable::load(*file, problems);
-        options.latency = latency ? &*latency : nullptr;
+        settings.latency = EngineSettings::loadLatency(*file, problems);
+        settings.latencyPath = *file;
     }
+    if (const auto file = args.value("--op-patterns")) {
+        settings.opPatterns = EngineSettings::loadOpPatterns(*file, problems);
+        settings.opPatternsPath = *file;
+    }
+    settings.foldBatchNorm = args.has("--fold-batch-norm");
+    settings.transparentStopFusion = args.has("--transparent-stop-fusion");
+    settings.liftConstants = args.has("--lift-constants");
     for (const Diagnostic &d : problems)
         err << d.toString() << '\n';
     if (hasErrors(problems))
-        return false;
+        return std::nullopt;
+    if (!plan)
+        return settings;
     // Weights given by name (--params, and a plan's "params"): parameters, not data inputs.
     struct Source
     {
@@ -134,7 +144,7 @@ bool loadCheckOptions(const Arguments &args, const PartitionPlan &plan, Validati
             err << *params
                 << ": error: --params names a folder or special file, not a params "
                    "file\n";
-            return false;
+            return std::nullopt;
         }
         sources.push_back({ *params, std::filesystem::is_regular_file(status), true });
     }
@@ -144,35 +154,13 @@ bool loadCheckOptions(const Arguments &args, const PartitionPlan &plan, Validati
         const auto names = text ? parseParamNames(*text, isFile, error) : std::nullopt;
         if (!names) {
             err << spec << ": error: " << (text ? error : "cannot read the file") << '\n';
-            return false;
+            return std::nullopt;
         }
-        if (isFlag && !checkParamNames(plan, spec, isFile, *names, err))
-            return false;
-        options.params.insert(options.params.end(), names->begin(), names->end());
+        if (isFlag && !checkParamNames(*plan, spec, isFile, *names, err))
+            return std::nullopt;
+        settings.params.insert(settings.params.end(), names->begin(), names->end());
     }
-    return true;
-}
-
-bool fusionOptions(const Arguments &args, FusionOptions &options,
-                   std::optional<OpPatternTable> &patterns, std::ostream &err)
-{
-    options.foldBatchNorm = args.has("--fold-batch-norm");
-    options.transparentStopFusion = args.has("--transparent-stop-fusion");
-    const auto file = args.value("--op-patterns");
-    if (!file)
-        return true;
-    const std::optional<std::string> text = readFile(*file);
-    if (!text) {
-        err << *file << ": error: cannot open the op pattern file\n";
-        return false;
-    }
-    patterns = OpPatternTable::builtin();
-    std::vector<Diagnostic> problems;
-    const bool ok = patterns->loadJson(*text, *file, problems);
-    for (const Diagnostic &d : problems)
-        err << d.toString() << '\n';
-    options.patterns = &*patterns;
-    return ok;
+    return settings;
 }
 
 std::string jsonText(const nlohmann::json &value)

@@ -12,6 +12,7 @@
 #include "core/analysis/OpPattern.h"
 #include "core/graph/Graph.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/session/EngineSettings.h"
 #include "core/validation/Validation.h"
 
 #include <nlohmann/json.hpp>
@@ -38,17 +39,14 @@ bool chooseFunction(const Graph &graph, const Arguments &args, const std::string
 std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,
                                       std::vector<Diagnostic> &notes, std::ostream &err);
 
-/// Loads the op-support lists (`--op-support`), the latency table (`--latency`, kept in
-/// `latency`, which options.latency then points to) and the parameter names (`--params`, each
-/// an input of the plan's function, and the plan file's "params"); prints what went wrong.
-bool loadCheckOptions(const Arguments &args, const PartitionPlan &plan, ValidationOptions &options,
-                      std::optional<LatencyTable> &latency, std::ostream &err);
-
-/// The fusion options the flags ask for (`--fold-batch-norm`, `--transparent-stop-fusion`,
-/// `--op-patterns`); the pattern table, when a file extends it, is kept in `patterns`
-/// (options.patterns points to it). Prints what went wrong.
-bool fusionOptions(const Arguments &args, FusionOptions &options,
-                   std::optional<OpPatternTable> &patterns, std::ostream &err);
+/// The engine settings the flags give, as the editor's Cost & Targets dialog sets them: op-support
+/// lists (`--op-support`), the latency table (`--latency`), the op patterns (`--op-patterns`),
+/// the fusion flags (`--fold-batch-norm`, `--transparent-stop-fusion`), `--lift-constants`, and,
+/// when `plan` is given, the parameter names (`--params`, each an input of the plan's function,
+/// and the plan file's "params"). Nullopt, with the problems printed to `err`, when a file cannot
+/// be used. A PlanPipeline made from them checks and exports as the editor does.
+std::optional<EngineSettings> loadEngineSettings(const Arguments &args, const PartitionPlan *plan,
+                                                 std::ostream &err);
 
 /// JSON as the commands print it (`--json`): indented by 2; bytes that are not UTF-8 (names from
 /// a hostile model) are replaced, never a reason to abort.

@@ -4,6 +4,7 @@
 // Runs the real cleave-cli binary: `partition` and `validate`, their JSON and exit codes.
 #include "CliRunner.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -45,6 +46,7 @@ private slots:
     void partitionText();
     void savePlanThenValidate();
     void validateInvalidPlan();
+    void exportRefusesInvalidPlan();
     void validateOpSupport();
     void badInput_data();
     void badInput();
@@ -137,6 +139,35 @@ void TestCliPartition::validateInvalidPlan()
                             "partition.tuple_crossing,partition.boundary,partition.boundary"));
     QCOMPARE(out["diagnostics"][0]["message"].get<std::string>(),
              std::string("partitions form a cycle: a -> b -> a (through %1 -> %2, %2 -> %3)"));
+}
+
+// `partition --plan --out` exports through the plan pipeline, which refuses an invalid plan:
+// exit 1, the refusal and the cycle on stderr, the folder and the user's file in it untouched.
+void TestCliPartition::exportRefusesInvalidPlan()
+{
+    QTemporaryDir dir;
+    const QString plan = dir.filePath(QStringLiteral("cycle.json"));
+    QByteArray nodes = "\"%2\"";
+    for (int i = 4; i < 90; ++i)
+        nodes += ", \"%" + QByteArray::number(i) + "\"";
+    writeFile(plan,
+              "{\"cleave_plan\": 1, \"partitions\": [{\"name\": \"a\", \"nodes\": [\"%0\", "
+              "\"%1\", \"%3\"]}, {\"name\": \"b\", \"nodes\": ["
+                  + nodes + ", \"%ret\"]}]}");
+    const QString out = dir.filePath(QStringLiteral("out"));
+    QVERIFY(QDir().mkpath(out));
+    writeFile(out + QStringLiteral("/notes.txt"), "mine");
+    const Run r = runCliBinary({ QStringLiteral("partition"), resnet, QStringLiteral("--plan"),
+                                 plan, QStringLiteral("--out"), out });
+    QCOMPARE(r.exitCode, 1);
+    const QString err = QString::fromUtf8(r.err);
+    QVERIFY2(err.contains(out + QStringLiteral(": error: the plan is invalid (")), qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("so nothing was exported; ") + out
+                          + QStringLiteral(" was left as it was [export.invalid_plan]")),
+             qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("[partition.cycle]")), qPrintable(err));
+    QCOMPARE(QDir(out).entryList(QDir::NoDotAndDotDot | QDir::AllEntries),
+             QStringList { QStringLiteral("notes.txt") });
 }
 
 void TestCliPartition::validateOpSupport()

@@ -10,6 +10,7 @@
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/session/PlanPipeline.h"
 #include "core/validation/Validation.h"
 
 #include <QFile>
@@ -194,12 +195,12 @@ void TestRelaxModules::sharedTupleInputIsForwarded()
     QCOMPARE(strict.size(), std::size_t(1));
     QCOMPARE(strict[0].code, std::string("pipeline.shared_global_input"));
 
-    // The Relax writer forwards any value: an info, no error.
-    ValidationOptions options;
-    applyWriterCapabilities(*g, options);
-    QVERIFY(options.forwardsAnyValue);
+    // The Relax writer forwards any value (the plan pipeline applies the model's writer's
+    // capabilities): an info, no error.
+    const PlanPipeline pipeline(*g, EngineSettings {});
+    QVERIFY(pipeline.validationOptions().forwardsAnyValue);
     int routed = 0;
-    for (const Diagnostic &d : validateAll(plan, boundary, options)) {
+    for (const Diagnostic &d : pipeline.check(plan).diagnostics) {
         QVERIFY2(d.severity != Severity::Error, d.toString().c_str());
         if (d.code == "pipeline.routed_input") {
             ++routed;
@@ -212,7 +213,7 @@ void TestRelaxModules::sharedTupleInputIsForwarded()
     QCOMPARE(routed, 1);
 
     const QString dir = tmp.path() + "/out";
-    const ExportResult r = exportPartitions(plan, boundary, {}, dir.toStdString());
+    const ExportResult r = pipeline.exportPlan(plan, {}, dir.toStdString());
     QVERIFY2(r.ok, r.diagnostics.empty() ? "" : r.diagnostics.front().toString().c_str());
     // mod0 reads t and x, and returns lv and the tuple t it forwards.
     const auto mod0 = test::loadOrAbort((dir + "/mod0.relax.py").toStdString());

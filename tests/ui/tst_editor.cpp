@@ -578,6 +578,14 @@ void TestEditor::exportRefusesInvalidPlan()
     QVERIFY2(refusal.contains(QStringLiteral("[partition.cycle]")), qPrintable(refusal));
     QVERIFY(!dialog->runExport());
     QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("out"))));
+    // The dialog exports through the document's plan pipeline, the one place that refuses an
+    // invalid plan (as cleave-cli's verbs do): asked directly, it refuses too.
+    const cleave::ExportResult refused = w.document()->pipeline()->exportPlan(
+        plan, {}, dir.filePath(QStringLiteral("out")).toStdString());
+    QVERIFY(!refused.ok);
+    QCOMPARE(refused.diagnostics.front().code, std::string("export.invalid_plan"));
+    QCOMPARE(refused.diagnostics.at(1).code, std::string("partition.cycle"));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("out"))));
 
     // Undo (the dialog is window-modal, so through the stack) makes the plan valid again and
     // the open dialog follows.

@@ -15,6 +15,7 @@
 
 using namespace cleave::ui;
 using cleave::EdgeRef;
+using cleave::EngineSettings;
 using cleave::NodeId;
 
 namespace {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/partition/PartitionPlan.h"
-#include "ui/document/EngineSettings.h"
+#include "core/session/EngineSettings.h"
 
 #include <QUndoCommand>
 

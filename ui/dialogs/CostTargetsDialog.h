@@ -2,7 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
-#include "ui/document/EngineSettings.h"
+#include "core/session/EngineSettings.h"
 
 #include <QDialog>
 #include <QString>

@@ -245,11 +245,11 @@ cleave::ExportOptions ExportDialog::options() const
     o.manifest = m_manifest->isChecked();
     o.buildScript = m_buildScript->isChecked();
     o.byoc = m_byoc->isChecked();
-    o.liftConstants = m_liftConstants->isChecked();
+    // As the document's pipeline exports them (its settings; the tick box changes them).
+    o.liftConstants = m_document->settings().liftConstants;
     o.params = m_document->settings().params;
     if (m_format->count() > 0)
         o.moduleFormat = m_format->currentData().toString().toStdString();
-    o.diagnostics = m_document->diagnostics();
     return o;
 }
 
@@ -302,8 +302,9 @@ bool ExportDialog::runExport()
     QStringList lines;
 
     QApplication::setOverrideCursor(Qt::WaitCursor);
-    const cleave::ExportResult result = cleave::exportPartitions(
-        *m_document->plan(), m_document->boundary(), options(), dir.toStdString());
+    // The document's pipeline checks the plan again and refuses it when invalid.
+    const cleave::ExportResult result
+        = m_document->pipeline()->exportPlan(*m_document->plan(), options(), dir.toStdString());
     QApplication::restoreOverrideCursor();
     bool ok = result.ok;
     for (const std::string &file : result.files)

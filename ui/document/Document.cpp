@@ -136,7 +136,7 @@ Document::replaceGraph(std::unique_ptr<cleave::Graph> graph, const QString &path
         m_plan.emplace(*m_graph);
     m_filePath = path;
     m_settings = std::move(settings);
-    m_validation = validationFor(m_settings);
+    rebuildPipeline();
     m_blocks.reset();
     m_blockOfNode.clear();
     m_layoutGraph.reset();
@@ -144,12 +144,11 @@ Document::replaceGraph(std::unique_ptr<cleave::Graph> graph, const QString &path
     return previous;
 }
 
-cleave::ValidationOptions Document::validationFor(const EngineSettings &settings) const
+void Document::rebuildPipeline()
 {
-    cleave::ValidationOptions options = settings.validationOptions();
+    m_pipeline.reset();
     if (m_graph)
-        cleave::applyWriterCapabilities(*m_graph, options);
-    return options;
+        m_pipeline.emplace(*m_graph, m_settings);
 }
 
 void Document::announceNewGraph()
@@ -212,7 +211,7 @@ void Document::setSettings(EngineSettings settings)
 {
     const bool fusionChanged = !settings.sameFusion(m_settings);
     m_settings = std::move(settings);
-    m_validation = validationFor(m_settings);
+    rebuildPipeline();
     refresh();
     if (fusionChanged && m_graph) {
         m_blocks.reset();
@@ -333,13 +332,14 @@ void Document::refresh()
 {
     m_errors = 0;
     m_warnings = 0;
-    if (!m_plan) {
+    if (!m_plan || !m_pipeline) {
         m_boundary = {};
         m_diagnostics.clear();
         return;
     }
-    m_boundary = cleave::computeBoundary(*m_plan);
-    m_diagnostics = cleave::validateAll(*m_plan, m_boundary, m_validation);
+    cleave::CheckedPlan checked = m_pipeline->check(*m_plan);
+    m_boundary = std::move(checked.boundary);
+    m_diagnostics = std::move(checked.diagnostics);
     countFindings(m_diagnostics, m_errors, m_warnings);
 }
 

@@ -8,8 +8,9 @@
 #include "core/graph/Graph.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/session/EngineSettings.h"
+#include "core/session/PlanPipeline.h"
 #include "core/validation/Validation.h"
-#include "ui/document/EngineSettings.h"
 
 #include <QObject>
 #include <QString>
@@ -82,7 +83,7 @@ public:
     /// The plan over the partitioned function, or nullptr without a graph.
     [[nodiscard]] const cleave::PartitionPlan *plan() const { return m_plan ? &*m_plan : nullptr; }
     [[nodiscard]] const cleave::BoundaryTable &boundary() const { return m_boundary; }
-    /// The validation findings of the current plan (validateAll).
+    /// The findings of the current plan (PlanPipeline::check: every validation rule).
     [[nodiscard]] const std::vector<cleave::Diagnostic> &diagnostics() const
     {
         return m_diagnostics;
@@ -104,6 +105,13 @@ public:
 
     /// The engine options the plan is validated, costed, fused and exported with.
     [[nodiscard]] const EngineSettings &settings() const { return m_settings; }
+    /// The plan pipeline of the open model with the settings (null without a model): what the
+    /// plan is checked with, and the only way to export it (PlanPipeline::exportPlan refuses an
+    /// invalid plan), as in cleave-cli.
+    [[nodiscard]] const cleave::PlanPipeline *pipeline() const
+    {
+        return m_pipeline ? &*m_pipeline : nullptr;
+    }
     /// Replaces the settings (for commands: ChangeEngineSettings): re-validates, recomputes the
     /// blocks when the fusion options changed (blocksChanged()), then settingsChanged(),
     /// planReset() and planChanged().
@@ -169,7 +177,8 @@ private:
                                                       std::optional<cleave::PartitionPlan> plan,
                                                       EngineSettings settings);
     /// What validation checks with `settings` for the open graph's writer.
-    [[nodiscard]] cleave::ValidationOptions validationFor(const EngineSettings &settings) const;
+    /// Makes the pipeline anew from the graph and the settings.
+    void rebuildPipeline();
     void announceNewGraph();
     void indexBlocks() const;
 
@@ -179,7 +188,7 @@ private:
     cleave::ModelSummary m_summary;
     std::optional<cleave::PartitionPlan> m_plan;
     EngineSettings m_settings;
-    cleave::ValidationOptions m_validation; // from m_settings
+    std::optional<cleave::PlanPipeline> m_pipeline; // of m_graph with m_settings
     cleave::BoundaryTable m_boundary;
     std::vector<cleave::Diagnostic> m_diagnostics;
     int m_errors = 0;

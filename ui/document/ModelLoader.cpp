@@ -4,6 +4,7 @@
 
 #include "core/formats/FormatRegistry.h"
 #include "core/layout/LayoutGraph.h"
+#include "core/session/PlanPipeline.h"
 #include "core/validation/Validation.h"
 
 #include <QFileInfo>
@@ -61,8 +62,10 @@ bool prepare(const std::string &path, const std::atomic<bool> &cancel, const Ann
     announce(Phase::Checking, {});
     out.summary = ModelSummary::compute(*out.graph);
     out.plan.emplace(*out.graph);
-    out.boundary = computeBoundary(*out.plan);
-    out.planDiagnostics = validateAll(*out.plan, out.boundary);
+    // Checked as the Document checks it with default settings (the model's writer included).
+    CheckedPlan checked = PlanPipeline(*out.graph, EngineSettings {}).check(*out.plan);
+    out.boundary = std::move(checked.boundary);
+    out.planDiagnostics = std::move(checked.diagnostics);
     if (cancel.load())
         return false;
     // A tenth of a second at 100k nodes that the canvas would otherwise spend on the UI thread.

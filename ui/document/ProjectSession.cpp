@@ -3,8 +3,8 @@
 #include "ui/document/ProjectSession.h"
 
 #include "core/formats/FormatRegistry.h"
+#include "core/session/EngineSettings.h"
 #include "ui/document/Document.h"
-#include "ui/document/EngineSettings.h"
 #include "ui/document/ModelLoader.h"
 
 #include <QApplication>

@@ -11,12 +11,12 @@
 #include "core/auto/DeviceFile.h"
 #include "core/auto/StageSearch.h"
 #include "core/auto/TargetRegions.h"
-#include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/graph/FunctionView.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanFile.h"
 #include "core/partition/PlanReport.h"
+#include "core/session/PlanPipeline.h"
 #include "core/support/FileIo.h"
 #include "core/validation/Validation.h"
 
@@ -158,10 +158,12 @@ std::optional<std::size_t> setupCost(const Arguments &args, const CommandContext
     return static_cast<std::size_t>(*k);
 }
 
-/// Writes the plan file and the export the options ask for.
-int saveAndExport(const Arguments &args, const CommandContext &context, const PartitionPlan &plan,
-                  const BoundaryTable &boundary, const std::vector<Diagnostic> &diagnostics,
-                  const std::vector<StageCost> &predicted = {}, const std::string &costModel = {})
+/// Writes the plan file and the export the options ask for (through the plan pipeline, which
+/// refuses an invalid plan).
+int saveAndExport(const Arguments &args, const CommandContext &context,
+                  const PlanPipeline &pipeline, const PartitionPlan &plan,
+                  const CheckedPlan &checked, const std::vector<StageCost> &predicted = {},
+                  const std::string &costModel = {})
 {
     if (const auto target = args.value("--save-plan")) {
         std::string error;
@@ -172,11 +174,10 @@ int saveAndExport(const Arguments &args, const CommandContext &context, const Pa
     }
     if (const auto dir = args.value("--out")) {
         ExportOptions options;
-        options.diagnostics = diagnostics;
         for (const StageCost &s : predicted)
             options.predictedUs.push_back(s.computeUs + s.overheadUs);
         options.costModel = costModel;
-        const ExportResult result = exportPartitions(plan, boundary, options, *dir);
+        const ExportResult result = pipeline.exportPlan(plan, options, *dir);
         for (const Diagnostic &d : result.diagnostics)
             context.err << *dir << ": " << d.toString() << '\n';
         if (!result.ok)
@@ -184,7 +185,7 @@ int saveAndExport(const Arguments &args, const CommandContext &context, const Pa
         if (!args.has("--json"))
             context.out << "exported " << result.files.size() << " files to " << *dir << '\n';
     }
-    return hasErrors(diagnostics) ? exitInvalidPlan : exitOk;
+    return checked.valid() ? exitOk : exitInvalidPlan;
 }
 
 int runStages(const Arguments &args, const CommandContext &context, const Graph &graph,
@@ -245,10 +246,10 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
         context.err << args.positionals.front() << ": error: " << *problem << '\n';
         return exitBadInput;
     }
-    const BoundaryTable boundary = computeBoundary(plan);
-    ValidationOptions checks;
-    applyWriterCapabilities(graph, checks);
-    std::vector<Diagnostic> diagnostics = validateAll(plan, boundary, checks);
+    const PlanPipeline pipeline(graph, EngineSettings {});
+    const CheckedPlan checked = pipeline.check(plan);
+    const BoundaryTable &boundary = checked.boundary;
+    const std::vector<Diagnostic> &diagnostics = checked.diagnostics;
     const LatencyTable *latency = setup.latency ? &*setup.latency : nullptr;
     if (args.has("--json")) {
         nlohmann::json out = planReportJson(plan, boundary, diagnostics, latency);
@@ -309,7 +310,7 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
         }
         context.out << "\n\n" << planReportText(plan, boundary, diagnostics, latency);
     }
-    return saveAndExport(args, context, plan, boundary, diagnostics, planStages, costModel);
+    return saveAndExport(args, context, pipeline, plan, checked, planStages, costModel);
 }
 
 /// Reads `--targets dnnl=dnnl_ops.json,llvm` and the per-target latencies.
@@ -381,10 +382,10 @@ int runRegions(const Arguments &args, const CommandContext &context, const Graph
         graph, function.isValid() ? function : graph.mainFunction());
     const RegionResult regions = findTargetRegions(*view, options);
     const PartitionPlan plan = planFromRegions(view, regions);
-    const BoundaryTable boundary = computeBoundary(plan);
-    ValidationOptions checks;
-    applyWriterCapabilities(graph, checks);
-    std::vector<Diagnostic> diagnostics = validateAll(plan, boundary, checks);
+    const PlanPipeline pipeline(graph, EngineSettings {});
+    const CheckedPlan checked = pipeline.check(plan);
+    const BoundaryTable &boundary = checked.boundary;
+    const std::vector<Diagnostic> &diagnostics = checked.diagnostics;
     if (args.has("--json")) {
         nlohmann::json out = planReportJson(plan, boundary, diagnostics);
         out["mode"] = "regions";
@@ -398,7 +399,7 @@ int runRegions(const Arguments &args, const CommandContext &context, const Graph
             context.out << "  " << note << '\n';
         context.out << '\n' << planReportText(plan, boundary, diagnostics);
     }
-    return saveAndExport(args, context, plan, boundary, diagnostics);
+    return saveAndExport(args, context, pipeline, plan, checked);
 }
 
 int runAuto(const Arguments &args, const CommandContext &context)

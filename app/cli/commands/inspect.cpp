@@ -19,13 +19,12 @@ int runInspect(const Arguments &args, const CommandContext &context)
         return exitBadInput;
     const ModelSummary summary = ModelSummary::compute(*graph);
     std::vector<FusedBlock> blocks;
-    FusionOptions fusion;
-    std::optional<OpPatternTable> patterns;
-    if (!fusionOptions(args, fusion, patterns, context.err))
+    const auto settings = loadEngineSettings(args, nullptr, context.err);
+    if (!settings)
         return exitBadInput;
     const bool withBlocks = args.has("--blocks");
     if (withBlocks)
-        blocks = fuseOps(*graph, graph->mainFunction(), fusion);
+        blocks = fuseOps(*graph, graph->mainFunction(), settings->fusionOptions());
     if (args.has("--json")) {
         nlohmann::json json = summary.toJson();
         if (withBlocks)

@@ -10,6 +10,7 @@
 #include "core/partition/PlanConversion.h"
 #include "core/partition/PlanFile.h"
 #include "core/partition/PlanReport.h"
+#include "core/session/PlanPipeline.h"
 #include "core/validation/Validation.h"
 
 namespace cleave::cli {
@@ -37,10 +38,11 @@ int convertPlanLevel(const Arguments &args, const Graph &kernels, const Graph &r
     const PlanConversion converted = kernelLevel
         ? kernelPlanToRelay(*loaded.plan, mapping, relay)
         : relayPlanToKernels(*loaded.plan, mapping, kernels);
-    std::vector<Diagnostic> diagnostics = converted.diagnostics;
-    const BoundaryTable boundary = computeBoundary(*converted.plan);
-    for (Diagnostic &d : validateAll(*converted.plan, boundary, {}))
-        diagnostics.push_back(std::move(d));
+    // Checked as every verb checks a plan: through the plan pipeline of the converted plan's model.
+    const CheckedPlan checked = PlanPipeline(converted.plan->graph(), EngineSettings {})
+                                    .check(*converted.plan, converted.diagnostics);
+    const BoundaryTable &boundary = checked.boundary;
+    const std::vector<Diagnostic> &diagnostics = checked.diagnostics;
     if (args.has("--json"))
         context.out << jsonText(planReportJson(*converted.plan, boundary, diagnostics)) << '\n';
     else

@@ -7,13 +7,11 @@
 #include "app/cli/CliArguments.h"
 #include "app/cli/CliModel.h"
 #include "core/analysis/FusionAnalysis.h"
-#include "core/formats/Exporter.h"
-#include "core/formats/FormatRegistry.h"
 #include "core/partition/BlockCuts.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PlanFile.h"
 #include "core/partition/PlanReport.h"
-#include "core/validation/Validation.h"
+#include "core/session/PlanPipeline.h"
 
 #include <algorithm>
 #include <sstream>
@@ -45,23 +43,22 @@ bool reportEdit(const PlanEdit &edit, const std::string &model, std::ostream &er
     return !hasErrors(edit.diagnostics);
 }
 
-/// `partition --out DIR`: writes the export folder (DESIGN.md §3).
-int exportPlan(const PartitionPlan &plan, const BoundaryTable &boundary,
-               const std::vector<Diagnostic> &diagnostics, const std::vector<std::string> &params,
-               const Arguments &args, const std::string &dir, const CommandContext &context)
+/// `partition --out DIR`: writes the export folder through the plan pipeline, which refuses an
+/// invalid plan (docs/DESIGN.md, export).
+int exportPlan(const PlanPipeline &pipeline, const PartitionPlan &plan,
+               const std::vector<Diagnostic> &notes, const Arguments &args, const std::string &dir,
+               const CommandContext &context)
 {
     ExportOptions options;
-    options.params = params;
-    options.liftConstants = args.has("--lift-constants");
     options.force = args.has("--force"); // also: write into a folder that is not an export
-    options.diagnostics = diagnostics;
+    options.diagnostics = notes;
     if (const auto targets = args.value("--targets")) {
         std::stringstream list(*targets);
         std::string item;
         while (std::getline(list, item, ','))
             options.targets.push_back(item);
     }
-    const ExportResult result = exportPartitions(plan, boundary, options, dir);
+    const ExportResult result = pipeline.exportPlan(plan, options, dir);
     for (const Diagnostic &d : result.diagnostics)
         context.err << dir << ": " << d.toString() << '\n';
     if (!result.ok) {
@@ -75,15 +72,19 @@ int exportPlan(const PartitionPlan &plan, const BoundaryTable &boundary,
 }
 
 /// Writes what the plan became: the report, then (unless --dry-run) --save-plan and --out.
-int writeResults(const PartitionPlan &plan, const BoundaryTable &boundary,
-                 const std::vector<Diagnostic> &diagnostics, const ValidationOptions &checks,
+/// `notes` are the findings from before validation (the plan file's), kept in the export's
+/// manifest.
+int writeResults(const PlanPipeline &pipeline, const PartitionPlan &plan,
+                 const CheckedPlan &checked, const std::vector<Diagnostic> &notes,
                  const Arguments &args, const CommandContext &context)
 {
+    const LatencyTable *latency = pipeline.validationOptions().latency;
     if (args.has("--json"))
-        context.out << jsonText(planReportJson(plan, boundary, diagnostics, checks.latency))
+        context.out << jsonText(
+            planReportJson(plan, checked.boundary, checked.diagnostics, latency))
                     << '\n';
     else
-        context.out << planReportText(plan, boundary, diagnostics, checks.latency);
+        context.out << planReportText(plan, checked.boundary, checked.diagnostics, latency);
     if (const auto target = args.value("--save-plan"); target && !args.has("--dry-run")) {
         std::string error;
         if (!savePlanFile(plan, *target, &error)) {
@@ -92,12 +93,11 @@ int writeResults(const PartitionPlan &plan, const BoundaryTable &boundary,
         }
     }
     if (const auto out = args.value("--out"); out && !args.has("--dry-run")) {
-        if (const int status
-            = exportPlan(plan, boundary, diagnostics, checks.params, args, *out, context);
+        if (const int status = exportPlan(pipeline, plan, notes, args, *out, context);
             status != exitOk)
             return status;
     }
-    return hasErrors(diagnostics) ? exitInvalidPlan : exitOk;
+    return checked.valid() ? exitOk : exitInvalidPlan;
 }
 
 int runPartition(const Arguments &args, const CommandContext &context)
@@ -131,32 +131,25 @@ int runPartition(const Arguments &args, const CommandContext &context)
     FunctionId function; // Relax modules have several
     if (!chooseFunction(*graph, args, model, function, context.err))
         return exitBadInput;
-    std::vector<Diagnostic> diagnostics;
+    std::vector<Diagnostic> notes;
     std::optional<PartitionPlan> plan;
     if (args.value("--plan"))
-        plan = loadPlan(*graph, args, diagnostics, context.err);
+        plan = loadPlan(*graph, args, notes, context.err);
     else
         plan.emplace(*graph, function);
-    ValidationOptions options;
-    std::optional<LatencyTable> latency;
-    if (!plan || !loadCheckOptions(args, *plan, options, latency, context.err))
+    const auto settings = plan ? loadEngineSettings(args, &*plan, context.err) : std::nullopt;
+    if (!settings)
         return exitBadInput;
-    applyWriterCapabilities(*graph, options);
+    const PlanPipeline pipeline(*graph, *settings);
     if (!points.empty() && !reportEdit(plan->cutAfterOps(points), model, context.err))
         return exitBadInput;
     if (!blockPoints.empty()) {
-        FusionOptions fusion;
-        std::optional<OpPatternTable> patterns;
-        if (!fusionOptions(args, fusion, patterns, context.err))
-            return exitBadInput;
-        const auto blocks = fuseOps(*graph, plan->function(), fusion);
+        const auto blocks = fuseOps(*graph, plan->function(), settings->fusionOptions());
         if (!reportEdit(cutAfterBlocks(*plan, blocks, blockPoints), model, context.err))
             return exitBadInput;
     }
-    const BoundaryTable boundary = computeBoundary(*plan);
-    for (Diagnostic &d : validateAll(*plan, boundary, options))
-        diagnostics.push_back(std::move(d));
-    return writeResults(*plan, boundary, diagnostics, options, args, context);
+    const CheckedPlan checked = pipeline.check(*plan, notes);
+    return writeResults(pipeline, *plan, checked, notes, args, context);
 }
 
 } // namespace

@@ -2,12 +2,12 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 //
 // `cleave-cli validate MODEL --plan PLAN.json`: every rule of core/validation over a saved
-// plan; exit 1 when the plan is invalid.
+// plan, through the plan pipeline (core/session) as the editor checks it; exit 1 when the plan
+// is invalid.
 #include "app/cli/CliArguments.h"
 #include "app/cli/CliModel.h"
-#include "core/formats/FormatRegistry.h"
 #include "core/partition/PlanReport.h"
-#include "core/validation/Validation.h"
+#include "core/session/PlanPipeline.h"
 
 namespace cleave::cli {
 namespace {
@@ -21,13 +21,10 @@ int runValidate(const Arguments &args, const CommandContext &context)
         return exitBadInput;
     std::vector<Diagnostic> diagnostics;
     std::optional<PartitionPlan> plan = loadPlan(*graph, args, diagnostics, context.err);
-    ValidationOptions options;
-    std::optional<LatencyTable> latency;
-    if (!plan || !loadCheckOptions(args, *plan, options, latency, context.err))
+    const auto settings = plan ? loadEngineSettings(args, &*plan, context.err) : std::nullopt;
+    if (!settings)
         return exitBadInput;
-    applyWriterCapabilities(*graph, options);
-    for (Diagnostic &d : validateAll(*plan, options))
-        diagnostics.push_back(std::move(d));
+    diagnostics = PlanPipeline(*graph, *settings).check(*plan, std::move(diagnostics)).diagnostics;
     const bool valid = !hasErrors(diagnostics);
     if (args.has("--json")) {
         const nlohmann::json out {

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-namespace cleave::ui {
+namespace cleave {
 
 /// One loaded op-support file: its path and the lists it holds (one per target).
 struct OpSupportFile
 {
     std::string path;
-    std::vector<cleave::OpSupportList> lists;
+    std::vector<OpSupportList> lists;
 };
 
 /// The engine options of the open document — what cleave-cli takes as flags — with the tables
@@ -30,9 +30,9 @@ struct OpSupportFile
 struct EngineSettings
 {
     std::vector<std::shared_ptr<const OpSupportFile>> opSupport;
-    std::shared_ptr<const cleave::LatencyTable> latency;
+    std::shared_ptr<const LatencyTable> latency;
     std::string latencyPath;
-    std::shared_ptr<const cleave::OpPatternTable> opPatterns; ///< Built-in table plus the file.
+    std::shared_ptr<const OpPatternTable> opPatterns; ///< Built-in table plus the file.
     std::string opPatternsPath;
     bool foldBatchNorm = false;
     bool transparentStopFusion = false;
@@ -41,9 +41,9 @@ struct EngineSettings
 
     /// What validateAll checks with these settings (the op-support lists are copied; the latency
     /// table is pointed to and must outlive the options).
-    [[nodiscard]] cleave::ValidationOptions validationOptions() const;
+    [[nodiscard]] ValidationOptions validationOptions() const;
     /// The FuseOps options (the pattern table is pointed to).
-    [[nodiscard]] cleave::FusionOptions fusionOptions() const;
+    [[nodiscard]] FusionOptions fusionOptions() const;
     /// True when `other` forms the same blocks.
     [[nodiscard]] bool sameFusion(const EngineSettings &other) const;
     /// The targets the op-support lists name, each once, in loading order.
@@ -52,22 +52,22 @@ struct EngineSettings
     [[nodiscard]] bool isParam(const std::string &name) const;
 
     /// The settings as a project saves them (absolute paths).
-    [[nodiscard]] cleave::ProjectSettings toProject() const;
+    [[nodiscard]] ProjectSettings toProject() const;
     /// Loads what a project's settings (absolute paths) name. A file that cannot be read is left
     /// out and its problems (file:line:col) are added to `problems`.
-    static EngineSettings fromProject(const cleave::ProjectSettings &project,
-                                      std::vector<cleave::Diagnostic> &problems);
+    static EngineSettings fromProject(const ProjectSettings &project,
+                                      std::vector<Diagnostic> &problems);
 
     /// Reads an op-support file; null with diagnostics when it is not one.
-    static std::shared_ptr<const OpSupportFile>
-    loadOpSupport(const std::string &path, std::vector<cleave::Diagnostic> &problems);
+    static std::shared_ptr<const OpSupportFile> loadOpSupport(const std::string &path,
+                                                              std::vector<Diagnostic> &problems);
     /// Reads a latency table; null with diagnostics when it is not one.
-    static std::shared_ptr<const cleave::LatencyTable>
-    loadLatency(const std::string &path, std::vector<cleave::Diagnostic> &problems);
+    static std::shared_ptr<const LatencyTable> loadLatency(const std::string &path,
+                                                           std::vector<Diagnostic> &problems);
     /// Reads an op-pattern file over the built-in table; null with diagnostics when it is not
     /// one (entries with an unknown pattern are reported as errors too).
-    static std::shared_ptr<const cleave::OpPatternTable>
-    loadOpPatterns(const std::string &path, std::vector<cleave::Diagnostic> &problems);
+    static std::shared_ptr<const OpPatternTable> loadOpPatterns(const std::string &path,
+                                                                std::vector<Diagnostic> &problems);
 };
 
-} // namespace cleave::ui
+} // namespace cleave

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-#include "ui/document/EngineSettings.h"
+#include "core/session/EngineSettings.h"
 
 #include "core/support/FileIo.h"
 
 #include <algorithm>
 
-namespace cleave::ui {
+namespace cleave {
 
-cleave::ValidationOptions EngineSettings::validationOptions() const
+ValidationOptions EngineSettings::validationOptions() const
 {
-    cleave::ValidationOptions options;
+    ValidationOptions options;
     for (const auto &file : opSupport)
         options.opSupport.insert(options.opSupport.end(), file->lists.begin(), file->lists.end());
     options.latency = latency.get();
@@ -18,9 +18,9 @@ cleave::ValidationOptions EngineSettings::validationOptions() const
     return options;
 }
 
-cleave::FusionOptions EngineSettings::fusionOptions() const
+FusionOptions EngineSettings::fusionOptions() const
 {
-    cleave::FusionOptions options;
+    FusionOptions options;
     options.foldBatchNorm = foldBatchNorm;
     options.transparentStopFusion = transparentStopFusion;
     options.patterns = opPatterns.get();
@@ -37,7 +37,7 @@ std::vector<std::string> EngineSettings::supportedTargets() const
 {
     std::vector<std::string> targets;
     for (const auto &file : opSupport) {
-        for (const cleave::OpSupportList &list : file->lists) {
+        for (const OpSupportList &list : file->lists) {
             if (std::find(targets.begin(), targets.end(), list.target) == targets.end())
                 targets.push_back(list.target);
         }
@@ -50,9 +50,9 @@ bool EngineSettings::isParam(const std::string &name) const
     return std::find(params.begin(), params.end(), name) != params.end();
 }
 
-cleave::ProjectSettings EngineSettings::toProject() const
+ProjectSettings EngineSettings::toProject() const
 {
-    cleave::ProjectSettings project;
+    ProjectSettings project;
     for (const auto &file : opSupport)
         project.opSupportFiles.push_back(file->path);
     project.latencyFile = latencyPath;
@@ -64,8 +64,8 @@ cleave::ProjectSettings EngineSettings::toProject() const
     return project;
 }
 
-EngineSettings EngineSettings::fromProject(const cleave::ProjectSettings &project,
-                                           std::vector<cleave::Diagnostic> &problems)
+EngineSettings EngineSettings::fromProject(const ProjectSettings &project,
+                                           std::vector<Diagnostic> &problems)
 {
     EngineSettings settings;
     for (const std::string &path : project.opSupportFiles) {
@@ -90,16 +90,16 @@ EngineSettings EngineSettings::fromProject(const cleave::ProjectSettings &projec
 }
 
 std::shared_ptr<const OpSupportFile>
-EngineSettings::loadOpSupport(const std::string &path, std::vector<cleave::Diagnostic> &problems)
+EngineSettings::loadOpSupport(const std::string &path, std::vector<Diagnostic> &problems)
 {
-    std::vector<cleave::Diagnostic> found;
+    std::vector<Diagnostic> found;
     auto file = std::make_shared<OpSupportFile>();
     file->path = path;
-    file->lists = cleave::loadOpSupportFile(path, found);
-    const bool ok = !cleave::hasErrors(found) && !file->lists.empty();
-    if (!ok && !cleave::hasErrors(found)) {
-        cleave::Diagnostic d = cleave::Diagnostic::make(
-            cleave::Severity::Error, "opsupport.invalid", "the file lists no target");
+    file->lists = loadOpSupportFile(path, found);
+    const bool ok = !hasErrors(found) && !file->lists.empty();
+    if (!ok && !hasErrors(found)) {
+        Diagnostic d
+            = Diagnostic::make(Severity::Error, "opsupport.invalid", "the file lists no target");
         d.where.file = path;
         found.push_back(std::move(d));
     }
@@ -107,32 +107,32 @@ EngineSettings::loadOpSupport(const std::string &path, std::vector<cleave::Diagn
     return ok ? std::shared_ptr<const OpSupportFile>(std::move(file)) : nullptr;
 }
 
-std::shared_ptr<const cleave::LatencyTable>
-EngineSettings::loadLatency(const std::string &path, std::vector<cleave::Diagnostic> &problems)
+std::shared_ptr<const LatencyTable> EngineSettings::loadLatency(const std::string &path,
+                                                                std::vector<Diagnostic> &problems)
 {
-    std::vector<cleave::Diagnostic> found;
-    std::optional<cleave::LatencyTable> table = cleave::LatencyTable::load(path, found);
-    const bool ok = table && !cleave::hasErrors(found);
+    std::vector<Diagnostic> found;
+    std::optional<LatencyTable> table = LatencyTable::load(path, found);
+    const bool ok = table && !hasErrors(found);
     problems.insert(problems.end(), found.begin(), found.end());
-    return ok ? std::make_shared<const cleave::LatencyTable>(std::move(*table)) : nullptr;
+    return ok ? std::make_shared<const LatencyTable>(std::move(*table)) : nullptr;
 }
 
-std::shared_ptr<const cleave::OpPatternTable>
-EngineSettings::loadOpPatterns(const std::string &path, std::vector<cleave::Diagnostic> &problems)
+std::shared_ptr<const OpPatternTable>
+EngineSettings::loadOpPatterns(const std::string &path, std::vector<Diagnostic> &problems)
 {
-    const std::optional<std::string> text = cleave::readFile(path);
+    const std::optional<std::string> text = readFile(path);
     if (!text) {
-        cleave::Diagnostic d = cleave::Diagnostic::make(
-            cleave::Severity::Error, "patterns.unreadable", "cannot open the op pattern file");
+        Diagnostic d = Diagnostic::make(Severity::Error, "patterns.unreadable",
+                                        "cannot open the op pattern file");
         d.where.file = path;
         problems.push_back(std::move(d));
         return nullptr;
     }
-    auto table = std::make_shared<cleave::OpPatternTable>(cleave::OpPatternTable::builtin());
-    std::vector<cleave::Diagnostic> found;
-    const bool ok = table->loadJson(*text, path, found) && !cleave::hasErrors(found);
+    auto table = std::make_shared<OpPatternTable>(OpPatternTable::builtin());
+    std::vector<Diagnostic> found;
+    const bool ok = table->loadJson(*text, path, found) && !hasErrors(found);
     problems.insert(problems.end(), found.begin(), found.end());
-    return ok ? std::shared_ptr<const cleave::OpPatternTable>(std::move(table)) : nullptr;
+    return ok ? std::shared_ptr<const OpPatternTable>(std::move(table)) : nullptr;
 }
 
-} // namespace cleave::ui
+} // namespace cleave
