@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-// The cutting and selection edits of PartitionPlan (DESIGN.md §2).
+// The cutting and selection edits of PartitionPlan (docs/DESIGN.md §3.2–3.4).
 #include "core/partition/PartitionPlan.h"
 #include "core/partition/PlanRecorder.h"
 #include "core/partition/Reachability.h"

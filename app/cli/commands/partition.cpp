@@ -3,7 +3,7 @@
 //
 // `cleave-cli partition MODEL`: cut a model (after ops, after fused blocks, or as a saved plan
 // says), print the partitions, boundary and diagnostics, and optionally save the plan and
-// write the export folder (DESIGN.md §3).
+// write the export folder (docs/DESIGN.md §5).
 #include "app/cli/CliArguments.h"
 #include "app/cli/CliModel.h"
 #include "core/analysis/FusionAnalysis.h"
@@ -45,7 +45,7 @@ bool reportEdit(const PlanEdit &edit, const std::string &model, std::ostream &er
     return !hasErrors(edit.diagnostics);
 }
 
-/// `partition --out DIR`: writes the export folder (DESIGN.md §3).
+/// `partition --out DIR`: writes the export folder (docs/DESIGN.md §5).
 int exportPlan(const PartitionPlan &plan, const BoundaryTable &boundary,
                const std::vector<Diagnostic> &diagnostics, const std::vector<std::string> &params,
                const Arguments &args, const std::string &dir, const CommandContext &context)

@@ -16,7 +16,7 @@
 
 namespace cleave::relay {
 
-/// Parses a whole Relay text file (every form TVM 0.6–0.18 prints, see relay-format.md) into a
+/// Parses a whole Relay text file (every form TVM 0.6–0.18 prints, docs/DESIGN.md §2) into a
 /// Graph. Binding chains are parsed iteratively, so 24k-binding bodies need no deep recursion;
 /// nested expressions recurse with a depth limit. Errors are thrown as ParseError.
 class RelayParser
