@@ -12,11 +12,6 @@ namespace cleave {
 
 namespace {
 
-std::string targetKind(const std::string &target)
-{
-    return target.substr(0, target.find_first_of(" \t"));
-}
-
 /// The target a partition's vdevice is declared with: BYOC partitions run from the host.
 std::string deviceTarget(const std::string &target)
 {
