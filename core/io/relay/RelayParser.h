@@ -107,6 +107,23 @@ private:
     NodeId newNode(Node n, const Token &tok);
     FunctionId newScopeFunction(Function::Kind kind, std::string name, const Token &tok);
 
+    // Recursion bounds. Each level of expression nesting costs a few stack frames (parseExpr →
+    // parseAtom → parseParenthesized / parseFunctionLiteral → parseBody), each a few hundred
+    // bytes, several kilobytes under AddressSanitizer: 256 levels stay far below an 8 MiB stack
+    // (and the 2 MiB of a worker thread) while TVM's printer, which binds every call to a
+    // %-name, rarely nests more than a handful.
+    static constexpr int maxExpressionDepth = 256;
+    static constexpr int maxFunctionNesting = 64;
+    /// `line:column` of a token, for messages.
+    static std::string at(const Token &t)
+    {
+        return std::to_string(t.line) + ":" + std::to_string(t.column);
+    }
+    static SourceLocation location(const Token &t)
+    {
+        return SourceLocation { {}, t.line, t.column };
+    }
+
     RelayTokenStream m_ts;
     std::unique_ptr<Graph> m_graph;
     FunctionId m_current;
