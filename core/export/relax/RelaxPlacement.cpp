@@ -174,13 +174,7 @@ void PlacedModuleBuilder::copyMainSignature()
                 home[in.value] = k;
         }
     }
-    Function main;
-    main.kind = Function::Kind::Global;
-    main.name = srcMain.name;
-    main.attrs = srcMain.attrs;
-    main.returnType = srcMain.returnType;
-    main.hasReturnType = srcMain.hasReturnType;
-    m_main = m_out.addFunction(std::move(main));
+    m_main = m_out.addFunction(emptyGlobalLike(srcMain));
     for (NodeId p : srcMain.params) {
         const NodeId copy = m_copier.copyNode(p, m_main);
         m_out.function(m_main).params.push_back(copy);
