@@ -16,7 +16,7 @@
 
 namespace cleave::cli {
 
-/// Exit status as DESIGN.md fixes it.
+/// Exit status as docs/DESIGN.md §9 fixes it.
 constexpr int exitOk = 0;
 constexpr int exitInvalidPlan = 1;
 constexpr int exitBadInput = 2;

@@ -97,10 +97,10 @@ const Type &inputType(const Graph &g, const Node &n, std::size_t k)
     return k < n.inputs.size() && n.inputs[k].isValid() ? g.tensorType(n.inputs[k]) : unknownType;
 }
 
-/// The Relay operator whose FLOP formula an ONNX or Relax operator shares. ONNX: the ONNX
-/// frontend lowers Conv to nn.conv<k>d, MatMul to nn.matmul / batch_matmul, Relu to nn.relu, ...
-/// (tvm-formats.md §5). Relax: TVM prints its operators as `relax.<relay name>` (relax.nn.conv2d,
-/// relax.add), except for the few Relax renamed (relax.matmul, relax.astype).
+/// The Relay operator whose FLOP formula an ONNX or Relax operator shares. ONNX: TVM's ONNX
+/// frontend (python/tvm/relay/frontend/onnx.py) lowers Conv to nn.conv<k>d, MatMul to nn.matmul
+/// / batch_matmul, Relu to nn.relu, ... Relax: TVM prints its operators as `relax.<relay name>`
+/// (relax.nn.conv2d, relax.add), except for the few Relax renamed (relax.matmul, relax.astype).
 std::string_view relayEquivalent(const std::string &op)
 {
     static const std::unordered_map<std::string, std::string> renamed {

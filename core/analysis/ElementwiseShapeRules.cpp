@@ -34,17 +34,6 @@ std::optional<std::vector<Dim>> broadcastInputs(const OpShapeQuery &q, std::size
     return shape;
 }
 
-std::optional<double> scalarValue(const AttrValue *v)
-{
-    if (!v)
-        return std::nullopt;
-    if (v->kind == AttrValue::Kind::Float)
-        return v->floatValue;
-    if (v->kind == AttrValue::Kind::Int)
-        return static_cast<double>(v->intValue);
-    return std::nullopt;
-}
-
 } // namespace
 
 Type identity(const OpShapeQuery &q)

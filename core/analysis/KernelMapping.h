@@ -29,7 +29,7 @@ struct KernelMatch
     std::string problem; ///< Why the kernel is not matched.
 };
 
-/// The correlation of a graph.json with its Relay source (DESIGN.md §1, problem 3).
+/// The correlation of a graph.json with its Relay source (docs/DESIGN.md §1.1, problem 3).
 struct KernelMapping
 {
     std::vector<KernelMatch> kernels; ///< One per `tvm_op` node, in graph.json order.

@@ -16,7 +16,7 @@
 
 namespace cleave {
 
-/// Measured latencies that replace FLOPs as the cost of nodes (DESIGN.md §2, Cost), for
+/// Measured latencies that replace FLOPs as the cost of nodes (docs/DESIGN.md §3.8), for
 /// balancing pipeline stages on what a device really does. The file is JSON:
 /// ```
 /// {"cleave_latency": 1, "unit": "us",

@@ -39,7 +39,7 @@ std::optional<OpPatternKind> opPatternFromName(std::string_view name);
 class OpPatternTable
 {
 public:
-    /// The built-in table (tvm-formats.md §4).
+    /// The built-in table (TVM's TOpPattern of each operator).
     static const OpPatternTable &builtin();
 
     /// The pattern of `op`; Opaque when the table does not know it.

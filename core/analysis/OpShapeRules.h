@@ -49,7 +49,7 @@ std::vector<Type> impliedOperandTypes(const OpShapeQuery &query);
 /// Every operator name that has a rule, sorted (for documentation and tests).
 std::vector<std::string> opsWithShapeRules();
 
-/// The rule families, one function per family (TVM v0.14 type relations, see tvm-formats.md §5).
+/// The rule families, one function per family (TVM v0.14 type relations, src/relay/op/).
 /// Each is registered under every operator name it serves in OpShapeRules.cpp.
 namespace shaperules {
 

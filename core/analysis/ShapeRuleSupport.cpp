@@ -140,7 +140,11 @@ bool boolAttr(const Attributes &attrs, const std::string &key, bool fallback)
 
 std::optional<double> floatAttr(const Attributes &attrs, const std::string &key)
 {
-    const AttrValue *v = attrs.find(key);
+    return scalarValue(attrs.find(key));
+}
+
+std::optional<double> scalarValue(const AttrValue *v)
+{
     if (!v)
         return std::nullopt;
     if (v->kind == AttrValue::Kind::Float)

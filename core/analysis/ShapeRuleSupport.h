@@ -55,6 +55,9 @@ std::optional<std::int64_t> intAttr(const Attributes &attrs, const std::string &
 bool boolAttr(const Attributes &attrs, const std::string &key, bool fallback);
 /// A float attribute (Float or Int), nullopt when absent.
 std::optional<double> floatAttr(const Attributes &attrs, const std::string &key);
+/// The number an attribute or scalar argument holds (an int widened), or nullopt for none or
+/// another kind.
+std::optional<double> scalarValue(const AttrValue *v);
 /// A string attribute, `fallback` when absent, None or empty.
 std::string stringAttr(const Attributes &attrs, const std::string &key,
                        const std::string &fallback);

@@ -164,13 +164,10 @@ CostGraph fromGroups(const FunctionView &view, std::vector<std::vector<NodeId>> 
 
 } // namespace
 
-CostGraph CostGraph::build(const FunctionView &view, const std::vector<DeviceSpec> &devices,
-                           const LinkSpec &link)
+CostGraph CostGraph::buildFromGroups(const FunctionView &view,
+                                     std::vector<std::vector<NodeId>> groups,
+                                     const std::vector<DeviceSpec> &devices, const LinkSpec &link)
 {
-    std::vector<std::vector<NodeId>> groups;
-    groups.reserve(view.assignableNodes().size());
-    for (NodeId n : view.assignableNodes())
-        groups.push_back({ n });
     std::vector<std::int32_t> unitOfNode;
     std::vector<std::size_t> fallbacks;
     CostGraph out = fromGroups(view, std::move(groups), devices, link, unitOfNode, fallbacks);
@@ -178,6 +175,16 @@ CostGraph CostGraph::build(const FunctionView &view, const std::vector<DeviceSpe
     out.m_fallbacks = std::move(fallbacks);
     out.setOverheads(devices);
     return out;
+}
+
+CostGraph CostGraph::build(const FunctionView &view, const std::vector<DeviceSpec> &devices,
+                           const LinkSpec &link)
+{
+    std::vector<std::vector<NodeId>> groups;
+    groups.reserve(view.assignableNodes().size());
+    for (NodeId n : view.assignableNodes())
+        groups.push_back({ n });
+    return buildFromGroups(view, std::move(groups), devices, link);
 }
 
 CostGraph CostGraph::buildBlocks(const FunctionView &view, const std::vector<FusedBlock> &blocks,
@@ -200,13 +207,7 @@ CostGraph CostGraph::buildBlocks(const FunctionView &view, const std::vector<Fus
         if (!covered[n.index()])
             groups.push_back({ n });
     }
-    std::vector<std::int32_t> unitOfNode;
-    std::vector<std::size_t> fallbacks;
-    CostGraph out = fromGroups(view, std::move(groups), devices, link, unitOfNode, fallbacks);
-    out.m_unitOfNode = std::move(unitOfNode);
-    out.m_fallbacks = std::move(fallbacks);
-    out.setOverheads(devices);
-    return out;
+    return buildFromGroups(view, std::move(groups), devices, link);
 }
 
 void CostGraph::setOverheads(const std::vector<DeviceSpec> &devices)

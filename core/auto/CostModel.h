@@ -150,6 +150,11 @@ public:
                                                   std::size_t stageCount) const;
 
 private:
+    /// The units of `groups` (convex, covering the assignable nodes), with the node → unit map,
+    /// the latency fallbacks and the devices' fixed stage times set.
+    static CostGraph buildFromGroups(const FunctionView &view,
+                                     std::vector<std::vector<NodeId>> groups,
+                                     const std::vector<DeviceSpec> &devices, const LinkSpec &link);
     void index();
     void setOverheads(const std::vector<DeviceSpec> &devices);
 

@@ -98,13 +98,7 @@ NodeId ConstantLifter::lift(NodeId constant, FunctionId into, std::string &reaso
 
 NodeId ConstantLifter::addParam(FunctionId f, std::size_t lifted)
 {
-    Node n;
-    n.kind = NodeKind::Input;
-    n.function = f;
-    n.setOutputTypes({ m_lifted[lifted].type });
-    n.typeAnnotated = true;
-    const NodeId id = m_module.graph.addNode(std::move(n));
-    m_module.graph.function(f).params.push_back(id);
+    const NodeId id = m_module.graph.addParam(f, {}, m_lifted[lifted].type); // named by finish()
     if (f == m_main) {
         m_lifted[lifted].mainParam = id;
         m_module.parameters.emplace_back(); // named by finish()

@@ -12,12 +12,6 @@ namespace cleave {
 
 namespace {
 
-std::string targetKind(const std::string &target)
-{
-    const auto space = target.find_first_of(" \t");
-    return target.substr(0, space);
-}
-
 /// Global outputs that no partition computes because the model returns an input or a constant
 /// directly: each becomes a pass-through output of one module (the first that reads the value,
 /// else the first module for an input and the last for a constant). Returns, per (module,
@@ -86,6 +80,11 @@ routeDirectOutputs(const PartitionPlan &plan, const BoundaryTable &boundary, Exp
 }
 
 } // namespace
+
+std::string targetKind(const std::string &target)
+{
+    return target.substr(0, target.find_first_of(" \t"));
+}
 
 bool isByocTarget(const std::string &target)
 {

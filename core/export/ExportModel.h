@@ -84,6 +84,9 @@ ExportModel buildExportModel(const PartitionPlan &plan, const BoundaryTable &bou
 /// `inputNames` and into the output dependencies of pipeline_config.json.
 void useWriterNames(ExportModel &model);
 
+/// The kind of a target: its first word (`cuda` of `cuda -arch=sm_80`, `dnnl`), what device
+/// numbering, device codes and BYOC detection go by.
+std::string targetKind(const std::string &target);
 /// `"<device_type>,<device_id>"` of a target (llvm 1, cuda 2, opencl 4, vulkan 7, metal 8,
 /// rocm 10; BYOC compilers run from the host CPU).
 std::string deviceOf(const std::string &target);

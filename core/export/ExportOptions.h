@@ -11,7 +11,7 @@
 
 namespace cleave {
 
-/// Which files an export writes and how (DESIGN.md §3). Every artefact is on by default.
+/// Which files an export writes and how (docs/DESIGN.md §5.1). Every artefact is on by default.
 struct ExportOptions
 {
     bool modules = true; ///< One module file per partition (`mod<k>.relay`, `mod<k>.onnx`, ...).

@@ -32,14 +32,7 @@ public:
         main.where = m_spec.signature.where;
         m_main = m_out.addFunction(std::move(main));
         for (const auto &[name, type] : m_spec.inputs) {
-            Node n;
-            n.kind = NodeKind::Input;
-            n.function = m_main;
-            n.name = "%" + name;
-            n.setOutputTypes({ type });
-            n.typeAnnotated = true;
-            const NodeId id = m_out.addNode(std::move(n));
-            m_out.function(m_main).params.push_back(id);
+            const NodeId id = m_out.addParam(m_main, "%" + name, type);
             m_inputs.emplace(name, id);
         }
         if (!m_modules.empty() && m_modules.front().graph) {

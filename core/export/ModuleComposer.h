@@ -56,7 +56,7 @@ struct ComposeSpec
     bool collapseFieldTuples = true;
 };
 
-/// Wires modules into one graph (DESIGN.md §3 recomposition; also byoc.relay and
+/// Wires modules into one graph (docs/DESIGN.md §5.4 recomposition; also byoc.relay and
 /// byoc_annotated.relay). Global functions other than @main are taken from the first module
 /// that has them. On inconsistent wiring `error` is set and the graph is incomplete.
 Graph composeModules(const std::vector<ComposedModule> &modules, const ComposeSpec &spec,

@@ -44,14 +44,7 @@ public:
 private:
     NodeId addParam(const std::string &name, const Type &type)
     {
-        Node n;
-        n.kind = NodeKind::Input;
-        n.function = m_main;
-        n.name = "%" + name;
-        n.setOutputTypes({ type });
-        n.typeAnnotated = true;
-        const NodeId id = m_out.graph.addNode(std::move(n));
-        m_out.graph.function(m_main).params.push_back(id);
+        const NodeId id = m_out.graph.addParam(m_main, "%" + name, type);
         m_out.parameters.push_back(name);
         m_out.parameterTypes.push_back(type);
         m_paramNames.insert(name);

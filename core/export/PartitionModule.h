@@ -53,7 +53,7 @@ struct PartitionModule
     std::vector<Type> outputTypes; ///< One per interface output, in output_idx order.
 };
 
-/// Builds partition `k` (plan order) of `plan` as a module (DESIGN.md §3): parameters are the
+/// Builds partition `k` (plan order) of `plan` as a module (docs/DESIGN.md §5): parameters are the
 /// interface inputs (global inputs by name, cut inputs `data_n_<k>`), then — as `lifting` says —
 /// the partition's tensor constants as `const_<i>` in order of first use in program order (a
 /// name no other parameter of any function of the module has; a closed function given the

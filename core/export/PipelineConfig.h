@@ -10,8 +10,8 @@
 
 namespace cleave {
 
-/// pipeline_config.json: TVM's pipeline executor schema (tvm-formats.md §1.6), keys in the
-/// order TVM writes them.
+/// pipeline_config.json: TVM's pipeline executor schema (docs/DESIGN.md §5.1; TVM's
+/// python/tvm/contrib/pipeline_executor_build.py), keys in the order TVM writes them.
 nlohmann::ordered_json pipelineConfigJson(const ExportModel &model);
 
 /// JSON text as Python's json.dump writes it (one line, ", " and ": " separators).

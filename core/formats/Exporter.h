@@ -11,7 +11,7 @@
 
 namespace cleave {
 
-/// Exports a plan into the folder `dir` (DESIGN.md §3): module files, pipeline_config.json,
+/// Exports a plan into the folder `dir` (docs/DESIGN.md §5): module files, pipeline_config.json,
 /// partitions.json, build_pipeline.py and, for BYOC targets, byoc.relay and
 /// byoc_annotated.relay, as `options` selects. Atomic: everything is written into a temporary
 /// folder beside `dir` which then replaces it; on failure an existing `dir` is left as it was.
@@ -20,7 +20,7 @@ ExportResult exportPartitions(const PartitionPlan &plan, const BoundaryTable &bo
                               const ExportOptions &options, const std::string &dir);
 
 /// Re-imports the module files of an exported folder, wires them by pipeline_config.json and
-/// compares the result with the source model named in partitions.json (DESIGN.md §3
+/// compares the result with the source model named in partitions.json (docs/DESIGN.md §5.4
 /// recomposition check). The module format is read from the manifest.
 VerifyResult verifyExport(const std::string &dir);
 

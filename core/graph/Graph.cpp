@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/graph/Graph.h"
 
+#include "core/graph/NodeText.h"
+
 #include <queue>
 
 #include <algorithm>
@@ -162,6 +164,19 @@ NodeId Graph::addNode(Node n)
     return id;
 }
 
+NodeId Graph::addParam(FunctionId f, std::string name, const Type &type)
+{
+    Node n;
+    n.kind = NodeKind::Input;
+    n.function = f;
+    n.name = std::move(name);
+    n.setOutputTypes({ type });
+    n.typeAnnotated = true;
+    const NodeId id = addNode(std::move(n));
+    m_functions[f.index()].params.push_back(id);
+    return id;
+}
+
 void Graph::finalize()
 {
     // Importers reserve from an estimate; give back what it left unused (more than an eighth).
@@ -232,14 +247,7 @@ void Graph::buildKeys()
     std::vector<std::uint32_t> slots(n, noSlot);
     std::vector<std::string> others;
     for (std::size_t i = 0; i < n; ++i) {
-        std::string key = this->key(NodeId(i));
-        if (taken.contains(key)) {
-            int k = 2;
-            while (taken.contains(key + "#" + std::to_string(k)))
-                ++k;
-            key += "#" + std::to_string(k);
-        }
-        taken.insert(key);
+        std::string key = text::uniqueKey(this->key(NodeId(i)), taken);
         if (key != m_nodes[i].name) {
             slots[i] = static_cast<std::uint32_t>(others.size());
             others.push_back(std::move(key));

@@ -220,6 +220,9 @@ public:
     FunctionId addFunction(Function f);
     /// Adds a node to `n.function` (which must exist) and returns its id.
     NodeId addNode(Node n);
+    /// Adds an input node named `name` with the annotated type `type` as the last parameter of
+    /// function `f` (module writers building a signature) and returns its id.
+    NodeId addParam(FunctionId f, std::string name, const Type &type);
     /// Reserves room for `n` nodes (importers call it with an estimate from the file size;
     /// finalize() gives back what an estimate left unused).
     void reserveNodes(std::size_t n) { m_nodes.reserve(n); }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace cleave::text {
@@ -36,6 +37,20 @@ inline std::string pathText(const Graph &graph, const std::vector<NodeId> &path)
         text += graph.key(n);
     }
     return text;
+}
+
+/// `key`, or else the first of `key#2`, `key#3`, … not in `taken`; the result is added to
+/// `taken`. How Graph keys and the ONNX reader's node keys tell apart nodes that share a name.
+inline std::string uniqueKey(std::string key, std::unordered_set<std::string> &taken)
+{
+    if (taken.contains(key)) {
+        int k = 2;
+        while (taken.contains(key + "#" + std::to_string(k)))
+            ++k;
+        key += "#" + std::to_string(k);
+    }
+    taken.insert(key);
+    return key;
 }
 
 /// `1 edge`, `3 edges`.

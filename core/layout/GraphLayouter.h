@@ -21,7 +21,7 @@ namespace cleave {
 /// Above it `dot` only ranks and orders the nodes (`phase=2`, 0.04-0.2 s at 3k-10k nodes) and
 /// Cleave assigns coordinates and routes the edges itself in linear time: a full `dot` takes
 /// 20-45 s at 10k nodes because 75-80% of its time goes to network-simplex x-positioning
-/// (reference/layout-measurements.md).
+/// (measured with tests/bench/bench_layout).
 ///
 /// Settings and why: `newrank=true` skips a quadratic clean-up of the old ranking (identical
 /// output, 1.2-1.3x faster); from `tuneLimit` nodes on, `nslimit` = `nslimit1` = 0.01 and

@@ -16,8 +16,8 @@ namespace cleave {
 class PartitionPlan;
 struct EdgeRef;
 
-/// A function seen at the level of fused blocks (DESIGN.md §4, the ops ↔ blocks switch): every
-/// collapsed block is ONE operator node named by the block (`fused_nn_conv2d_add_nn_relu`,
+/// A function seen at the level of fused blocks (docs/DESIGN.md §3.5, the ops ↔ blocks switch):
+/// every collapsed block is ONE operator node named by the block (`fused_nn_conv2d_add_nn_relu`,
 /// keyed by its root's key), so the graph to lay out and to cut is several times smaller.
 /// Expanded blocks, and nodes in no block, stay as they are. The kernels relate the levels the
 /// way a graph.json relates to its Relay source, so PlanConversion carries plans both ways.

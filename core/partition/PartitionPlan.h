@@ -86,8 +86,8 @@ struct PlanEdit
 /// assignment is a vector indexed by node index.
 ///
 /// Structural nodes: Tuple and TupleGetItem are assigned like operators, so every edit follows
-/// DESIGN.md §2 on the plain DAG (a cut after `nn.batch_norm` leaves its `%n.0` projection in
-/// the later partition, as graph_split does). When a tuple value crosses, the boundary carries
+/// docs/DESIGN.md §3.2 on the plain DAG (a cut after `nn.batch_norm` leaves its `%n.0` projection
+/// in the later partition, as graph_split does). When a tuple value crosses, the boundary carries
 /// its fields instead (BoundaryTensor::field) and validation warns (`partition.tuple_crossing`).
 /// Reads from nested scopes (`if` branches, `match` clauses, fused function literals) count as
 /// reads by the node that owns the scope (see FunctionView).
@@ -128,7 +128,7 @@ public:
     [[nodiscard]] EdgeRef edgeBetween(NodeId from, NodeId to) const;
 
     // --- edits: each applies itself and returns its undo record ------------------------------
-    /// Cuts the given edges exactly as DESIGN.md §2 says (D = targets + descendants; every
+    /// Cuts the given edges exactly as docs/DESIGN.md §3.2 says (D = targets + descendants; every
     /// partition holding an end of a crossed edge splits into P∖D followed by P∩D).
     PlanEdit cutAcrossEdges(const std::vector<EdgeRef> &edges);
     /// `graph_split` compatible: cut after the `index`-th call of `op` in program order.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-// The cutting and selection edits of PartitionPlan (DESIGN.md §2).
+// The cutting and selection edits of PartitionPlan (docs/DESIGN.md §3.2–3.4).
+#include "core/graph/NodeText.h"
 #include "core/partition/PartitionPlan.h"
 #include "core/partition/PlanRecorder.h"
 #include "core/partition/Reachability.h"
@@ -17,17 +18,6 @@ Diagnostic makeDiagnostic(Severity s, std::string code, std::string message,
                           std::vector<NodeId> nodes = {})
 {
     return Diagnostic::make(s, std::move(code), std::move(message), std::move(nodes));
-}
-
-std::string pathText(const Graph &graph, const std::vector<NodeId> &path)
-{
-    std::string text;
-    for (NodeId n : path) {
-        if (!text.empty())
-            text += " -> ";
-        text += graph.key(n);
-    }
-    return text;
 }
 
 } // namespace
@@ -352,11 +342,11 @@ PlanEdit PartitionPlan::isolateSelection(const std::vector<NodeId> &nodes)
     }
     std::vector<NodeId> witness = nonConvexWitness(sel);
     if (!witness.empty()) {
-        edit.diagnostics.push_back(
-            makeDiagnostic(Severity::Error, "partition.nonconvex",
-                           "the selection is not convex: the path " + pathText(graph(), witness)
-                               + " leaves it and comes back; isolate its convex closure instead",
-                           witness));
+        edit.diagnostics.push_back(makeDiagnostic(
+            Severity::Error, "partition.nonconvex",
+            "the selection is not convex: the path " + text::pathText(graph(), witness)
+                + " leaves it and comes back; isolate its convex closure instead",
+            witness));
         return rec.finish();
     }
 

@@ -14,8 +14,8 @@ namespace cleave {
 /// value they read is a weight input (WeightInputs), a constant, or another such node, and nodes
 /// that read nothing at all (`R.ones`, `arange`). They do not depend on any activation, so a plan
 /// places each of them with its first consumer instead of where a cut or a selection happened to
-/// leave it (DESIGN.md §3: "nodes computed only from weights and constants go with their first
-/// consumer"). On models whose weights arrive as inputs (unrolled RNNs, transformers imported
+/// leave it (docs/DESIGN.md §3.7: "nodes computed only from weights and constants go with their
+/// first consumer"). On models whose weights arrive as inputs (unrolled RNNs, transformers imported
 /// without bound params) these are the transposes, concatenations and casts of every layer's
 /// weights; left behind, they would ship weights between stages and split stages into pieces.
 class WeightFollowers

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
-// The partition validation rules (DESIGN.md §2): one free function per rule, each returning all
-// of its findings. Codes are stable; messages quote the numbers.
+// The partition validation rules (docs/DESIGN.md §4): one free function per rule, each returning
+// all of its findings. Codes are stable; messages quote the numbers.
 #pragma once
 
 #include "core/graph/Diagnostic.h"

@@ -82,7 +82,7 @@ void cutAfterNodes(PartitionPlan &plan, const std::vector<NodeId> &nodes)
 
 /// FLOPs of ResNet-18 (samples/resnet18.relay, NCHW, batch 1) from the first residual add's
 /// relu (%13) to the softmax: stage1 of `--cut-after add:0`, derived from the layer shapes with
-/// the cost model's formulas (DESIGN.md "per node: FLOPs"; shapes by tvm-formats.md §5):
+/// the cost model's formulas (docs/DESIGN.md §3.8; shapes by TVM's type relations):
 ///   conv2d            2·N·O·OH·OW·C·KH·KW / groups (a multiply and an add per weight use)
 ///   nn.batch_norm     2 per input element (scale and shift)
 ///   relu, add, bias_add, softmax   1 per output element

@@ -42,7 +42,7 @@ std::string shapeOf(const Graph &g, TensorRef t)
     return g.tensorType(t).toRelay();
 }
 
-// The example of tvm-formats.md §2: 3 params, a fused conv, a 2-output BYOC kernel, an add.
+// A small compiled graph: 3 params, a fused conv, a 2-output BYOC kernel, an add.
 const char *const smallGraph = R"({"nodes": [
   {"op": "null", "name": "data", "inputs": []},
   {"op": "null", "name": "p0", "inputs": []},

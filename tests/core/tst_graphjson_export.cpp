@@ -24,7 +24,7 @@ using json = nlohmann::json;
 
 namespace {
 
-/// tvm-formats.md §2's example: a conv kernel, a BYOC kernel with two outputs, an add.
+/// A small compiled graph: a conv kernel, a BYOC kernel with two outputs, an add.
 const char *smallGraph = R"({"nodes": [
   {"op": "null", "name": "data", "inputs": []},
   {"op": "null", "name": "p0", "inputs": []},
@@ -160,7 +160,7 @@ void TestGraphJsonExport::smallGraphExact()
     QVERIFY(r.ok);
     QVERIFY(std::find(r.files.begin(), r.files.end(), "run_pipeline.py") != r.files.end());
     QVERIFY(std::find(r.files.begin(), r.files.end(), "build_pipeline.py") == r.files.end());
-    // Written by hand from the graph executor format (tvm-formats.md §2).
+    // Written by hand from the graph executor format (TVM's graph executor JSON).
     const json mod0 = json::parse(readAll(dir + QStringLiteral("/mod0.json")));
     const json expected0 = json::parse(R"({"nodes": [
         {"op": "null", "name": "data", "inputs": []},

@@ -201,7 +201,7 @@ void TestWeights::exactParamConnection()
     const QString dir = tmp.path() + QStringLiteral("/out");
     const ExportResult r = exportPartitions(plan, computeBoundary(plan), {}, dir.toStdString());
     QVERIFY(r.ok);
-    // Written by hand from TVM's schema (tvm-formats.md §1.6): one param group per weight and
+    // Written by hand from TVM's schema (docs/DESIGN.md §5.1): one param group per weight and
     // reading module; %b is read by both modules, so it has a group per module.
     QCOMPARE(QString::fromStdString(readAll(dir + QStringLiteral("/pipeline_config.json"))),
              QStringLiteral(

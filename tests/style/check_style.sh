@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Part of Cleave, the partition editor for deep-learning graphs.
 #
-# Cleave's style checks, as CI runs them (STYLE.md: "checked, not hoped"):
+# Cleave's style checks, as CI runs them (docs/STYLE.md §6: "checked, not hoped"):
 #   1. clang-format --dry-run -Werror on every tracked C++ file (.clang-format);
 #   2. core/ includes no Qt header;
 #   3. clang-tidy with the repo's .clang-tidy on every core/ source: no finding beyond the

@@ -3,7 +3,7 @@
 //
 // `cleave-cli partition MODEL`: cut a model (after ops, after fused blocks, or as a saved plan
 // says), print the partitions, boundary and diagnostics, and optionally save the plan and
-// write the export folder (DESIGN.md §3).
+// write the export folder (docs/DESIGN.md §5).
 #include "app/cli/CliArguments.h"
 #include "app/cli/CliModel.h"
 #include "core/analysis/FusionAnalysis.h"
@@ -44,7 +44,7 @@ bool reportEdit(const PlanEdit &edit, const std::string &model, std::ostream &er
 }
 
 /// `partition --out DIR`: writes the export folder through the plan pipeline, which refuses an
-/// invalid plan (docs/DESIGN.md, export).
+/// invalid plan (docs/DESIGN.md §5.5).
 int exportPlan(const PlanPipeline &pipeline, const PartitionPlan &plan,
                const std::vector<Diagnostic> &notes, const Arguments &args, const std::string &dir,
                const CommandContext &context)

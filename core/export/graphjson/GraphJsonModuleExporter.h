@@ -9,7 +9,7 @@
 namespace cleave {
 
 /// Writes partitions of an already compiled model (TVM graph executor JSON) as graph executor
-/// JSON (`mod<k>.json`, tvm-formats.md §2) that references the SAME compiled library's kernels
+/// JSON (`mod<k>.json`, docs/DESIGN.md §5.1) that references the SAME compiled library's kernels
 /// by `func_name`, so a compiled model splits without recompiling: the partition's `tvm_op`
 /// nodes with their attributes unchanged, preceded by `null` nodes for its inputs (global
 /// inputs by name, cut inputs `data_n_<k>`) and for the params it reads (under their source

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/onnx/OnnxModuleExporter.h"
 
+#include "core/export/ExportModel.h"
 #include "core/export/onnx/OnnxModelFile.h"
 #include "core/export/onnx/OnnxScripts.h"
 #include "core/export/onnx/OnnxVerify.h"
@@ -151,7 +152,7 @@ std::string onnxExecutionProvider(const std::string &target)
         { "vitisai", "VitisAIExecutionProvider" },   { "cann", "CANNExecutionProvider" },
         { "xnnpack", "XnnpackExecutionProvider" },   { "dml", "DmlExecutionProvider" },
     };
-    const std::string kind = target.substr(0, target.find_first_of(" \t"));
+    const std::string kind = targetKind(target);
     for (const auto &[name, provider] : providers) {
         if (kind == name)
             return provider;

@@ -6,6 +6,17 @@
 
 namespace cleave {
 
+Function emptyGlobalLike(const Function &source)
+{
+    Function f;
+    f.kind = Function::Kind::Global;
+    f.name = source.name;
+    f.attrs = source.attrs;
+    f.returnType = source.returnType;
+    f.hasReturnType = source.hasReturnType;
+    return f;
+}
+
 FunctionId GraphCopier::global(FunctionId f)
 {
     if (auto it = m_functions.find(f.value); it != m_functions.end())

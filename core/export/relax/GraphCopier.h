@@ -11,6 +11,10 @@
 
 namespace cleave {
 
+/// A global function with `source`'s name, attributes and return type and nothing else yet: the
+/// `main` a Relax writer rebuilds from the source's.
+Function emptyGlobalLike(const Function &source);
+
 /// Copies functions and nodes of one Graph into another, remapping node and function ids.
 /// Global callees are copied once (or taken from the target when it already has a global of
 /// that name); literal callees and `if` scopes are copied with the node that uses them.

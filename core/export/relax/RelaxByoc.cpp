@@ -175,14 +175,9 @@ NodeId ByocBuilder::wrapOp(GraphCopier &copier, NodeId n, FunctionId region,
             op.inputs[i] = TensorRef { m_out.addNode(std::move(c)), 0 };
             continue;
         }
-        Node p;
-        p.kind = NodeKind::Input;
-        p.function = closure;
-        p.name = "x" + std::to_string(m_out.function(closure).params.size());
-        p.setOutputTypes({ m_src.tensorType(node.inputs[i]) });
-        p.typeAnnotated = true;
-        const NodeId pid = m_out.addNode(std::move(p));
-        m_out.function(closure).params.push_back(pid);
+        const NodeId pid
+            = m_out.addParam(closure, "x" + std::to_string(m_out.function(closure).params.size()),
+                             m_src.tensorType(node.inputs[i]));
         op.inputs[i] = TensorRef { pid, 0 };
         call.inputs.push_back(copier.resolve(node.inputs[i]));
     }
@@ -311,13 +306,7 @@ void ByocBuilder::build()
     }
     m_out.setMetadata(m_src.metadata());
     const Function &srcMain = m_src.function(m_plan.function());
-    Function main;
-    main.kind = Function::Kind::Global;
-    main.name = srcMain.name;
-    main.attrs = srcMain.attrs;
-    main.returnType = srcMain.returnType;
-    main.hasReturnType = srcMain.hasReturnType;
-    m_mainId = m_out.addFunction(std::move(main));
+    m_mainId = m_out.addFunction(emptyGlobalLike(srcMain));
     m_main.inputHook = [this](NodeId, TensorRef in) { return rebuiltTuple(in); };
     for (NodeId p : srcMain.params)
         m_out.function(m_mainId).params.push_back(m_main.copyNode(p, m_mainId));

@@ -3,6 +3,7 @@
 #include "core/export/relax/RelaxMetadata.h"
 
 #include "core/support/NodeGraphIndex.h"
+#include "core/support/NodeGraphPrune.h"
 
 #include <nlohmann/json.hpp>
 
@@ -171,36 +172,6 @@ OrderedJson *constantArray(OrderedJson &doc)
     return nullptr;
 }
 
-/// The nodes reachable from the root (node 0, the null node, always); nullopt when a reached
-/// node has fields of unknown kind or a reference out of range.
-std::optional<std::vector<bool>> reachable(OrderedJson &nodes, std::size_t root)
-{
-    std::vector<bool> reached(nodes.size(), false);
-    reached[0] = true;
-    reached[root] = true;
-    std::vector<std::size_t> stack { root };
-    bool bad = false;
-    while (!stack.empty() && !bad) {
-        const std::size_t n = stack.back();
-        stack.pop_back();
-        const bool known = forEachRef(nodes[n], [&](OrderedJson &ref) {
-            const auto idx = nodeGraphIndex(ref);
-            if (!idx || *idx >= nodes.size()) {
-                bad = true;
-                return;
-            }
-            if (!reached[*idx]) {
-                reached[*idx] = true;
-                stack.push_back(*idx);
-            }
-        });
-        bad = bad || !known;
-    }
-    if (bad)
-        return std::nullopt;
-    return reached;
-}
-
 /// Drops the nodes and payloads the root no longer reaches and renumbers the rest, keeping
 /// their order; nullopt when the graph cannot be pruned safely.
 std::optional<OrderedJson> pruned(OrderedJson doc)
@@ -209,39 +180,19 @@ std::optional<OrderedJson> pruned(OrderedJson doc)
     const auto root = nodeGraphIndex(doc.value("root", OrderedJson(0)));
     if (!root || *root == 0 || *root >= nodes.size())
         return std::nullopt;
-    const auto reached = reachable(nodes, *root);
-    if (!reached)
+    auto order = reachableNodes(nodes, *root, forEachRef, DanglingRef::Fail);
+    if (!order)
         return std::nullopt;
-    std::vector<std::size_t> remap(nodes.size(), 0);
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        if ((*reached)[i])
-            remap[i] = count++;
-    }
-    const OrderedJson payloads = doc.value("b64ndarrays", OrderedJson::array());
-    OrderedJson outPayloads = OrderedJson::array();
-    OrderedJson outNodes = OrderedJson::array();
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        if (!(*reached)[i])
-            continue;
-        OrderedJson node = nodes[i];
-        forEachRef(node, [&](OrderedJson &ref) {
-            const std::size_t to = remap[*nodeGraphIndex(ref)];
-            ref = ref.is_string() ? OrderedJson(std::to_string(to)) : OrderedJson(to);
-        });
-        if (node.value("type_key", "") == "relax.expr.Constant" && node["attrs"].contains("data")) {
-            const auto payload = nodeGraphIndex(node["attrs"]["data"]);
-            if (!payload || *payload >= payloads.size())
-                return std::nullopt;
-            node["attrs"]["data"] = std::to_string(outPayloads.size());
-            outPayloads.push_back(payloads[*payload]);
-        }
-        outNodes.push_back(std::move(node));
-    }
+    std::sort(order->begin(), order->end()); // the kept nodes stay in their order
+    auto kept = prunedNodeGraph(nodes, *order, doc.value("b64ndarrays", OrderedJson::array()),
+                                "relax.expr.Constant", forEachRef, DanglingRef::Fail);
+    if (!kept)
+        return std::nullopt;
     OrderedJson out = OrderedJson::object();
-    out["root"] = remap[*root];
-    out["nodes"] = std::move(outNodes);
-    out["b64ndarrays"] = std::move(outPayloads);
+    out["root"] = static_cast<std::size_t>(std::lower_bound(order->begin(), order->end(), *root)
+                                           - order->begin());
+    out["nodes"] = std::move(kept->nodes);
+    out["b64ndarrays"] = std::move(kept->payloads);
     if (doc.contains("attrs"))
         out["attrs"] = doc["attrs"];
     return out;

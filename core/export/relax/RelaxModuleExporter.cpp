@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/relax/RelaxModuleExporter.h"
 
+#include "core/export/ModuleMetadata.h"
 #include "core/export/VerifySupport.h"
 #include "core/export/relax/RelaxArtefacts.h"
 #include "core/export/relax/RelaxPrinter.h"
@@ -235,27 +236,11 @@ bool RelaxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
     PartitionModule module
         = extractRelaxPartition(plan, boundary, k, options.liftConstants, passThrough);
     summary.parameters = module.parameters;
-    std::vector<std::size_t> kept;
-    for (const ModuleConstant &c : module.constants) {
-        summary.constants.push_back({ c.sourceRef, c.moduleRef, c.parameter, c.type,
-                                      src.key(c.source), c.threadedThrough });
-        if (!c.moduleRef.empty()) {
-            if (const auto index = relaxConstantIndex(c.sourceRef))
-                kept.push_back(*index);
-        }
-    }
-    if (!src.metadata().empty() && !kept.empty()) {
-        const auto subset = relaxMetadataSubset(src.metadata(), kept);
-        if (!subset) {
-            diagnostics.push_back(
-                Diagnostic::make(Severity::Warning, "export.metadata",
-                                 "the source's metadata header could not be read; mod"
-                                     + std::to_string(k) + ".relax.py carries it unchanged"));
-            module.graph.setMetadata(src.metadata());
-        } else {
-            module.graph.setMetadata(*subset);
-        }
-    }
+    const std::vector<std::size_t> kept
+        = summarizeConstants(src, module, relaxConstantIndex, summary);
+    if (!src.metadata().empty() && !kept.empty())
+        keepMetadataSubset(src, kept, relaxMetadataSubset, "metadata header",
+                           "mod" + std::to_string(k) + ".relax.py", module.graph, diagnostics);
     content = printRelax(module.graph);
     return true;
 }

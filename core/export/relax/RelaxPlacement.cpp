@@ -12,11 +12,6 @@ namespace cleave {
 
 namespace {
 
-std::string targetKind(const std::string &target)
-{
-    return target.substr(0, target.find_first_of(" \t"));
-}
-
 /// The target a partition's vdevice is declared with: BYOC partitions run from the host.
 std::string deviceTarget(const std::string &target)
 {
@@ -179,13 +174,7 @@ void PlacedModuleBuilder::copyMainSignature()
                 home[in.value] = k;
         }
     }
-    Function main;
-    main.kind = Function::Kind::Global;
-    main.name = srcMain.name;
-    main.attrs = srcMain.attrs;
-    main.returnType = srcMain.returnType;
-    main.hasReturnType = srcMain.hasReturnType;
-    m_main = m_out.addFunction(std::move(main));
+    m_main = m_out.addFunction(emptyGlobalLike(srcMain));
     for (NodeId p : srcMain.params) {
         const NodeId copy = m_copier.copyNode(p, m_main);
         m_out.function(m_main).params.push_back(copy);

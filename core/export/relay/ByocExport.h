@@ -8,8 +8,9 @@
 
 namespace cleave {
 
-/// The whole model as BYOC passes leave it (DESIGN.md §3, tvm-formats.md §3): `byoc` is the
-/// PartitionGraph form (each partition whose target is a BYOC compiler becomes the global
+/// The whole model as BYOC passes leave it (docs/DESIGN.md §5.1; TVM's MergeComposite,
+/// AnnotateTarget, MergeCompilerRegions and PartitionGraph): `byoc` is the PartitionGraph form
+/// (each partition whose target is a BYOC compiler becomes the global
 /// `@tvmgen_default_<compiler>_main_<i>` with Compiler=, Primitive=1, Inline=1,
 /// global_symbol= and parameters `<compiler>_<i>_i<k>`, called from @main; the other
 /// partitions stay inline); `annotated` is the same model with `annotation.compiler_begin` on

@@ -3,6 +3,7 @@
 #include "core/export/relay/RelayMetadataSubset.h"
 
 #include "core/support/NodeGraphIndex.h"
+#include "core/support/NodeGraphPrune.h"
 
 #include <nlohmann/json.hpp>
 
@@ -120,7 +121,6 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
     if (!rootIdx || *rootIdx >= nodes.size() || nodes[*rootIdx].value("type_key", "") != "Map")
         return std::nullopt;
     Json root = nodes[*rootIdx];
-    const Json b64 = doc.value("b64ndarrays", Json::array());
 
     // The new root: the same tables, relay.Constant restricted to the module's constants.
     Json newRoot = { { "type_key", "Map" }, { "keys", Json::array() }, { "data", Json::array() } };
@@ -154,45 +154,19 @@ std::optional<std::string> uncheckedSubsetMetadata(const std::string &source,
     const std::size_t newRootIdx = nodes.size() - 1;
 
     // Reachability from the new root, then compact renumbering (node 0 stays the null node).
-    std::vector<long> remap(nodes.size(), -1);
-    std::vector<std::size_t> order { 0 };
-    remap[0] = 0;
-    std::vector<std::size_t> stack { newRootIdx };
-    remap[newRootIdx] = 1;
-    order.push_back(newRootIdx);
-    while (!stack.empty()) {
-        const std::size_t n = stack.back();
-        stack.pop_back();
-        forEachRef(nodes[n], nodes, [&](Json &ref) {
-            const auto idx = nodeGraphIndex(ref);
-            if (!idx || *idx >= nodes.size() || remap[*idx] >= 0)
-                return;
-            remap[*idx] = static_cast<long>(order.size());
-            order.push_back(*idx);
-            stack.push_back(*idx);
-        });
-    }
-    Json outNodes = Json::array();
-    Json outB64 = Json::array();
-    for (std::size_t n : order) {
-        Json node = nodes[n];
-        forEachRef(node, nodes, [&](Json &ref) {
-            const auto idx = nodeGraphIndex(ref);
-            if (!idx || *idx >= nodes.size())
-                return;
-            const std::string renumbered = std::to_string(remap[*idx]);
-            ref = ref.is_string() ? Json(renumbered) : Json(remap[*idx]);
-        });
-        if (node.value("type_key", "") == "relay.Constant" && node.contains("attrs")) {
-            const auto dataIdx = nodeGraphIndex(node["attrs"].value("data", Json("")));
-            if (dataIdx && *dataIdx < b64.size()) {
-                node["attrs"]["data"] = std::to_string(outB64.size());
-                outB64.push_back(b64[*dataIdx]);
-            }
-        }
-        outNodes.push_back(std::move(node));
-    }
-    Json out = { { "root", 1 }, { "nodes", outNodes }, { "b64ndarrays", outB64 } };
+    const auto refs = [&nodes](Json &node, const std::function<void(Json &)> &visit) {
+        forEachRef(node, nodes, visit);
+        return true;
+    };
+    const auto order = reachableNodes(nodes, newRootIdx, refs, DanglingRef::Keep);
+    auto kept = order ? prunedNodeGraph(nodes, *order, doc.value("b64ndarrays", Json::array()),
+                                        "relay.Constant", refs, DanglingRef::Keep)
+                      : std::nullopt;
+    if (!kept)
+        return std::nullopt; // Keep never gives up; this only guards the optionals
+    Json out = { { "root", 1 },
+                 { "nodes", std::move(kept->nodes) },
+                 { "b64ndarrays", std::move(kept->payloads) } };
     if (doc.contains("attrs"))
         out["attrs"] = doc["attrs"];
     return out.dump(2);

@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/relay/RelayModuleExporter.h"
 
+#include "core/export/ModuleMetadata.h"
 #include "core/export/PartitionModule.h"
 #include "core/export/VerifySupport.h"
 #include "core/export/relay/ByocExport.h"
@@ -129,31 +130,13 @@ bool RelayModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryT
         plan, boundary, k,
         options.liftConstants ? ConstantLifting::Everywhere : ConstantLifting::None, passThrough);
     summary.parameters = module.parameters;
-    std::vector<std::size_t> kept;
-    for (const ModuleConstant &c : module.constants) {
-        summary.constants.push_back({ c.sourceRef, c.moduleRef, c.parameter, c.type,
-                                      src.key(c.source), c.threadedThrough });
-        if (!c.moduleRef.empty()) {
-            const auto index = constantIndex(c.sourceRef);
-            if (index)
-                kept.push_back(*index);
-        }
-    }
+    const std::vector<std::size_t> kept = summarizeConstants(src, module, constantIndex, summary);
     bool usesAttrs = false;
     for (const Node &n : module.graph.nodes())
         usesAttrs = usesAttrs || !n.attrsRef().empty();
-    if (!src.metadata().empty() && (!kept.empty() || usesAttrs)) {
-        const auto subset = subsetMetadata(src.metadata(), kept);
-        if (!subset) {
-            diagnostics.push_back(
-                Diagnostic::make(Severity::Warning, "export.metadata",
-                                 "the source's #[metadata] section could not be read; mod"
-                                     + std::to_string(k) + ".relay carries it unchanged"));
-            module.graph.setMetadata(src.metadata());
-        } else {
-            module.graph.setMetadata(*subset);
-        }
-    }
+    if (!src.metadata().empty() && (!kept.empty() || usesAttrs))
+        keepMetadataSubset(src, kept, subsetMetadata, "#[metadata] section",
+                           "mod" + std::to_string(k) + ".relay", module.graph, diagnostics);
     if (src.metadata().empty() && !kept.empty())
         diagnostics.push_back(noMetadataWarning(module, k, options.liftConstants));
     if (src.metadata().empty()) {

@@ -6,7 +6,7 @@
 
 namespace cleave {
 
-/// Writes partitions as Relay text modules (`mod<k>.relay`, DESIGN.md §3) built by
+/// Writes partitions as Relay text modules (`mod<k>.relay`, docs/DESIGN.md §5.1) built by
 /// extractPartition and printed by RelayPrinter, with the module's own `#[metadata]` subset.
 class RelayModuleExporter final : public ModuleExporter
 {

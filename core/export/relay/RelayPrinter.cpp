@@ -14,6 +14,17 @@ std::string pad(int indent)
     return std::string(static_cast<std::size_t>(indent) * 2, ' ');
 }
 
+/// `[A, B]` after `def @f` or `fn` of a function with type parameters.
+void printTypeParams(const Function &fn, std::string &out)
+{
+    if (fn.typeParams.empty())
+        return;
+    out += "[";
+    for (std::size_t i = 0; i < fn.typeParams.size(); ++i)
+        out += (i ? ", " : "") + fn.typeParams[i];
+    out += "]";
+}
+
 } // namespace
 
 RelayPrinter::RelayPrinter(const Graph &graph, RelayPrintOptions options)
@@ -107,12 +118,7 @@ std::string RelayPrinter::printDefinition(FunctionId f, bool asMain)
 {
     const Function &fn = m_graph.function(f);
     std::string out = "def @" + (asMain ? std::string("main") : fn.name);
-    if (!fn.typeParams.empty()) {
-        out += "[";
-        for (std::size_t i = 0; i < fn.typeParams.size(); ++i)
-            out += (i ? ", " : "") + fn.typeParams[i];
-        out += "]";
-    }
+    printTypeParams(fn, out);
     printSignature(f, out);
     out += " {\n";
     printFunctionBody(f, 1, out);
@@ -148,12 +154,7 @@ void RelayPrinter::printLiteral(FunctionId f, int indent, std::string &out)
 {
     const Function &fn = m_graph.function(f);
     out += "fn ";
-    if (!fn.typeParams.empty()) {
-        out += "[";
-        for (std::size_t i = 0; i < fn.typeParams.size(); ++i)
-            out += (i ? ", " : "") + fn.typeParams[i];
-        out += "]";
-    }
+    printTypeParams(fn, out);
     printSignature(f, out);
     out += " {\n";
     printFunctionBody(f, indent + 1, out);

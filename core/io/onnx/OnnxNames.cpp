@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/onnx/OnnxNames.h"
 
+#include "core/graph/NodeText.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -24,14 +26,7 @@ std::vector<std::string> nodeKeys(const onnx::GraphProto &graph)
         std::string key = node.name();
         if (key.empty())
             key = node.op_type() + "_" + std::to_string(unnamed[node.op_type()]++);
-        if (taken.contains(key)) {
-            int k = 2;
-            while (taken.contains(key + "#" + std::to_string(k)))
-                ++k;
-            key += "#" + std::to_string(k);
-        }
-        taken.insert(key);
-        keys.push_back(std::move(key));
+        keys.push_back(text::uniqueKey(std::move(key), taken));
     }
     return keys;
 }

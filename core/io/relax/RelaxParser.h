@@ -41,6 +41,20 @@ public:
     static constexpr int maxBlockDepth = 64;
 
 private:
+    /// An expression that only marks where `t` stands, for diagnostics.
+    static Expr exprAt(const Token &t)
+    {
+        Expr e;
+        e.line = t.line;
+        e.column = t.column;
+        return e;
+    }
+    /// `@name` or `@name(...)`.
+    static bool isDecorator(const Expr &e, std::string_view name)
+    {
+        return e.isName(name) || e.isCallOf(name);
+    }
+
     struct Value
     {
         enum class Kind : std::uint8_t { Tensor, Function };
@@ -57,7 +71,7 @@ private:
         std::unordered_map<std::string, Value> names;
     };
     /// A type annotation: its expression, or the type of the same text read before. `text` is
-    /// its source text when it may be remembered (see annotationEnd in RelaxParser.cpp).
+    /// its source text when it may be remembered (see annotationText in RelaxParserFunctions.cpp).
     struct Annotation
     {
         const Expr *expr = nullptr;

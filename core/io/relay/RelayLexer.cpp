@@ -51,7 +51,7 @@ bool isIdentChar(char c)
     return hasClass(c, Digit | Alpha | IdentExtra);
 }
 
-// Local names are printed verbatim, so `.`, `/` and `:` occur in them (relay-format.md §6).
+// Local names are printed verbatim, so `.`, `/` and `:` occur in them (TVM's Relay printer).
 bool isLocalChar(char c)
 {
     return hasClass(c, Digit | Alpha | LocalExtra);

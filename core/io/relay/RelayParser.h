@@ -16,7 +16,7 @@
 
 namespace cleave::relay {
 
-/// Parses a whole Relay text file (every form TVM 0.6–0.18 prints, see relay-format.md) into a
+/// Parses a whole Relay text file (every form TVM 0.6–0.18 prints, docs/DESIGN.md §2) into a
 /// Graph. Binding chains are parsed iteratively, so 24k-binding bodies need no deep recursion;
 /// nested expressions recurse with a depth limit. Errors are thrown as ParseError.
 class RelayParser
@@ -106,6 +106,23 @@ private:
     const Binding *lookup(std::string_view name) const;
     NodeId newNode(Node n, const Token &tok);
     FunctionId newScopeFunction(Function::Kind kind, std::string name, const Token &tok);
+
+    // Recursion bounds. Each level of expression nesting costs a few stack frames (parseExpr →
+    // parseAtom → parseParenthesized / parseFunctionLiteral → parseBody), each a few hundred
+    // bytes, several kilobytes under AddressSanitizer: 256 levels stay far below an 8 MiB stack
+    // (and the 2 MiB of a worker thread) while TVM's printer, which binds every call to a
+    // %-name, rarely nests more than a handful.
+    static constexpr int maxExpressionDepth = 256;
+    static constexpr int maxFunctionNesting = 64;
+    /// `line:column` of a token, for messages.
+    static std::string at(const Token &t)
+    {
+        return std::to_string(t.line) + ":" + std::to_string(t.column);
+    }
+    static SourceLocation location(const Token &t)
+    {
+        return SourceLocation { {}, t.line, t.column };
+    }
 
     RelayTokenStream m_ts;
     std::unique_ptr<Graph> m_graph;
