@@ -11,7 +11,8 @@
 #      corpus folders as run_fuzzers.sh (build-fuzz/corpus/<harness>), seeded from the committed
 #      corpus tests/fuzz/corpus/<harness>, the tree's seeds and the shared real-model corpus;
 #   3. merges what it found into the committed corpus: libFuzzer -merge=1 of the committed and
-#      the working corpus into an empty folder (inputs cut to 64 KiB), which then replaces
+#      the working corpus into an empty folder (inputs cut to 64 KiB; edges only, not hit
+#      counts, so the committed corpus stays small), which then replaces
 #      tests/fuzz/corpus/<harness>. The shared corpus is never a merge input, so none of its
 #      files is copied into the tree;
 #   4. replays the merged corpus once under the ASan + UBSan build, so a memory error the fast
@@ -119,6 +120,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:m
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$asan/artifacts" "$fast/results"
 
+# The bytes of the files under a folder, in KiB.
+kib() {
+    find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%d\n", s / 1024 }'
+}
+
 # Runs, merges and replays one harness; writes its table line to $fast/results/<harness>.
 campaign_one() {
     local harness=$1 work="$asan/corpus/$1" committed="$root/tests/fuzz/corpus/$1"
@@ -152,8 +158,8 @@ campaign_one() {
         local merged="$fast/merge_$harness"
         rm -rf "$merged"
         mkdir -p "$merged"
-        if nice -n "$niceness" "$fast/fuzz_$harness" -merge=1 -timeout=20 -rss_limit_mb=2560 \
-            -max_len="$committed_max_len" "$merged" "$committed" "$work" \
+        if nice -n "$niceness" "$fast/fuzz_$harness" -merge=1 -use_counters=0 -timeout=20 \
+            -rss_limit_mb=2560 -max_len="$committed_max_len" "$merged" "$committed" "$work" \
             >"$fast/merge_$harness.log" 2>&1; then
             find "$committed" -type f -delete
             find "$merged" -type f -exec mv -t "$committed" {} +
@@ -180,7 +186,8 @@ campaign_one() {
     fi
     printf '%-10s %12s %7s %8s %7s %7s %6s %8s %7s  %s\n' "$harness" "$execs" "$took" \
         "$((execs / (took > 0 ? took : 1)))" "${cov:-?}" "${ft:-?}" \
-        "$(find "$committed" -type f | wc -l)" "$(du -sk "$committed" | cut -f1)" "$crashes" \
+        "$(find "$committed" -type f | wc -l)" "$(kib "$committed")" \
+        "$crashes" \
         "$replay" >"$fast/results/$harness"
     [[ $status == ok ]]
 }
@@ -213,7 +220,7 @@ else
     for harness in "${harnesses[@]}"; do cat "$fast/results/$harness"; done
     [[ -e "$fast/results/.failed" ]] && failed=1
 fi
-echo "committed corpus: $(du -sk tests/fuzz/corpus | cut -f1) KiB in" \
+echo "committed corpus: $(kib tests/fuzz/corpus) KiB in" \
     "$(find tests/fuzz/corpus -type f | wc -l) files, largest" \
     "$(find tests/fuzz/corpus -type f -printf '%s\n' | sort -n | tail -1) bytes"
 exit $failed
