@@ -7,9 +7,10 @@
 #   1. builds the harnesses with UBSan alone at -O2 into build-fuzz-fast/ (about twice the
 #      executions per second of the ASan build) and with ASan + UBSan into build-fuzz/;
 #   2. runs each chosen harness for a time budget (or until an execution count, whichever comes
-#      first), inputs up to CLEAVE_FUZZ_MAX_LEN bytes (default 4096), growing the same working
-#      corpus folders as run_fuzzers.sh (build-fuzz/corpus/<harness>), seeded from the committed
-#      corpus tests/fuzz/corpus/<harness>, the tree's seeds and the shared real-model corpus;
+#      first), inputs up to CLEAVE_FUZZ_MAX_LEN bytes (default 4096; onnx 64 KiB, graphjson
+#      16 KiB, diff 8 KiB), growing the same working corpus folders as run_fuzzers.sh
+#      (build-fuzz/corpus/<harness>), seeded from the committed corpus tests/fuzz/corpus/<harness>,
+#      the tree's seeds and the shared real-model corpus;
 #   3. merges what it found into the committed corpus: libFuzzer -merge=1 of the committed and
 #      the working corpus into an empty folder (inputs cut to 64 KiB; edges only, not hit
 #      counts, so the committed corpus stays small), which then replaces
@@ -32,7 +33,7 @@
 #   -b           no build: use the harnesses already in the build folders (the replay is skipped
 #                when the ASan build has not got the harness)
 #   HARNESS      default: every harness of tests/fuzz (tests/fuzz/fuzz_<harness>.cpp)
-# Environment: CLEAVE_FUZZ_MAX_LEN (generated input size, default 4096), CLEAVE_CORPUS_DIR
+# Environment: CLEAVE_FUZZ_MAX_LEN (input size for every harness), CLEAVE_CORPUS_DIR
 # (shared real-model corpus, default ../shared/corpus), CLEAVE_FUZZ_JOBS (build jobs, default
 # 2), CLEAVE_FUZZ_NICE (default 19).
 set -euo pipefail
@@ -132,15 +133,23 @@ campaign_one() {
     mkdir -p "$work" "$committed"
     read -r -a seeds <<<"$(seeds_for "$harness" | tr '\n' ' ')"
     for d in "${seeds[@]}"; do [[ -d "$d" ]] && existing+=("$d"); done
-    # A diff input holds two models: give it room for both.
+    # Inputs that are whole models need more room than 4 KiB: an ONNX protobuf cut short is
+    # only ever a truncated file, a cut graph.json a syntax error; a diff input holds two models.
     local len=$max_len
-    [[ -z ${CLEAVE_FUZZ_MAX_LEN:-} && $harness == diff ]] && len=8192
+    if [[ -z ${CLEAVE_FUZZ_MAX_LEN:-} ]]; then
+        case "$harness" in
+        onnx) len=65536 ;;
+        graphjson) len=16384 ;;
+        diff) len=8192 ;;
+        esac
+    fi
     local before
     before=$(find "$asan/artifacts" -name "$harness-*" | wc -l)
     start=$(date +%s)
     local status=ok
     # shellcheck disable=SC2046 # the dictionary flag is one word or none
-    nice -n "$niceness" "$fast/fuzz_$harness" -runs="$runs" -max_total_time="$seconds" \
+    nice -n "$niceness" "$fast/fuzz_$harness" -runs="$((runs > 0 ? runs : -1))" \
+        -max_total_time="$seconds" \
         -timeout=20 -rss_limit_mb=2560 -max_len="$len" -print_final_stats=1 \
         -artifact_prefix="$asan/artifacts/$harness-" $(dict_for "$harness") \
         "$work" "${existing[@]}" >"$log" 2>&1 || status=FAILED

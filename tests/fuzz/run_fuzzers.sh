@@ -68,7 +68,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$build/artifacts"
 status=0
-for harness in ${CLEAVE_FUZZ_HARNESSES:-relay relax graphjson onnx plan project tables auto diff}; do
+all="relay relax graphjson onnx plan project tables auto diff"
+for harness in ${CLEAVE_FUZZ_HARNESSES:-$all}; do
     work="$build/corpus/$harness"
     mkdir -p "$work"
     dict=()
