@@ -5,10 +5,12 @@
 // plan it makes, and that plan's validation.
 //
 // Input: one flag byte, then the device file, then optionally "\n%%\n" and a latency table
-// every device without its own gets (as `--latency`). An empty device file stands for
-// `--stages K`: one default device. Flag bits: 0-2 K - 1 (without a device file), 3 latency
-// objective, 4 blocks level, 5-7 a memory limit for every device (none, or 2^(4·n) bytes).
-// Files the device file names are looked up in a folder that does not exist.
+// every device without its own gets (as `--latency`), then optionally "\n%%\n" and a Relay
+// model to plan instead of the small fixed one (huge shapes, odd graphs). An empty device file
+// stands for `--stages K`: one default device; an empty latency table for none. Flag bits: 0-2
+// K - 1 (without a device file), 3 latency objective, 4 blocks level, 5-7 a memory limit for
+// every device (none, or 2^(4·n) bytes). Files the device file names are looked up in a folder
+// that does not exist.
 #include "FuzzSupport.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/LatencyTable.h"
@@ -16,6 +18,7 @@
 #include "core/auto/CostModel.h"
 #include "core/auto/DeviceFile.h"
 #include "core/auto/StageSearch.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/graph/FunctionView.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/validation/Validation.h"
@@ -36,10 +39,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         return 0;
     const unsigned flags = data[0];
     std::string_view devicesText(reinterpret_cast<const char *>(data) + 1, size - 1);
-    std::string_view latencyText;
+    std::string_view latencyText, modelText;
     if (const auto cut = devicesText.find("\n%%\n"); cut != std::string_view::npos) {
         latencyText = devicesText.substr(cut + 4);
         devicesText = devicesText.substr(0, cut);
+        if (const auto next = latencyText.find("\n%%\n"); next != std::string_view::npos) {
+            modelText = latencyText.substr(next + 4);
+            latencyText = latencyText.substr(0, next);
+        }
+    }
+    std::unique_ptr<Graph> model;
+    if (!modelText.empty()) {
+        model = importBytes(modelText, "/nonexistent-cleave-fuzz/model.relay").graph;
+        if (!model)
+            return 0;
     }
 
     std::vector<Diagnostic> found;
@@ -84,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (stages == 0)
         return 0; // parseDeviceFile refuses a file without devices; stay safe if it changes
 
-    const Graph &graph = fuzz::smallModel();
+    const Graph &graph = model ? *model : fuzz::smallModel();
     const auto view = std::make_shared<const FunctionView>(graph, graph.mainFunction());
     const CostGraph cost = (flags & 16) != 0
         ? CostGraph::buildBlocks(*view, fuseOps(graph, view->function(), FusionOptions {}),
