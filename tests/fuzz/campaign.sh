@@ -8,14 +8,14 @@
 #      executions per second of the ASan build) and with ASan + UBSan into build-fuzz/;
 #   2. runs each chosen harness for a time budget (or until an execution count, whichever comes
 #      first), inputs up to CLEAVE_FUZZ_MAX_LEN bytes (default 4096; onnx 64 KiB, graphjson
-#      16 KiB, diff 8 KiB), growing the same working corpus folders as run_fuzzers.sh
+#      8 KiB, diff 8 KiB), growing the same working corpus folders as run_fuzzers.sh
 #      (build-fuzz/corpus/<harness>), seeded from the committed corpus tests/fuzz/corpus/<harness>,
 #      the tree's seeds and the shared real-model corpus;
 #   3. merges what it found into the committed corpus: libFuzzer -merge=1 of the committed and
-#      the working corpus into an empty folder (inputs cut to 64 KiB; edges only, not hit
-#      counts, so the committed corpus stays small), which then replaces
-#      tests/fuzz/corpus/<harness>. The shared corpus is never a merge input, so none of its
-#      files is copied into the tree;
+#      the working corpus into an empty folder (inputs cut to the size fuzzed, diff's to 2 KiB;
+#      edges only, not hit counts, so the committed corpus stays small: about 2.5 MB for all),
+#      which then replaces tests/fuzz/corpus/<harness>. The shared corpus is never a merge
+#      input, so none of its files is copied into the tree;
 #   4. replays the merged corpus once under the ASan + UBSan build, so a memory error the fast
 #      build cannot see still fails the campaign;
 #   5. prints one line per harness: executions, seconds, executions per second, edges covered
@@ -75,7 +75,7 @@ fast=${CLEAVE_FUZZ_FAST_BUILD:-$root/build-fuzz-fast}
 asan=${CLEAVE_FUZZ_BUILD:-$root/build-fuzz}
 max_len=${CLEAVE_FUZZ_MAX_LEN:-4096}
 niceness=${CLEAVE_FUZZ_NICE:-19}
-committed_max_len=65536
+committed_max_len=65536 # the largest input the replay and run_fuzzers.sh read whole
 
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
@@ -139,10 +139,15 @@ campaign_one() {
     if [[ -z ${CLEAVE_FUZZ_MAX_LEN:-} ]]; then
         case "$harness" in
         onnx) len=65536 ;;
-        graphjson) len=16384 ;;
+        graphjson) len=8192 ;;
         diff) len=8192 ;;
         esac
     fi
+    # The committed corpus keeps inputs of the size fuzzed; diff's, whose edges are mostly the
+    # importers' (fuzzed by their own harnesses), are cut to 2 KiB: 10 % fewer edges, half the
+    # bytes.
+    local keep=$len
+    [[ $harness == diff ]] && keep=2048
     local before
     before=$(find "$asan/artifacts" -name "$harness-*" | wc -l)
     start=$(date +%s)
@@ -168,7 +173,7 @@ campaign_one() {
         rm -rf "$merged"
         mkdir -p "$merged"
         if nice -n "$niceness" "$fast/fuzz_$harness" -merge=1 -use_counters=0 -timeout=20 \
-            -rss_limit_mb=2560 -max_len="$committed_max_len" "$merged" "$committed" "$work" \
+            -rss_limit_mb=2560 -max_len="$keep" "$merged" "$committed" "$work" \
             >"$fast/merge_$harness.log" 2>&1; then
             find "$committed" -type f -delete
             find "$merged" -type f -exec mv -t "$committed" {} +
