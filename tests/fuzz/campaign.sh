@@ -14,8 +14,9 @@
 #   3. merges what it found into the committed corpus: libFuzzer -merge=1 of the committed and
 #      the working corpus into an empty folder (inputs cut to the size fuzzed, diff's to 2 KiB;
 #      edges only, not hit counts, so the committed corpus stays small: about 2.5 MB for all),
-#      which then replaces tests/fuzz/corpus/<harness>. The shared corpus is never a merge
-#      input, so none of its files is copied into the tree;
+#      which then replaces tests/fuzz/corpus/<harness> but for its repro-* files (reproducers
+#      of fixed findings, kept by name). The shared corpus is never a merge input, so none of
+#      its files is copied into the tree;
 #   4. replays the merged corpus once under the ASan + UBSan build, so a memory error the fast
 #      build cannot see still fails the campaign;
 #   5. prints one line per harness: executions, seconds, executions per second, edges covered
@@ -175,7 +176,8 @@ campaign_one() {
         if nice -n "$niceness" "$fast/fuzz_$harness" -merge=1 -use_counters=0 -timeout=20 \
             -rss_limit_mb=2560 -max_len="$keep" "$merged" "$committed" "$work" \
             >"$fast/merge_$harness.log" 2>&1; then
-            find "$committed" -type f -delete
+            # Reproducers of fixed findings (repro-*) stay, whatever the merge chose.
+            find "$committed" -type f ! -name 'repro-*' -delete
             find "$merged" -type f -exec mv -t "$committed" {} +
         else
             status=FAILED
