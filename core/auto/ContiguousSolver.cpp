@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/auto/SplitSolvers.h"
+#include "core/support/Saturating.h"
 
 #include <algorithm>
 
@@ -56,21 +57,21 @@ public:
             if (m_position[static_cast<std::size_t>(ct.producer)] < m_start
                 && m_stamp[static_cast<std::size_t>(t)] != m_sweep) {
                 m_stamp[static_cast<std::size_t>(t)] = m_sweep;
-                inBytes += ct.bytes;
+                inBytes = satAdd(inBytes, ct.bytes);
                 inUs += m_g.link().transferUs(ct.bytes);
             }
         }
-        m_params += m_g.units()[u].paramBytes;
-        m_held += m_g.units()[u].activationBytes;
+        m_params = satAdd(m_params, m_g.units()[u].paramBytes);
+        m_held = satAdd(m_held, m_g.units()[u].activationBytes);
         m_peak = std::max(m_peak, m_held);
         for (std::int32_t t : m_dying[static_cast<std::size_t>(p)]) {
             const CostTensor &ct = m_g.tensors()[static_cast<std::size_t>(t)];
             if (m_position[static_cast<std::size_t>(ct.producer)] >= m_start)
-                m_held -= ct.memoryBytes;
+                m_held = satRelease(m_held, ct.memoryBytes);
         }
     }
 
-    [[nodiscard]] std::int64_t memory() const { return m_params + inBytes + m_peak; }
+    [[nodiscard]] std::int64_t memory() const { return satAdd(satAdd(m_params, inBytes), m_peak); }
 
     double inUs = 0;
     std::int64_t inBytes = 0;
@@ -210,9 +211,10 @@ private:
     void update(const Layer &prev, Layer &cur, std::size_t i, std::size_t j, double cost,
                 bool minMax, bool bytesPass) const
     {
-        const std::int64_t bytes = prev.bytes[i] + m_sweep.inBytes;
+        const std::int64_t bytes = satAdd(prev.bytes[i], m_sweep.inBytes);
         if (bytesPass) {
-            if (bytes < cur.bytes[j]) {
+            // Bytes saturate: a split moving "all" bytes still beats no split at all.
+            if (cur.from[j] < 0 || bytes < cur.bytes[j]) {
                 cur.bytes[j] = bytes;
                 cur.value[j] = std::max(prev.value[i], cost);
                 cur.from[j] = static_cast<std::int32_t>(i);

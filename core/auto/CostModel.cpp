@@ -33,7 +33,8 @@ void chargeWeightInputs(const FunctionView &view, std::vector<CostUnit> &units)
                 if (!followers.isWeight(w) || charged[w.index()] != 0)
                     continue;
                 charged[w.index()] = 1;
-                unit.paramBytes += g.tensorType(e->tensor).byteSize().value_or(0);
+                unit.paramBytes
+                    = satAdd(unit.paramBytes, g.tensorType(e->tensor).byteSize().value_or(0));
             }
         }
     }
@@ -99,8 +100,8 @@ CostGraph fromGroups(const FunctionView &view, std::vector<std::vector<NodeId>> 
         CostUnit &unit = units[u];
         for (NodeId node : unit.nodes) {
             const NodeCost c = nodeCost(g, node);
-            unit.flops += c.flops;
-            unit.paramBytes += c.paramBytes;
+            unit.flops = satAdd(unit.flops, c.flops);
+            unit.paramBytes = satAdd(unit.paramBytes, c.paramBytes);
             if (g.node(node).isOperator())
                 ++unit.ops;
             for (std::size_t d = 0; d < times.size(); ++d) {
@@ -157,7 +158,8 @@ CostGraph fromGroups(const FunctionView &view, std::vector<std::vector<NodeId>> 
     for (CostTensor &t : tensors) {
         std::sort(t.consumers.begin(), t.consumers.end());
         t.consumers.erase(std::unique(t.consumers.begin(), t.consumers.end()), t.consumers.end());
-        units[static_cast<std::size_t>(t.producer)].activationBytes += t.memoryBytes;
+        std::int64_t &activation = units[static_cast<std::size_t>(t.producer)].activationBytes;
+        activation = satAdd(activation, t.memoryBytes);
     }
     return CostGraph::fromParts(std::move(units), std::move(tensors), std::move(times), link);
 }
@@ -304,12 +306,13 @@ std::vector<StageCost> CostGraph::evaluate(const std::vector<std::int32_t> &stag
         const std::size_t device
             = std::min<std::size_t>(static_cast<std::size_t>(s), m_times.size() - 1);
         sc.computeUs += m_times[device][u];
-        sc.paramBytes += m_units[u].paramBytes;
+        sc.paramBytes = satAdd(sc.paramBytes, m_units[u].paramBytes);
         sc.ops += m_units[u].ops;
         ++sc.units;
         for (std::int32_t t : outputsOf(u)) {
             const CostTensor &ct = m_tensors[static_cast<std::size_t>(t)];
-            held[static_cast<std::size_t>(s)] += ct.memoryBytes;
+            held[static_cast<std::size_t>(s)]
+                = satAdd(held[static_cast<std::size_t>(s)], ct.memoryBytes);
             seen.clear();
             for (std::int32_t c : ct.consumers) {
                 const std::int32_t cs = stageOf[static_cast<std::size_t>(c)];
@@ -318,10 +321,10 @@ std::vector<StageCost> CostGraph::evaluate(const std::vector<std::int32_t> &stag
                 seen.push_back(cs);
                 const double us = m_link.transferUs(ct.bytes);
                 sc.transferOutUs += us;
-                sc.bytesOut += ct.bytes;
+                sc.bytesOut = satAdd(sc.bytesOut, ct.bytes);
                 StageCost &to = stages[static_cast<std::size_t>(cs)];
                 to.transferInUs += us;
-                to.bytesIn += ct.bytes;
+                to.bytesIn = satAdd(to.bytesIn, ct.bytes);
             }
         }
         sc.peakActivationBytes
@@ -329,13 +332,14 @@ std::vector<StageCost> CostGraph::evaluate(const std::vector<std::int32_t> &stag
         for (std::int32_t t : dying[u]) {
             const CostTensor &ct = m_tensors[static_cast<std::size_t>(t)];
             if (stageOf[static_cast<std::size_t>(ct.producer)] == s)
-                held[static_cast<std::size_t>(s)] -= ct.memoryBytes;
+                held[static_cast<std::size_t>(s)]
+                    = satRelease(held[static_cast<std::size_t>(s)], ct.memoryBytes);
         }
     }
     // Received tensors are held for the whole stage; a stage that runs pays its fixed time.
     for (std::size_t s = 0; s < stages.size(); ++s) {
         StageCost &sc = stages[s];
-        sc.peakActivationBytes += sc.bytesIn;
+        sc.peakActivationBytes = satAdd(sc.peakActivationBytes, sc.bytesIn);
         if (sc.units > 0)
             sc.overheadUs = stageOverheadUs(std::min<std::size_t>(s, m_times.size() - 1));
     }
@@ -362,7 +366,7 @@ std::int64_t totalTransferBytes(const std::vector<StageCost> &stages)
 {
     std::int64_t sum = 0;
     for (const StageCost &s : stages)
-        sum += s.bytesIn;
+        sum = satAdd(sum, s.bytesIn);
     return sum;
 }
 

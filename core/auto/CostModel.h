@@ -4,6 +4,7 @@
 
 #include "core/graph/Graph.h"
 #include "core/graph/Ids.h"
+#include "core/support/Saturating.h"
 
 #include <cstdint>
 #include <optional>
@@ -94,7 +95,11 @@ struct StageCost
     std::size_t ops = 0;
 
     [[nodiscard]] double timeUs() const { return computeUs + overheadUs + transferInUs; }
-    [[nodiscard]] std::int64_t memoryBytes() const { return paramBytes + peakActivationBytes; }
+    /// Saturates at saturatedCount, as every byte count of the cost model does.
+    [[nodiscard]] std::int64_t memoryBytes() const
+    {
+        return satAdd(paramBytes, peakActivationBytes);
+    }
 };
 
 /// The planner's view of one function: units in a topological order (index = program

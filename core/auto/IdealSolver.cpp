@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/auto/SplitSolvers.h"
+#include "core/support/Saturating.h"
 
 #include <algorithm>
 #include <bit>
@@ -153,9 +154,10 @@ public:
                     if (cost > limit)
                         continue;
                     const std::int64_t bytes
-                        = m_bytes[k - 1][static_cast<std::size_t>(a)] + c.bytes;
+                        = satAdd(m_bytes[k - 1][static_cast<std::size_t>(a)], c.bytes);
                     const double value = minMax ? std::max(before, cost) : before + cost;
-                    const bool better = bytesPass ? bytes < m_bytes[k][b]
+                    // Bytes saturate: a split moving "all" bytes still beats no split at all.
+                    const bool better = bytesPass ? m_from[k][b] < 0 || bytes < m_bytes[k][b]
                                                   : value < m_value[k][b]
                             || (value == m_value[k][b] && !minMax && bytes < m_bytes[k][b]);
                     if (better) {
@@ -233,25 +235,25 @@ private:
         std::int64_t peak = 0;
         for (std::size_t u : members) {
             c.time += m_g.timeUs(device, u);
-            params += m_g.units()[u].paramBytes;
+            params = satAdd(params, m_g.units()[u].paramBytes);
             for (std::int32_t t : m_g.inputsOf(u)) {
                 const CostTensor &ct = m_g.tensors()[static_cast<std::size_t>(t)];
                 if (m_inStage[static_cast<std::size_t>(ct.producer)] != m_epoch
                     && m_stamp[static_cast<std::size_t>(t)] != m_epoch) {
                     m_stamp[static_cast<std::size_t>(t)] = m_epoch;
-                    c.bytes += ct.bytes;
+                    c.bytes = satAdd(c.bytes, ct.bytes);
                     c.time += m_g.link().transferUs(ct.bytes);
                 }
             }
-            held += m_g.units()[u].activationBytes;
+            held = satAdd(held, m_g.units()[u].activationBytes);
             peak = std::max(peak, held);
             for (std::int32_t t : dyingAt(u)) {
                 const CostTensor &ct = m_g.tensors()[static_cast<std::size_t>(t)];
                 if (m_inStage[static_cast<std::size_t>(ct.producer)] == m_epoch)
-                    held -= ct.memoryBytes;
+                    held = satRelease(held, ct.memoryBytes);
             }
         }
-        c.memory = params + c.bytes + peak;
+        c.memory = satAdd(satAdd(params, c.bytes), peak);
         return c;
     }
 

@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/partition/BoundaryTensors.h"
 
+#include "core/support/Saturating.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -250,7 +252,7 @@ void BoundaryBuilder::nameInputs()
                     c.inputName = name;
             }
             iface.inputs.push_back(PartitionInput { name, {}, in.boundary });
-            iface.bytesIn += b.bytes.value_or(0);
+            iface.bytesIn = satAdd(iface.bytesIn, b.bytes.value_or(0));
         }
     }
 }
@@ -274,7 +276,7 @@ void BoundaryBuilder::orderOutputs()
             if (outs[k].boundary >= 0) {
                 BoundaryTensor &b = m_table.tensors[static_cast<std::size_t>(outs[k].boundary)];
                 b.outputIndex = static_cast<std::uint32_t>(k);
-                iface.bytesOut += b.bytes.value_or(0);
+                iface.bytesOut = satAdd(iface.bytesOut, b.bytes.value_or(0));
             }
         }
         iface.outputs = std::move(outs);

@@ -60,7 +60,7 @@ struct PartitionInterface
     PartitionId partition;
     std::vector<PartitionInput> inputs; ///< By first use in program order.
     std::vector<PartitionOutput> outputs; ///< By first reference (graph_split order).
-    std::int64_t bytesIn = 0; ///< Boundary bytes entering (static shapes only).
+    std::int64_t bytesIn = 0; ///< Boundary bytes entering (static shapes only; saturating).
     std::int64_t bytesOut = 0; ///< Boundary bytes leaving, counted once per tensor.
 };
 

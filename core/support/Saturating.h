@@ -29,4 +29,13 @@ inline constexpr std::int64_t saturatedCount = std::numeric_limits<std::int64_t>
     return __builtin_add_overflow(a, b, &r) ? saturatedCount : r;
 }
 
+/// Takes back `b` from a running total `a` that satAdd built (b was added to it before): a total
+/// that saturated stays saturated, since what it held is no longer known.
+[[nodiscard]] inline std::int64_t satRelease(std::int64_t a, std::int64_t b)
+{
+    if (a == saturatedCount || b <= 0)
+        return a;
+    return a > b ? a - b : 0;
+}
+
 } // namespace cleave

@@ -3,6 +3,7 @@
 // Rules on what crosses between partitions: global inputs, tuples, implied edges, constants.
 #include "core/analysis/Cost.h"
 #include "core/analysis/WeightInputs.h"
+#include "core/support/Saturating.h"
 #include "core/validation/RuleSupport.h"
 #include "core/validation/Validation.h"
 
@@ -228,7 +229,7 @@ std::vector<Diagnostic> summarizeBoundary(const PartitionPlan &plan, const Bound
             auto &[count, bytes]
                 = pairs[{ plan.indexOf(b.producerPartition), plan.indexOf(c.partition) }];
             ++count;
-            bytes += b.bytes.value_or(0);
+            bytes = satAdd(bytes, b.bytes.value_or(0));
         }
     }
     std::vector<Diagnostic> out;

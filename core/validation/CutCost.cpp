@@ -5,6 +5,7 @@
 #include "core/analysis/Cost.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/support/Saturating.h"
 
 #include <algorithm>
 
@@ -31,9 +32,9 @@ CutCost cutCost(const PartitionPlan &plan, const BoundaryTable &boundary)
         }
         const std::int64_t bytes = b.bytes.value_or(0);
         if (anyCrossed)
-            cost.crossedBytes += bytes;
+            cost.crossedBytes = satAdd(cost.crossedBytes, bytes);
         else if (anyImplied) {
-            cost.impliedBytes += bytes;
+            cost.impliedBytes = satAdd(cost.impliedBytes, bytes);
             ++cost.impliedTensors;
         }
     }

@@ -16,6 +16,7 @@
 #include "core/graph/FunctionView.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/support/FileIo.h"
+#include "core/support/Saturating.h"
 #include "core/validation/Validation.h"
 
 #include <QDir>
@@ -316,6 +317,7 @@ private slots:
     void resnet18ThreeStagesByHand();
     void resnet18MemoryLimitForcesAnotherSplit();
     void infeasibleRequestsExplainThemselves();
+    void hugeShapesSaturateStageBytes();
     void blocksLevelNeverSplitsABlock();
     void baselinesAreContiguousSplits();
     void deviceFileParses();
@@ -504,6 +506,50 @@ void TestAuto::infeasibleRequestsExplainThemselves()
     const StageSearchResult below
         = searchStages(cg, options, { std::optional<std::int64_t>(*r.smallestFeasibleMemory - 1) });
     QVERIFY(!below.ok);
+}
+
+// fuzz_auto found it (UBSan): a (1, 2^62) float tensor holds 2^64 bytes, and the stage search
+// added such byte counts without saturating (signed overflow in CostGraph::evaluate and both
+// solvers); once saturated, the throughput objective's second pass (fewest bytes among the
+// optimal splits) never found a split and read its back-pointer -1. Every byte count of the cost
+// model now saturates at saturatedCount, as the FLOPs already did: the search plans both
+// objectives, each stage holds (or receives) the tensor, so its memory is saturatedCount, and a
+// memory limit is refused with that as the smallest feasible limit.
+void TestAuto::hugeShapesSaturateStageBytes()
+{
+    auto graph = load(CLEAVE_TESTDATA_DIR "/hostile/auto_hugeshape.relay");
+    QVERIFY(graph);
+    FunctionView view(*graph, graph->mainFunction());
+    const CostGraph cg = CostGraph::build(view, { DeviceSpec {} }, LinkSpec {});
+    QCOMPARE(cg.unitCount(), std::size_t(3));
+    for (const StageObjective objective : { StageObjective::Throughput, StageObjective::Latency }) {
+        StageSearchOptions options;
+        options.stages = 2;
+        options.objective = objective;
+        const StageSearchResult r = searchStages(cg, options);
+        QVERIFY2(r.ok, r.error.c_str());
+        QCOMPARE(r.stages.size(), std::size_t(2));
+        for (const StageCost &s : r.stages)
+            QCOMPARE(s.memoryBytes(), saturatedCount);
+        QCOMPARE(r.transferBytes, saturatedCount);
+        for (const Baseline &b : r.baselines) {
+            for (const StageCost &s : b.stages)
+                QVERIFY(s.memoryBytes() >= 0);
+        }
+    }
+    StageSearchOptions options;
+    options.stages = 2;
+    const std::int64_t limit = std::int64_t { 16 } << 30;
+    const StageSearchResult limited = searchStages(cg, options, { limit });
+    QVERIFY(!limited.ok);
+    QCOMPARE(limited.smallestFeasibleMemory, std::optional<std::int64_t>(saturatedCount));
+    const std::string expected
+        = "no split into 2 stages fits the memory limit of " + std::to_string(limit) + " bytes";
+    QVERIFY2(limited.error.starts_with(expected), limited.error.c_str());
+    QVERIFY2(limited.error.find("the smallest feasible limit is " + std::to_string(saturatedCount)
+                                + " bytes")
+                 != std::string::npos,
+             limited.error.c_str());
 }
 
 void TestAuto::blocksLevelNeverSplitsABlock()

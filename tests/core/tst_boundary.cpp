@@ -5,6 +5,7 @@
 #include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
+#include "core/support/Saturating.h"
 
 #include <QDir>
 #include <QtTest/QtTest>
@@ -78,6 +79,7 @@ private slots:
     void graphSplitWiring();
     void tupleCrossesAsItsField();
     void noBoundaryWithOnePartition();
+    void hugeTensorsSaturateInterfaceBytes();
     void resnet18SampleCutAfterAdd();
     void nestedScopeReadsBelongToTheIf();
     void cutAfterFusedKernel();
@@ -184,6 +186,28 @@ void TestBoundary::noBoundaryWithOnePartition()
     QVERIFY(t.tensors.empty());
     QCOMPARE(inputNames(t, 0), QStringList { QStringLiteral("data") });
     QCOMPARE(t.interfaces[0].outputs.size(), std::size_t(1));
+}
+
+// fuzz_auto found it (UBSan): two (1, 2^62) float tensors (2^64 bytes each, saturated to
+// saturatedCount) crossing one cut overflowed an interface's bytesIn and bytesOut. Boundary
+// bytes saturate, as every byte count does: both interfaces say saturatedCount.
+void TestBoundary::hugeTensorsSaturateInterfaceBytes()
+{
+    ImportResult r = importBytes("def @main(%x: Tensor[(1, 4611686018427387904), float32]) {\n"
+                                 "  %0 = nn.relu(%x);\n"
+                                 "  %1 = nn.relu(%0);\n"
+                                 "  add(%0, %1)\n"
+                                 "}\n",
+                                 "huge.relay");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    PartitionPlan plan(*r.graph);
+    plan.cutAfterOp("nn.relu", 1);
+    const BoundaryTable t = computeBoundary(plan);
+    QCOMPARE(t.tensors.size(), std::size_t(2));
+    for (const BoundaryTensor &b : t.tensors)
+        QCOMPARE(b.bytes, std::optional<std::int64_t>(saturatedCount));
+    QCOMPARE(t.interfaces[0].bytesOut, saturatedCount);
+    QCOMPARE(t.interfaces[1].bytesIn, saturatedCount);
 }
 
 void TestBoundary::resnet18SampleCutAfterAdd()

@@ -3,18 +3,21 @@
 # Part of Cleave, the partition editor for deep-learning graphs.
 #
 # Builds the libFuzzer harnesses of tests/fuzz (clang, ASan + UBSan) into build-fuzz/ and runs
-# each one for a bounded time, one after the other, niced. Any crash, leak, hang (> 20 s per
-# input) or sanitizer report fails the script; the reproducer is left in build-fuzz/artifacts/.
+# each one for a bounded time, one after the other, niced, over the committed minimised corpus
+# (tests/fuzz/corpus/<harness>, grown by campaign.sh) and the seeds. Any crash, leak, hang
+# (> 20 s per input) or sanitizer report fails the script; the reproducer is left in
+# build-fuzz/artifacts/.
 #
 # Usage: tests/fuzz/run_fuzzers.sh [SECONDS_PER_HARNESS [CORPUS_DIR]]
-#   SECONDS_PER_HARNESS  default 45 (seven harnesses: under 6 minutes with the build cached)
+#   SECONDS_PER_HARNESS  default 45 (nine harnesses: under 8 minutes with the build cached)
 #   CORPUS_DIR           real model dumps (relay/, graph_json/, relax/); default ../shared/corpus.
 #                        Its files seed the corpora in place; nothing is copied.
 # Environment, for long local campaigns:
-#   CLEAVE_FUZZ_HARNESSES  space-separated subset to run (default: all seven)
-#   CLEAVE_FUZZ_MAX_LEN    largest generated input in bytes (default 1 MiB). A long campaign runs
-#                          faster with 65536: the 2 MB rnnt seed is then read truncated and small
-#                          inputs dominate, as they do in the bugs fuzzing finds.
+#   CLEAVE_FUZZ_HARNESSES  space-separated subset to run (default: all nine)
+#   CLEAVE_FUZZ_MAX_LEN    largest input in bytes (default 64 KiB, the committed corpus' cap):
+#                          larger seeds such as the 2 MB rnnt dump are read truncated, so no
+#                          rnnt-sized input is in the hot loop and small inputs dominate, as they
+#                          do in the bugs fuzzing finds.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -43,17 +46,18 @@ if [[ ! -x "$build/fuzz_relay" ]]; then
     exit 1
 fi
 
-# Seed directories per harness: the tree's samples and test data, and the shared corpus.
+# Seed directories per harness: the committed minimised corpus (tests/fuzz/corpus/<harness>, grown
+# by campaign.sh), the tree's samples and test data, and the shared corpus.
 seeds_for() {
-    local dirs=()
+    local dirs=("tests/fuzz/corpus/$1")
     case "$1" in
-    relay) dirs=(samples tests/data/malformed "$corpus/relay") ;;
-    relax) dirs=(tests/fuzz/seeds/relax "$corpus/relax") ;;
-    graphjson) dirs=(tests/data/map "$corpus/graph_json") ;;
-    onnx) dirs=(samples) ;;
-    plan) dirs=(tests/fuzz/seeds/plan tests/data/hostile) ;;
-    project) dirs=(tests/fuzz/seeds/project tests/data/hostile) ;;
-    tables) dirs=(tests/fuzz/seeds/tables) ;;
+    relay) dirs+=(samples tests/data/malformed "$corpus/relay") ;;
+    relax) dirs+=(tests/fuzz/seeds/relax "$corpus/relax") ;;
+    graphjson) dirs+=(tests/data/map "$corpus/graph_json") ;;
+    onnx) dirs+=(samples) ;;
+    plan) dirs+=(tests/fuzz/seeds/plan tests/data/hostile) ;;
+    project) dirs+=(tests/fuzz/seeds/project tests/data/hostile) ;;
+    *) dirs+=("tests/fuzz/seeds/$1") ;;
     esac
     for d in "${dirs[@]}"; do
         [[ -d "$d" ]] && echo "$d"
@@ -64,12 +68,13 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$build/artifacts"
 status=0
-for harness in ${CLEAVE_FUZZ_HARNESSES:-relay relax graphjson onnx plan project tables}; do
+all="relay relax graphjson onnx plan project tables auto diff"
+for harness in ${CLEAVE_FUZZ_HARNESSES:-$all}; do
     work="$build/corpus/$harness"
     mkdir -p "$work"
     dict=()
     case "$harness" in
-    relay) dict=(-dict=tests/fuzz/relay.dict) ;;
+    relay | diff) dict=(-dict=tests/fuzz/relay.dict) ;;
     relax) dict=(-dict=tests/fuzz/relax.dict) ;;
     onnx) ;;
     *) dict=(-dict=tests/fuzz/json.dict) ;;
@@ -78,7 +83,7 @@ for harness in ${CLEAVE_FUZZ_HARNESSES:-relay relax graphjson onnx plan project 
     echo "== fuzz_$harness: ${seconds}s, seeds: ${seeds[*]}"
     log="$build/fuzz_$harness.log"
     if nice -n 10 "$build/fuzz_$harness" -max_total_time="$seconds" -timeout=20 \
-        -rss_limit_mb=2560 -max_len="${CLEAVE_FUZZ_MAX_LEN:-1048576}" -print_final_stats=1 \
+        -rss_limit_mb=2560 -max_len="${CLEAVE_FUZZ_MAX_LEN:-65536}" -print_final_stats=1 \
         -artifact_prefix="$build/artifacts/${harness}-" "${dict[@]}" \
         "$work" "${seeds[@]}" >"$log" 2>&1; then
         grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$log" | sed 's/^/   /'
