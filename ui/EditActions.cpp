@@ -47,7 +47,7 @@ QIcon swatch(int colour)
     painter.setPen(partitionColour(colour).darker(130));
     painter.setBrush(partitionColour(colour));
     painter.drawRoundedRect(QRectF(1.5, 1.5, 11, 11), 2, 2);
-    return QIcon(pixmap);
+    return { pixmap };
 }
 
 QAction *makeAction(QObject *parent, const QIcon &icon, const QString &text, const char *name,

@@ -414,7 +414,11 @@ void MainWindow::createMenus()
     about->setMenuRole(QAction::AboutRole);
     QAction *aboutQt = help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
     aboutQt->setMenuRole(QAction::AboutQtRole);
+    createToolBar(open);
+}
 
+void MainWindow::createToolBar(QAction *open)
+{
     QToolBar *toolbar = addToolBar(tr("Tools"));
     toolbar->setObjectName(QStringLiteral("toolsToolBar"));
     toolbar->setMovable(false);

@@ -88,6 +88,8 @@ private:
     void createDocks();
     void createActions();
     void createMenus();
+    /// The tool bar: file, undo, tools, levels, edits, search and the function chooser.
+    void createToolBar(QAction *open);
     void connectDocks();
     void connectCanvas();
     void showOpenDialog();

@@ -3,6 +3,7 @@
 #include "core/analysis/ModelSummary.h"
 
 #include "core/analysis/Cost.h"
+#include "core/support/Saturating.h"
 
 #include <algorithm>
 #include <sstream>
@@ -216,7 +217,8 @@ ModelSummary ModelSummary::compute(const Graph &graph)
         for (NodeId id : graph.function(main).nodes) {
             if (!graph.node(id).isOperator() || isMatchCast(graph.node(id)))
                 continue;
-            s.flops += nodeFlops(graph, id);
+            s.flops
+                = satAdd(s.flops, nodeFlops(graph, id)); // 2^62-wide tensors overflow a plain sum
             ++s.mainOps;
             if (!hasStaticShapes(graph.node(id)))
                 ++s.opsWithoutShapes;

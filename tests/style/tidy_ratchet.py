@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # Part of Cleave, the partition editor for deep-learning graphs.
-"""Compares clang-tidy findings on core/ with the recorded baseline (a ratchet).
+"""Compares clang-tidy findings on core/, ui/ and app/ with the recorded baseline (a ratchet).
 
 Reads clang-tidy's output on standard input, keeps each finding once (headers are seen from many
-translation units; paths under build/include/<library>/ are the staged core headers), counts
+translation units; paths under build/include/<library>/ are the staged headers), counts
 them per (file, check) and compares with tests/style/tidy-baseline.txt ("count file check" per
 line). Exits 1 when a file has more findings of a check than recorded (a new finding), 0
 otherwise; prints what went down so the baseline can be lowered with --update.
@@ -19,7 +19,8 @@ FINDING = re.compile(r"^(?P<path>/\S+?):(?P<line>\d+):(?P<col>\d+): (?:warning|e
 
 
 def core_path(path: str) -> str:
-    i = path.rfind("/core/")
+    """The path from the source root (core/..., ui/..., app/...), staged headers included."""
+    i = max(path.rfind(f"/{top}/") for top in ("core", "ui", "app"))
     return path[i + 1:] if i >= 0 else path
 
 
@@ -49,7 +50,7 @@ def main() -> int:
     counts, seen = findings(sys.stdin)
     if "--update" in sys.argv:
         body = "".join(f"{n} {f} {c}\n" for (f, c), n in sorted(counts.items()))
-        BASELINE.write_text("# clang-tidy findings on core/ still to fix: count file check "
+        BASELINE.write_text("# clang-tidy findings on core/, ui/ and app/ still to fix: count file check "
                             "(tests/style/tidy_ratchet.py --update rewrites it)\n" + body)
         print(f"tidy: baseline written: {sum(counts.values())} findings")
         return 0

@@ -4,6 +4,8 @@
 
 #include "ui/document/Document.h"
 
+#include <ranges>
+
 namespace cleave::ui {
 
 ApplyAutoPlan::ApplyAutoPlan(Document *document, std::vector<ProposedPartition> partitions,
@@ -31,8 +33,8 @@ void ApplyAutoPlan::redo()
 
 void ApplyAutoPlan::undo()
 {
-    for (auto it = m_edits.rbegin(); it != m_edits.rend(); ++it)
-        m_document->revertEdit(*it);
+    for (const cleave::PlanEdit &edit : std::ranges::reverse_view(m_edits))
+        m_document->revertEdit(edit);
 }
 
 } // namespace cleave::ui

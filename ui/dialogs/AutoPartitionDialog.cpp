@@ -170,6 +170,29 @@ void AutoPartitionDialog::fail(const QString &message)
     m_progress->setValue(0);
 }
 
+bool AutoPartitionDialog::readTargets(std::vector<cleave::OpSupportList> &lists,
+                                      std::string &fallback)
+{
+    for (const QString &item : m_targets->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const qsizetype eq = item.indexOf(QLatin1Char('='));
+        if (eq < 0) {
+            fallback = item.trimmed().toStdString();
+            continue;
+        }
+        std::vector<cleave::Diagnostic> problems;
+        cleave::OpSupportList merged { item.left(eq).trimmed().toStdString(), {} };
+        for (const auto &l :
+             cleave::loadOpSupportFile(item.mid(eq + 1).trimmed().toStdString(), problems))
+            merged.ops.insert(l.ops.begin(), l.ops.end());
+        if (cleave::hasErrors(problems)) {
+            fail(QString::fromStdString(problems.front().toString()));
+            return false;
+        }
+        lists.push_back(std::move(merged));
+    }
+    return true;
+}
+
 void AutoPartitionDialog::run()
 {
     const cleave::PartitionPlan *plan = m_document->plan();
@@ -194,23 +217,8 @@ void AutoPartitionDialog::run()
     }
     std::vector<cleave::OpSupportList> lists;
     std::string fallback = "llvm";
-    for (const QString &item : m_targets->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const qsizetype eq = item.indexOf(QLatin1Char('='));
-        if (eq < 0) {
-            fallback = item.trimmed().toStdString();
-            continue;
-        }
-        std::vector<cleave::Diagnostic> problems;
-        cleave::OpSupportList merged { item.left(eq).trimmed().toStdString(), {} };
-        for (const auto &l :
-             cleave::loadOpSupportFile(item.mid(eq + 1).trimmed().toStdString(), problems))
-            merged.ops.insert(l.ops.begin(), l.ops.end());
-        if (cleave::hasErrors(problems)) {
-            fail(QString::fromStdString(problems.front().toString()));
-            return;
-        }
-        lists.push_back(std::move(merged));
-    }
+    if (!readTargets(lists, fallback))
+        return;
     const std::size_t stages
         = devices ? devices->devices.size() : static_cast<std::size_t>(m_stages->value());
     const bool blocks = m_level->currentData().toString() == QStringLiteral("blocks");
@@ -219,7 +227,7 @@ void AutoPartitionDialog::run()
     const auto objective = m_objective->currentData().toString() == QStringLiteral("latency")
         ? cleave::StageObjective::Latency
         : cleave::StageObjective::Throughput;
-    const std::size_t minRegion = static_cast<std::size_t>(m_minRegion->value());
+    const auto minRegion = static_cast<std::size_t>(m_minRegion->value());
     std::shared_ptr<const cleave::FunctionView> view = plan->sharedView();
     const BalanceSettings cost = m_settings;
 

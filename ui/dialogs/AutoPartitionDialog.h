@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include "core/validation/Validation.h"
 #include "ui/commands/ApplyAutoPlan.h"
 #include "ui/docks/BalanceDock.h"
 
@@ -9,6 +10,8 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
+#include <vector>
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -42,6 +45,9 @@ signals:
 
 private:
     void run();
+    /// The BYOC targets field ("dnnl=ops.json,llvm"): op-support lists per target and the fallback
+    /// target; false (after fail()) when a list cannot be read.
+    bool readTargets(std::vector<cleave::OpSupportList> &lists, std::string &fallback);
     void finish();
     void fail(const QString &message);
     bool readSettings(BalanceSettings &settings);

@@ -46,8 +46,8 @@ public:
     {
     }
 
-    QWidget *createEditor(QWidget *parent, const QStyleOptionViewItem &,
-                          const QModelIndex &) const override
+    QWidget *createEditor(QWidget *parent, const QStyleOptionViewItem & /*option*/,
+                          const QModelIndex & /*index*/) const override
     {
         auto *combo = new QComboBox(parent);
         combo->setObjectName(QStringLiteral("targetEditor"));

@@ -95,59 +95,7 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
     m_png->setObjectName(QStringLiteral("exportPng"));
     m_svg->setEnabled(m_canvas != nullptr);
     m_png->setEnabled(m_canvas != nullptr);
-    // Module formats that can write this model's partitions.
-    m_format->setObjectName(QStringLiteral("exportFormat"));
-    if (const cleave::Graph *graph = m_document->graph()) {
-        for (const auto &exporter : cleave::moduleExporters()) {
-            if (exporter->acceptsSource(*graph))
-                m_format->addItem(QStringLiteral("%1 (.%2)")
-                                      .arg(QString::fromStdString(exporter->formatName()),
-                                           QString::fromStdString(exporter->extension())),
-                                  QString::fromStdString(exporter->formatName()));
-        }
-        m_format->setEnabled(m_format->count() > 1);
-    }
-    // Say up front what this source format produces: compiled models get a run script, and
-    // byoc.relay exists only for Relay modules (ONNX names execution providers instead); Relax
-    // modules have their own script, BYOC module and placed module, and no pipeline executor.
-    std::vector<cleave::ModuleExporter::Artefact> always;
-    if (const cleave::ModuleExporter *writer = m_format->count() > 0
-            ? cleave::moduleExporterFor(m_format->itemData(0).toString().toStdString())
-            : nullptr) {
-        m_writer = writer;
-        const auto artefacts = writer->modelArtefacts();
-        if (!writer->usesPipelineExecutor()) {
-            m_pipelineConfig->setChecked(false);
-            m_pipelineConfig->setEnabled(false);
-            m_pipelineConfig->setText(tr("Pipeline configuration: none for %1 modules (TVM ≥ "
-                                         "0.20 has no pipeline executor; partitions.json wires "
-                                         "the modules)")
-                                          .arg(QString::fromStdString(writer->formatName())));
-        }
-        for (const cleave::ModuleExporter::Artefact &a : artefacts) {
-            const QString text = QStringLiteral("%1 (%2)").arg(
-                QString::fromStdString(a.file), QString::fromStdString(a.description));
-            if (a.option == "buildScript")
-                m_buildScript->setText(tr("Build and check script: %1").arg(text));
-            else if (a.option == "byoc")
-                m_byoc->setText(tr("BYOC module: %1").arg(text));
-            else
-                always.push_back(a);
-        }
-        if (writer->modulesAreCompiled())
-            m_buildScript->setText(
-                tr("Run script (run_pipeline.py: runs mod<k>.json on the compiled library)"));
-        const bool ownByoc = std::any_of(artefacts.begin(), artefacts.end(),
-                                         [](const auto &a) { return a.option == "byoc"; });
-        if (!writer->writesRelayByoc() && !ownByoc) {
-            m_byoc->setChecked(false);
-            m_byoc->setEnabled(false);
-            m_byoc->setText(!writer->executionProvider("llvm").empty()
-                                ? tr("BYOC: partitions.json names each partition's ONNX Runtime "
-                                     "execution provider")
-                                : tr("BYOC modules (byoc.relay): only for Relay models"));
-        }
-    }
+    const std::vector<cleave::ModuleExporter::Artefact> always = setUpFormat();
     auto *modulesRow = new QHBoxLayout;
     modulesRow->addWidget(m_modules);
     modulesRow->addWidget(m_format);
@@ -202,20 +150,7 @@ ExportDialog::ExportDialog(Document *document, CanvasWidget *canvas, QWidget *pa
     connect(m_exportButton, &QPushButton::clicked, this, &ExportDialog::runExport);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_document, &Document::planChanged, this, &ExportDialog::updateState);
-    // Lifting constants is a setting of the project (Model ▸ Cost & Targets shows it too).
-    m_liftConstants->setObjectName(QStringLiteral("exportLiftConstants"));
-    m_liftConstants->setChecked(m_document->settings().liftConstants);
-    connect(m_liftConstants, &QCheckBox::toggled, this, [this](bool on) {
-        if (on == m_document->settings().liftConstants)
-            return;
-        EngineSettings settings = m_document->settings();
-        settings.liftConstants = on;
-        m_document->undoStack()->push(new ChangeEngineSettings(
-            m_document, std::move(settings),
-            on ? tr("Lift constants to parameters") : tr("Keep constants in the modules")));
-    });
-    connect(m_document, &Document::settingsChanged, this,
-            [this] { m_liftConstants->setChecked(m_document->settings().liftConstants); });
+    setUpLiftConstants();
 
     // A sensible default: `<model>_partitions` in the folder of the last export, else beside
     // the model.
@@ -369,6 +304,82 @@ bool ExportDialog::runExport()
         && o.buildScript)
         startRuntimeCheck(dir);
     return ok;
+}
+
+std::vector<cleave::ModuleExporter::Artefact> ExportDialog::setUpFormat()
+{
+    // Module formats that can write this model's partitions.
+    m_format->setObjectName(QStringLiteral("exportFormat"));
+    if (const cleave::Graph *graph = m_document->graph()) {
+        for (const auto &exporter : cleave::moduleExporters()) {
+            if (exporter->acceptsSource(*graph))
+                m_format->addItem(QStringLiteral("%1 (.%2)")
+                                      .arg(QString::fromStdString(exporter->formatName()),
+                                           QString::fromStdString(exporter->extension())),
+                                  QString::fromStdString(exporter->formatName()));
+        }
+        m_format->setEnabled(m_format->count() > 1);
+    }
+    // Say up front what this source format produces: compiled models get a run script, and
+    // byoc.relay exists only for Relay modules (ONNX names execution providers instead); Relax
+    // modules have their own script, BYOC module and placed module, and no pipeline executor.
+    std::vector<cleave::ModuleExporter::Artefact> always;
+    if (const cleave::ModuleExporter *writer = m_format->count() > 0
+            ? cleave::moduleExporterFor(m_format->itemData(0).toString().toStdString())
+            : nullptr) {
+        m_writer = writer;
+        const auto artefacts = writer->modelArtefacts();
+        if (!writer->usesPipelineExecutor()) {
+            m_pipelineConfig->setChecked(false);
+            m_pipelineConfig->setEnabled(false);
+            m_pipelineConfig->setText(tr("Pipeline configuration: none for %1 modules (TVM ≥ "
+                                         "0.20 has no pipeline executor; partitions.json wires "
+                                         "the modules)")
+                                          .arg(QString::fromStdString(writer->formatName())));
+        }
+        for (const cleave::ModuleExporter::Artefact &a : artefacts) {
+            const QString text = QStringLiteral("%1 (%2)").arg(
+                QString::fromStdString(a.file), QString::fromStdString(a.description));
+            if (a.option == "buildScript")
+                m_buildScript->setText(tr("Build and check script: %1").arg(text));
+            else if (a.option == "byoc")
+                m_byoc->setText(tr("BYOC module: %1").arg(text));
+            else
+                always.push_back(a);
+        }
+        if (writer->modulesAreCompiled())
+            m_buildScript->setText(
+                tr("Run script (run_pipeline.py: runs mod<k>.json on the compiled library)"));
+        const bool ownByoc = std::any_of(artefacts.begin(), artefacts.end(),
+                                         [](const auto &a) { return a.option == "byoc"; });
+        if (!writer->writesRelayByoc() && !ownByoc) {
+            m_byoc->setChecked(false);
+            m_byoc->setEnabled(false);
+            m_byoc->setText(!writer->executionProvider("llvm").empty()
+                                ? tr("BYOC: partitions.json names each partition's ONNX Runtime "
+                                     "execution provider")
+                                : tr("BYOC modules (byoc.relay): only for Relay models"));
+        }
+    }
+    return always;
+}
+
+void ExportDialog::setUpLiftConstants()
+{
+    // Lifting constants is a setting of the project (Model ▸ Cost & Targets shows it too).
+    m_liftConstants->setObjectName(QStringLiteral("exportLiftConstants"));
+    m_liftConstants->setChecked(m_document->settings().liftConstants);
+    connect(m_liftConstants, &QCheckBox::toggled, this, [this](bool on) {
+        if (on == m_document->settings().liftConstants)
+            return;
+        EngineSettings settings = m_document->settings();
+        settings.liftConstants = on;
+        m_document->undoStack()->push(new ChangeEngineSettings(
+            m_document, std::move(settings),
+            on ? tr("Lift constants to parameters") : tr("Keep constants in the modules")));
+    });
+    connect(m_document, &Document::settingsChanged, this,
+            [this] { m_liftConstants->setChecked(m_document->settings().liftConstants); });
 }
 
 void ExportDialog::setUpRuntimeCheck(QVBoxLayout *artefacts)

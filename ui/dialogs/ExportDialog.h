@@ -72,6 +72,11 @@ signals:
 private:
     void browse();
     void updateState();
+    /// The module formats that can write this model, the artefact boxes worded for the first
+    /// one; returns the artefacts it always writes (listed, not optional).
+    std::vector<cleave::ModuleExporter::Artefact> setUpFormat();
+    /// The "lift constants" box: a project setting, changed as one undoable step.
+    void setUpLiftConstants();
     void setUpRuntimeCheck(QVBoxLayout *artefacts);
     void startRuntimeCheck(const QString &dir);
     void finishRuntimeCheck();

@@ -89,8 +89,11 @@ void BalanceChart::paintEvent(QPaintEvent * /*event*/)
     const int margin = 6;
     const int labelHeight = fontMetrics().height() + 2;
     // The legend: one swatch and word per colour, on the top line.
-    const QColor computeColor(70, 130, 180), inColor(240, 160, 60), measuredColor(40, 40, 40),
-        outColor(160, 160, 160), memoryColor(110, 170, 110);
+    const QColor computeColor(70, 130, 180);
+    const QColor inColor(240, 160, 60);
+    const QColor measuredColor(40, 40, 40);
+    const QColor outColor(160, 160, 160);
+    const QColor memoryColor(110, 170, 110);
     std::vector<std::pair<QColor, QString>> legend
         = { { computeColor, tr("compute") }, { inColor, tr("transfer in") } };
     if (measured)

@@ -55,7 +55,7 @@ CompareDock::CompareDock(Document *document, LevelView *levels, CanvasWidget *ca
     m_compareAction->setEnabled(false);
     m_pathProvider = [this] {
         QSettings settings;
-        const QString path = QFileDialog::getOpenFileName(
+        QString path = QFileDialog::getOpenFileName(
             this, tr("Compare With Model"),
             settings.value(lastDirectoryKey, QFileInfo(m_document->filePath()).absolutePath())
                 .toString(),

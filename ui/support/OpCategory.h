@@ -25,7 +25,7 @@ enum class OpCategory {
 };
 
 /// The category of a node from its kind and operator name.
-OpCategory opCategory(const Graph &graph, NodeId node);
+OpCategory opCategory(const Graph &graph, NodeId id);
 /// The category of an operator name (for OpCall nodes).
 OpCategory opCategoryOfOp(const std::string &op);
 /// Fill colour of a category's nodes in the active canvas theme (CanvasColours).

@@ -168,7 +168,7 @@ QStringList WelcomePage::sampleFiles()
     folders << QStringLiteral(CLEAVE_SOURCE_SAMPLES_DIR);
 #endif
     for (const QString &folder : folders) {
-        const QStringList files = modelsIn(folder);
+        QStringList files = modelsIn(folder);
         if (!files.isEmpty())
             return files;
     }

@@ -188,6 +188,29 @@ int saveAndExport(const Arguments &args, const CommandContext &context,
     return checked.valid() ? exitOk : exitInvalidPlan;
 }
 
+/// `--json`: the plan's stage times and memory, and each baseline's stage times.
+void addStagesJson(nlohmann::json &out, const std::vector<StageCost> &planStages,
+                   const std::vector<Baseline> &baselines)
+{
+    nlohmann::json times = nlohmann::json::array();
+    nlohmann::json memory = nlohmann::json::array();
+    for (const StageCost &s : planStages) {
+        times.push_back(s.timeUs());
+        memory.push_back(s.memoryBytes());
+    }
+    out["stage_times_us"] = times;
+    out["stage_memory_bytes"] = memory;
+    nlohmann::json list = nlohmann::json::array();
+    for (const Baseline &b : baselines) {
+        nlohmann::json bt = nlohmann::json::array();
+        for (const StageCost &s : b.stages)
+            bt.push_back(s.timeUs());
+        list.push_back(
+            { { "name", b.name }, { "bottleneck_us", b.bottleneckUs }, { "stage_times_us", bt } });
+    }
+    out["baselines"] = list;
+}
+
 int runStages(const Arguments &args, const CommandContext &context, const Graph &graph,
               FunctionId function)
 {
@@ -264,23 +287,7 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
         out["transfer_bytes"] = result.transferBytes;
         if (baseline)
             out["plan"] = "baseline " + baseline->name;
-        nlohmann::json times = nlohmann::json::array(), memory = nlohmann::json::array();
-        for (const StageCost &s : planStages) {
-            times.push_back(s.timeUs());
-            memory.push_back(s.memoryBytes());
-        }
-        out["stage_times_us"] = times;
-        out["stage_memory_bytes"] = memory;
-        nlohmann::json baselines = nlohmann::json::array();
-        for (const Baseline &b : result.baselines) {
-            nlohmann::json bt = nlohmann::json::array();
-            for (const StageCost &s : b.stages)
-                bt.push_back(s.timeUs());
-            baselines.push_back({ { "name", b.name },
-                                  { "bottleneck_us", b.bottleneckUs },
-                                  { "stage_times_us", bt } });
-        }
-        out["baselines"] = baselines;
+        addStagesJson(out, planStages, result.baselines);
         context.out << out.dump(2) << '\n';
     } else {
         context.out << "auto: " << *stages << " stages, objective " << objective << ", mode "
@@ -293,8 +300,8 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
                     << microseconds(result.totalUs) << ", lower bound "
                     << microseconds(result.lowerBoundUs) << ", " << result.transferBytes
                     << " bytes moved\n  stages:";
-        for (std::size_t k = 0; k < result.stages.size(); ++k)
-            context.out << ' ' << microseconds(result.stages[k].timeUs());
+        for (const StageCost &s : result.stages)
+            context.out << ' ' << microseconds(s.timeUs());
         if (baseline) {
             context.out << "\n  plan: baseline " << baseline->name << " (not the optimum), stages:";
             for (const StageCost &s : planStages)
