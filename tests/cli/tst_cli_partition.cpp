@@ -35,6 +35,21 @@ void writeFile(const QString &path, const QByteArray &bytes)
     f.write(bytes);
 }
 
+/// Writes `cycle.json` into `dir`: resnet18.relay split into a = {%0, %1, %3} and b = the rest,
+/// %2 = %1.0 included, so a -> b -> a (a cycle, and both partitions non-convex).
+QString writeCyclePlan(const QTemporaryDir &dir)
+{
+    const QString plan = dir.filePath(QStringLiteral("cycle.json"));
+    QByteArray nodes = "\"%2\"";
+    for (int i = 4; i < 90; ++i)
+        nodes += ", \"%" + QByteArray::number(i) + "\"";
+    writeFile(plan,
+              "{\"cleave_plan\": 1, \"partitions\": [{\"name\": \"a\", \"nodes\": [\"%0\", "
+              "\"%1\", \"%3\"]}, {\"name\": \"b\", \"nodes\": ["
+                  + nodes + ", \"%ret\"]}]}");
+    return plan;
+}
+
 } // namespace
 
 class TestCliPartition : public QObject
@@ -116,15 +131,7 @@ void TestCliPartition::savePlanThenValidate()
 void TestCliPartition::validateInvalidPlan()
 {
     QTemporaryDir dir;
-    const QString plan = dir.filePath(QStringLiteral("cycle.json"));
-    // a = {%0, %1, %3} and b = the rest, %2 = %1.0 included: a -> b -> a.
-    QByteArray nodes = "\"%2\"";
-    for (int i = 4; i < 90; ++i)
-        nodes += ", \"%" + QByteArray::number(i) + "\"";
-    writeFile(plan,
-              "{\"cleave_plan\": 1, \"partitions\": [{\"name\": \"a\", \"nodes\": [\"%0\", "
-              "\"%1\", \"%3\"]}, {\"name\": \"b\", \"nodes\": ["
-                  + nodes + ", \"%ret\"]}]}");
+    const QString plan = writeCyclePlan(dir);
     const Run r = runCliBinary({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan,
                                  QStringLiteral("--json") });
     QCOMPARE(r.exitCode, 1);
@@ -146,14 +153,7 @@ void TestCliPartition::validateInvalidPlan()
 void TestCliPartition::exportRefusesInvalidPlan()
 {
     QTemporaryDir dir;
-    const QString plan = dir.filePath(QStringLiteral("cycle.json"));
-    QByteArray nodes = "\"%2\"";
-    for (int i = 4; i < 90; ++i)
-        nodes += ", \"%" + QByteArray::number(i) + "\"";
-    writeFile(plan,
-              "{\"cleave_plan\": 1, \"partitions\": [{\"name\": \"a\", \"nodes\": [\"%0\", "
-              "\"%1\", \"%3\"]}, {\"name\": \"b\", \"nodes\": ["
-                  + nodes + ", \"%ret\"]}]}");
+    const QString plan = writeCyclePlan(dir);
     const QString out = dir.filePath(QStringLiteral("out"));
     QVERIFY(QDir().mkpath(out));
     writeFile(out + QStringLiteral("/notes.txt"), "mine");
