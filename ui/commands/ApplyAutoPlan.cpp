@@ -4,7 +4,7 @@
 
 #include "ui/document/Document.h"
 
-#include <ranges>
+#include <algorithm>
 
 namespace cleave::ui {
 
@@ -33,8 +33,10 @@ void ApplyAutoPlan::redo()
 
 void ApplyAutoPlan::undo()
 {
-    for (const cleave::PlanEdit &edit : std::ranges::reverse_view(m_edits))
-        m_document->revertEdit(edit);
+    // Reverse iterators, not std::ranges::reverse_view: clang 14 (clang-tidy in CI) cannot
+    // parse libstdc++ 12's range views.
+    std::for_each(m_edits.rbegin(), m_edits.rend(),
+                  [this](const cleave::PlanEdit &edit) { m_document->revertEdit(edit); });
 }
 
 } // namespace cleave::ui
