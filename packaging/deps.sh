@@ -23,6 +23,8 @@ packages=(
     clang-format clang-tidy
     # Fuzzing (tests/fuzz/run_fuzzers.sh): clang with libFuzzer, ASan and UBSan.
     clang-14 libfuzzer-14-dev libclang-rt-14-dev
+    # The export kill test (tests/cli/export_kills.py) injects SIGKILL and errors with strace.
+    strace
     # The ONNX Runtime chain test installs onnxruntime-node from npm into the build tree.
     # (nodejs and npm: added below unless `node` and `npm` are already there, e.g. from
     # NodeSource, whose nodejs bundles npm and conflicts with Debian's npm package.)
