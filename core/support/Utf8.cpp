@@ -57,4 +57,14 @@ std::size_t firstInvalidUtf8(std::string_view s)
     return std::string_view::npos;
 }
 
+std::string unexpectedByteMessage(char c)
+{
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7f) {
+        const char *hex = "0123456789ABCDEF";
+        return std::string("unexpected byte 0x") + hex[byte >> 4] + hex[byte & 0xF];
+    }
+    return std::string("unexpected character '") + c + "'";
+}
+
 } // namespace cleave

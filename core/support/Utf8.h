@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace cleave {
@@ -12,5 +13,9 @@ namespace cleave {
 /// Importers reject invalid names so that no later JSON output (nlohmann throws on them) sees
 /// one.
 std::size_t firstInvalidUtf8(std::string_view s);
+
+/// "unexpected character 'c'" for a printable ASCII byte, "unexpected byte 0xHH" for any other
+/// (a control byte or a raw byte of UTF-8 would break the message's line and its JSON form).
+std::string unexpectedByteMessage(char c);
 
 } // namespace cleave

@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relax/RelaxLexer.h"
 
+#include "core/support/Utf8.h"
+
 #include <array>
 #include <cctype>
 
@@ -323,7 +325,7 @@ Token RelaxLexer::lexPunct(std::size_t begin)
     }
     const char c = m_src[begin];
     if (!hasClass(c, Punct))
-        fail(std::string("unexpected character '") + c + "'", line, col);
+        fail(unexpectedByteMessage(c), line, col);
     if (c == '(' || c == '[' || c == '{') {
         if (m_brackets.size() >= 512)
             fail("brackets nested too deeply", line, col);

@@ -473,11 +473,7 @@ Token RelayLexer::lexPunct(Token tok)
     default:
         break;
     }
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
-        m_scratch = "unexpected byte 0x" + std::string(1, "0123456789ABCDEF"[(c >> 4) & 0xF])
-            + std::string(1, "0123456789ABCDEF"[c & 0xF]);
-    else
-        m_scratch = std::string("unexpected character '") + c + "'";
+    m_scratch = unexpectedByteMessage(c);
     Token err = makeError({});
     err.text = keep(m_scratch);
     return err;
