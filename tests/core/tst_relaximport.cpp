@@ -5,13 +5,17 @@
 #include "core/formats/FormatRegistry.h"
 #include "core/graph/GraphCompare.h"
 
+#include <QByteArray>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
 using namespace cleave;
 
@@ -79,6 +83,9 @@ private slots:
     void malformed_data();
     void malformed();
     void deepNestingIsAnError();
+    void controlByteIsNamed();
+    void metadataPayloads_data();
+    void metadataPayloads();
 };
 
 void TestRelaxImport::everyFile_data()
@@ -312,7 +319,11 @@ void TestRelaxImport::metadataConstantTypes()
           R"("value": "4"}}, )"
           R"({"type_key": "relax.expr.Constant", "attrs": {"_checked_type_": "0", )"
           R"("data": "1", "span": "0", "struct_info_": "0"}}], )"
-          R"("b64ndarrays": [], "attrs": {"tvm_version": "0.14.dev0"}}"""))"
+          // The payloads: int32 [1, 2, 3, 4] and float32 0.5 in TVM's NDArray format (made
+          // with Python's struct and base64).
+          R"("b64ndarrays": ["P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAAgAQAEAAAAAAAAABAAAAAAAAAAAQAA)"
+          R"(AAIAAAADAAAABAAAAA==", "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAAAAAAIgAQAEAAAAAAAAAAAAAD8="], )"
+          R"("attrs": {"tvm_version": "0.14.dev0"}}"""))"
           "\n";
     const ImportResult l
         = importBytes("# from tvm.script import relax as R\n" + legacy
@@ -640,6 +651,157 @@ void TestRelaxImport::deepNestingIsAnError()
     QVERIFY(!b.ok());
     QVERIFY(b.diagnostics.front().where.line > 4);
     QVERIFY(b.diagnostics.front().message.find("nested too deeply") != std::string::npos);
+}
+
+void TestRelaxImport::controlByteIsNamed()
+{
+    // A record separator (0x1E) where an expression goes: named by its code, not printed raw
+    // (a raw control byte breaks the message's line).
+    const ImportResult r
+        = importBytes(smallModule("            gv = R.add(lv, \x1e)"), "ctl.relax.py");
+    QVERIFY(!r.ok());
+    const Diagnostic &d = r.diagnostics.front();
+    QCOMPARE(d.message, std::string("unexpected byte 0x1E"));
+    QCOMPARE(d.where.line, 8);
+    QCOMPARE(d.where.column, 28); // 12 blanks, "gv = R.add(lv, " is 15 more: column 28
+    QCOMPARE(d.code, std::string("relax.syntax"));
+}
+
+namespace {
+
+/// A tensor in TVM's NDArray serialization (src/runtime/ndarray.cc, SaveDLTensor): magic,
+/// reserved, CPU device (1, 0), ndim, dtype (code, bits, lanes), shape, byte size, data.
+QByteArray ndarray(std::vector<std::int64_t> shape, std::int64_t declaredBytes,
+                   std::size_t dataBytes, std::uint64_t magic = 0xDD5E40F096B4A13FULL)
+{
+    QByteArray b;
+    const auto put = [&b](const auto value) {
+        b.append(reinterpret_cast<const char *>(&value), sizeof(value)); // x86-64: little endian
+    };
+    put(magic);
+    put(std::uint64_t { 0 });
+    put(std::int32_t { 1 });
+    put(std::int32_t { 0 });
+    put(static_cast<std::int32_t>(shape.size()));
+    put(std::uint8_t { 2 }); // float
+    put(std::uint8_t { 32 });
+    put(std::uint16_t { 1 });
+    for (std::int64_t d : shape)
+        put(d);
+    put(declaredBytes);
+    b.append(QByteArray(static_cast<int>(dataBytes), '\0'));
+    return b.toBase64();
+}
+
+/// A module adding metadata["relax.expr.Constant"][0] (a float32 (2,)) to x, with a legacy
+/// metadata header printed as TVM 0.14-0.20 print it: one JSON line per element, quotes
+/// escaped. `arrayData` is the constant table's Array data, `constantData` the constant's
+/// payload index, `payload` the one b64ndarrays entry.
+std::string payloadModule(const std::string &payload, const std::string &arrayData = "[2]",
+                          const std::string &constantData = "0")
+{
+    return "# from tvm.script import relax as R\n"
+           "metadata = tvm.ir.load_json(\"\"\"{\n"
+           "  \\\"root\\\": 1, \n"
+           "  \\\"nodes\\\": [\n"
+           "    {\\\"type_key\\\": \\\"\\\"}, \n"
+           "    {\\\"type_key\\\": \\\"Map\\\", \\\"keys\\\": [\\\"relax.expr.Constant\\\"], "
+           "\\\"data\\\": [3]}, \n"
+           "    {\\\"type_key\\\": \\\"relax.expr.Constant\\\", \\\"attrs\\\": {\\\"data\\\": "
+           "\\\""
+        + constantData
+        + "\\\"}}, \n"
+          "    {\\\"type_key\\\": \\\"Array\\\", \\\"data\\\": "
+        + arrayData
+        + "}\n"
+          "  ], \n"
+          "  \\\"b64ndarrays\\\": [\n"
+          "    \\\""
+        + payload
+        + "\\\"\n"
+          "  ]\n"
+          "}\"\"\")\n"
+          "@I.ir_module\n"
+          "class M:\n"
+          "    @R.function\n"
+          "    def main(x: R.Tensor((2,), dtype=\"float32\")) -> R.Tensor((2,), "
+          "dtype=\"float32\"):\n"
+          "        gv: R.Tensor((2,), dtype=\"float32\") = R.add(x, "
+          "metadata[\"relax.expr.Constant\"][0])\n"
+          "        return gv\n";
+}
+
+} // namespace
+
+void TestRelaxImport::metadataPayloads_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message"); // empty: the module imports
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    const QString good = QString::fromLatin1(ndarray({ 2 }, 8, 8));
+    // Lines of payloadModule: 11 holds the payload (at column 5, the backslash of its opening
+    // \"), 7 the constant node, 8 the Array node (both at column 5, their '{').
+    const auto row
+        = [](const char *name, const std::string &text, const char *message, int line, int column) {
+              QTest::newRow(name) << QString::fromStdString(text) << QString::fromUtf8(message)
+                                  << line << column;
+          };
+    row("valid", payloadModule(good.toStdString()), "", 0, 0);
+    row("not base64", payloadModule("@@@@"),
+        "invalid metadata header: tensor payload 0: the payload is not base64", 11, 5);
+    row("no magic", payloadModule(ndarray({ 2 }, 8, 8, 42).toStdString()),
+        "invalid metadata header: tensor payload 0: the payload is not a TVM tensor "
+        "(no NDArray magic number)",
+        11, 5);
+    // float32 x 2 needs 8 bytes; the header says 4.
+    row("impossible size", payloadModule(ndarray({ 2 }, 4, 4).toStdString()),
+        "invalid metadata header: tensor payload 0: the payload declares 4 data "
+        "bytes, but its shape and dtype need 8",
+        11, 5);
+    row("truncated data", payloadModule(ndarray({ 2 }, 8, 4).toStdString()),
+        "invalid metadata header: tensor payload 0: the payload declares 8 data "
+        "bytes but holds 4",
+        11, 5);
+    // A rank of 2^31-1 in a 56-byte payload (32 bytes of header, one dim, the size, 8 data).
+    QByteArray rank = QByteArray::fromBase64(good.toLatin1());
+    const std::int32_t hugeRank = 0x7fffffff;
+    std::memcpy(rank.data() + 24, &hugeRank, sizeof(hugeRank));
+    row("impossible rank", payloadModule(rank.toBase64().toStdString()),
+        "invalid metadata header: tensor payload 0: the payload's rank 2147483647 "
+        "does not fit its 56 bytes",
+        11, 5);
+    row("no such payload", payloadModule(good.toStdString(), "[2]", "5"),
+        "invalid metadata header: constant node 2 names no tensor payload (there "
+        "are 1)",
+        7, 5);
+    row("dangling reference", payloadModule(good.toStdString(), "[9]"),
+        "invalid metadata header: Array node 3 references 9, which is no node "
+        "(there are 4)",
+        8, 5);
+    row("cycle", payloadModule(good.toStdString(), "[2, 3]"),
+        "invalid metadata header: Array node 3 references node 3, which contains it "
+        "(a cycle)",
+        8, 5);
+}
+
+void TestRelaxImport::metadataPayloads()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, message);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    const ImportResult r = importBytes(text.toStdString(), "meta.relax.py");
+    if (message.isEmpty()) {
+        QVERIFY2(r.ok(), r.firstError().c_str());
+        return;
+    }
+    QVERIFY(!r.ok());
+    const Diagnostic &d = r.diagnostics.front();
+    QCOMPARE(QString::fromStdString(d.message), message);
+    QCOMPARE(d.code, std::string("relax.metadata"));
+    QCOMPARE(d.where.line, line);
+    QCOMPARE(d.where.column, column);
 }
 
 QTEST_GUILESS_MAIN(TestRelaxImport)

@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -378,6 +379,25 @@ void TestRelayImport::constantsFromMetadata()
     QCOMPARE(conv.attrs.intOr("groups", 0), 1);
     QCOMPARE(conv.attrs.stringOr("data_layout", ""), std::string("NCHW"));
     QCOMPARE(conv.outputType().toRelay(), std::string("Tensor[(1, 4, 3, 3), float32]"));
+
+    // A payload TVM cannot load (not base64) is a located warning at the #[metadata] line (5).
+    std::string badPayload = text;
+    const std::string noPayloads = "\"b64ndarrays\": []";
+    badPayload.replace(badPayload.find(noPayloads), noPayloads.size(),
+                       "\"b64ndarrays\": [\"P6G0-\"]");
+    const ImportResult bad = importBytes(badPayload, "meta.relay");
+    QVERIFY2(bad.ok(), bad.firstError().c_str());
+    const auto warning
+        = std::find_if(bad.diagnostics.begin(), bad.diagnostics.end(),
+                       [](const Diagnostic &d) { return d.code == "relay.metadata"; });
+    QVERIFY(warning != bad.diagnostics.end());
+    QCOMPARE(warning->severity, Severity::Warning);
+    QCOMPARE(QString::fromStdString(warning->message),
+             QString::fromUtf8(
+                 "tensor payload 0 of the #[metadata] section: the payload is not "
+                 "base64; TVM refuses or misreads this module's constants, and an export's "
+                 "that keeps them"));
+    QCOMPARE(warning->where.line, 5);
 }
 
 void TestRelayImport::functionsAndBlocks()

@@ -33,16 +33,24 @@ Usage: relax_import_oracle.py CLEAVE_CLI [--fixtures DIR] [--data DIR] [--corpus
   --data      hand-written modules (tests/data/relax_run)
   --corpus    the Relax corpus (../shared/corpus/relax)
 Every directory is optional; a missing one, and a missing file in it, is reported as SKIP.
+
+Also (issue 34): metadata headers with a tensor payload TVM's loader refuses (not base64, no
+magic number, a data size its shape and dtype contradict, a GPU device) are refused by TVM and by
+Cleave alike (`relax.metadata`); a payload shorter than its declared size, which TVM 0.27 loads
+with whatever memory follows as data, Cleave refuses as well; the intact header both accept.
 Exit 0 when every parsed file matches, 1 with the differences, 77 (SKIP) when none was compared.
 """
 
 import ast
+import base64
 import glob
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 
 import tvm
@@ -342,9 +350,77 @@ def listed_files():
     return files
 
 
+# A TVM 0.27 metadata header (tvm-ffi graph) with one GenericConst, a float32 (2, 3) tensor
+# [0 .. 5] printed by TVM itself, and a module adding it to x.
+FFI_PAYLOAD = ("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAAAAAACAPwAA"
+               "AEAAAEBAAACAQAAAoEA=")
+FFI_MODULE = (
+    '# from tvm.script import relax as R\n'
+    'metadata = tvm.ir.load_json("""{"root_index": 15, "nodes": ['
+    '{"type": "ffi.String", "data": "ir.GenericConst"}, {"type": "None"}, '
+    '{"type": "ir.PrimType", "data": {"span": 1, "dtype": "int64"}}, {"type": "int", "data": 2}, '
+    '{"type": "ir.IntImm", "data": {"span": 1, "ty": 2, "value": 3}}, {"type": "int", "data": 3}, '
+    '{"type": "ir.IntImm", "data": {"span": 1, "ty": 2, "value": 5}}, '
+    '{"type": "ffi.Array", "data": [4, 6]}, '
+    '{"type": "relax.ShapeType", "data": {"span": 1, "values": 7, "ndim": 2}}, '
+    '{"type": "relax.expr.ShapeExpr", "data": {"span": 1, "ty": 8, "values": 7}}, '
+    '{"type": "ir.PrimType", "data": {"span": 1, "dtype": "float32"}}, '
+    '{"type": "relax.TensorType", "data": {"span": 1, "shape": 9, "dtype": 10, "vdevice": 1, '
+    '"ndim": 2}}, {"type": "ffi.Tensor", "data": "PAYLOAD"}, '
+    '{"type": "ir.GenericConst", "data": {"span": 1, "ty": 11, "value": 12}}, '
+    '{"type": "ffi.Array", "data": [13]}, {"type": "ffi.Map", "data": [0, 14]}], '
+    '"metadata": {"tvm_version": "0.27.0.post1"}}""")\n'
+    '@I.ir_module\n'
+    'class Module:\n'
+    '    @R.function\n'
+    '    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):\n'
+    '        gv: R.Tensor((2, 3), dtype="float32") = R.add(x, metadata["ir.GenericConst"][0])\n'
+    '        return gv\n')
+
+
+def metadata_payloads(work):
+    """Bad tensor payloads: TVM's verdict and Cleave's. Returns the failures."""
+    raw = base64.b64decode(FFI_PAYLOAD)
+    b64 = lambda b: base64.b64encode(b).decode()
+    # name: (payload, TVM refuses it)
+    cases = {
+        "intact": (FFI_PAYLOAD, False),
+        "not base64": ("@@@@", True),
+        "no magic": (b64(struct.pack("<Q", 42) + raw[8:]), True),
+        "size against shape": (b64(raw[:40] + struct.pack("<q", 20) + raw[48:]), True),
+        "GPU device": (b64(raw[:16] + struct.pack("<i", 2) + raw[20:]), True),
+        "short data": (b64(raw[:-8]), False),  # TVM reads past the payload
+    }
+    failures = []
+    for name, (payload, tvm_refuses) in cases.items():
+        source = FFI_MODULE.replace("PAYLOAD", payload)
+        path = os.path.join(work, name.replace(" ", "_") + ".relax.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(source)
+        try:
+            tvm.script.from_source(source)
+            refused = False
+        except Exception:  # pylint: disable=broad-except
+            refused = True
+        r = subprocess.run([CLI, "inspect", path], capture_output=True, text=True)
+        before = len(failures)
+        cleave_refuses = r.returncode == 2 and "[relax.metadata]" in r.stderr
+        if refused != tvm_refuses:
+            failures.append("metadata %s: TVM %s it" % (name, "refuses" if refused else "loads"))
+        if cleave_refuses != (name != "intact"):
+            failures.append("metadata %s: cleave-cli inspect exits %d: %s"
+                            % (name, r.returncode, r.stderr.strip()[:200]))
+        print("%s metadata %s: TVM %s, Cleave %s" % (
+            "FAIL" if len(failures) > before else "ok  ", name, "refuses" if refused else "loads",
+            "refuses (relax.metadata)" if cleave_refuses else "loads"))
+    return failures
+
+
 def main():
     files = listed_files()
     failures, parsed, rejected = [], 0, []
+    with tempfile.TemporaryDirectory(prefix="cleave-meta-") as work:
+        failures += metadata_payloads(work)
     for kind, path in files:
         name = os.path.basename(path)
         if not os.path.isfile(path):

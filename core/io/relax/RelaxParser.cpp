@@ -5,8 +5,10 @@
 // expressions become graph nodes in RelaxLowering.cpp.
 #include "core/io/relax/RelaxParser.h"
 
+#include "core/io/relax/RelaxMetadataCheck.h"
 #include "core/io/relax/RelaxMetadataTypes.h"
 #include "core/io/relax/RelaxValues.h"
+#include "core/support/JsonLocator.h"
 #include "core/support/NodeGraphIndex.h"
 
 #include <nlohmann/json.hpp>
@@ -118,6 +120,16 @@ void RelaxParser::readMetadata(const Expr &value)
         || !doc["nodes"].is_array())
         fail(value.items[1], "the metadata header is not TVM's JSON object graph",
              "relax.metadata");
+    if (const auto problem = checkRelaxMetadata(doc)) {
+        // Pointed at the offending node or payload inside the literal.
+        const std::vector<std::size_t> offsets
+            = JsonLocator::arrayElementOffsets(text, problem->array);
+        const auto [line, column]
+            = literalPosition(m_ts.source(), value.items[1].line, value.items[1].column, text,
+                              problem->index < offsets.size() ? offsets[problem->index] : 0);
+        throw ParseError { "invalid metadata header: " + problem->message, line, column,
+                           "relax.metadata" };
+    }
     const nlohmann::json &nodes = doc["nodes"];
     m_metadataTypes = metadataConstantTypes(doc);
     if (doc.contains("root_index")) {

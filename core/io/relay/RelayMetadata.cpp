@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relay/RelayMetadata.h"
 
+#include "core/io/TensorPayload.h"
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -165,6 +167,18 @@ void applyMetadata(Graph &graph, const SourceLocation &where, std::vector<Diagno
             warn("metadata node " + std::to_string(i)
                  + " (IntImm) has no integer \"attrs\": {\"value\": ...}; references to it are "
                    "kept as plain numbers");
+            break; // one such warning says enough
+        }
+    }
+    const std::vector<json> &payloads = arrayMember(doc, "b64ndarrays");
+    for (std::size_t i = 0; i < payloads.size(); ++i) {
+        const std::string problem = payloads[i].is_string()
+            ? tensorPayloadProblem(payloads[i].get_ref<const std::string &>())
+            : "the payload is not a string";
+        if (!problem.empty()) {
+            warn("tensor payload " + std::to_string(i) + " of the #[metadata] section: " + problem
+                 + "; TVM refuses or misreads this module's constants, and an export's that keeps "
+                   "them");
             break; // one such warning says enough
         }
     }
