@@ -7,7 +7,10 @@ Makes N mutants of every seed file (byte flips, deletions, duplications, inserti
 interesting tokens, truncation, splices of two seeds) and runs each through
 `cleave-cli inspect --json` and `cleave-cli partition --dry-run --json --cut-after OP:0`
 under a timeout. Counts exit statuses, crashes (killed by a signal), hangs (over the timeout)
-and statuses other than 0 / 1 / 2, and keeps every bad mutant in OUT_DIR/bad/.
+and statuses other than 0 / 1 / 2, and keeps every bad mutant in OUT_DIR/bad/. A run that
+reports an error or warning without a position (FILE:LINE:COLUMN: ...) or without a code
+([code] at the end) is counted as unlocated, and its mutant kept in OUT_DIR/unlocated/ with
+the message beside it (issue 34: every reject is located and coded).
 
 Usage: mutation_campaign.py CLEAVE_CLI OUT_DIR SEED... [--per-seed N] [--timeout S] [--seed R]
 """
@@ -15,6 +18,7 @@ import argparse
 import collections
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -58,6 +62,23 @@ def mutate(data: bytes, other: bytes, rng: random.Random) -> bytes:
     return bytes(out)
 
 
+# One finding as cleave-cli prints it: "FILE:LINE:COLUMN: error: MESSAGE [code]" (a finding's
+# message may continue on indented lines, and ends with its code on its first line).
+LOCATED = re.compile(r"^.+:\d+:\d+: (error|warning): .*\[[a-z0-9_.]+\]$")
+FINDING = re.compile(r"(^|: )(error|warning): ")
+
+
+# Findings about the command line, not the file: `--cut-after add:0` on a mutant with no add.
+COMMAND_LINE = re.compile(r"^error: .*\[cut\.split_point_not_found\]$")
+
+
+def unlocated_findings(stderr: str) -> list:
+    """The finding lines of `stderr` that lack a position or a code."""
+    return [line for line in stderr.splitlines()
+            if FINDING.search(line) and not LOCATED.match(line)
+            and not COMMAND_LINE.match(line)]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("cli")
@@ -69,6 +90,8 @@ def main() -> int:
     args = ap.parse_args()
     rng = random.Random(args.seed)
     os.makedirs(os.path.join(args.out, "bad"), exist_ok=True)
+    os.makedirs(os.path.join(args.out, "unlocated"), exist_ok=True)
+    unlocated = collections.Counter()
     seeds = [(p, open(p, "rb").read()) for p in args.seeds]
     statuses = collections.Counter()
     bad = collections.Counter()
@@ -86,9 +109,19 @@ def main() -> int:
                 runs += 1
                 try:
                     r = subprocess.run([args.cli] + command, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL, timeout=args.timeout)
+                                       stderr=subprocess.PIPE, timeout=args.timeout)
                     code = r.returncode
                     label = f"signal {-code}" if code < 0 else f"exit {code}"
+                    lines = unlocated_findings(r.stderr.decode("utf-8", "replace"))
+                    if lines:
+                        # Counted by the message with its numbers and names blanked.
+                        key = re.sub(r"'[^']*'|\d+", "_", lines[0].split(": ", 1)[-1])[:120]
+                        unlocated[key] += 1
+                        kept = os.path.join(args.out, "unlocated",
+                                            f"{command[0]}_{os.path.basename(file)}")
+                        shutil.copy(file, kept)
+                        with open(kept + ".txt", "w") as f:
+                            f.write("\n".join(lines) + "\n")
                 except subprocess.TimeoutExpired:
                     label = "hang"
                 statuses[label] += 1
@@ -101,7 +134,10 @@ def main() -> int:
     for label, count in sorted(statuses.items()):
         print(f"  {label:10} {count}")
     print(f"bad (crash, hang, other status): {sum(bad.values())}")
-    return 1 if bad else 0
+    print(f"unlocated or uncoded findings: {sum(unlocated.values())}")
+    for key, count in unlocated.most_common():
+        print(f"  {count:6}  {key}")
+    return 1 if bad or unlocated else 0
 
 
 if __name__ == "__main__":
