@@ -182,7 +182,16 @@ void DeviceReader::readDevice(const nlohmann::json &e, std::size_t index, Device
             std::filesystem::path file(latency->get<std::string>());
             if (file.is_relative())
                 file = std::filesystem::path(m_path).parent_path() / file;
-            auto table = LatencyTable::load(file.string(), m_diagnostics);
+            std::vector<Diagnostic> found;
+            auto table = LatencyTable::load(file.string(), found);
+            for (Diagnostic &d : found) {
+                if (d.code == "latency.unreadable") // said where the device file names it
+                    error("devices.latency",
+                          where + ": cannot open the latency file " + file.string(),
+                          here + "/latency");
+                else
+                    m_diagnostics.push_back(std::move(d));
+            }
             if (table) {
                 set.tables.push_back(std::make_unique<LatencyTable>(std::move(*table)));
                 d.latency = set.tables.back().get();

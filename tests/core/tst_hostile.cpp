@@ -572,6 +572,15 @@ private slots:
         CHECK_TEXT(onlyError(d),
                    std::string("m.json:1:25: error: device 0: \"memory\" must be a size above 0 "
                                "such as \"16GiB\", got \"0GB\" [devices.memory]"));
+        // A latency file that cannot be read is said where the device file names it.
+        d.clear();
+        QVERIFY(!parseDeviceFile("{\"devices\": [{\"name\": \"cpu\",\n"
+                                 "  \"latency\": \"missing-lat.json\"}]}",
+                                 "/nonexistent-cleave/dev.json", d));
+        CHECK_TEXT(onlyError(d),
+                   std::string("dev.json:2:14: error: device 0: "
+                               "cannot open the latency file "
+                               "/nonexistent-cleave/missing-lat.json [devices.latency]"));
         QCOMPARE(parseBandwidth("1e-320"), std::nullopt);
         QCOMPARE(parseBandwidth("1e10"), std::nullopt); // 10^19 bytes/s: past an exabyte a second
         QCOMPARE(parseBandwidth("1e9"), std::optional<double>(1e18));
