@@ -39,7 +39,8 @@ bool chooseFunction(const Graph &graph, const Arguments &args, const std::string
 }
 
 std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,
-                                      std::vector<Diagnostic> &notes, std::ostream &err)
+                                      std::vector<Diagnostic> &notes, std::ostream &err,
+                                      std::vector<SourceLocation> *locations)
 {
     PlanLoadOptions options;
     options.force = args.has("--force");
@@ -52,6 +53,8 @@ std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,
     }
     if (!loaded.ok())
         return std::nullopt;
+    if (locations != nullptr)
+        *locations = std::move(loaded.partitionLocations);
     return std::move(loaded.plan);
 }
 
@@ -95,7 +98,7 @@ bool checkParamNames(const PartitionPlan &plan, const std::string &spec, bool is
     err << spec << ": error: "
         << (isFile ? std::to_string(unknown.size()) + " name(s) of this params file are not "
                    : std::string("--params names neither a file nor "))
-        << "inputs of " << function << ": " << list << '\n';
+        << "inputs of " << function << ": " << list << " [params.unknown]\n";
     return false;
 }
 
@@ -143,7 +146,7 @@ std::optional<EngineSettings> loadEngineSettings(const Arguments &args, const Pa
         if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
             err << *params
                 << ": error: --params names a folder or special file, not a params "
-                   "file\n";
+                   "file [params.unreadable]\n";
             return std::nullopt;
         }
         sources.push_back({ *params, std::filesystem::is_regular_file(status), true });
@@ -153,7 +156,8 @@ std::optional<EngineSettings> loadEngineSettings(const Arguments &args, const Pa
         std::string error;
         const auto names = text ? parseParamNames(*text, isFile, error) : std::nullopt;
         if (!names) {
-            err << spec << ": error: " << (text ? error : "cannot read the file") << '\n';
+            err << spec << ": error: " << (text ? error : "cannot read the file")
+                << (text ? " [params.syntax]\n" : " [params.unreadable]\n");
             return std::nullopt;
         }
         if (isFlag && !checkParamNames(*plan, spec, isFile, *names, err))

@@ -35,9 +35,11 @@ bool chooseFunction(const Graph &graph, const Arguments &args, const std::string
                     FunctionId &function, std::ostream &err);
 
 /// Loads the plan file named by `--plan` (honouring `--force`); prints what went wrong. Load
-/// warnings are kept in `notes` to be reported with the validation findings.
+/// warnings are kept in `notes` to be reported with the validation findings; `locations`, when
+/// given, gets where each partition is in the file (for locatePlanFindings).
 std::optional<PartitionPlan> loadPlan(const Graph &graph, const Arguments &args,
-                                      std::vector<Diagnostic> &notes, std::ostream &err);
+                                      std::vector<Diagnostic> &notes, std::ostream &err,
+                                      std::vector<SourceLocation> *locations = nullptr);
 
 /// The engine settings the flags give, as the editor's Cost & Targets dialog sets them: op-support
 /// lists (`--op-support`), the latency table (`--latency`), the op patterns (`--op-patterns`),

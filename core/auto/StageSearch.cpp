@@ -180,9 +180,11 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
     const std::size_t n = graph.unitCount();
     if (stageCount == 0) {
         result.error = "the number of stages must be at least 1";
+        result.errorCode = "auto.stage_count";
         return result;
     }
     if (stageCount > n) {
+        result.errorCode = "auto.stage_count";
         result.error = "cannot split " + std::to_string(n) + " unit(s) into "
             + std::to_string(stageCount) + " non-empty stages: at most " + std::to_string(n)
             + " stage(s) are possible";
@@ -210,6 +212,7 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
     if (cancelled) {
         result.cancelled = true;
         result.error = "cancelled";
+        result.errorCode = "auto.cancelled";
         return result;
     }
     if (!best || best->stageOf.empty()) {
@@ -228,6 +231,7 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
         std::int64_t limit = unlimited;
         for (std::int64_t l : p.memoryLimit)
             limit = std::min(limit, l);
+        result.errorCode = "auto.memory_limit";
         result.error = "no split into " + std::to_string(stageCount)
             + " stages fits the memory limit of " + bytesText(limit);
         if (smallest && !smallest->stageOf.empty()) {

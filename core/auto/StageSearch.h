@@ -55,6 +55,9 @@ struct StageSearchResult
     bool ok = false;
     bool cancelled = false;
     std::string error;
+    /// The error's code: auto.stage_count (no K non-empty stages exist), auto.memory_limit (no
+    /// split fits the memory limits) or auto.cancelled.
+    std::string errorCode;
     std::optional<std::int64_t> smallestFeasibleMemory;
     SearchMode mode = SearchMode::Orders;
     std::string order; ///< Orders mode: the order the optimum came from.

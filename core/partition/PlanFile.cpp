@@ -170,6 +170,8 @@ public:
 private:
     void report(Severity severity, const char *code, std::string message,
                 const std::string &pointer, std::vector<NodeId> nodes);
+    /// The file position of the value at `pointer`.
+    SourceLocation where(const std::string &pointer);
     /// The "cleave_plan" version and the "partitions" array; false when unreadable.
     bool checkHeader(const nlohmann::json &doc);
     /// The planned function: "function" by name, else the main function; invalid if unknown.
@@ -204,12 +206,17 @@ void PlanReader::report(Severity severity, const char *code, std::string message
                         const std::string &pointer, std::vector<NodeId> nodes)
 {
     Diagnostic d = planDiagnostic(severity, code, std::move(message), m_path, std::move(nodes));
+    d.where = where(pointer);
+    m_result.diagnostics.push_back(std::move(d));
+}
+
+SourceLocation PlanReader::where(const std::string &pointer)
+{
     if (!m_locator) // one locator for every finding: a plan may hold 50,000 bad entries
         m_locator.emplace(m_options.enclosingText.empty() ? m_text : m_options.enclosingText,
                           m_path);
-    d.where
-        = m_locator->at(m_options.enclosingText.empty() ? pointer : m_options.embeddedAt + pointer);
-    m_result.diagnostics.push_back(std::move(d));
+    return m_locator->at(m_options.enclosingText.empty() ? pointer
+                                                         : m_options.embeddedAt + pointer);
 }
 
 bool PlanReader::checkHeader(const nlohmann::json &doc)
@@ -407,8 +414,12 @@ PlanLoadResult PlanReader::read()
             return std::move(m_result);
         plan.markCrossedEdges(edges);
     }
-    if (!hasErrors(m_result.diagnostics))
+    if (!hasErrors(m_result.diagnostics)) {
+        m_result.partitionLocations.reserve(parts.size());
+        for (std::size_t i = 0; i < parts.size(); ++i)
+            m_result.partitionLocations.push_back(where("/partitions/" + std::to_string(i)));
         m_result.plan.emplace(std::move(plan));
+    }
     return std::move(m_result);
 }
 
@@ -418,6 +429,22 @@ PlanLoadResult planFromJson(const Graph &graph, std::string_view text, const std
                             const PlanLoadOptions &options)
 {
     return PlanReader(graph, text, path, options).read();
+}
+
+void locatePlanFindings(std::vector<Diagnostic> &diagnostics, const PartitionPlan &plan,
+                        const std::vector<SourceLocation> &locations)
+{
+    for (Diagnostic &d : diagnostics) {
+        if (d.where.isValid())
+            continue;
+        PartitionId about = d.partition.value_or(PartitionId {});
+        if (!about.isValid() && !d.nodes.empty()
+            && d.nodes.front().index() < plan.graph().nodeCount())
+            about = plan.partitionOf(d.nodes.front());
+        const int index = about.isValid() ? plan.indexOf(about) : -1;
+        if (index >= 0 && static_cast<std::size_t>(index) < locations.size())
+            d.where = locations[static_cast<std::size_t>(index)];
+    }
 }
 
 PlanLoadResult loadPlanFile(const Graph &graph, const std::string &path,

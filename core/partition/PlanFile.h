@@ -31,9 +31,20 @@ struct PlanLoadResult
 {
     std::optional<PartitionPlan> plan;
     std::vector<Diagnostic> diagnostics;
+    /// Where each partition of `plan` (by index, the file's order) is in the file: the `{` of
+    /// its entry in "partitions". Empty without a plan.
+    std::vector<SourceLocation> partitionLocations;
 
     [[nodiscard]] bool ok() const { return plan.has_value() && !hasErrors(diagnostics); }
 };
+
+/// Points the findings about `plan` that carry no position (validation's, which know
+/// partitions and nodes, not files) at the entry in the plan file of the partition they are
+/// about: the diagnostic's partition, else the partition of its first node. `locations` are
+/// PlanLoadResult::partitionLocations of the file `plan` was read from; findings about no
+/// partition, and partitions made after the load (an index past `locations`), keep no position.
+void locatePlanFindings(std::vector<Diagnostic> &diagnostics, const PartitionPlan &plan,
+                        const std::vector<SourceLocation> &locations);
 
 /// The plan file (JSON, version 1):
 /// ```

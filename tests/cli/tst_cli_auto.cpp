@@ -130,12 +130,14 @@ void TestCliAuto::infeasibleRequests()
     CliRun run = runCli({ "auto", resnet, "--stages", "500" });
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.err.contains("non-empty stages: at most"), run.err.constData());
+    QVERIFY2(run.err.trimmed().endsWith("[auto.stage_count]"), run.err.constData());
 
     run = runCli({ "auto", resnet, "--stages", "2", "--memory-limit", "1MB" });
     QCOMPARE(run.exitCode, 2);
     const QRegularExpression limit("smallest feasible limit is (\\d+) bytes");
     const auto match = limit.match(QString::fromUtf8(run.err));
     QVERIFY2(match.hasMatch(), run.err.constData());
+    QVERIFY2(run.err.trimmed().endsWith("[auto.memory_limit]"), run.err.constData());
     const qint64 smallest = match.captured(1).toLongLong();
     QCOMPARE(
         runCli({ "auto", resnet, "--stages", "2", "--memory-limit", QString::number(smallest) })

@@ -146,6 +146,32 @@ void TestCliPartition::validateInvalidPlan()
                             "partition.tuple_crossing,partition.boundary,partition.boundary"));
     QCOMPARE(out["diagnostics"][0]["message"].get<std::string>(),
              std::string("partitions form a cycle: a -> b -> a (through %1 -> %2, %2 -> %3)"));
+
+    // Printed, each finding points at the entry of the partition it is about in the plan file
+    // (issue 34: every finding located): a's entry starts at the first {"name", b's at the
+    // second (columns counted in the file's one line).
+    QFile file(plan);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    const QString a = plan + QStringLiteral(":1:%1: ").arg(text.indexOf("{\"name\"") + 1);
+    const QString b = plan
+        + QStringLiteral(":1:%1: ").arg(text.indexOf("{\"name\"", text.indexOf("{\"name\"") + 1)
+                                        + 1);
+    const Run printed
+        = runCliBinary({ QStringLiteral("validate"), resnet, QStringLiteral("--plan"), plan });
+    QCOMPARE(printed.exitCode, 1);
+    const QStringList lines = QString::fromUtf8(printed.out).split(u'\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 9); // 8 findings and the verdict
+    QVERIFY2(lines[0].startsWith(a + QStringLiteral("error: partitions form a cycle")),
+             qPrintable(lines[0]));
+    QVERIFY2(lines[1].startsWith(a + QStringLiteral("error: partition a is not convex")),
+             qPrintable(lines[1]));
+    QVERIFY2(lines[2].startsWith(b + QStringLiteral("error: partition b is not convex")),
+             qPrintable(lines[2]));
+    QVERIFY2(lines[3].startsWith(a + QStringLiteral("warning: partition a falls into 2")),
+             qPrintable(lines[3]));
+    QVERIFY2(lines[4].startsWith(b + QStringLiteral("warning: partition b falls into 2")),
+             qPrintable(lines[4]));
 }
 
 // `partition --plan --out` exports through the plan pipeline, which refuses an invalid plan:

@@ -546,6 +546,7 @@ void TestAuto::hugeShapesSaturateStageBytes()
     const std::string expected
         = "no split into 2 stages fits the memory limit of " + std::to_string(limit) + " bytes";
     QVERIFY2(limited.error.starts_with(expected), limited.error.c_str());
+    QCOMPARE(limited.errorCode, std::string("auto.memory_limit"));
     QVERIFY2(limited.error.find("the smallest feasible limit is " + std::to_string(saturatedCount)
                                 + " bytes")
                  != std::string::npos,

@@ -748,7 +748,7 @@ private slots:
         QCOMPARE(run.exitCode, 2);
         QCOMPARE(QString::fromUtf8(run.err),
                  QStringLiteral("nosuch.txt,data: error: --params names neither a file nor inputs "
-                                "of @main: 'nosuch.txt'\n"));
+                                "of @main: 'nosuch.txt' [params.unknown]\n"));
         const QString list = dir.filePath(QStringLiteral("params.txt"));
         QVERIFY(writeFileAtomically(list.toStdString(), "data\nweight_typo\n"));
         run = test::runCliBinary({ "validate", model, "--plan", plan, "--params", list });
@@ -756,13 +756,13 @@ private slots:
         QCOMPARE(QString::fromUtf8(run.err),
                  list
                      + QStringLiteral(": error: 1 name(s) of this params file are not inputs of "
-                                      "@main: 'weight_typo'\n"));
+                                      "@main: 'weight_typo' [params.unknown]\n"));
         run = test::runCliBinary({ "validate", model, "--plan", plan, "--params", dir.path() });
         QCOMPARE(run.exitCode, 2);
         QCOMPARE(QString::fromUtf8(run.err),
                  dir.path()
                      + QStringLiteral(": error: --params names a folder or special file, not a "
-                                      "params file\n"));
+                                      "params file [params.unreadable]\n"));
         // A real input passes: the plan (one node of 91) is then checked, and invalid (exit 1).
         run = test::runCliBinary({ "validate", model, "--plan", plan, "--params", "data" });
         QCOMPARE(run.exitCode, 1);

@@ -168,7 +168,7 @@ int saveAndExport(const Arguments &args, const CommandContext &context,
     if (const auto target = args.value("--save-plan")) {
         std::string error;
         if (!savePlanFile(plan, *target, &error)) {
-            context.err << *target << ": error: " << error << '\n';
+            context.err << *target << ": error: " << error << " [plan.write]\n";
             return exitBadInput;
         }
     }
@@ -243,7 +243,8 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
     }
     const StageSearchResult result = searchStages(*cost, options, setup.memoryLimits);
     if (!result.ok) {
-        context.err << args.positionals.front() << ": error: " << result.error << '\n';
+        context.err << args.positionals.front() << ": error: " << result.error << " ["
+                    << result.errorCode << "]\n";
         return exitBadInput;
     }
     // --baseline: the plan another tool would make, to export and run beside the optimum.
@@ -266,7 +267,8 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
             setup.devices.devices[std::min(k, setup.devices.devices.size() - 1)].target);
     const PartitionPlan plan = planFromStages(view, *cost, stageOf, *stages, targets);
     if (const auto problem = stageCountProblem(plan, *cost, *stages)) {
-        context.err << args.positionals.front() << ": error: " << *problem << '\n';
+        context.err << args.positionals.front() << ": error: " << *problem
+                    << " [auto.stage_count]\n";
         return exitBadInput;
     }
     const PlanPipeline pipeline(graph, EngineSettings {});
@@ -426,7 +428,8 @@ int runAuto(const Arguments &args, const CommandContext &context)
         context.err << d.toString() << '\n';
     if (!imported.ok()) {
         if (imported.diagnostics.empty())
-            context.err << args.positionals.front() << ": error: the model could not be read\n";
+            context.err << args.positionals.front()
+                        << ": error: the model could not be read [import.unreadable]\n";
         return exitBadInput;
     }
     FunctionId function;

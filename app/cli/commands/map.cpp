@@ -51,7 +51,7 @@ int convertPlanLevel(const Arguments &args, const Graph &kernels, const Graph &r
                     << planReportText(*converted.plan, boundary, diagnostics);
     std::string error;
     if (!savePlanFile(*converted.plan, *target, &error)) {
-        context.err << *target << ": error: " << error << '\n';
+        context.err << *target << ": error: " << error << " [plan.write]\n";
         return exitBadInput;
     }
     return hasErrors(diagnostics) ? exitInvalidPlan : exitOk;

@@ -88,7 +88,7 @@ int writeResults(const PlanPipeline &pipeline, const PartitionPlan &plan,
     if (const auto target = args.value("--save-plan"); target && !args.has("--dry-run")) {
         std::string error;
         if (!savePlanFile(plan, *target, &error)) {
-            context.err << *target << ": error: " << error << '\n';
+            context.err << *target << ": error: " << error << " [plan.write]\n";
             return exitBadInput;
         }
     }
@@ -133,8 +133,9 @@ int runPartition(const Arguments &args, const CommandContext &context)
         return exitBadInput;
     std::vector<Diagnostic> notes;
     std::optional<PartitionPlan> plan;
+    std::vector<SourceLocation> locations; // of a --plan file's partitions
     if (args.value("--plan"))
-        plan = loadPlan(*graph, args, notes, context.err);
+        plan = loadPlan(*graph, args, notes, context.err, &locations);
     else
         plan.emplace(*graph, function);
     const auto settings = plan ? loadEngineSettings(args, &*plan, context.err) : std::nullopt;
@@ -148,7 +149,9 @@ int runPartition(const Arguments &args, const CommandContext &context)
         if (!reportEdit(cutAfterBlocks(*plan, blocks, blockPoints), model, context.err))
             return exitBadInput;
     }
-    const CheckedPlan checked = pipeline.check(*plan, notes);
+    CheckedPlan checked = pipeline.check(*plan, notes);
+    if (points.empty() && blockPoints.empty()) // the partitions are still the file's
+        locatePlanFindings(checked.diagnostics, *plan, locations);
     return writeResults(pipeline, *plan, checked, notes, args, context);
 }
 

@@ -61,7 +61,7 @@ int runProfile(const Arguments &args, const CommandContext &context)
     const ProfileCommand command = profileCommand(*graph, output, options);
     if (!command.error.empty()) {
         removeProfileScript(command);
-        context.err << model << ": error: " << command.error << '\n';
+        context.err << model << ": error: " << command.error << " [profile.setup]\n";
         return exitBadInput;
     }
     std::string said;

@@ -87,7 +87,7 @@ int runRender(const Arguments &args, const CommandContext &context)
     request.dpi = dpi;
     if (!ui::renderDrawing(std::move(graph), QString::fromStdString(modelPath), std::move(plan),
                            request, &error)) {
-        context.err << modelPath << ": error: " << error.toStdString() << '\n';
+        context.err << modelPath << ": error: " << error.toStdString() << " [render.failed]\n";
         return exitBadInput;
     }
     context.out << "wrote " << *out << '\n';

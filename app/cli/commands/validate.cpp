@@ -6,6 +6,7 @@
 // is invalid.
 #include "app/cli/CliArguments.h"
 #include "app/cli/CliModel.h"
+#include "core/partition/PlanFile.h"
 #include "core/partition/PlanReport.h"
 #include "core/session/PlanPipeline.h"
 
@@ -20,11 +21,14 @@ int runValidate(const Arguments &args, const CommandContext &context)
     if (!graph)
         return exitBadInput;
     std::vector<Diagnostic> diagnostics;
-    std::optional<PartitionPlan> plan = loadPlan(*graph, args, diagnostics, context.err);
+    std::vector<SourceLocation> locations;
+    std::optional<PartitionPlan> plan
+        = loadPlan(*graph, args, diagnostics, context.err, &locations);
     const auto settings = plan ? loadEngineSettings(args, &*plan, context.err) : std::nullopt;
     if (!settings)
         return exitBadInput;
     diagnostics = PlanPipeline(*graph, *settings).check(*plan, std::move(diagnostics)).diagnostics;
+    locatePlanFindings(diagnostics, *plan, locations);
     const bool valid = !hasErrors(diagnostics);
     if (args.has("--json")) {
         const nlohmann::json out {

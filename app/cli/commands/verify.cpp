@@ -44,7 +44,7 @@ int runRuntimeCheck(const Arguments &args, const CommandContext &context, const 
     options.placed = args.has("--placed");
     const RuntimeCheckCommand command = runtimeCheckCommand(dir, options);
     if (!command.error.empty()) {
-        context.err << dir << ": error: " << command.error << '\n';
+        context.err << dir << ": error: " << command.error << " [verify.runtime]\n";
         return exitBadInput;
     }
     std::string output;
@@ -57,7 +57,7 @@ int runRuntimeCheck(const Arguments &args, const CommandContext &context, const 
         context.err << output;
         context.err << dir << ": error: " << command.script << " "
                     << (status == 2 ? "could not run" : "failed") << " (exit " << status
-                    << ") with " << command.program << '\n';
+                    << ") with " << command.program << " [verify.run_failed]\n";
         return status == 2 || status < 0 ? exitBadInput : exitInvalidPlan;
     }
     context.out << dir << ": " << command.runtime << " " << report->runtimeVersion << " ran "
@@ -81,7 +81,7 @@ int runVerify(const Arguments &args, const CommandContext &context)
         return context.usageError("--runtime takes tvm or onnxruntime, got '" + *runtime + "'");
     const VerifyResult result = verifyExport(dir);
     if (result.badInput) {
-        context.err << dir << ": error: " << result.firstDifference << '\n';
+        context.err << dir << ": error: " << result.firstDifference << " [verify.bad_folder]\n";
         return exitBadInput;
     }
     if (!result.ok) {
