@@ -8,7 +8,7 @@
 #      executions per second of the ASan build) and with ASan + UBSan into build-fuzz/;
 #   2. runs each chosen harness for a time budget (or until an execution count, whichever comes
 #      first), inputs up to CLEAVE_FUZZ_MAX_LEN bytes (default 4096; onnx 64 KiB, graphjson
-#      8 KiB, diff 8 KiB), growing the same working corpus folders as run_fuzzers.sh
+#      8 KiB, diff and render 8 KiB), growing the same working corpus folders as run_fuzzers.sh
 #      (build-fuzz/corpus/<harness>), seeded from the committed corpus tests/fuzz/corpus/<harness>,
 #      the tree's seeds and the shared real-model corpus;
 #   3. merges what it found into the committed corpus: libFuzzer -merge=1 of the committed and
@@ -141,7 +141,7 @@ campaign_one() {
         case "$harness" in
         onnx) len=65536 ;;
         graphjson) len=8192 ;;
-        diff) len=8192 ;;
+        diff | render) len=8192 ;;
         esac
     fi
     # The committed corpus keeps inputs of the size fuzzed; diff's, whose edges are mostly the

@@ -13,6 +13,10 @@ reports an error or warning without a position (FILE:LINE:COLUMN: ...) or withou
 the message beside it (issue 34: every reject is located and coded).
 
 Usage: mutation_campaign.py CLEAVE_CLI OUT_DIR SEED... [--per-seed N] [--timeout S] [--seed R]
+                             [--run "VERB ARG... {}"]...
+  --run  the commands each mutant is given to instead of inspect and partition, `{}` standing
+         for the mutant: a side file such as a device, latency, op-support or op-pattern file,
+         e.g. --run "auto samples/resnet18.relay --devices {}"
 """
 import argparse
 import collections
@@ -87,6 +91,7 @@ def main() -> int:
     ap.add_argument("--per-seed", type=int, default=100)
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=14)
+    ap.add_argument("--run", action="append", default=[])
     args = ap.parse_args()
     rng = random.Random(args.seed)
     os.makedirs(os.path.join(args.out, "bad"), exist_ok=True)
@@ -104,8 +109,11 @@ def main() -> int:
             file = os.path.join(args.out, f"m{index}_{k}_{name}")
             with open(file, "wb") as f:
                 f.write(mutant)
-            for command in (["inspect", file, "--json"],
-                            ["partition", file, "--dry-run", "--json", "--cut-after", "add:0"]):
+            commands = [[file if word == "{}" else word for word in run.split()]
+                        for run in args.run] or [
+                ["inspect", file, "--json"],
+                ["partition", file, "--dry-run", "--json", "--cut-after", "add:0"]]
+            for command in commands:
                 runs += 1
                 try:
                     r = subprocess.run([args.cli] + command, stdout=subprocess.DEVNULL,

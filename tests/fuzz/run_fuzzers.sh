@@ -9,11 +9,11 @@
 # build-fuzz/artifacts/.
 #
 # Usage: tests/fuzz/run_fuzzers.sh [SECONDS_PER_HARNESS [CORPUS_DIR]]
-#   SECONDS_PER_HARNESS  default 45 (nine harnesses: under 8 minutes with the build cached)
+#   SECONDS_PER_HARNESS  default 45 (ten harnesses: under 9 minutes with the build cached)
 #   CORPUS_DIR           real model dumps (relay/, graph_json/, relax/); default ../shared/corpus.
 #                        Its files seed the corpora in place; nothing is copied.
 # Environment, for long local campaigns:
-#   CLEAVE_FUZZ_HARNESSES  space-separated subset to run (default: all nine)
+#   CLEAVE_FUZZ_HARNESSES  space-separated subset to run (default: all ten)
 #   CLEAVE_FUZZ_MAX_LEN    largest input in bytes (default 64 KiB, the committed corpus' cap):
 #                          larger seeds such as the 2 MB rnnt dump are read truncated, so no
 #                          rnnt-sized input is in the hot loop and small inputs dominate, as they
@@ -68,7 +68,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$build/artifacts"
 status=0
-all="relay relax graphjson onnx plan project tables auto diff"
+all="relay relax graphjson onnx plan project tables auto diff render"
 for harness in ${CLEAVE_FUZZ_HARNESSES:-$all}; do
     work="$build/corpus/$harness"
     mkdir -p "$work"
