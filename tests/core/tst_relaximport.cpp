@@ -665,6 +665,15 @@ void TestRelaxImport::controlByteIsNamed()
     QCOMPARE(d.where.line, 8);
     QCOMPARE(d.where.column, 28); // 12 blanks, "gv = R.add(lv, " is 15 more: column 28
     QCOMPARE(d.code, std::string("relax.syntax"));
+
+    // A string token that spans lines is quoted on one line, newlines escaped.
+    const ImportResult s
+        = importBytes("@I.ir_module\nclass M\"\"\"a\nb\"\"\":\n    pass\n", "str.relax.py");
+    QVERIFY(!s.ok());
+    QCOMPARE(s.diagnostics.front().message,
+             std::string("expected ':' after the class name, found '\"\"\"a\\nb\"\"\"'"));
+    QCOMPARE(s.diagnostics.front().where.line, 2);
+    QCOMPARE(s.diagnostics.front().where.column, 8);
 }
 
 namespace {

@@ -60,6 +60,7 @@ private slots:
     void roundTrip();
     void malformed_data();
     void malformed();
+    void longTokensAreBounded();
     void syntaxForms();
     void typesAndAttributes();
     void constantsFromMetadata();
@@ -188,6 +189,19 @@ void TestRelayImport::malformed()
     QVERIFY(QString::fromStdString(d.toString())
                 .startsWith(QString::fromStdString(path) + ":" + QString::number(line) + ":"
                             + QString::number(column)));
+}
+
+void TestRelayImport::longTokensAreBounded()
+{
+    // A token quoted in a message is cut to 60 bytes with its length (a digit run or a name may
+    // be megabytes long).
+    const ImportResult r = importBytes("def @main(%x: Tensor[(1, 3), float32]) "
+                                           + std::string(100, '7') + " {\n  %x\n}\n",
+                                       "long.relay");
+    QVERIFY(!r.ok());
+    QCOMPARE(r.diagnostics.front().toString(),
+             "long.relay:1:40: error: expected '{' to open the body of @main, found number '"
+                 + std::string(60, '7') + "…' (100 bytes) [relay.syntax]");
 }
 
 void TestRelayImport::syntaxForms()

@@ -73,7 +73,7 @@ FINDING = re.compile(r"(^|: )(error|warning): ")
 
 
 # Findings about the command line, not the file: `--cut-after add:0` on a mutant with no add.
-COMMAND_LINE = re.compile(r"^error: .*\[cut\.split_point_not_found\]$")
+COMMAND_LINE = re.compile(r"^(.+: )?error: .*\[cut\.split_point_not_found\]$")
 
 
 def unlocated_findings(stderr: str) -> list:

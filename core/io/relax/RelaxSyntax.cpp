@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relax/RelaxSyntax.h"
 
+#include "core/graph/JsonParse.h"
+
 namespace cleave::relax {
 
 namespace {
@@ -175,7 +177,7 @@ std::string describe(const Token &t)
     case TokenKind::End:
         return "end of file";
     default:
-        return "'" + std::string(t.text.substr(0, 40)) + "'";
+        return quoteBounded(t.text, 40); // a string token may span lines
     }
 }
 

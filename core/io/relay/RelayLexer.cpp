@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relay/RelayLexer.h"
 
+#include "core/graph/JsonParse.h"
 #include "core/support/Utf8.h"
 
 #include <algorithm>
@@ -621,31 +622,31 @@ Token RelayLexer::lexString(Token tok, char quote)
 
 std::string describe(const Token &tok)
 {
+    // Token texts are bounded and control bytes escaped: a string or a digit run may be
+    // megabytes long or span lines.
     switch (tok.kind) {
     case TokenKind::End:
         return "end of file";
     case TokenKind::Identifier:
-        return "'" + std::string(tok.text) + "'";
+    case TokenKind::QuotedName:
+    case TokenKind::Punct:
+        return quoteBounded(tok.text);
     case TokenKind::GraphVar:
     case TokenKind::Local:
-        return "'%" + std::string(tok.text) + "'";
+        return quoteBounded("%" + std::string(tok.text));
     case TokenKind::Global:
-        return "'@" + std::string(tok.text) + "'";
+        return quoteBounded("@" + std::string(tok.text));
     case TokenKind::Integer:
     case TokenKind::Float:
-        return "number " + std::string(tok.text);
+        return "number " + quoteBounded(tok.text);
     case TokenKind::String:
-        return "string \"" + std::string(tok.text) + "\"";
-    case TokenKind::QuotedName:
-        return "'" + std::string(tok.text) + "'";
+        return "string " + quoteBounded(tok.text);
     case TokenKind::MetaRef:
-        return std::string(tok.text);
+        return quoteBounded(tok.text);
     case TokenKind::Version:
         return "version header";
     case TokenKind::Metadata:
         return "metadata section";
-    case TokenKind::Punct:
-        return "'" + std::string(tok.text) + "'";
     case TokenKind::Error:
         return std::string(tok.text);
     }
