@@ -92,6 +92,11 @@ EditActions::EditActions(Document *document, LevelView *levels, CanvasWidget *ca
     connect(m_convexClosure, &QAction::triggered, this, &EditActions::selectConvexClosure);
     connect(m_removeCut, &QAction::triggered, this, &EditActions::removeCut);
     connect(m_canvas, &CanvasWidget::cutRequested, this, &EditActions::cutAcrossEdges);
+    connect(m_canvas, &CanvasWidget::cutMissed, this, [this] {
+        emit statusMessage(tr("No edge crossed: draw the cut line across the edges between the "
+                              "nodes to separate."),
+                           5000);
+    });
 }
 
 void EditActions::cutAcrossEdges(const std::vector<cleave::EdgeRef> &shownEdges)

@@ -13,6 +13,7 @@
 #include "ui/support/OpCategory.h"
 
 #include <QApplication>
+#include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
 #include <QHelpEvent>
@@ -20,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QToolTip>
 #include <QtTest/QtTest>
+
+#include <algorithm>
 
 using namespace cleave;
 using cleave::ui::CanvasWidget;
@@ -235,12 +238,18 @@ void TestCanvas::cutStrokeReportsCrossedEdges()
     QCOMPARE(cut.count(), 2);
     QCOMPARE(cut.at(1).at(0).value<std::vector<EdgeRef>>(), std::vector<EdgeRef>({ toConv, skip }));
 
-    // A stroke over empty space emits nothing.
+    // A stroke over empty space requests no cut: it says it missed, and its line is gone.
+    QSignalSpy missed(m_canvas.get(), &CanvasWidget::cutMissed);
     const QPoint empty(5, 5);
     QTest::mousePress(viewport(), Qt::LeftButton, {}, empty);
     QTest::mouseMove(viewport(), empty + QPoint(20, 0));
     QTest::mouseRelease(viewport(), Qt::LeftButton, {}, empty + QPoint(20, 0));
     QCOMPARE(cut.count(), 2);
+    QCOMPARE(missed.count(), 1);
+    const QList<QGraphicsItem *> strokes = scene()->items();
+    QVERIFY(std::none_of(strokes.begin(), strokes.end(), [](QGraphicsItem *item) {
+        return item->type() == QGraphicsPathItem::Type && item->zValue() == 100;
+    }));
 
     // Back in the select tool a drag is a rubber band again, not a cut.
     m_canvas->setTool(CanvasWidget::Tool::Select);

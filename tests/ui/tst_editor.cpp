@@ -190,6 +190,16 @@ void TestEditor::cutUndoIsolateSaveExport()
     // residual add's relu, whose other consumer (%21, the residual add) is cut implicitly.
     QTest::keyClick(&w, Qt::Key_C);
     QCOMPARE(w.canvas()->tool(), CanvasWidget::Tool::Cut);
+    // A stroke in the empty corner of the canvas crosses nothing: the plan stays, and the status
+    // bar says why.
+    QWidget *canvasViewport = w.canvas()->view()->viewport();
+    QTest::mousePress(canvasViewport, Qt::LeftButton, {}, QPoint(3, 3));
+    QTest::mouseMove(canvasViewport, QPoint(23, 3));
+    QTest::mouseRelease(canvasViewport, Qt::LeftButton, {}, QPoint(23, 3));
+    QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(1));
+    QCOMPARE(w.statusBar()->currentMessage(),
+             QStringLiteral("No edge crossed: draw the cut line across the edges between the nodes "
+                            "to separate."));
     const NodeId relu = key(w, "%13");
     strokeAcross(w, relu, key(w, "%14"));
     QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(2));

@@ -83,6 +83,7 @@ CanvasWidget::CanvasWidget(QWidget *parent)
             m_d->view->viewport()->update();
     });
     connect(m_d->view, &CanvasView::cutStroke, this, &CanvasWidget::cutRequested);
+    connect(m_d->view, &CanvasView::cutStrokeMissed, this, &CanvasWidget::cutMissed);
     connect(m_d->view, &CanvasView::visibleAreaChanged, this, [this] {
         // Badges keep their screen size: which of them overlap changes with the zoom only.
         if (!m_d->boundaryLayer.badges().empty()

@@ -163,6 +163,8 @@ signals:
     void selectionChanged(); // selectedNodes() changed
     /// The user released a cut stroke that crossed these edges (empty strokes are not emitted).
     void cutRequested(const std::vector<cleave::EdgeRef> &edges);
+    /// The user released a cut stroke that crossed no edge (the stroke is gone already).
+    void cutMissed();
     void nodeActivated(cleave::NodeId node); // double-click
     /// Right-click; the editor shows the context menu (selection already updated).
     void contextMenuRequested(const QPoint &globalPos);

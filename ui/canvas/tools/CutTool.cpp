@@ -95,6 +95,8 @@ bool CutTool::mouseRelease(QMouseEvent *event)
     reset();
     if (!edges.empty())
         emit view().cutStroke(edges);
+    else
+        emit view().cutStrokeMissed();
     event->accept();
     return true;
 }

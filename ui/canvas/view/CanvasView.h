@@ -61,6 +61,8 @@ public:
 
 signals:
     void cutStroke(const std::vector<cleave::EdgeRef> &edges);
+    /// A cut stroke was released without crossing any edge.
+    void cutStrokeMissed();
     void fitRequested();
     void zoomToSelectionRequested();
     void nodeDoubleClicked(const QPointF &scenePos);
