@@ -47,6 +47,7 @@ class TestCliDiff : public QObject
 private slots:
     void threeEditsAreExactlyThreeDifferences();
     void textListsTheChanges();
+    void acrossFormatsSaysKeysDiffer();
     void sameModelMatches();
     void removedNodeAndItsConsumer();
     void unreadableModelIsBadInput();
@@ -96,9 +97,23 @@ void TestCliDiff::textListsTheChanges()
     const QString copy = writeFile(dir, "edited.relay", text);
     const CliRun run = runCli({ QStringLiteral("diff"), sample, copy });
     QCOMPARE(run.exitCode, 1);
-    QVERIFY2(run.out.contains("1 nodes differ (0 added, 0 removed, 1 changed)"),
+    QVERIFY2(run.out.contains("1 node differs (0 added, 0 removed, 1 changed)"),
              run.out.constData());
+    QVERIFY2(!run.out.contains("note:"), run.out.constData()); // both are Relay
     QVERIFY2(run.out.contains("changed %3 sigmoid\n    op: nn.relu -> sigmoid\n"),
+             run.out.constData());
+}
+
+void TestCliDiff::acrossFormatsSaysKeysDiffer()
+{
+    // The same residual block as Relay and as graph.json: keys are named per format, and the
+    // text says so after the differences.
+    const QString relay = QStringLiteral(CLEAVE_TESTDATA_DIR "/map/residual_inception.relay");
+    const QString json = QStringLiteral(CLEAVE_TESTDATA_DIR "/map/residual_inception.graph.json");
+    const CliRun run = runCli({ QStringLiteral("diff"), relay, json });
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.out.contains("\nnote: " + relay.toUtf8() + " is relay and " + json.toUtf8()
+                              + " is graph.json: nodes are matched by their keys"),
              run.out.constData());
 }
 

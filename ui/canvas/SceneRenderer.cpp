@@ -7,7 +7,11 @@
 #include "ui/document/LevelView.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QEventLoop>
+#include <QFile>
+
+#include <unistd.h>
 
 namespace cleave::ui {
 
@@ -24,6 +28,17 @@ bool ensureDrawingApplication(QString *error)
     // No display is needed: the drawing is made in memory.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Without XDG_RUNTIME_DIR (a shell over ssh, a container, CI) Qt falls back to
+    // /tmp/runtime-$USER and prints a warning a command line tool should not: make that same
+    // private folder ourselves.
+    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+        const QString runtime
+            = QDir::tempPath() + QStringLiteral("/runtime-") + QString::number(::getuid());
+        if (QDir().mkpath(runtime)
+            && QFile::setPermissions(
+                runtime, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner))
+            qputenv("XDG_RUNTIME_DIR", runtime.toLocal8Bit());
+    }
     static int argc = 1;
     static char name[] = "cleave-cli";
     static char *argv[] = { name, nullptr };

@@ -41,7 +41,8 @@ void printDiff(const ModelDiff &diff, const std::string &a, const std::string &b
         out << a << " and " << b << " match node for node\n";
         return;
     }
-    out << a << " -> " << b << ": " << diff.nodes.size() << " nodes differ ("
+    out << a << " -> " << b << ": " << diff.nodes.size()
+        << (diff.nodes.size() == 1 ? " node differs (" : " nodes differ (")
         << diff.count(NodeDifference::Kind::Added) << " added, "
         << diff.count(NodeDifference::Kind::Removed) << " removed, "
         << diff.count(NodeDifference::Kind::Changed) << " changed)\n";
@@ -63,10 +64,16 @@ int runDiff(const Arguments &args, const CommandContext &context)
     if (!a || !b)
         return exitBadInput;
     const ModelDiff diff = diffModels(*a, *b);
-    if (args.has("--json"))
+    if (args.has("--json")) {
         context.out << jsonText(diffJson(diff)) << '\n';
-    else
+    } else {
         printDiff(diff, pathA, pathB, context.out);
+        if (a->format() != b->format() && !diff.isEmpty())
+            context.out << "note: " << pathA << " is " << a->format() << " and " << pathB << " is "
+                        << b->format()
+                        << ": nodes are matched by their keys, which each format names its own "
+                           "way (%N, @fn:%N, node names), so differences in keys are expected\n";
+    }
     return diff.isEmpty() ? exitOk : exitInvalidPlan;
 }
 
