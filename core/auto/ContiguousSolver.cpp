@@ -245,6 +245,12 @@ std::optional<SplitAnswer> solveOrder(const SplitProblem &problem,
 {
     if (order.size() < problem.stages || problem.stages == 0)
         return std::nullopt;
+    const bool memoryUnlimited
+        = std::all_of(problem.memoryLimit.begin(), problem.memoryLimit.end(),
+                      [](std::int64_t l) { return l == std::numeric_limits<std::int64_t>::max(); });
+    if (problem.objective == StageObjective::Throughput && problem.metric == Metric::Time
+        && memoryUnlimited && problem.allowBisection && order.size() > bisectionThreshold)
+        return solveOrderByBisection(problem, order);
     ContiguousDp dp(problem, order);
     const bool minMax
         = problem.objective == StageObjective::Throughput || problem.metric == Metric::Memory;

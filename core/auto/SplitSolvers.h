@@ -29,6 +29,11 @@ struct SplitProblem
     /// A lower bound of the min-max optimum (0 when unknown): the contiguous solver tries
     /// bounds growing geometrically from it, each attempt exact, so tight windows come first.
     double lowerBound = 0;
+    /// True when upperBound is another order's optimum: an order that does not beat it may be
+    /// dropped without its own optimum (solveOrderByBisection checks it in one pass).
+    bool boundFromOrder = false;
+    /// solveOrder() may hand long orders to solveOrderByBisection() (tests compare the two).
+    bool allowBisection = true;
 
     [[nodiscard]] std::size_t deviceOf(std::size_t stage) const
     {
@@ -42,6 +47,9 @@ struct SplitAnswer
     std::vector<std::int32_t> stageOf;
     double value = 0;
     std::int64_t bytes = 0;
+    /// The fewest stages that reach `value` (solveOrderByBisection only; 0 when not computed):
+    /// fewer than K when more stages cannot lower the bottleneck.
+    std::size_t fewestStages = 0;
 };
 
 /// The best contiguous split of `order` (a topological order of the units, position → unit):
@@ -49,6 +57,20 @@ struct SplitAnswer
 /// stage's cost only grows as it extends, so each sweep stops at the upper bound).
 std::optional<SplitAnswer> solveOrder(const SplitProblem &problem,
                                       const std::vector<std::int32_t> &order);
+
+/// The same optimum as solveOrder() for the throughput objective without memory limits, in
+/// O((N + E) log(1/eps)) instead of O(N^2 / K): bisection on the bottleneck B, each B checked by
+/// reachability over K layers with, per start, the furthest end a stage at most B can reach (a
+/// window moving at both ends keeps compute and transfer-in exact). Among the splits at the
+/// optimum it takes the one whose cuts carry the fewest live bytes, which approximates
+/// solveOrder()'s fewest transfer bytes (a tensor read by several later stages counts per cut it
+/// spans rather than per stage). searchStages uses it on orders of more than
+/// bisectionThreshold units.
+std::optional<SplitAnswer> solveOrderByBisection(const SplitProblem &problem,
+                                                 const std::vector<std::int32_t> &order);
+
+/// Orders longer than this are split by solveOrderByBisection() when it applies.
+inline constexpr std::size_t bisectionThreshold = 2048;
 
 /// The best split over ALL convex ordered K-partitions, by a dynamic program over downsets;
 /// nullopt (with `ideals` set past the cap) when the graph has more than `cap` downsets.

@@ -113,8 +113,10 @@ std::optional<SplitAnswer> solve(const SplitProblem &p, const StageSearchOptions
         }
         done += 0.3;
         SplitProblem q = p;
-        if (best)
+        if (best) {
             q.upperBound = std::min(p.upperBound, best->value);
+            q.boundFromOrder = q.upperBound == best->value;
+        }
         std::optional<SplitAnswer> a = autosplit::solveOrder(q, make(g));
         if (!a)
             continue;
@@ -246,6 +248,8 @@ StageSearchResult searchStages(const CostGraph &graph, const StageSearchOptions 
         return result;
     }
     result.ok = true;
+    if (best->fewestStages > 0 && best->fewestStages < stageCount)
+        result.usefulStages = best->fewestStages;
     result.stageOf = std::move(best->stageOf);
     result.stages = graph.evaluate(result.stageOf, stageCount);
     result.bottleneckUs = bottleneckUs(result.stages);

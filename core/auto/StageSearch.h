@@ -59,6 +59,10 @@ struct StageSearchResult
     /// split fits the memory limits) or auto.cancelled.
     std::string errorCode;
     std::optional<std::int64_t> smallestFeasibleMemory;
+    /// Set when fewer stages than asked reach the same bottleneck (more cannot lower it: a
+    /// unit, or the transfers into a stage, set it), so some stages hold little: that number.
+    /// 0 otherwise, or when not known (graphs small enough for the exact dynamic program).
+    std::size_t usefulStages = 0;
     SearchMode mode = SearchMode::Orders;
     std::string order; ///< Orders mode: the order the optimum came from.
     std::size_t ideals = 0; ///< Exact mode: downsets enumerated.

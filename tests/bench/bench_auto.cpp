@@ -28,6 +28,37 @@ double secondsSince(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// The search on `graph` for K = 2, 4, 8 and 16: time, bottleneck against the lower bound, and
+/// the lightest stage (a near-empty stage shows as a tiny share of the bottleneck).
+void timeSearch(const char *name, const Graph &graph)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const FunctionView view(graph, graph.mainFunction());
+    const CostGraph cost = CostGraph::build(view, { DeviceSpec {} }, LinkSpec {});
+    const double build = secondsSince(start);
+    for (std::size_t k : { 2U, 4U, 8U, 16U }) {
+        StageSearchOptions options;
+        options.stages = k;
+        const auto t0 = std::chrono::steady_clock::now();
+        const StageSearchResult r = searchStages(cost, options);
+        const double search = secondsSince(t0);
+        if (!r.ok) {
+            std::printf("%-12s K=%zu  search failed: %s\n", name, k, r.error.c_str());
+            continue;
+        }
+        double lightest = r.bottleneckUs;
+        for (const StageCost &s : r.stages)
+            lightest = std::min(lightest, s.timeUs());
+        std::printf("%-12s %7zu units  K=%-2zu  cost graph %.3f s  search %.3f s  mode %-6s  "
+                    "bottleneck %.1f us  lower bound %.1f us (gap %.2f%%)  lightest stage "
+                    "%.1f%% of it\n",
+                    name, cost.unitCount(), k, build, search, searchModeName(r.mode),
+                    r.bottleneckUs, r.lowerBoundUs,
+                    r.lowerBoundUs > 0 ? 100.0 * (r.bottleneckUs / r.lowerBoundUs - 1) : 0.0,
+                    r.bottleneckUs > 0 ? 100.0 * lightest / r.bottleneckUs : 0.0);
+    }
+}
+
 void timeGenerated(std::size_t nodes)
 {
     std::size_t adds = 0;
@@ -36,12 +67,17 @@ void timeGenerated(std::size_t nodes)
     const FunctionView view(*graph, graph->mainFunction());
     const CostGraph cost = CostGraph::build(view, { DeviceSpec {} }, LinkSpec {});
     const double build = secondsSince(start);
-    for (std::size_t k : { 4U, 8U }) {
+    for (std::size_t k : { 2U, 4U, 8U, 16U }) {
         StageSearchOptions options;
         options.stages = k;
         const auto t0 = std::chrono::steady_clock::now();
         const StageSearchResult r = searchStages(cost, options);
         const double search = secondsSince(t0);
+        if (!r.ok) {
+            std::printf("generated %7zu nodes  K=%zu  search failed: %s\n", graph->nodeCount(), k,
+                        r.error.c_str());
+            continue;
+        }
         // What the Balance dock does on each plan edit with its cost graph kept: evaluate.
         const auto t1 = std::chrono::steady_clock::now();
         const std::vector<StageCost> stages = cost.evaluate(r.stageOf, k);
@@ -107,6 +143,15 @@ int main()
                 defaultFlopsRateGflops);
     timeGenerated(10'000);
     timeGenerated(100'000);
+    const std::string rnnt
+        = CLEAVE_CORPUS_DIR "/relay/rnnt_unrolled-lstm_24k-nodes_glenside.relay.txt";
+    if (std::filesystem::exists(rnnt)) {
+        ImportResult imported = importFile(rnnt);
+        if (imported.ok())
+            timeSearch("rnnt", *imported.graph);
+    } else {
+        std::printf("SKIP rnnt: %s is missing\n", rnnt.c_str());
+    }
     std::printf("\nOptimum vs baselines (baseline bottleneck / optimum; > 1 means the optimum "
                 "is faster)\n");
     for (const std::string &path : models())

@@ -304,6 +304,11 @@ void AutoPartitionDialog::run()
                             .arg(stages)
                             .arg(result.bottleneckUs, 0, 'f', 1)
                             .arg(QString::fromLatin1(cleave::searchModeName(result.mode)));
+        if (result.usefulStages > 0)
+            m_description += tr("; %1 stages reach this bottleneck and more cannot lower it, so "
+                                "%2 stages hold little")
+                                 .arg(result.usefulStages)
+                                 .arg(stages - result.usefulStages);
     });
     connect(m_worker, &QThread::finished, this, &AutoPartitionDialog::finish);
     m_worker->start();

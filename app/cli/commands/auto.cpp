@@ -287,6 +287,8 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
         out["total_us"] = result.totalUs;
         out["lower_bound_us"] = result.lowerBoundUs;
         out["transfer_bytes"] = result.transferBytes;
+        if (result.usefulStages > 0)
+            out["useful_stages"] = result.usefulStages;
         if (baseline)
             out["plan"] = "baseline " + baseline->name;
         addStagesJson(out, planStages, result.baselines);
@@ -304,6 +306,12 @@ int runStages(const Arguments &args, const CommandContext &context, const Graph 
                     << " bytes moved\n  stages:";
         for (const StageCost &s : result.stages)
             context.out << ' ' << microseconds(s.timeUs());
+        if (result.usefulStages > 0)
+            context.out << "\n  note: " << result.usefulStages << " stages reach this bottleneck; "
+                        << "more cannot lower it (a unit or the transfers into a stage set it), "
+                           "so the other "
+                        << *stages - result.usefulStages << " hold little: ask for "
+                        << result.usefulStages << " stages";
         if (baseline) {
             context.out << "\n  plan: baseline " << baseline->name << " (not the optimum), stages:";
             for (const StageCost &s : planStages)
@@ -487,8 +495,9 @@ Command autoCommand()
         "                        gets each stage's predicted_us (compute + fixed run time)\n"
         "  --json                print the `partition --json` report plus objective, mode\n"
         "                        (exact | orders | regions), bottleneck_us, lower_bound_us,\n"
-        "                        stage_times_us and baselines [{name, bottleneck_us,\n"
-        "                        stage_times_us}]\n",
+        "                        stage_times_us, baselines [{name, bottleneck_us,\n"
+        "                        stage_times_us}] and, when fewer stages reach the same\n"
+        "                        bottleneck, useful_stages\n",
         { "--json", "--fold-batch-norm", "--transparent-stop-fusion" },
         1,
         runAuto,

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: Apache-2.0
+// Part of Cleave, the partition editor for deep-learning graphs.
+#include "core/auto/SplitSolvers.h"
+#include "core/support/Saturating.h"
+
+#include <queue>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace cleave::autosplit {
+
+namespace {
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+
+/// 128-bit sums of 64-bit byte counts (GCC and clang; __extension__ keeps -Wpedantic quiet).
+__extension__ using Wide = __int128;
+
+/// A stage [start, end) of an order that moves at both ends: its compute time on one device
+/// and its transfer-in (the tensors its units read that are produced before `start`, each once),
+/// kept exact under every move (integer bytes and transfer count, so no rounding drifts).
+class Window
+{
+public:
+    Window(const CostGraph &g, const std::vector<std::int32_t> &order,
+           const std::vector<std::int32_t> &position, const std::vector<double> &prefix)
+        : m_g(g)
+        , m_order(order)
+        , m_position(position)
+        , m_prefix(prefix)
+        , m_readers(g.tensors().size(), 0)
+    {
+    }
+
+    [[nodiscard]] std::size_t start() const { return m_start; }
+    [[nodiscard]] std::size_t end() const { return m_end; }
+
+    /// The stage's time as the dynamic program counts it: compute plus transfer-in.
+    [[nodiscard]] double cost() const
+    {
+        return m_prefix[m_end] - m_prefix[m_start]
+            + static_cast<double>(m_inBytes) / m_g.link().bytesPerSecond * 1e6
+            + static_cast<double>(m_transfers) * m_g.link().latencyUs;
+    }
+
+    void pushRight()
+    {
+        for (std::int32_t t : inputs(m_end)) {
+            if (m_readers[static_cast<std::size_t>(t)]++ == 0 && producedBefore(t, m_start))
+                received(t, +1);
+        }
+        ++m_end;
+    }
+
+    void popRight()
+    {
+        --m_end;
+        for (std::int32_t t : inputs(m_end)) {
+            if (--m_readers[static_cast<std::size_t>(t)] == 0 && producedBefore(t, m_start))
+                received(t, -1);
+        }
+    }
+
+    void popLeft()
+    {
+        for (std::int32_t t : inputs(m_start)) {
+            if (--m_readers[static_cast<std::size_t>(t)] == 0 && producedBefore(t, m_start))
+                received(t, -1);
+        }
+        // What the leaving unit produced now comes from before the stage.
+        const auto u = static_cast<std::size_t>(m_order[m_start]);
+        for (std::int32_t t : m_g.outputsOf(u)) {
+            if (m_readers[static_cast<std::size_t>(t)] > 0)
+                received(t, +1);
+        }
+        ++m_start;
+    }
+
+private:
+    [[nodiscard]] std::span<const std::int32_t> inputs(std::size_t p) const
+    {
+        return m_g.inputsOf(static_cast<std::size_t>(m_order[p]));
+    }
+
+    [[nodiscard]] bool producedBefore(std::int32_t t, std::size_t p) const
+    {
+        const std::int32_t producer = m_g.tensors()[static_cast<std::size_t>(t)].producer;
+        return producer >= 0
+            && static_cast<std::size_t>(m_position[static_cast<std::size_t>(producer)]) < p;
+    }
+
+    void received(std::int32_t t, int sign)
+    {
+        const std::int64_t bytes = m_g.tensors()[static_cast<std::size_t>(t)].bytes;
+        m_inBytes = sign > 0 ? satAdd(m_inBytes, bytes) : satRelease(m_inBytes, bytes);
+        m_transfers += sign;
+    }
+
+    const CostGraph &m_g;
+    const std::vector<std::int32_t> &m_order;
+    const std::vector<std::int32_t> &m_position;
+    const std::vector<double> &m_prefix;
+    std::vector<std::int32_t> m_readers; ///< Per tensor: readers inside the window.
+    std::size_t m_start = 0;
+    std::size_t m_end = 0;
+    std::int64_t m_inBytes = 0;
+    std::int64_t m_transfers = 0;
+};
+
+class Bisection
+{
+public:
+    Bisection(const SplitProblem &p, const std::vector<std::int32_t> &order)
+        : m_p(p)
+        , m_order(order)
+        , m_n(order.size())
+        , m_position(p.graph->unitCount(), 0)
+    {
+        const CostGraph &g = *p.graph;
+        for (std::size_t q = 0; q < m_n; ++q)
+            m_position[static_cast<std::size_t>(order[q])] = static_cast<std::int32_t>(q);
+        for (std::size_t k = 0; k < p.stages; ++k) {
+            const std::size_t d = p.deviceOf(k);
+            if (std::find(m_devices.begin(), m_devices.end(), d) == m_devices.end())
+                m_devices.push_back(d);
+        }
+        m_prefix.assign(g.deviceCount(), {});
+        for (std::size_t d : m_devices) {
+            m_prefix[d].assign(m_n + 1, 0.0);
+            for (std::size_t q = 0; q < m_n; ++q)
+                m_prefix[d][q + 1]
+                    = m_prefix[d][q] + g.timeUs(d, static_cast<std::size_t>(order[q]));
+        }
+        m_cut = cutBytes();
+    }
+
+    /// The smallest bottleneck over contiguous K-splits of the order, to a relative 1e-6 (the
+    /// split is then evaluated exactly: its stages are what the answer reports), or
+    /// infinity when even `upper` is not reachable.
+    double optimum(double lower, double upper, bool boundFromOrder)
+    {
+        if (!std::isfinite(upper))
+            upper = totalCost();
+        // The bound may be a baseline's value from CostGraph::evaluate, whose sums round
+        // differently: the same slack as the dynamic program's, so that it is met.
+        upper = upper * (1 + 1e-9) + 1e-9;
+        if (!feasible(upper))
+            return infinity;
+        // A bound another order reached: unless this order beats it by more than the precision,
+        // one check decides (the other orders of searchStages cost one pass, not a search).
+        if (boundFromOrder && !feasible(upper * (1 - 1e-6)))
+            return infinity;
+        lower = std::max(0.0, std::min(lower, upper));
+        // The optimum is at most `upper` and at least `lower`: halve the gap between them.
+        for (int i = 0; i < 200 && upper - lower > 1e-6 * upper + 1e-9; ++i) {
+            const double mid = lower + (upper - lower) / 2;
+            if (feasible(mid))
+                upper = mid;
+            else
+                lower = mid;
+        }
+        return upper;
+    }
+
+    /// A split with every stage at most `bound` whose cuts carry the fewest bytes (each cut
+    /// counted with the tensors live across it), or an empty one when none exists.
+    [[nodiscard]] std::vector<std::int32_t> split(double bound)
+    {
+        reachEnds(bound);
+        const std::size_t stages = m_p.stages;
+        // best[k][j]: fewest cut bytes of k stages covering [0, j); from[k][j] the start of the
+        // last one. A start i serves ends (i, maxEnd(i)]: a heap of the live starts by cost.
+        std::vector<std::vector<std::int64_t>> best(
+            stages + 1,
+            std::vector<std::int64_t>(m_n + 1, std::numeric_limits<std::int64_t>::max()));
+        std::vector<std::vector<std::int32_t>> from(stages + 1,
+                                                    std::vector<std::int32_t>(m_n + 1, -1));
+        best[0][0] = 0;
+        for (std::size_t k = 1; k <= stages; ++k) {
+            const std::vector<std::size_t> &maxEnd = m_maxEnd[m_p.deviceOf(k - 1)];
+            using Entry = std::pair<std::int64_t, std::size_t>; // cost, start
+            std::priority_queue<Entry, std::vector<Entry>, std::greater<>> live;
+            for (std::size_t j = 1; j <= m_n; ++j) {
+                const std::size_t i = j - 1;
+                if (best[k - 1][i] != std::numeric_limits<std::int64_t>::max() && maxEnd[i] > i)
+                    live.emplace(satAdd(best[k - 1][i], i == 0 ? 0 : m_cut[i]), i);
+                while (!live.empty() && maxEnd[live.top().second] < j)
+                    live.pop();
+                if (!live.empty()) {
+                    best[k][j] = live.top().first;
+                    from[k][j] = static_cast<std::int32_t>(live.top().second);
+                }
+            }
+        }
+        std::vector<std::int32_t> stageOf;
+        if (from[stages][m_n] < 0)
+            return stageOf;
+        stageOf.assign(m_p.graph->unitCount(), -1);
+        std::size_t end = m_n;
+        for (std::size_t k = stages; k > 0; --k) {
+            const auto start = static_cast<std::size_t>(from[k][end]);
+            for (std::size_t q = start; q < end; ++q)
+                stageOf[static_cast<std::size_t>(m_order[q])] = static_cast<std::int32_t>(k - 1);
+            end = start;
+        }
+        return stageOf;
+    }
+
+    /// The largest stage cost of `stageOf` (contiguous in the order), as the window counts it.
+    [[nodiscard]] double bottleneck(const std::vector<std::int32_t> &stageOf) const
+    {
+        double worst = 0;
+        std::size_t start = 0;
+        for (std::size_t q = 1; q <= m_n; ++q) {
+            const std::int32_t stage = stageOf[static_cast<std::size_t>(m_order[start])];
+            if (q < m_n && stageOf[static_cast<std::size_t>(m_order[q])] == stage)
+                continue;
+            Window w(*m_p.graph, m_order, m_position,
+                     m_prefix[m_p.deviceOf(static_cast<std::size_t>(stage))]);
+            for (std::size_t p = 0; p < start; ++p) {
+                w.pushRight();
+                w.popLeft();
+            }
+            while (w.end() < q)
+                w.pushRight();
+            worst = std::max(worst, w.cost());
+            start = q;
+        }
+        return worst;
+    }
+
+    /// The fewest stages, at most K, that cover the order with each at most `bound` (K + 1 when
+    /// even K do not).
+    std::size_t fewestStages(double bound)
+    {
+        std::size_t fewest = m_p.stages + 1;
+        (void)feasible(bound, &fewest);
+        return fewest;
+    }
+
+private:
+    /// Whether K stages, each at most `bound`, cover the order; `fewest`, when given, gets the
+    /// first layer that covers it.
+    bool feasible(double bound, std::size_t *fewest = nullptr)
+    {
+        reachEnds(bound);
+        // reach: the positions k stages can end at; a start i reaches (i, maxEnd(i)].
+        std::vector<char> reach(m_n + 1, 0);
+        std::vector<char> next(m_n + 1, 0);
+        reach[0] = 1;
+        for (std::size_t k = 1; k <= m_p.stages; ++k) {
+            const std::vector<std::size_t> &maxEnd = m_maxEnd[m_p.deviceOf(k - 1)];
+            std::fill(next.begin(), next.end(), 0);
+            std::size_t covered = 0; // every j <= covered is reachable from a start seen so far
+            for (std::size_t j = 1; j <= m_n; ++j) {
+                if (reach[j - 1])
+                    covered = std::max(covered, maxEnd[j - 1]);
+                next[j] = covered >= j ? 1 : 0;
+            }
+            std::swap(reach, next);
+            if (fewest != nullptr && reach[m_n] != 0 && *fewest > k)
+                *fewest = k;
+        }
+        return reach[m_n] != 0;
+    }
+
+    /// For every device used and every start i, the largest end j with cost(i, j) <= bound
+    /// (i when not even one unit fits): a window that moves right at both ends, and back at the
+    /// right end where dropping its first unit made it receive more.
+    void reachEnds(double bound)
+    {
+        m_maxEnd.assign(m_p.graph->deviceCount(), {});
+        for (std::size_t d : m_devices) {
+            std::vector<std::size_t> &maxEnd = m_maxEnd[d];
+            maxEnd.assign(m_n, 0);
+            Window w(*m_p.graph, m_order, m_position, m_prefix[d]);
+            for (std::size_t i = 0; i < m_n; ++i) {
+                if (i > 0)
+                    w.popLeft();
+                if (w.end() == i)
+                    w.pushRight();
+                while (w.end() > i + 1 && w.cost() > bound)
+                    w.popRight();
+                while (w.end() < m_n && w.cost() <= bound) {
+                    w.pushRight();
+                    if (w.cost() > bound) {
+                        w.popRight();
+                        break;
+                    }
+                }
+                maxEnd[i] = w.cost() <= bound ? w.end() : i;
+            }
+        }
+    }
+
+    /// The whole order as one stage on the slowest device: a bound every split meets.
+    [[nodiscard]] double totalCost() const
+    {
+        double worst = 0;
+        for (std::size_t d : m_devices)
+            worst = std::max(worst, m_prefix[d][m_n]);
+        double transfers = 0;
+        for (const CostTensor &t : m_p.graph->tensors())
+            transfers += m_p.graph->link().transferUs(t.bytes);
+        return worst + transfers + 1;
+    }
+
+    /// Per position q: the bytes of the tensors produced before q and read at q or later (what
+    /// a cut before q sends; 128-bit sums, saturated when stored).
+    [[nodiscard]] std::vector<std::int64_t> cutBytes() const
+    {
+        std::vector<Wide> delta(m_n + 2, 0);
+        for (const CostTensor &t : m_p.graph->tensors()) {
+            if (t.producer < 0 || t.consumers.empty())
+                continue;
+            const std::size_t from
+                = static_cast<std::size_t>(m_position[static_cast<std::size_t>(t.producer)]) + 1;
+            std::size_t last = 0;
+            for (std::int32_t c : t.consumers)
+                last = std::max(last,
+                                static_cast<std::size_t>(m_position[static_cast<std::size_t>(c)]));
+            if (last >= from) {
+                delta[from] += t.bytes;
+                delta[last + 1] -= t.bytes;
+            }
+        }
+        std::vector<std::int64_t> cut(m_n + 1, 0);
+        Wide running = 0;
+        for (std::size_t q = 0; q <= m_n; ++q) {
+            running += delta[q];
+            cut[q] = running > saturatedCount
+                ? saturatedCount
+                : static_cast<std::int64_t>(std::max<Wide>(running, 0));
+        }
+        return cut;
+    }
+
+    const SplitProblem &m_p;
+    const std::vector<std::int32_t> &m_order;
+    std::size_t m_n;
+    std::vector<std::int32_t> m_position;
+    std::vector<std::size_t> m_devices; ///< The devices the stages run on, each once.
+    std::vector<std::vector<double>> m_prefix; ///< Per device: compute time of order[0, q).
+    std::vector<std::vector<std::size_t>> m_maxEnd; ///< Per device, per start (reachEnds).
+    std::vector<std::int64_t> m_cut;
+};
+
+} // namespace
+
+std::optional<SplitAnswer> solveOrderByBisection(const SplitProblem &problem,
+                                                 const std::vector<std::int32_t> &order)
+{
+    if (order.size() < problem.stages || problem.stages == 0)
+        return std::nullopt;
+    Bisection search(problem, order);
+    const double optimum
+        = search.optimum(problem.lowerBound, problem.upperBound, problem.boundFromOrder);
+    if (optimum == infinity)
+        return std::nullopt;
+    SplitAnswer a;
+    a.stageOf = search.split(optimum);
+    if (a.stageOf.empty())
+        return std::nullopt;
+    // The value the dynamic program would report: the largest stage cost as it counts them
+    // (compute plus transfer-in), at most `optimum`.
+    a.value = search.bottleneck(a.stageOf);
+    a.fewestStages = search.fewestStages(a.value * (1 + 1e-9) + 1e-9);
+    const std::vector<StageCost> stages = problem.graph->evaluate(a.stageOf, problem.stages);
+    for (const StageCost &s : stages)
+        a.bytes = satAdd(a.bytes, s.bytesIn);
+    return a;
+}
+
+} // namespace cleave::autosplit
