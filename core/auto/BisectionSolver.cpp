@@ -109,6 +109,39 @@ private:
     std::int64_t m_transfers = 0;
 };
 
+/// A Fenwick tree over reader positions of the bytes and the number of tensors keyed there
+/// (1-based: entry q covers position q - 1), so that a prefix up to j sums positions < j.
+struct KeyedTensors
+{
+    std::vector<Wide> bytes;
+    std::vector<std::int64_t> count;
+    std::size_t size = 0;
+
+    void reset(std::size_t n)
+    {
+        size = n;
+        bytes.assign(n + 1, 0);
+        count.assign(n + 1, 0);
+    }
+
+    void add(std::size_t position, std::int64_t b, int sign)
+    {
+        for (std::size_t q = position + 1; q <= size; q += q & (~q + 1)) {
+            bytes[q] += sign > 0 ? Wide { b } : -Wide { b };
+            count[q] += sign;
+        }
+    }
+
+    /// The largest power of two not above size (the first step of a descent), 0 when empty.
+    [[nodiscard]] std::size_t topStep() const
+    {
+        std::size_t step = 1;
+        while (step * 2 <= size)
+            step *= 2;
+        return size == 0 ? 0 : step;
+    }
+};
+
 class Bisection
 {
 public:
@@ -134,6 +167,13 @@ public:
                     = m_prefix[d][q] + g.timeUs(d, static_cast<std::size_t>(order[q]));
         }
         m_cut = cutBytes();
+        m_readerPositions.resize(g.tensors().size());
+        for (std::size_t t = 0; t < g.tensors().size(); ++t) {
+            for (std::int32_t c : g.tensors()[t].consumers)
+                m_readerPositions[t].push_back(m_position[static_cast<std::size_t>(c)]);
+            std::sort(m_readerPositions[t].begin(), m_readerPositions[t].end());
+        }
+        m_next.assign(g.tensors().size(), 0);
     }
 
     /// The smallest bottleneck over contiguous K-splits of the order, to a relative 1e-6 (the
@@ -267,31 +307,80 @@ private:
     }
 
     /// For every device used and every start i, the largest end j with cost(i, j) <= bound
-    /// (i when not even one unit fits): a window that moves right at both ends, and back at the
-    /// right end where dropping its first unit made it receive more.
+    /// (i when not even one unit fits). A stage [i, j) receives every tensor produced before i
+    /// whose first reader at or after i is before j: with each such tensor keyed by that reader
+    /// in a Fenwick tree (bytes and count), the transfer-in of [i, j) is a prefix sum, and the
+    /// largest j is found by descending the tree, compute time read from the prefix sums along
+    /// the way (both grow with j). Moving i past a unit re-keys the tensors it read and adds the
+    /// ones it made: O((N + E) log N) per bound.
     void reachEnds(double bound)
     {
         m_maxEnd.assign(m_p.graph->deviceCount(), {});
+        const CostGraph &g = *m_p.graph;
+        const LinkSpec &link = g.link();
+        const double usPerByte = 1e6 / link.bytesPerSecond;
         for (std::size_t d : m_devices) {
             std::vector<std::size_t> &maxEnd = m_maxEnd[d];
             maxEnd.assign(m_n, 0);
-            Window w(*m_p.graph, m_order, m_position, m_prefix[d]);
+            const std::vector<double> &prefix = m_prefix[d];
+            m_keyed.reset(m_n);
+            std::fill(m_next.begin(), m_next.end(), 0);
             for (std::size_t i = 0; i < m_n; ++i) {
                 if (i > 0)
-                    w.popLeft();
-                if (w.end() == i)
-                    w.pushRight();
-                while (w.end() > i + 1 && w.cost() > bound)
-                    w.popRight();
-                while (w.end() < m_n && w.cost() <= bound) {
-                    w.pushRight();
-                    if (w.cost() > bound) {
-                        w.popRight();
-                        break;
+                    advancePast(i - 1);
+                // Descend: the largest j whose cost is within the bound.
+                const double limit = bound + prefix[i];
+                std::size_t pos = 0;
+                Wide bytes = 0;
+                std::int64_t count = 0;
+                for (std::size_t step = m_keyed.topStep(); step > 0; step >>= 1) {
+                    const std::size_t next = pos + step;
+                    if (next > m_n)
+                        continue;
+                    const Wide b = bytes + m_keyed.bytes[next];
+                    const std::int64_t c = count + m_keyed.count[next];
+                    const double cost = prefix[next] + static_cast<double>(b) * usPerByte
+                        + static_cast<double>(c) * link.latencyUs;
+                    if (cost <= limit) {
+                        pos = next;
+                        bytes = b;
+                        count = c;
                     }
                 }
-                maxEnd[i] = w.cost() <= bound ? w.end() : i;
+                maxEnd[i] = pos > i ? pos : i;
             }
+        }
+    }
+
+    /// The start moves past position p: the tensors unit p read (produced before it) are keyed
+    /// by their next reader, or leave the tree; the tensors p made join it.
+    void advancePast(std::size_t p)
+    {
+        const CostGraph &g = *m_p.graph;
+        const auto u = static_cast<std::size_t>(m_order[p]);
+        for (std::int32_t t : g.inputsOf(u)) {
+            const auto ti = static_cast<std::size_t>(t);
+            const std::int32_t producer = g.tensors()[ti].producer;
+            if (producer < 0
+                || static_cast<std::size_t>(m_position[static_cast<std::size_t>(producer)]) >= p)
+                continue;
+            const std::vector<std::int32_t> &readers = m_readerPositions[ti];
+            std::size_t &k = m_next[ti];
+            if (k < readers.size() && static_cast<std::size_t>(readers[k]) == p) {
+                m_keyed.add(p, g.tensors()[ti].bytes, -1);
+                ++k;
+                if (k < readers.size())
+                    m_keyed.add(static_cast<std::size_t>(readers[k]), g.tensors()[ti].bytes, +1);
+            }
+        }
+        for (std::int32_t t : g.outputsOf(u)) {
+            const auto ti = static_cast<std::size_t>(t);
+            const std::vector<std::int32_t> &readers = m_readerPositions[ti];
+            std::size_t &k = m_next[ti];
+            while (k < readers.size() && static_cast<std::size_t>(readers[k]) <= p)
+                ++k;
+            if (k < readers.size())
+                m_keyed.add(static_cast<std::size_t>(readers[k]), g.tensors()[ti].bytes, +1);
         }
     }
 
@@ -344,6 +433,10 @@ private:
     std::vector<std::size_t> m_devices; ///< The devices the stages run on, each once.
     std::vector<std::vector<double>> m_prefix; ///< Per device: compute time of order[0, q).
     std::vector<std::vector<std::size_t>> m_maxEnd; ///< Per device, per start (reachEnds).
+    /// Per tensor: the positions of its readers, ascending, and the index of the next one.
+    std::vector<std::vector<std::int32_t>> m_readerPositions;
+    std::vector<std::size_t> m_next;
+    KeyedTensors m_keyed;
     std::vector<std::int64_t> m_cut;
 };
 
