@@ -386,6 +386,17 @@ void MainWindow::createMenus()
         dialog->open();
     });
     autoPartition->setObjectName(QStringLiteral("autoPartitionAction"));
+    // The plan edits live here too, where a user looking for them goes first (Edit keeps them
+    // beside Undo).
+    partition->addSeparator();
+    partition->addAction(m_edits->newPartitionAction());
+    partition->addMenu(m_edits->assignMenu());
+    partition->addAction(m_edits->isolateAction());
+    partition->addAction(m_edits->mergeAction());
+    partition->addAction(m_edits->setTargetAction());
+    partition->addAction(m_edits->removeCutAction());
+    partition->addSeparator();
+    partition->addAction(m_edits->convexClosureAction());
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addActions({ m_selectToolAction, m_cutToolAction });
@@ -397,7 +408,7 @@ void MainWindow::createMenus()
     view->addSeparator();
     for (QDockWidget *dock : std::initializer_list<QDockWidget *> {
              m_partitionsDock, m_boundaryDock, m_diagnosticsDock, m_propertiesDock, m_summaryDock,
-             m_outlineDock, m_compareDock })
+             m_outlineDock, m_balanceDock, m_compareDock })
         view->addAction(dock->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
@@ -409,6 +420,14 @@ void MainWindow::createMenus()
     keys->setObjectName(QStringLiteral("keyboardShortcutsAction"));
     keys->setShortcuts(
         { QKeySequence(Qt::Key_Question), QKeySequence(QKeySequence::HelpContents) });
+    // The samples of the first-run card, reachable after the card was closed.
+    QMenu *samples = help->addMenu(tr("Open &Sample"));
+    samples->setObjectName(QStringLiteral("samplesMenu"));
+    for (const QString &file : WelcomePage::sampleFiles()) {
+        samples->addAction(QFileInfo(file).fileName(), this, [this, file] { openFile(file); })
+            ->setObjectName(QStringLiteral("sample:%1").arg(QFileInfo(file).fileName()));
+    }
+    samples->setEnabled(!samples->isEmpty());
     help->addSeparator();
     QAction *about = help->addAction(tr("&About Cleave"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);

@@ -5,10 +5,15 @@
 // filters as the user types; every toolbar button has a tooltip naming its key.
 #include "ui/MainWindow.h"
 #include "ui/dialogs/ShortcutsDialog.h"
+#include "ui/document/Document.h"
+#include "ui/widgets/WelcomePage.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QDockWidget>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QPointer>
 #include <QSettings>
 #include <QStandardPaths>
@@ -19,6 +24,7 @@
 
 using cleave::ui::MainWindow;
 using cleave::ui::ShortcutsDialog;
+using cleave::ui::WelcomePage;
 
 namespace {
 
@@ -48,6 +54,8 @@ private slots:
     void questionMarkOpensTheShortcutList();
     void searchFiltersTheList();
     void everyToolbarButtonHasATooltip();
+    void gesturesAreListed();
+    void menusReachEditsBalanceAndSamples();
 };
 
 void TestHelp::initTestCase()
@@ -155,6 +163,79 @@ void TestHelp::everyToolbarButtonHasATooltip()
             QVERIFY2(button->toolTip().contains(key), qPrintable(button->toolTip()));
     }
     QVERIFY(buttons >= 10);
+}
+
+// Issue 32 (low): the canvas' mouse and touch gestures are in the shortcut list, and the
+// search finds them.
+void TestHelp::gesturesAreListed()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_Question);
+    auto *dialog = window.findChild<ShortcutsDialog *>();
+    QVERIFY(dialog);
+    int gestures = 0;
+    for (int i = 0; i < dialog->list()->topLevelItemCount(); ++i)
+        gestures += dialog->list()->topLevelItem(i)->text(2) == QStringLiteral("Canvas gesture");
+    QCOMPARE(gestures, 6);
+    const QTreeWidgetItem *pan = rowNamed(dialog->list(), QStringLiteral("Pan"));
+    QVERIFY(pan);
+    QCOMPARE(pan->text(1), QStringLiteral("Wheel, middle-button drag, Space+drag"));
+    QTest::keyClicks(dialog->searchField(), QStringLiteral("pinch"));
+    QCOMPARE(dialog->visibleRowCount(), 1);
+    QVERIFY(!rowNamed(dialog->list(), QStringLiteral("Zoom in / out"))->isHidden());
+    dialog->close();
+}
+
+namespace {
+
+QMenu *menuTitled(const QMenuBar *bar, const QString &title)
+{
+    for (QAction *top : bar->actions()) {
+        if (top->text().remove(u'&') == title)
+            return top->menu();
+    }
+    return nullptr;
+}
+
+} // namespace
+
+// Issue 32 (low): the Partition menu holds the plan edits, View toggles the Balance dock, and
+// Help ▸ Open Sample opens the samples of the first-run card once that card is closed.
+void TestHelp::menusReachEditsBalanceAndSamples()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QMenu *partition = menuTitled(window.menuBar(), QStringLiteral("Partition"));
+    QVERIFY(partition);
+    QStringList names;
+    for (QAction *a : partition->actions())
+        names << a->objectName();
+    for (const char *edit :
+         { "autoPartitionAction", "newPartitionAction", "isolateAction", "mergeAction",
+           "setTargetAction", "removeCutAction", "convexClosureAction" })
+        QVERIFY2(names.contains(QLatin1String(edit)), edit);
+
+    QMenu *view = menuTitled(window.menuBar(), QStringLiteral("View"));
+    QVERIFY(view);
+    auto *balance = window.findChild<QDockWidget *>(QStringLiteral("balanceDock"));
+    QVERIFY(balance);
+    QVERIFY(view->actions().contains(balance->toggleViewAction()));
+
+    QMenu *help = menuTitled(window.menuBar(), QStringLiteral("Help"));
+    QVERIFY(help);
+    auto *samples = help->findChild<QMenu *>(QStringLiteral("samplesMenu"));
+    QVERIFY(samples);
+    const QStringList files = WelcomePage::sampleFiles();
+    QVERIFY(files.size() >= 5); // the repository's samples/
+    QCOMPARE(samples->actions().size(), files.size());
+    QAction *resnet = samples->findChild<QAction *>(QStringLiteral("sample:resnet18.relay"));
+    QVERIFY(resnet);
+    resnet->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.document()->graph() != nullptr, 20000);
+    QVERIFY(window.document()->filePath().endsWith(QStringLiteral("resnet18.relay")));
 }
 
 QTEST_MAIN(TestHelp)

@@ -80,6 +80,19 @@ ShortcutsDialog::ShortcutsDialog(const QMenuBar *menuBar, const QList<QAction *>
         seen.insert(action);
         new QTreeWidgetItem(m_list, { plainText(action), keysText(action), tr("Canvas") });
     }
+    // Mouse and touch gestures of the canvas (CanvasView): no action carries them.
+    const std::pair<QString, QString> gestures[] = {
+        { tr("Zoom in / out"), tr("Ctrl+Wheel, pinch, + / -") },
+        { tr("Pan"), tr("Wheel, middle-button drag, Space+drag") },
+        { tr("Cut (cut tool)"), tr("Drag a line across the edges to cut") },
+        { tr("Select several (select tool)"), tr("Drag a rectangle; Shift+ or Ctrl+click adds") },
+        { tr("Expand a fused block"), tr("Double-click it (Fused Blocks view)") },
+        { tr("Actions on the selection"), tr("Right-click") },
+    };
+    for (const auto &[what, how] : gestures) {
+        auto *row = new QTreeWidgetItem(m_list, { what, how, tr("Canvas gesture") });
+        row->setData(0, Qt::UserRole, QStringLiteral("gesture"));
+    }
     m_list->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_list->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     m_list->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
