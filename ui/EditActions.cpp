@@ -92,6 +92,15 @@ EditActions::EditActions(Document *document, LevelView *levels, CanvasWidget *ca
     connect(m_convexClosure, &QAction::triggered, this, &EditActions::selectConvexClosure);
     connect(m_removeCut, &QAction::triggered, this, &EditActions::removeCut);
     connect(m_canvas, &CanvasWidget::cutRequested, this, &EditActions::cutAcrossEdges);
+    connect(m_canvas, &CanvasWidget::boundaryBadgeClicked, this, [this](cleave::EdgeRef shown) {
+        // The model's tensor behind the badge becomes the boundary dock's current row, which
+        // Remove Cut (Delete) then acts on.
+        const std::vector<cleave::EdgeRef> edges = m_levels->modelEdges({ shown });
+        if (!edges.empty() && m_boundary->selectTensor(edges.front().tensor)) {
+            update(); // Remove Cut now has a boundary row to act on
+            emit statusMessage(tr("Boundary tensor selected: Delete removes its cut."), 5000);
+        }
+    });
     connect(m_canvas, &CanvasWidget::cutMissed, this, [this] {
         emit statusMessage(tr("No edge crossed: draw the cut line across the edges between the "
                               "nodes to separate."),

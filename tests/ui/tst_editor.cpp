@@ -9,6 +9,7 @@
 #include "core/partition/PlanFile.h"
 #include "ui/MainWindow.h"
 #include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
 #include "ui/dialogs/ExportDialog.h"
 #include "ui/docks/BoundaryDock.h"
 #include "ui/docks/DiagnosticsDock.h"
@@ -27,6 +28,7 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>
+#include <QGraphicsScene>
 #include <QGraphicsView>
 #include <QInputDialog>
 #include <QLabel>
@@ -122,6 +124,7 @@ private slots:
     void init();
     void cutUndoIsolateSaveExport();
     void contextActionsAndDelete();
+    void badgeClickThenDeleteRemovesCut();
     void searchCyclesThroughHits();
     void blocksLevelCutsAndExpands();
     void everySampleOpensCutsAndExports_data();
@@ -336,6 +339,45 @@ void TestEditor::cutUndoIsolateSaveExport()
     const cleave::VerifyResult verified = cleave::verifyExport(out.toStdString());
     QVERIFY2(verified.ok, verified.firstDifference.c_str());
     dialog->close();
+}
+
+// Issue 32 (low): clicking a cut's tensor badge selects that boundary tensor, and Delete then
+// removes the cut, as the boundary dock's row would.
+void TestEditor::badgeClickThenDeleteRemovesCut()
+{
+    MainWindow w;
+    openAndWait(w, resnet);
+    QTest::keyClick(&w, Qt::Key_C);
+    strokeAcross(w, key(w, "%13"), key(w, "%14"));
+    QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(2));
+    QTest::keyClick(&w, Qt::Key_V);
+    QCOMPARE(w.canvas()->tool(), CanvasWidget::Tool::Select);
+
+    QGraphicsView *view = w.canvas()->view();
+    QTRY_VERIFY([&] {
+        for (QGraphicsItem *item : view->scene()->items())
+            if (item->type() == cleave::ui::BadgeItem::Type && item->isVisible())
+                return true;
+        return false;
+    }());
+    const cleave::ui::BadgeItem *badge = nullptr;
+    for (QGraphicsItem *item : view->scene()->items()) {
+        if (item->type() == cleave::ui::BadgeItem::Type && item->isVisible())
+            badge = static_cast<const cleave::ui::BadgeItem *>(item);
+    }
+    QVERIFY(badge);
+    // The badge keeps its screen size: its rectangle is in pixels around its anchor.
+    const QPoint at
+        = view->mapFromScene(badge->scenePos()) + badge->boundingRect().center().toPoint();
+    QVERIFY(view->viewport()->rect().contains(at));
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+    QCOMPARE(w.boundaryDock()->currentRow(), 0);
+    QCOMPARE(w.statusBar()->currentMessage(),
+             QStringLiteral("Boundary tensor selected: Delete removes its cut."));
+    QVERIFY(w.canvas()->selectedNodes().empty());
+    QTest::keyClick(&w, Qt::Key_Delete);
+    QCOMPARE(w.document()->undoStack()->undoText(), QStringLiteral("Remove cut"));
+    QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(1));
 }
 
 void TestEditor::contextActionsAndDelete()

@@ -165,6 +165,9 @@ signals:
     void cutRequested(const std::vector<cleave::EdgeRef> &edges);
     /// The user released a cut stroke that crossed no edge (the stroke is gone already).
     void cutMissed();
+    /// The user clicked the badge of this (shown) boundary edge with the select tool; the node
+    /// selection was emptied.
+    void boundaryBadgeClicked(cleave::EdgeRef edge);
     void nodeActivated(cleave::NodeId node); // double-click
     /// Right-click; the editor shows the context menu (selection already updated).
     void contextMenuRequested(const QPoint &globalPos);

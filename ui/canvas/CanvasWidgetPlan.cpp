@@ -212,6 +212,15 @@ void CanvasWidget::Private::select(const std::vector<std::size_t> &nodes)
 
 bool CanvasWidget::Private::clickNode(const QPointF &scenePos, bool add)
 {
+    // A boundary badge (drawn at a fixed screen size: found through the view) picks its tensor.
+    for (QGraphicsItem *item : view->items(view->mapFromScene(scenePos))) {
+        if (item->type() == BadgeItem::Type) {
+            const EdgeRef edge = static_cast<BadgeItem *>(item)->edge();
+            select({});
+            emit q->boundaryBadgeClicked(edge);
+            return true;
+        }
+    }
     bool hit = false;
     if (selection->click(scenePos, add, hit)) {
         far.invalidate();

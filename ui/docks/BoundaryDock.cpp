@@ -34,9 +34,24 @@ BoundaryDock::BoundaryDock(Document *document, QWidget *parent)
 
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
-                if (current.isValid())
+                if (current.isValid() && !m_quiet)
                     emit edgeSelected(m_model->edgeAt(m_sorted->mapToSource(current).row()));
             });
+}
+
+bool BoundaryDock::selectTensor(cleave::TensorRef tensor)
+{
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        if (m_model->edgeAt(row).tensor != tensor)
+            continue;
+        m_quiet = true;
+        m_view->selectionModel()->setCurrentIndex(m_sorted->mapFromSource(m_model->index(row, 0)),
+                                                  QItemSelectionModel::ClearAndSelect
+                                                      | QItemSelectionModel::Rows);
+        m_quiet = false;
+        return true;
+    }
+    return false;
 }
 
 int BoundaryDock::currentRow() const

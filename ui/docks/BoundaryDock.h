@@ -28,6 +28,10 @@ public:
     [[nodiscard]] QTableView *view() const { return m_view; }
     /// The source row of the current (sorted) row, or -1.
     [[nodiscard]] int currentRow() const;
+    /// Makes the row of the boundary tensor `tensor` current and selected, without asking the
+    /// canvas to centre it (edgeSelected is not emitted: the user is looking at it); false when
+    /// no row holds it.
+    bool selectTensor(cleave::TensorRef tensor);
 
 signals:
     void edgeSelected(cleave::EdgeRef edge);
@@ -36,6 +40,7 @@ private:
     BoundaryTensorModel *m_model;
     QSortFilterProxyModel *m_sorted;
     QTableView *m_view;
+    bool m_quiet = false; ///< selectTensor() is moving the current row.
 };
 
 } // namespace cleave::ui
