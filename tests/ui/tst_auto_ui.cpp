@@ -13,12 +13,15 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
+#include <QFileDialog>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTest>
+#include <QTimer>
 #include <QUndoStack>
 
 using namespace cleave;
@@ -54,6 +57,7 @@ class TestAutoUi : public QObject
 private slots:
     void initTestCase();
     void autoPartitionThroughTheDialog();
+    void browseFillsTheFilePaths();
 };
 
 void TestAutoUi::initTestCase()
@@ -147,6 +151,38 @@ void TestAutoUi::autoPartitionThroughTheDialog()
     // Redo brings the proposal back.
     doc->undoStack()->redo();
     QCOMPARE(convsOf(*doc->plan(), 2).size(), std::size_t { 7 });
+}
+
+// Issue 32 (low): the dialog's device and latency fields have a Browse… button; the chooser
+// starts in the model's folder and the picked file lands in the field.
+void TestAutoUi::browseFillsTheFilePaths()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QVERIFY(w.openFile(QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay")));
+    QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
+    w.findChild<QAction *>(QStringLiteral("autoPartitionAction"))->trigger();
+    AutoPartitionDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = w.findChild<AutoPartitionDialog *>()) != nullptr && dialog->isVisible());
+    auto *browse = dialog->findChild<QPushButton *>(QStringLiteral("latencyEditBrowse"));
+    QVERIFY(browse);
+    QVERIFY(!browse->autoDefault());
+    QVERIFY(dialog->findChild<QPushButton *>(QStringLiteral("devicesEditBrowse")));
+    const QString picked = QStringLiteral(CLEAVE_TESTDATA_DIR "/auto/resnet18_latency.json");
+    QString startedIn;
+    QTimer::singleShot(0, this, [&] {
+        auto *chooser = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
+        QVERIFY(chooser);
+        startedIn = chooser->directory().absolutePath();
+        chooser->selectFile(picked);
+        QMetaObject::invokeMethod(chooser, "accept"); // QFileDialog::accept is protected
+    });
+    QTest::mouseClick(browse, Qt::LeftButton);
+    QCOMPARE(startedIn, QDir(QStringLiteral(CLEAVE_SAMPLES_DIR)).absolutePath());
+    QCOMPARE(dialog->findChild<QLineEdit *>(QStringLiteral("latencyEdit"))->text(),
+             QDir::toNativeSeparators(picked));
+    dialog->reject();
 }
 
 QTEST_MAIN(TestAutoUi)

@@ -11,8 +11,12 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -32,6 +36,29 @@ QLineEdit *lineEdit(const char *name, const QString &placeholder, QWidget *paren
     e->setObjectName(QString::fromLatin1(name));
     e->setPlaceholderText(placeholder);
     return e;
+}
+
+/// `edit` with a Browse… button beside it that picks a JSON file, starting in `folder`.
+QWidget *withBrowse(QLineEdit *edit, const QString &title, const QString &folder, QWidget *parent)
+{
+    auto *row = new QWidget(parent);
+    auto *layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(edit, 1);
+    auto *browse = new QPushButton(QObject::tr("Browse…"), row);
+    browse->setObjectName(edit->objectName() + QStringLiteral("Browse"));
+    browse->setAutoDefault(false); // Enter runs the search, it does not open a chooser
+    layout->addWidget(browse);
+    QObject::connect(browse, &QPushButton::clicked, edit, [edit, title, folder] {
+        const QString start = edit->text().trimmed().isEmpty()
+            ? folder
+            : QFileInfo(edit->text().trimmed()).absolutePath();
+        const QString file = QFileDialog::getOpenFileName(
+            edit->window(), title, start, QObject::tr("JSON files (*.json);;All files (*)"));
+        if (!file.isEmpty())
+            edit->setText(QDir::toNativeSeparators(file));
+    });
+    return row;
 }
 
 } // namespace
@@ -88,12 +115,16 @@ AutoPartitionDialog::AutoPartitionDialog(Document *document, const BalanceSettin
     m_run->setDefault(true);
     m_cancel->setObjectName(QStringLiteral("cancelButton"));
 
+    // File choosers start in the model's folder, where its side files usually are.
+    const QString folder = m_document->filePath().isEmpty()
+        ? QString()
+        : QFileInfo(m_document->filePath()).absolutePath();
     auto *form = new QFormLayout;
     form->addRow(tr("&Stages:"), m_stages);
-    form->addRow(tr("&Devices:"), m_devices);
+    form->addRow(tr("&Devices:"), withBrowse(m_devices, tr("Device File"), folder, this));
     form->addRow(tr("&Objective:"), m_objective);
     form->addRow(tr("&Unit:"), m_level);
-    form->addRow(tr("&Latency table:"), m_latency);
+    form->addRow(tr("&Latency table:"), withBrowse(m_latency, tr("Latency Table"), folder, this));
     form->addRow(tr("&FLOP rate:"), m_flopsRate);
     form->addRow(tr("&Bandwidth (GB/s):"), m_bandwidth);
     form->addRow(tr("Link l&atency (µs):"), m_linkLatency);
