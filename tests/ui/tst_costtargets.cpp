@@ -450,6 +450,19 @@ void TestCostTargets::latencyFillsColumnAndBalance()
     QVERIFY(stages[0].computeUs != 23.0);
     QCOMPARE(balance->chart()->bars()[0].computeUs, stages[0].computeUs);
     QCOMPARE(balance->chart()->bars()[1].computeUs, stages[1].computeUs);
+
+    // Issue 32 (low): the next model opens with the default settings, and the latency column
+    // of the table loaded for this one goes with it.
+    answerFileDialog(table);
+    click(child<QPushButton>(page, "loadLatencyButton"));
+    QTRY_VERIFY(w.document()->settings().latency != nullptr);
+    QVERIFY(!partitions->isColumnHidden(PartitionListModel::LatencyColumn));
+    page->close();
+    w.document()->undoStack()->setClean(); // no "save changes?" prompt for this test
+    openAndWait(w, QDir::cleanPath(QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay")));
+    QVERIFY(w.document()->filePath().endsWith(QStringLiteral("resnet18.relay")));
+    QVERIFY(!w.document()->settings().latency);
+    QVERIFY(partitions->isColumnHidden(PartitionListModel::LatencyColumn));
 }
 
 void TestCostTargets::fusionOptionsReformBlocks()

@@ -154,6 +154,9 @@ void Document::rebuildPipeline()
 void Document::announceNewGraph()
 {
     emit graphChanged();
+    // The settings came with the graph (a model opens with the defaults, a project with its
+    // own): what shows them (the Partitions dock's latency column) follows.
+    emit settingsChanged();
     emit planReset();
     emit planChanged();
 }
