@@ -472,10 +472,15 @@ void MainWindow::connectCanvas()
 {
     connect(m_canvas, &CanvasWidget::selectionChanged, this, [this] {
         const std::vector<cleave::NodeId> shown = m_canvas->selectedNodes();
-        // A block shows its root op (the last of its nodes) in Properties.
-        const std::vector<cleave::NodeId> nodes
-            = shown.empty() ? shown : m_levels->modelNodes({ shown.front() });
-        m_propertiesDock->setNode(nodes.empty() ? cleave::NodeId {} : nodes.back());
+        if (shown.size() > 1) {
+            // Several shown nodes (blocks stand for their ops): a summary of their ops.
+            m_propertiesDock->setNodes(m_levels->modelNodes(shown));
+        } else {
+            // A block shows its root op (the last of its nodes) in Properties.
+            const std::vector<cleave::NodeId> nodes
+                = shown.empty() ? shown : m_levels->modelNodes({ shown.front() });
+            m_propertiesDock->setNode(nodes.empty() ? cleave::NodeId {} : nodes.back());
+        }
         m_edits->update();
     });
     connect(m_canvas, &CanvasWidget::nodeActivated, this, [this](cleave::NodeId node) {

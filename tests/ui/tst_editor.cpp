@@ -285,10 +285,21 @@ void TestEditor::cutUndoIsolateSaveExport()
     }
     std::sort(selected.begin(), selected.end());
     QCOMPARE(selected, block);
-    // Properties shows the first node of the selection (in node id order).
-    QCOMPARE(
-        w.propertiesDock()->model()->value(QStringLiteral("Node"), QStringLiteral("Id")),
-        QString::fromStdString(w.document()->graph()->key(w.canvas()->selectedNodes().front())));
+    // Properties sums the selection up (issue 32: it showed only its first node): the block's
+    // five operators by kind (resnet18.relay lines 17-23: two conv2d, two batch_norm, one relu;
+    // the two projections are no operators), and its seven assignable nodes in stage1 (the
+    // constants the band also caught are in no partition).
+    NodePropertiesModel *properties = w.propertiesDock()->model();
+    QCOMPARE(properties->value(QStringLiteral("Selection"), QStringLiteral("Nodes")),
+             QString::number(w.canvas()->selectedNodes().size()));
+    QCOMPARE(properties->value(QStringLiteral("Selection"), QStringLiteral("Operators")),
+             QStringLiteral("5"));
+    QCOMPARE(properties->value(QStringLiteral("Selection"), QStringLiteral("Ops")),
+             QStringLiteral("nn.batch_norm ×2, nn.conv2d ×2, nn.relu ×1"));
+    QCOMPARE(properties->value(QStringLiteral("Selection"), QStringLiteral("Partitions")),
+             QStringLiteral("stage1 ×7"));
+    QCOMPARE(properties->value(QStringLiteral("Nodes"), QStringLiteral("%17")),
+             QStringLiteral("nn.relu"));
     QTest::keyClick(&w, Qt::Key_I);
     const cleave::PartitionPlan &plan = *w.document()->plan();
     QCOMPARE(plan.partitionCount(), std::size_t(3));

@@ -49,4 +49,9 @@ void PropertiesDock::setNode(cleave::NodeId node)
     m_model->setNode(node);
 }
 
+void PropertiesDock::setNodes(std::vector<cleave::NodeId> nodes)
+{
+    m_model->setNodes(std::move(nodes));
+}
+
 } // namespace cleave::ui

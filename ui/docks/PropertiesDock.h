@@ -6,6 +6,8 @@
 
 #include <QDockWidget>
 
+#include <vector>
+
 class QTreeView;
 
 namespace cleave::ui {
@@ -24,6 +26,8 @@ public:
 
     /// Shows `node` (invalid: nothing).
     void setNode(cleave::NodeId node);
+    /// Shows one node, or a summary of several (NodePropertiesModel::setNodes).
+    void setNodes(std::vector<cleave::NodeId> nodes);
     [[nodiscard]] NodePropertiesModel *model() const { return m_model; }
     [[nodiscard]] QTreeView *view() const { return m_view; }
 

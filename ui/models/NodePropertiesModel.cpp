@@ -2,10 +2,18 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/models/NodePropertiesModel.h"
 
+#include "core/analysis/Cost.h"
+#include "core/support/Saturating.h"
 #include "ui/document/Document.h"
 
 #include <QFileInfo>
 #include <QFont>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
 
 namespace cleave::ui {
 
@@ -17,6 +25,15 @@ constexpr quintptr groupRowId = 0;
 QString text(const std::string &s)
 {
     return QString::fromStdString(s);
+}
+
+/// A node's op, or its kind when it calls none (an input, a constant, a tuple).
+std::string opName(const cleave::Node &node)
+{
+    if (node.op.empty())
+        return cleave::nodeKindName(node.kind);
+    const std::string &op = node.op;
+    return op;
 }
 
 } // namespace
@@ -35,7 +52,73 @@ NodePropertiesModel::NodePropertiesModel(Document *document, QObject *parent)
 void NodePropertiesModel::setNode(cleave::NodeId node)
 {
     m_node = node;
+    m_selection.clear();
     rebuild();
+}
+
+void NodePropertiesModel::setNodes(std::vector<cleave::NodeId> nodes)
+{
+    if (nodes.size() <= 1) {
+        setNode(nodes.empty() ? cleave::NodeId {} : nodes.front());
+        return;
+    }
+    m_node = {};
+    m_selection = std::move(nodes);
+    rebuild();
+}
+
+void NodePropertiesModel::summarise(const cleave::Graph &graph)
+{
+    std::map<std::string, int> ops;
+    std::map<std::string, int> partitions;
+    std::set<int> blocks;
+    std::int64_t flops = 0;
+    int operators = 0;
+    const cleave::PartitionPlan *plan = m_document->plan();
+    for (cleave::NodeId n : m_selection) {
+        const cleave::Node &node = graph.node(n);
+        if (node.isOperator()) {
+            ++operators;
+            ++ops[opName(node)];
+            flops = cleave::satAdd(flops, cleave::nodeFlops(graph, n));
+        }
+        if (plan) {
+            if (const cleave::Partition *p = plan->partition(plan->partitionOf(n)))
+                ++partitions[p->name];
+        }
+        if (const int block = m_document->blockOf(n); block >= 0)
+            blocks.insert(block);
+    }
+    const auto counted = [](const std::map<std::string, int> &counts) {
+        std::vector<std::pair<int, std::string>> byCount;
+        for (const auto &[name, count] : counts)
+            byCount.emplace_back(-count, name);
+        std::sort(byCount.begin(), byCount.end());
+        QStringList parts;
+        for (const auto &[count, name] : byCount)
+            parts << QStringLiteral("%1 ×%2").arg(text(name)).arg(-count);
+        return parts.join(QStringLiteral(", "));
+    };
+    Group summary { tr("Selection"), {} };
+    summary.rows.push_back({ tr("Nodes"), QString::number(m_selection.size()) });
+    summary.rows.push_back({ tr("Operators"), QString::number(operators) });
+    if (!ops.empty())
+        summary.rows.push_back({ tr("Ops"), counted(ops) });
+    summary.rows.push_back({ tr("FLOPs"), text(cleave::humanFlops(flops)) });
+    if (!partitions.empty())
+        summary.rows.push_back({ tr("Partitions"), counted(partitions) });
+    if (!blocks.empty())
+        summary.rows.push_back({ tr("Fused blocks"), QString::number(blocks.size()) });
+    m_groups.push_back(std::move(summary));
+    Group members { tr("Nodes"), {} };
+    constexpr std::size_t listed = 500;
+    for (std::size_t i = 0; i < m_selection.size() && i < listed; ++i) {
+        const cleave::Node &node = graph.node(m_selection[i]);
+        members.rows.push_back({ text(graph.key(m_selection[i])), text(opName(node)) });
+    }
+    if (m_selection.size() > listed)
+        members.rows.push_back({ tr("…"), tr("%1 more").arg(m_selection.size() - listed) });
+    m_groups.push_back(std::move(members));
 }
 
 void NodePropertiesModel::rebuild()
@@ -43,6 +126,15 @@ void NodePropertiesModel::rebuild()
     beginResetModel();
     m_groups.clear();
     const cleave::Graph *graph = m_document ? m_document->graph() : nullptr;
+    if (graph && !m_selection.empty()) {
+        if (std::all_of(m_selection.begin(), m_selection.end(),
+                        [graph](cleave::NodeId n) { return n.index() < graph->nodeCount(); }))
+            summarise(*graph);
+        else
+            m_selection.clear();
+        endResetModel();
+        return;
+    }
     if (!graph || !m_node.isValid() || m_node.index() >= graph->nodeCount()) {
         m_node = {};
         endResetModel();

@@ -9,13 +9,19 @@
 
 #include <vector>
 
+namespace cleave {
+class Graph;
+} // namespace cleave
+
 namespace cleave::ui {
 
 class Document;
 
 /// The properties of one node as a two-level tree (Property, Value): groups "Node" (id, kind,
 /// op, partition, fused block, source location), "Attributes", "Inputs" (producer and type) and
-/// "Outputs" (type), each with one row per item. Empty groups are left out.
+/// "Outputs" (type), each with one row per item. Empty groups are left out. Several nodes show
+/// as a "Selection" group (counts, ops by kind, FLOPs, partitions, fused blocks) and a "Nodes"
+/// group (each node's id and op, the first 500).
 class NodePropertiesModel : public QAbstractItemModel
 {
     Q_OBJECT
@@ -28,6 +34,8 @@ public:
 
     /// Shows `node` (an invalid id clears the model).
     void setNode(cleave::NodeId node);
+    /// Shows `nodes`: one node as setNode() does, several as a summary of the selection.
+    void setNodes(std::vector<cleave::NodeId> nodes);
     [[nodiscard]] cleave::NodeId node() const { return m_node; }
     /// The value of the row called `property` in group `group`, or an empty string.
     [[nodiscard]] QString value(const QString &group, const QString &property) const;
@@ -55,9 +63,12 @@ private:
     };
 
     void rebuild();
+    /// The groups of a selection of several nodes.
+    void summarise(const cleave::Graph &graph);
 
     Document *m_document;
     cleave::NodeId m_node;
+    std::vector<cleave::NodeId> m_selection; ///< More than one node, or empty.
     std::vector<Group> m_groups;
 };
 
