@@ -37,6 +37,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QIcon>
 #include <QKeySequence>
@@ -44,6 +45,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -156,7 +158,11 @@ MainWindow::MainWindow(QWidget *parent)
             [message](const QString &text) { message(text, 15000); });
     connect(m_edits, &EditActions::statusMessage, this, message);
 
-    resize(1440, 900);
+    // First run: 1440 x 900, or 90 % of a smaller screen; later runs restore what the user left.
+    QSize size(1440, 900);
+    if (const QScreen *screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableGeometry().size() * 0.9);
+    resize(size);
     const QSettings settings;
     restoreGeometry(settings.value(geometryKey).toByteArray());
     restoreState(settings.value(stateKey).toByteArray());

@@ -11,8 +11,11 @@
 #include <QApplication>
 #include <QDir>
 #include <QDockWidget>
+#include <QFile>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -85,6 +88,7 @@ private slots:
     void initTestCase();
     void init();
     void emptyWindow();
+    void windowFitsTheScreenWhateverTheModel();
     void openShowsModel();
     void keyboardNavigatesOutline();
     void outlineOffersLargeFunctionsInBatches();
@@ -123,6 +127,31 @@ void TestMainWindow::emptyWindow()
     QVERIFY(formats.contains(QStringLiteral("graph.json")));
     QVERIFY(
         hint->text().endsWith(QStringLiteral("Formats: ") + formats.join(QStringLiteral(", "))));
+}
+
+// Issue 32 (low): the first window fits the screen (it opened wider than a 1400-pixel screen,
+// the docks' right edge cut off), and a model whose summary has long lines does not widen it:
+// the Summary dock wraps them.
+void TestMainWindow::windowFitsTheScreenWhateverTheModel()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // 1440 x 900, or 90 % of a smaller screen, as far as the window's own minimum allows
+    // (the offscreen test screen is 800 x 800).
+    const QSize screen = QGuiApplication::primaryScreen()->availableGeometry().size();
+    QCOMPARE(window.size(),
+             QSize(1440, 900).boundedTo(screen * 0.9).expandedTo(window.minimumSizeHint()));
+    const int width = window.width();
+    QTemporaryDir dir;
+    const QString longName
+        = dir.filePath(QString(160, u'w') + QStringLiteral("_a_model_with_a_very_long_name.relay"));
+    QVERIFY(QFile::copy(QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay"), longName));
+    QVERIFY(window.openFile(longName));
+    QTest::qWait(50); // let the layouts settle
+    QCOMPARE(window.width(), width);
+    auto *facts = window.findChild<QLabel *>(QStringLiteral("summaryFacts"));
+    QVERIFY(facts && facts->wordWrap());
 }
 
 void TestMainWindow::openShowsModel()

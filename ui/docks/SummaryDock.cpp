@@ -35,6 +35,9 @@ SummaryDock::SummaryDock(QWidget *parent)
     setObjectName(QStringLiteral("summaryDock"));
     m_facts->setObjectName(QStringLiteral("summaryFacts"));
     m_facts->setTextFormat(Qt::PlainText);
+    // Wrapped: a long line (a model's name, the missing-shapes note) must not widen the dock
+    // area, and with it the window, past the screen.
+    m_facts->setWordWrap(true);
     m_facts->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     m_sorted->setSourceModel(m_histogram);
