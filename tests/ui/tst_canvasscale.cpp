@@ -5,6 +5,7 @@
 #include "../core/GraphBuilder.h"
 #include "GatedChain.h"
 #include "SceneItems.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "ui/canvas/CanvasWidget.h"
@@ -13,6 +14,7 @@
 #include "ui/canvas/view/CanvasView.h"
 #include "ui/support/OpCategory.h"
 
+#include <QFileInfo>
 #include <QGraphicsScene>
 #include <QGraphicsView>
 #include <QPushButton>
@@ -64,6 +66,7 @@ class TestCanvasScale : public QObject
 private slots:
     void initTestCase();
     void deepChainIsLaidOutByCleave();
+    void rnntOpensWhereItsNodesAre();
     void regionPaintsOnlyWhatIsVisible();
     void cancelledLayoutCanBeRestarted();
     void longRoutesAreStrokedOnlyNearTheView();
@@ -113,6 +116,34 @@ void TestCanvasScale::deepChainIsLaidOutByCleave()
     const QPoint input
         = canvas.viewportPosOfNode(c.graph->function(c.graph->mainFunction()).params[0]);
     QVERIFY(canvas.view()->viewport()->rect().contains(input));
+}
+
+// Issue 32 (low): rnnt opened on its first input, at the top-left, where a readable view holds
+// six nodes (the prediction network's txt, cast, embedding weight, take, full and tuple) while
+// the LSTM layers start to the right. The first view now goes where the top band of the
+// drawing holds the most nodes.
+void TestCanvasScale::rnntOpensWhereItsNodesAre()
+{
+    const std::string path
+        = CLEAVE_CORPUS_DIR "/relay/rnnt_unrolled-lstm_24k-nodes_glenside.relay.txt";
+    if (!QFileInfo::exists(QString::fromStdString(path)))
+        QSKIP("the rnnt corpus dump is missing");
+    ImportResult imported = importFile(path);
+    QVERIFY(imported.ok());
+    const Graph &graph = *imported.graph;
+    CanvasWidget canvas;
+    canvas.setCacheDirectory(m_cache.path());
+    canvas.resize(1200, 800);
+    canvas.show();
+    canvas.setGraph(&graph, graph.mainFunction(), "rnnt-first-view");
+    QVERIFY(waitForLayout(canvas));
+    const QRect viewport = canvas.view()->viewport()->rect();
+    std::size_t inView = 0;
+    for (NodeId n : graph.function(graph.mainFunction()).nodes) {
+        const QPoint at = canvas.viewportPosOfNode(n);
+        inView += !at.isNull() && viewport.contains(at) ? 1 : 0;
+    }
+    QVERIFY2(inView >= 30, qPrintable(QStringLiteral("%1 nodes in the first view").arg(inView)));
 }
 
 void TestCanvasScale::regionPaintsOnlyWhatIsVisible()

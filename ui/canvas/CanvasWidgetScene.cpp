@@ -2,6 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "ui/canvas/CanvasWidgetPrivate.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 namespace cleave::ui {
 
 void CanvasWidget::Private::showInitialView(const Layout &l, const QRectF &bounds) const
@@ -13,8 +17,11 @@ void CanvasWidget::Private::showInitialView(const Layout &l, const QRectF &bound
         return;
     view->setTransform(QTransform::fromScale(initialZoom, initialZoom));
     const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
-    // Centred on the topmost node (the first input), not on the drawing's middle: a wide
-    // drawing (Inception branches, a transformer's stubs) would otherwise open on empty space.
+    // Over the top band of the drawing (as tall as the view), where the view holds the most
+    // nodes, the one nearest the topmost node (the first input) on a tie: not the drawing's
+    // middle, where a wide drawing (Inception branches, a transformer's stubs) has empty space,
+    // nor the first input alone, beside which an unrolled RNN's top holds five nodes while its
+    // layers start further right.
     qreal x = bounds.center().x();
     qreal top = 0;
     bool found = false;
@@ -25,11 +32,30 @@ void CanvasWidget::Private::showInitialView(const Layout &l, const QRectF &bound
             found = true;
         }
     }
-    if (!found || bounds.width() <= visible.width())
-        x = bounds.center().x();
-    else
-        x = std::clamp(x, bounds.left() + visible.width() / 2,
+    if (found && bounds.width() > visible.width()) {
+        std::vector<qreal> band;
+        for (const auto &[id, r] : l.nodes) {
+            if (r.y < bounds.top() + visible.height())
+                band.push_back(r.centerX());
+        }
+        std::sort(band.begin(), band.end());
+        const qreal span = visible.width() * 0.9; // a margin on both sides
+        std::size_t best = 0;
+        qreal bestX = x;
+        for (std::size_t i = 0, j = 0; i < band.size(); ++i) {
+            while (j < band.size() && band[j] <= band[i] + span)
+                ++j;
+            const qreal centre = band[i] + span / 2;
+            if (j - i > best || (j - i == best && std::abs(centre - x) < std::abs(bestX - x))) {
+                best = j - i;
+                bestX = centre;
+            }
+        }
+        x = std::clamp(bestX, bounds.left() + visible.width() / 2,
                        bounds.right() - visible.width() / 2);
+    } else {
+        x = bounds.center().x();
+    }
     view->centerOn(QPointF(x, bounds.top() + visible.height() / 2));
     emit view->visibleAreaChanged();
 }

@@ -91,6 +91,7 @@ void NodePropertiesModel::summarise(const cleave::Graph &graph)
     }
     const auto counted = [](const std::map<std::string, int> &counts) {
         std::vector<std::pair<int, std::string>> byCount;
+        byCount.reserve(counts.size());
         for (const auto &[name, count] : counts)
             byCount.emplace_back(-count, name);
         std::sort(byCount.begin(), byCount.end());
