@@ -108,6 +108,15 @@ EditActions::EditActions(Document *document, LevelView *levels, CanvasWidget *ca
     });
 }
 
+void EditActions::addPlanEdits(QMenu *menu) const
+{
+    menu->addAction(m_newPartition);
+    menu->addMenu(m_assignMenu);
+    menu->addActions({ m_isolate, m_merge, m_setTarget, m_removeCut });
+    menu->addSeparator();
+    menu->addAction(m_convexClosure);
+}
+
 void EditActions::cutAcrossEdges(const std::vector<cleave::EdgeRef> &shownEdges)
 {
     // A stroke on the block level crosses drawn edges; the cut is of the model's edges behind

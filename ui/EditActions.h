@@ -41,6 +41,9 @@ public:
     [[nodiscard]] QAction *convexClosureAction() const { return m_convexClosure; }
     [[nodiscard]] QAction *removeCutAction() const { return m_removeCut; }
     [[nodiscard]] QMenu *assignMenu() const { return m_assignMenu; }
+    /// Adds the plan edits to `menu`: new, assign, isolate, merge, set target, remove cut, then
+    /// the convex closure (the Edit and Partition menus hold the same actions).
+    void addPlanEdits(QMenu *menu) const;
 
     /// Enables the actions for the current selection.
     void update();

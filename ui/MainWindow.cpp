@@ -356,14 +356,7 @@ void MainWindow::createMenus()
     edit->addAction(m_undoAction);
     edit->addAction(m_redoAction);
     edit->addSeparator();
-    edit->addAction(m_edits->newPartitionAction());
-    edit->addMenu(m_edits->assignMenu());
-    edit->addAction(m_edits->isolateAction());
-    edit->addAction(m_edits->mergeAction());
-    edit->addAction(m_edits->setTargetAction());
-    edit->addAction(m_edits->removeCutAction());
-    edit->addSeparator();
-    edit->addAction(m_edits->convexClosureAction());
+    m_edits->addPlanEdits(edit);
     edit->addAction(m_findAction);
 
     QMenu *model = menuBar()->addMenu(tr("&Model"));
@@ -395,14 +388,7 @@ void MainWindow::createMenus()
     // The plan edits live here too, where a user looking for them goes first (Edit keeps them
     // beside Undo).
     partition->addSeparator();
-    partition->addAction(m_edits->newPartitionAction());
-    partition->addMenu(m_edits->assignMenu());
-    partition->addAction(m_edits->isolateAction());
-    partition->addAction(m_edits->mergeAction());
-    partition->addAction(m_edits->setTargetAction());
-    partition->addAction(m_edits->removeCutAction());
-    partition->addSeparator();
-    partition->addAction(m_edits->convexClosureAction());
+    m_edits->addPlanEdits(partition);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addActions({ m_selectToolAction, m_cutToolAction });

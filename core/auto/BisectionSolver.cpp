@@ -18,97 +18,6 @@ constexpr double infinity = std::numeric_limits<double>::infinity();
 /// 128-bit sums of 64-bit byte counts (GCC and clang; __extension__ keeps -Wpedantic quiet).
 __extension__ using Wide = __int128;
 
-/// A stage [start, end) of an order that moves at both ends: its compute time on one device
-/// and its transfer-in (the tensors its units read that are produced before `start`, each once),
-/// kept exact under every move (integer bytes and transfer count, so no rounding drifts).
-class Window
-{
-public:
-    Window(const CostGraph &g, const std::vector<std::int32_t> &order,
-           const std::vector<std::int32_t> &position, const std::vector<double> &prefix)
-        : m_g(g)
-        , m_order(order)
-        , m_position(position)
-        , m_prefix(prefix)
-        , m_readers(g.tensors().size(), 0)
-    {
-    }
-
-    [[nodiscard]] std::size_t start() const { return m_start; }
-    [[nodiscard]] std::size_t end() const { return m_end; }
-
-    /// The stage's time as the dynamic program counts it: compute plus transfer-in.
-    [[nodiscard]] double cost() const
-    {
-        return m_prefix[m_end] - m_prefix[m_start]
-            + static_cast<double>(m_inBytes) / m_g.link().bytesPerSecond * 1e6
-            + static_cast<double>(m_transfers) * m_g.link().latencyUs;
-    }
-
-    void pushRight()
-    {
-        for (std::int32_t t : inputs(m_end)) {
-            if (m_readers[static_cast<std::size_t>(t)]++ == 0 && producedBefore(t, m_start))
-                received(t, +1);
-        }
-        ++m_end;
-    }
-
-    void popRight()
-    {
-        --m_end;
-        for (std::int32_t t : inputs(m_end)) {
-            if (--m_readers[static_cast<std::size_t>(t)] == 0 && producedBefore(t, m_start))
-                received(t, -1);
-        }
-    }
-
-    void popLeft()
-    {
-        for (std::int32_t t : inputs(m_start)) {
-            if (--m_readers[static_cast<std::size_t>(t)] == 0 && producedBefore(t, m_start))
-                received(t, -1);
-        }
-        // What the leaving unit produced now comes from before the stage.
-        const auto u = static_cast<std::size_t>(m_order[m_start]);
-        for (std::int32_t t : m_g.outputsOf(u)) {
-            if (m_readers[static_cast<std::size_t>(t)] > 0)
-                received(t, +1);
-        }
-        ++m_start;
-    }
-
-private:
-    [[nodiscard]] std::span<const std::int32_t> inputs(std::size_t p) const
-    {
-        return m_g.inputsOf(static_cast<std::size_t>(m_order[p]));
-    }
-
-    [[nodiscard]] bool producedBefore(std::int32_t t, std::size_t p) const
-    {
-        const std::int32_t producer = m_g.tensors()[static_cast<std::size_t>(t)].producer;
-        return producer >= 0
-            && static_cast<std::size_t>(m_position[static_cast<std::size_t>(producer)]) < p;
-    }
-
-    void received(std::int32_t t, int sign)
-    {
-        const std::int64_t bytes = m_g.tensors()[static_cast<std::size_t>(t)].bytes;
-        m_inBytes = sign > 0 ? satAdd(m_inBytes, bytes) : satRelease(m_inBytes, bytes);
-        m_transfers += sign;
-    }
-
-    const CostGraph &m_g;
-    const std::vector<std::int32_t> &m_order;
-    const std::vector<std::int32_t> &m_position;
-    const std::vector<double> &m_prefix;
-    std::vector<std::int32_t> m_readers; ///< Per tensor: readers inside the window.
-    std::size_t m_start = 0;
-    std::size_t m_end = 0;
-    std::int64_t m_inBytes = 0;
-    std::int64_t m_transfers = 0;
-};
-
 /// A Fenwick tree over reader positions of the bytes and the number of tensors keyed there
 /// (1-based: entry q covers position q - 1), so that a prefix up to j sums positions < j.
 struct KeyedTensors
@@ -248,26 +157,13 @@ public:
         return stageOf;
     }
 
-    /// The largest stage cost of `stageOf` (contiguous in the order), as the window counts it.
+    /// The largest stage cost of `stageOf` as the dynamic program counts it: compute plus
+    /// transfer-in (CostGraph::evaluate's time without the device's fixed run overhead).
     [[nodiscard]] double bottleneck(const std::vector<std::int32_t> &stageOf) const
     {
         double worst = 0;
-        std::size_t start = 0;
-        for (std::size_t q = 1; q <= m_n; ++q) {
-            const std::int32_t stage = stageOf[static_cast<std::size_t>(m_order[start])];
-            if (q < m_n && stageOf[static_cast<std::size_t>(m_order[q])] == stage)
-                continue;
-            Window w(*m_p.graph, m_order, m_position,
-                     m_prefix[m_p.deviceOf(static_cast<std::size_t>(stage))]);
-            for (std::size_t p = 0; p < start; ++p) {
-                w.pushRight();
-                w.popLeft();
-            }
-            while (w.end() < q)
-                w.pushRight();
-            worst = std::max(worst, w.cost());
-            start = q;
-        }
+        for (const StageCost &s : m_p.graph->evaluate(stageOf, m_p.stages))
+            worst = std::max(worst, s.computeUs + s.transferInUs);
         return worst;
     }
 

@@ -28,9 +28,10 @@ double secondsSince(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// The search on `graph` for K = 2, 4, 8 and 16: time, bottleneck against the lower bound, and
-/// the lightest stage (a near-empty stage shows as a tiny share of the bottleneck).
-void timeSearch(const char *name, const Graph &graph)
+/// The search on `graph` for K = 2, 4, 8 and 16: time, bottleneck against the lower bound, the
+/// lightest stage (a near-empty stage shows as a tiny share of the bottleneck), and the time of
+/// one evaluation of the plan (what the Balance dock redoes per edit, its cost graph kept).
+void timeSearch(const std::string &name, const Graph &graph)
 {
     const auto start = std::chrono::steady_clock::now();
     const FunctionView view(graph, graph.mainFunction());
@@ -43,17 +44,20 @@ void timeSearch(const char *name, const Graph &graph)
         const StageSearchResult r = searchStages(cost, options);
         const double search = secondsSince(t0);
         if (!r.ok) {
-            std::printf("%-12s K=%zu  search failed: %s\n", name, k, r.error.c_str());
+            std::printf("%-16s K=%zu  search failed: %s\n", name.c_str(), k, r.error.c_str());
             continue;
         }
+        const auto t1 = std::chrono::steady_clock::now();
+        const std::vector<StageCost> stages = cost.evaluate(r.stageOf, k);
+        const double evaluate = secondsSince(t1);
         double lightest = r.bottleneckUs;
-        for (const StageCost &s : r.stages)
+        for (const StageCost &s : stages)
             lightest = std::min(lightest, s.timeUs());
-        std::printf("%-12s %7zu units  K=%-2zu  cost graph %.3f s  search %.3f s  mode %-6s  "
-                    "bottleneck %.1f us  lower bound %.1f us (gap %.2f%%)  lightest stage "
-                    "%.1f%% of it\n",
-                    name, cost.unitCount(), k, build, search, searchModeName(r.mode),
-                    r.bottleneckUs, r.lowerBoundUs,
+        std::printf("%-16s %7zu nodes %7zu units  K=%-2zu  cost graph %.3f s  search %.3f s  "
+                    "evaluate %.4f s  mode %-6s  bottleneck %.1f us  lower bound %.1f us (gap "
+                    "%.2f%%)  lightest stage %.1f%% of it\n",
+                    name.c_str(), graph.nodeCount(), cost.unitCount(), k, build, search, evaluate,
+                    searchModeName(r.mode), r.bottleneckUs, r.lowerBoundUs,
                     r.lowerBoundUs > 0 ? 100.0 * (r.bottleneckUs / r.lowerBoundUs - 1) : 0.0,
                     r.bottleneckUs > 0 ? 100.0 * lightest / r.bottleneckUs : 0.0);
     }
@@ -63,32 +67,7 @@ void timeGenerated(std::size_t nodes)
 {
     std::size_t adds = 0;
     const auto graph = bench::resnetLike(nodes, adds);
-    const auto start = std::chrono::steady_clock::now();
-    const FunctionView view(*graph, graph->mainFunction());
-    const CostGraph cost = CostGraph::build(view, { DeviceSpec {} }, LinkSpec {});
-    const double build = secondsSince(start);
-    for (std::size_t k : { 2U, 4U, 8U, 16U }) {
-        StageSearchOptions options;
-        options.stages = k;
-        const auto t0 = std::chrono::steady_clock::now();
-        const StageSearchResult r = searchStages(cost, options);
-        const double search = secondsSince(t0);
-        if (!r.ok) {
-            std::printf("generated %7zu nodes  K=%zu  search failed: %s\n", graph->nodeCount(), k,
-                        r.error.c_str());
-            continue;
-        }
-        // What the Balance dock does on each plan edit with its cost graph kept: evaluate.
-        const auto t1 = std::chrono::steady_clock::now();
-        const std::vector<StageCost> stages = cost.evaluate(r.stageOf, k);
-        const double evaluate = secondsSince(t1);
-        std::printf("generated %7zu nodes (%6zu units)  K=%zu  view+cost %.3f s  search %.3f s  "
-                    "evaluate %.4f s (%zu stages)  mode %s  bottleneck %.1f us  lower bound %.1f "
-                    "us (gap %.2f%%)\n",
-                    graph->nodeCount(), cost.unitCount(), k, build, search, evaluate, stages.size(),
-                    searchModeName(r.mode), r.bottleneckUs, r.lowerBoundUs,
-                    r.lowerBoundUs > 0 ? 100.0 * (r.bottleneckUs / r.lowerBoundUs - 1) : 0.0);
-    }
+    timeSearch("generated " + std::to_string(nodes / 1000) + "k", *graph);
 }
 
 std::vector<std::string> models()

@@ -35,19 +35,13 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
     using namespace cleave;
-    if (size == 0)
+    const std::optional<fuzz::FlaggedInput> in = fuzz::flaggedInput(data, size, 3);
+    if (!in)
         return 0;
-    const unsigned flags = data[0];
-    std::string_view devicesText(reinterpret_cast<const char *>(data) + 1, size - 1);
-    std::string_view latencyText, modelText;
-    if (const auto cut = devicesText.find("\n%%\n"); cut != std::string_view::npos) {
-        latencyText = devicesText.substr(cut + 4);
-        devicesText = devicesText.substr(0, cut);
-        if (const auto next = latencyText.find("\n%%\n"); next != std::string_view::npos) {
-            modelText = latencyText.substr(next + 4);
-            latencyText = latencyText.substr(0, next);
-        }
-    }
+    const unsigned flags = in->flags;
+    const std::string_view devicesText = in->part(0);
+    const std::string_view latencyText = in->part(1);
+    const std::string_view modelText = in->part(2);
     std::unique_ptr<Graph> model;
     if (!modelText.empty()) {
         model = importBytes(modelText, "/nonexistent-cleave-fuzz/model.relay").graph;

@@ -18,7 +18,6 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstddef>
@@ -73,20 +72,13 @@ void sideFile(const char *name, std::string_view text, bool present)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
-    std::string_view rest(reinterpret_cast<const char *>(data), size);
-    std::array<std::string_view, 4> sections; // project, latency, op support, op patterns
-    std::size_t count = 0;
-    while (count < sections.size()) {
-        const std::size_t cut
-            = count + 1 < sections.size() ? rest.find("\n%%\n") : std::string_view::npos;
-        sections[count++] = rest.substr(0, cut);
-        if (cut == std::string_view::npos)
-            break;
-        rest.remove_prefix(cut + 4);
-    }
+    // The project, then the latency, op-support and op-pattern files.
+    const std::vector<std::string_view> sections
+        = cleave::fuzz::sections({ reinterpret_cast<const char *>(data), size }, 4);
     const char *names[] = { "lat.json", "ops.json", "patterns.json" };
-    for (std::size_t s = 1; s < sections.size(); ++s)
-        sideFile(names[s - 1], sections[s], s < count);
+    for (std::size_t s = 1; s < 4; ++s)
+        sideFile(names[s - 1], s < sections.size() ? sections[s] : std::string_view(),
+                 s < sections.size());
 
     const std::string projectPath = (folder() / "p.cleave").string();
     const cleave::ProjectLoadResult r = cleave::projectFromJson(sections[0], projectPath);

@@ -30,15 +30,12 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
     using namespace cleave;
-    if (size == 0)
+    const std::optional<fuzz::FlaggedInput> in = fuzz::flaggedInput(data, size, 2);
+    if (!in)
         return 0;
-    const unsigned flags = data[0];
-    std::string_view planText(reinterpret_cast<const char *>(data) + 1, size - 1);
-    std::string_view modelText;
-    if (const auto cut = planText.find("\n%%\n"); cut != std::string_view::npos) {
-        modelText = planText.substr(cut + 4);
-        planText = planText.substr(0, cut);
-    }
+    const unsigned flags = in->flags;
+    const std::string_view planText = in->part(0);
+    const std::string_view modelText = in->part(1);
     // Graphviz's full layout takes seconds on some 1k-node graphs: models are kept small
     // enough (16 KiB of Relay, a few hundred nodes) that no input nears libFuzzer's timeout.
     if (modelText.size() > 16384)

@@ -43,6 +43,17 @@ QString native(const QKeySequence &keys)
     return keys.toString(QKeySequence::NativeText);
 }
 
+/// Shows `window`, presses ? on it and returns the shortcut list it opens (nullptr when the
+/// window did not become active or no list opened).
+ShortcutsDialog *openShortcuts(MainWindow &window)
+{
+    window.show();
+    if (!QTest::qWaitForWindowActive(&window))
+        return nullptr;
+    QTest::keyClick(&window, Qt::Key_Question);
+    return window.findChild<ShortcutsDialog *>();
+}
+
 } // namespace
 
 class TestHelp : public QObject
@@ -119,10 +130,7 @@ void TestHelp::questionMarkOpensTheShortcutList()
 void TestHelp::searchFiltersTheList()
 {
     MainWindow window;
-    window.show();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
-    QTest::keyClick(&window, Qt::Key_Question);
-    auto *dialog = window.findChild<ShortcutsDialog *>();
+    ShortcutsDialog *dialog = openShortcuts(window);
     QVERIFY(dialog);
     const int all = dialog->visibleRowCount();
     QVERIFY(all >= 5);
@@ -170,10 +178,7 @@ void TestHelp::everyToolbarButtonHasATooltip()
 void TestHelp::gesturesAreListed()
 {
     MainWindow window;
-    window.show();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
-    QTest::keyClick(&window, Qt::Key_Question);
-    auto *dialog = window.findChild<ShortcutsDialog *>();
+    ShortcutsDialog *dialog = openShortcuts(window);
     QVERIFY(dialog);
     int gestures = 0;
     for (int i = 0; i < dialog->list()->topLevelItemCount(); ++i)
