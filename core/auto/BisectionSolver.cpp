@@ -157,16 +157,6 @@ public:
         return stageOf;
     }
 
-    /// The largest stage cost of `stageOf` as the dynamic program counts it: compute plus
-    /// transfer-in (CostGraph::evaluate's time without the device's fixed run overhead).
-    [[nodiscard]] double bottleneck(const std::vector<std::int32_t> &stageOf) const
-    {
-        double worst = 0;
-        for (const StageCost &s : m_p.graph->evaluate(stageOf, m_p.stages))
-            worst = std::max(worst, s.computeUs + s.transferInUs);
-        return worst;
-    }
-
     /// The fewest stages, at most K, that cover the order with each at most `bound` (K + 1 when
     /// even K do not).
     std::size_t fewestStages(double bound)
@@ -353,12 +343,13 @@ std::optional<SplitAnswer> solveOrderByBisection(const SplitProblem &problem,
     if (a.stageOf.empty())
         return std::nullopt;
     // The value the dynamic program would report: the largest stage cost as it counts them
-    // (compute plus transfer-in), at most `optimum`.
-    a.value = search.bottleneck(a.stageOf);
-    a.fewestStages = search.fewestStages(a.value * (1 + 1e-9) + 1e-9);
-    const std::vector<StageCost> stages = problem.graph->evaluate(a.stageOf, problem.stages);
-    for (const StageCost &s : stages)
+    // (compute plus transfer-in: CostGraph::evaluate's time without the device's fixed run
+    // overhead), at most `optimum`; and the bytes the stages receive.
+    for (const StageCost &s : problem.graph->evaluate(a.stageOf, problem.stages)) {
+        a.value = std::max(a.value, s.computeUs + s.transferInUs);
         a.bytes = satAdd(a.bytes, s.bytesIn);
+    }
+    a.fewestStages = search.fewestStages(a.value * (1 + 1e-9) + 1e-9);
     return a;
 }
 
