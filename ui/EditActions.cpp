@@ -6,6 +6,7 @@
 #include "ui/commands/AssignNodesToPartition.h"
 #include "ui/commands/ChangePartitionValue.h"
 #include "ui/commands/CutAcrossEdges.h"
+#include "ui/commands/CutAfter.h"
 #include "ui/commands/IsolateSelection.h"
 #include "ui/commands/MergePartitions.h"
 #include "ui/commands/NewPartitionFromSelection.h"
@@ -79,6 +80,7 @@ EditActions::EditActions(Document *document, LevelView *levels, CanvasWidget *ca
     , m_setTarget(makeAction(this, {}, tr("Set &Target…"), "setTargetAction", Qt::Key_T))
     , m_convexClosure(makeAction(this, {}, tr("Select Con&vex Closure"), "convexClosureAction"))
     , m_removeCut(makeAction(this, {}, tr("&Remove Cut"), "removeCutAction", QKeySequence::Delete))
+    , m_cutAfter(makeAction(this, icon("cut"), tr("Cut &After This Node"), "cutAfterAction"))
     , m_assignMenu(new QMenu(tr("&Assign to Partition"), parent))
 {
     m_removeCut->setToolTip(
@@ -91,6 +93,7 @@ EditActions::EditActions(Document *document, LevelView *levels, CanvasWidget *ca
     connect(m_setTarget, &QAction::triggered, this, &EditActions::setTargetOfSelection);
     connect(m_convexClosure, &QAction::triggered, this, &EditActions::selectConvexClosure);
     connect(m_removeCut, &QAction::triggered, this, &EditActions::removeCut);
+    connect(m_cutAfter, &QAction::triggered, this, &EditActions::cutAfterSelection);
     connect(m_canvas, &CanvasWidget::cutRequested, this, &EditActions::cutAcrossEdges);
     connect(m_canvas, &CanvasWidget::boundaryBadgeClicked, this, [this](cleave::EdgeRef shown) {
         // The model's tensor behind the badge becomes the boundary dock's current row, which
@@ -112,7 +115,7 @@ void EditActions::addPlanEdits(QMenu *menu) const
 {
     menu->addAction(m_newPartition);
     menu->addMenu(m_assignMenu);
-    menu->addActions({ m_isolate, m_merge, m_setTarget, m_removeCut });
+    menu->addActions({ m_isolate, m_merge, m_setTarget, m_cutAfter, m_removeCut });
     menu->addSeparator();
     menu->addAction(m_convexClosure);
 }
@@ -122,8 +125,76 @@ void EditActions::cutAcrossEdges(const std::vector<cleave::EdgeRef> &shownEdges)
     // A stroke on the block level crosses drawn edges; the cut is of the model's edges behind
     // them.
     const std::vector<cleave::EdgeRef> cut = m_levels->modelEdges(shownEdges);
-    if (!cut.empty())
-        m_document->undoStack()->push(new CutAcrossEdges(m_document, cut));
+    if (cut.empty())
+        return;
+    // On the Fused Blocks view the cut snaps to block boundaries: no collapsed block is split.
+    auto *command = new CutAcrossEdges(m_document, cut, m_levels->collapsedBlocks());
+    m_document->undoStack()->push(command);
+    if (command->edit().isEmpty())
+        return;
+    const std::size_t snapped = command->edit().snappedNodes;
+    if (snapped > 0)
+        emit statusMessage(tr("Cut snapped to block boundaries: %n more operator(s) moved so "
+                              "that no fused block is split.",
+                              nullptr, static_cast<int>(snapped)),
+                           8000);
+}
+
+cleave::NodeId EditActions::cutAfterTarget() const
+{
+    const cleave::PartitionPlan *plan = m_document->plan();
+    if (!plan)
+        return {};
+    // The shown node whose operators end latest in program order.
+    cleave::NodeId best;
+    std::int32_t bestPosition = -1;
+    for (cleave::NodeId shown : m_canvas->selectedNodes()) {
+        for (cleave::NodeId n : m_levels->modelNodes({ shown })) {
+            if (n.index() >= plan->graph().nodeCount() || !plan->view().contains(n)
+                || !plan->view().isAssignable(n))
+                continue;
+            if (plan->view().position(n) > bestPosition) {
+                bestPosition = plan->view().position(n);
+                best = shown;
+            }
+        }
+    }
+    return best;
+}
+
+void EditActions::cutAfterSelection()
+{
+    const cleave::PartitionPlan *plan = m_document->plan();
+    const cleave::NodeId shown = cutAfterTarget();
+    if (!plan || !shown.isValid())
+        return;
+    const std::vector<cleave::NodeId> nodes = m_levels->modelNodes({ shown });
+    const cleave::Graph &g = plan->graph();
+    // At Blocks level a collapsed block is cut after as a whole (--cut-after-block); a single
+    // operator, at either level, as --cut-after does.
+    int block = -1;
+    if (m_levels->level() == LevelView::Level::Blocks && nodes.size() > 1)
+        block = m_document->blockOf(nodes.back());
+    PlanCommand *command = nullptr;
+    if (block >= 0) {
+        const cleave::FusedBlock &b = m_document->blocks()[static_cast<std::size_t>(block)];
+        command = new CutAfter(m_document, m_document->sharedBlocks(),
+                               static_cast<std::size_t>(block),
+                               QString::fromStdString(cleave::shortBlockName(b.name.str())));
+    } else {
+        cleave::NodeId last = nodes.front();
+        for (cleave::NodeId n : nodes) {
+            if (plan->view().contains(n) && plan->view().isAssignable(n)
+                && plan->view().position(n) > plan->view().position(last))
+                last = n;
+        }
+        command = new CutAfter(m_document, last, QString::fromStdString(g.key(last)));
+    }
+    m_document->undoStack()->push(command);
+    if (command->edit().isEmpty())
+        emit statusMessage(tr("Nothing to cut: everything after it is already in a later "
+                              "partition."),
+                           6000);
 }
 
 std::vector<cleave::NodeId> EditActions::selection() const
@@ -170,6 +241,9 @@ void EditActions::update()
     m_setTarget->setEnabled(partitions >= 1
                             || (plan && m_partitions->currentPartition().isValid()));
     m_convexClosure->setEnabled(any && !plan->nonConvexWitness(nodes).empty());
+    const bool blocks = m_levels->level() == LevelView::Level::Blocks;
+    m_cutAfter->setText(blocks ? tr("Cut &After This Block") : tr("Cut &After This Node"));
+    m_cutAfter->setEnabled(any && cutAfterTarget().isValid());
     m_removeCut->setEnabled(partitions >= 2 || (plan && m_boundary->currentRow() >= 0));
 }
 
@@ -189,6 +263,7 @@ void EditActions::showContextMenu(const QPoint &globalPos, const std::vector<QAc
         menu.addAction(m_convexClosure);
     }
     menu.addSeparator();
+    menu.addAction(m_cutAfter);
     menu.addAction(m_removeCut);
     menu.addSeparator();
     for (QAction *action : extra)

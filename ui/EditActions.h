@@ -40,6 +40,9 @@ public:
     [[nodiscard]] QAction *setTargetAction() const { return m_setTarget; }
     [[nodiscard]] QAction *convexClosureAction() const { return m_convexClosure; }
     [[nodiscard]] QAction *removeCutAction() const { return m_removeCut; }
+    /// *Cut After This Node* (Ops level) or *Cut After This Block* (Fused Blocks level): the
+    /// cut `--cut-after` / `--cut-after-block` makes after the selected node or block.
+    [[nodiscard]] QAction *cutAfterAction() const { return m_cutAfter; }
     [[nodiscard]] QMenu *assignMenu() const { return m_assignMenu; }
     /// Adds the plan edits to `menu`: new, assign, isolate, merge, set target, remove cut, then
     /// the convex closure (the Edit and Partition menus hold the same actions).
@@ -64,6 +67,10 @@ private:
     void setTargetOfSelection();
     void selectConvexClosure();
     void removeCut();
+    void cutAfterSelection();
+    /// What Cut After acts on: the selected shown node latest in program order, or an invalid
+    /// id when the selection holds no operator or block.
+    [[nodiscard]] cleave::NodeId cutAfterTarget() const;
     /// A cut stroke drawn on the canvas (`shownEdges`: the drawn edges it crossed) becomes one
     /// undoable CutAcrossEdges command on the model's edges behind them.
     void cutAcrossEdges(const std::vector<cleave::EdgeRef> &shownEdges);
@@ -81,6 +88,7 @@ private:
     QAction *m_setTarget;
     QAction *m_convexClosure;
     QAction *m_removeCut;
+    QAction *m_cutAfter;
     QMenu *m_assignMenu;
 };
 

@@ -20,6 +20,24 @@ std::string_view withoutRepeatSuffix(std::string_view name)
     return digits ? name.substr(0, underscore) : name;
 }
 
+/// Cuts after each chosen block (indices into `blocks`): one group per block, everything
+/// listed after it.
+PlanEdit cutAfterChosen(PartitionPlan &plan, const std::vector<FusedBlock> &blocks,
+                        std::vector<std::size_t> chosen)
+{
+    std::sort(chosen.begin(), chosen.end());
+    chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+    std::vector<std::vector<NodeId>> groups;
+    for (std::size_t b : chosen) {
+        std::vector<NodeId> later;
+        for (std::size_t k = b + 1; k < blocks.size(); ++k)
+            later.insert(later.end(), blocks[k].nodes.begin(), blocks[k].nodes.end());
+        if (!later.empty())
+            groups.push_back(std::move(later));
+    }
+    return plan.cutBeforeNodes(groups);
+}
+
 } // namespace
 
 std::string shortBlockName(std::string_view name)
@@ -76,17 +94,21 @@ PlanEdit cutAfterBlocks(PartitionPlan &plan, const std::vector<FusedBlock> &bloc
         refused.diagnostics = std::move(problems);
         return refused;
     }
-    std::sort(chosen.begin(), chosen.end());
-    chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
-    std::vector<std::vector<NodeId>> groups;
-    for (std::size_t b : chosen) {
-        std::vector<NodeId> later;
-        for (std::size_t k = b + 1; k < blocks.size(); ++k)
-            later.insert(later.end(), blocks[k].nodes.begin(), blocks[k].nodes.end());
-        if (!later.empty())
-            groups.push_back(std::move(later));
+    return cutAfterChosen(plan, blocks, std::move(chosen));
+}
+
+PlanEdit cutAfterBlock(PartitionPlan &plan, const std::vector<FusedBlock> &blocks,
+                       std::size_t index)
+{
+    if (index >= blocks.size()) {
+        PlanEdit refused;
+        refused.diagnostics.push_back(Diagnostic::make(
+            Severity::Error, "cut.split_point_not_found",
+            "no block " + std::to_string(index) + ": the function has "
+                + std::to_string(blocks.size()) + " block(s)"));
+        return refused;
     }
-    return plan.cutBeforeNodes(groups);
+    return cutAfterChosen(plan, blocks, { index });
 }
 
 } // namespace cleave

@@ -41,4 +41,10 @@ std::string shortBlockName(std::string_view blockName);
 PlanEdit cutAfterBlocks(PartitionPlan &plan, const std::vector<FusedBlock> &blocks,
                         const std::vector<BlockSplitPoint> &points);
 
+/// Cuts `plan` after block `index` of `blocks` (the editor's *Cut After This Block*), as
+/// cutAfterBlocks does for a named point: the blocks after it and their descendants move to a
+/// new partition. An index past the last block gives a `cut.split_point_not_found` error.
+PlanEdit cutAfterBlock(PartitionPlan &plan, const std::vector<FusedBlock> &blocks,
+                       std::size_t index);
+
 } // namespace cleave

@@ -71,6 +71,8 @@ struct PlanEdit
 
     std::vector<EdgeRef> impliedEdges; ///< Cuts: severed edges the line did not cross.
     std::vector<EdgeRef> ignoredEdges; ///< Cuts: crossed edges whose ends stay on one side.
+    /// Cuts with whole groups: the operators moved only to keep a group whole (the cut snapped).
+    std::size_t snappedNodes = 0;
     std::vector<Diagnostic> diagnostics; ///< Why an edit was refused, or what it noticed.
 
     /// True when the edit changed nothing (a refused edit, or a no-op).
@@ -130,7 +132,18 @@ public:
     // --- edits: each applies itself and returns its undo record ------------------------------
     /// Cuts the given edges exactly as docs/DESIGN.md §3.2 says (D = targets + descendants; every
     /// partition holding an end of a crossed edge splits into P∖D followed by P∩D).
-    PlanEdit cutAcrossEdges(const std::vector<EdgeRef> &edges);
+    ///
+    /// `wholeGroups` (fused blocks shown collapsed) snaps the cut to their boundaries: a group
+    /// that D reaches joins D whole, with its descendants, until no group straddles the cut, so
+    /// a stroke never splits a kernel. The severed edges the line did not cross are reported as
+    /// implied edges, as for any other cut.
+    PlanEdit cutAcrossEdges(const std::vector<EdgeRef> &edges,
+                            const std::vector<std::vector<NodeId>> &wholeGroups = {});
+    /// Cuts after `node` in program order, as `--cut-after` at that node does: every assignable
+    /// node after it moves to a new partition after its own (cutAfterOp at a node). Nothing
+    /// changes when `node` is the last node or not a node of the function (a `cut.not_a_node`
+    /// error then says why).
+    PlanEdit cutAfterNode(NodeId node);
     /// `graph_split` compatible: cut after the `index`-th call of `op` in program order.
     PlanEdit cutAfterOp(const std::string &op, std::size_t index);
     /// Several split points at once: one more partition per distinct point.

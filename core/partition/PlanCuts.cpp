@@ -62,7 +62,8 @@ void PartitionPlan::splitByMask(const std::vector<NodeId> &dNodes,
     }
 }
 
-PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges)
+PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges,
+                                       const std::vector<std::vector<NodeId>> &wholeGroups)
 {
     PlanEdit edit;
     Recorder rec(*this, edit);
@@ -86,34 +87,88 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges)
     if (cut.empty())
         return rec.finish();
 
-    // D: the targets of the crossed edges and all their descendants.
-    std::vector<std::uint8_t> inD(m_assignment.size(), 0);
-    std::vector<NodeId> queue;
-    for (const EdgeRef &e : cut) {
-        if (!inD[e.consumer.index()]) {
-            inD[e.consumer.index()] = 1;
-            queue.push_back(e.consumer);
-        }
-    }
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-        for (const FlowEdge &e : m_view->outEdges(queue[head])) {
-            if (!inD[e.consumer.index()]) {
-                inD[e.consumer.index()] = 1;
-                queue.push_back(e.consumer);
+    // D: the targets of the crossed edges and all their descendants. With whole groups, every
+    // group D reaches joins it whole, and the descendants of its members in turn; `plain` keeps
+    // D without them, to tell a crossed edge on one side of the line from one a group absorbed.
+    std::vector<std::int32_t> groupOf;
+    if (!wholeGroups.empty()) {
+        groupOf.assign(m_assignment.size(), -1);
+        for (std::size_t k = 0; k < wholeGroups.size(); ++k) {
+            for (NodeId n : wholeGroups[k]) {
+                if (n.isValid() && n.index() < groupOf.size() && m_view->contains(n))
+                    groupOf[n.index()] = static_cast<std::int32_t>(k);
             }
         }
     }
+    std::vector<std::uint8_t> inD(m_assignment.size(), 0);
+    std::vector<NodeId> queue;
+    const auto closure = [&](bool snap) {
+        std::fill(inD.begin(), inD.end(), 0);
+        queue.clear();
+        std::vector<std::uint8_t> groupTaken(snap ? wholeGroups.size() : 0, 0);
+        const auto enter = [&](NodeId n) {
+            if (inD[n.index()])
+                return;
+            inD[n.index()] = 1;
+            queue.push_back(n);
+            const std::int32_t k = snap ? groupOf[n.index()] : -1;
+            if (k < 0 || groupTaken[static_cast<std::size_t>(k)])
+                return;
+            groupTaken[static_cast<std::size_t>(k)] = 1;
+            for (NodeId member : wholeGroups[static_cast<std::size_t>(k)]) {
+                if (member.isValid() && member.index() < inD.size() && m_view->contains(member)
+                    && !inD[member.index()]) {
+                    inD[member.index()] = 1;
+                    queue.push_back(member);
+                }
+            }
+        };
+        for (const EdgeRef &e : cut)
+            enter(e.consumer);
+        for (std::size_t head = 0; head < queue.size(); ++head) {
+            for (const FlowEdge &e : m_view->outEdges(queue[head]))
+                enter(e.consumer);
+        }
+    };
+    std::vector<std::uint8_t> plain;
+    if (!groupOf.empty()) {
+        closure(false);
+        plain = inD;
+    }
+    closure(!groupOf.empty());
+    const std::vector<std::uint8_t> &sameSide = groupOf.empty() ? inD : plain;
     std::vector<NodeId> dNodes;
     dNodes.reserve(queue.size());
     for (NodeId n : queue) {
-        if (m_view->isAssignable(n))
-            dNodes.push_back(n);
+        if (!m_view->isAssignable(n))
+            continue;
+        dNodes.push_back(n);
+        if (!sameSide[n.index()])
+            ++edit.snappedNodes;
     }
 
     std::vector<PartitionId> touched;
     std::vector<EdgeRef> effective;
     for (const EdgeRef &e : cut) {
         const NodeId p = e.tensor.node;
+        if (!sameSide[p.index()] && inD[p.index()]) {
+            // Inside a group the cut snapped past: the line now runs along the group's entry
+            // edges, which count as crossed.
+            const std::int32_t k
+                = groupOf[e.consumer.index()] >= 0 ? groupOf[e.consumer.index()] : groupOf[p.index()];
+            touched.push_back(m_assignment[e.consumer.index()]);
+            if (k < 0)
+                continue;
+            for (NodeId member : wholeGroups[static_cast<std::size_t>(k)]) {
+                if (!member.isValid() || member.index() >= inD.size() || !inD[member.index()])
+                    continue;
+                for (const FlowEdge *in : m_view->inEdges(member)) {
+                    if (!inD[in->tensor.node.index()])
+                        effective.push_back({ in->tensor, member });
+                }
+            }
+            continue;
+        }
         if (inD[p.index()]) {
             edit.ignoredEdges.push_back(e);
             edit.diagnostics.push_back(
@@ -129,6 +184,9 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges)
             touched.push_back(m_assignment[p.index()]);
     }
 
+    std::sort(effective.begin(), effective.end());
+    effective.erase(std::unique(effective.begin(), effective.end()), effective.end());
+
     // Remember which P∖D → P∩D edges exist before moving anything.
     std::vector<PartitionId> originalOf;
     originalOf.reserve(dNodes.size());
@@ -136,7 +194,7 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges)
         originalOf.push_back(m_assignment[n.index()]);
 
     std::vector<PartitionId> split;
-    if (!effective.empty())
+    if (!touched.empty())
         splitByMask(dNodes, touched, rec, split);
 
     for (std::size_t i = 0; i < dNodes.size(); ++i) {
@@ -149,7 +207,7 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges)
             if (!m_view->isAssignable(p) || inD[p.index()] || m_assignment[p.index()] != from)
                 continue;
             const EdgeRef pe { e->tensor, n };
-            if (std::binary_search(cut.begin(), cut.end(), pe))
+            if (std::binary_search(effective.begin(), effective.end(), pe))
                 continue;
             if (std::find(edit.impliedEdges.begin(), edit.impliedEdges.end(), pe)
                 == edit.impliedEdges.end())
@@ -202,6 +260,21 @@ PlanEdit PartitionPlan::cutBeforeNodes(const std::vector<std::vector<NodeId>> &g
             all.push_back(p.id);
         splitByMask(dNodes, all, rec, split);
     }
+    return rec.finish();
+}
+
+PlanEdit PartitionPlan::cutAfterNode(NodeId node)
+{
+    PlanEdit edit;
+    Recorder rec(*this, edit);
+    if (!node.isValid() || node.index() >= m_assignment.size() || !m_view->contains(node)
+        || !m_view->isAssignable(node)) {
+        edit.diagnostics.push_back(makeDiagnostic(
+            Severity::Error, "cut.not_a_node",
+            "there is no operator node of the function to cut after"));
+        return rec.finish();
+    }
+    cutAfterPositions({ m_view->position(node) }, rec);
     return rec.finish();
 }
 

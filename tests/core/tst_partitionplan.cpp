@@ -56,6 +56,8 @@ private slots:
     void cutAfterBatchNorm();
     void cutLineAcrossMainPathOnly();
     void crossedEdgeOnOneSideIsIgnored();
+    void cutAfterNodeIsCutAfterItsOp();
+    void cutSnapsToWholeGroups();
     void inceptionBranchesAtDifferentDepths();
     void nonConvexSelection();
     void isolateMiddleBlock();
@@ -154,6 +156,63 @@ void TestPartitionPlan::crossedEdgeOnOneSideIsIgnored()
     QCOMPARE(edgeText(*g, edit.ignoredEdges[0]), QStringLiteral("%2->%3"));
     QCOMPARE(edit.diagnostics.size(), std::size_t(1));
     QCOMPARE(edit.diagnostics[0].code, std::string("cut.same_side"));
+}
+
+void TestPartitionPlan::cutAfterNodeIsCutAfterItsOp()
+{
+    // residualBlock: %0 relu, %1 conv, %2 relu, %3 conv, %4 add(%3, %0), %5 relu.
+    auto g = residualBlock();
+    PartitionPlan plan(*g);
+    const PlanEdit edit = plan.cutAfterNode(node(*g, "%2"));
+    QVERIFY(edit.diagnostics.empty());
+    QCOMPARE(layout(plan), QStringLiteral("%0 %1 %2 | %3 %4 %5"));
+    // %2 is the second nn.relu: --cut-after nn.relu:1 makes the same plan.
+    PartitionPlan byOp(*g);
+    byOp.cutAfterOp("nn.relu", 1);
+    QCOMPARE(layout(byOp), layout(plan));
+
+    // After the last node there is nothing to move; an input is not a node to cut after.
+    const PartitionPlan before = plan;
+    QVERIFY(plan.cutAfterNode(node(*g, "%5")).isEmpty());
+    const PlanEdit refused = plan.cutAfterNode(node(*g, "%data"));
+    QVERIFY(refused.isEmpty());
+    QCOMPARE(refused.diagnostics.size(), std::size_t(1));
+    QCOMPARE(refused.diagnostics[0].code, std::string("cut.not_a_node"));
+    QVERIFY(plan == before);
+}
+
+void TestPartitionPlan::cutSnapsToWholeGroups()
+{
+    auto g = residualBlock();
+    const NodeId n1 = node(*g, "%1");
+    const NodeId n2 = node(*g, "%2");
+    const NodeId n3 = node(*g, "%3");
+    // Without groups, a line across %2 -> %3 moves %3 and its descendants (the add, the relu).
+    PartitionPlan loose(*g);
+    loose.cutAcrossEdges({ loose.edgeBetween(n2, n3) });
+    QCOMPARE(layout(loose), QStringLiteral("%0 %1 %2 | %3 %4 %5"));
+
+    // With %2 and %3 one collapsed block, the same line keeps the block whole: %2 moves too and
+    // the line snaps to the block's entry %1 -> %2, which counts as crossed; the skip %0 -> %4
+    // is severed without being crossed (implied). The crossed edge, now inside the later
+    // partition, is no warning.
+    PartitionPlan snapped(*g);
+    const PlanEdit edit = snapped.cutAcrossEdges({ snapped.edgeBetween(n2, n3) }, { { n2, n3 } });
+    QCOMPARE(layout(snapped), QStringLiteral("%0 %1 | %2 %3 %4 %5"));
+    QVERIFY(edit.diagnostics.empty());
+    QVERIFY(edit.ignoredEdges.empty());
+    QCOMPARE(edit.snappedNodes, std::size_t(1)); // %2
+    QStringList implied;
+    for (const EdgeRef &e : edit.impliedEdges)
+        implied << edgeText(*g, e);
+    QCOMPARE(implied, QStringList({ QStringLiteral("%0->%4") }));
+    QCOMPARE(snapped.crossedEdges().size(), std::size_t(1));
+    QCOMPARE(edgeText(*g, snapped.crossedEdges()[0]), QStringLiteral("%1->%2"));
+
+    // A group the line does not reach is left alone.
+    PartitionPlan other(*g);
+    other.cutAcrossEdges({ other.edgeBetween(n2, n3) }, { { node(*g, "%0"), n1 } });
+    QCOMPARE(layout(other), layout(loose));
 }
 
 void TestPartitionPlan::inceptionBranchesAtDifferentDepths()

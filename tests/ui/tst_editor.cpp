@@ -127,6 +127,8 @@ private slots:
     void badgeClickThenDeleteRemovesCut();
     void searchCyclesThroughHits();
     void blocksLevelCutsAndExpands();
+    void cutAfterFromContextMenu();
+    void blocksStrokeSnapsToBlocks();
     void everySampleOpensCutsAndExports_data();
     void everySampleOpensCutsAndExports();
     void exportRefusesInvalidPlan();
@@ -141,6 +143,9 @@ private:
     void openAndWait(MainWindow &w, const QString &path);
     // Drags the cut tool across the edge `from -> to` (a short stroke through a point of it).
     void strokeAcross(MainWindow &w, NodeId from, NodeId to);
+    // Right-clicks `shown` on the canvas and clicks the context menu's action `name`; returns
+    // the action's text as the menu showed it (empty when the menu or action was missing).
+    QString contextAction(MainWindow &w, NodeId shown, const char *name);
 };
 
 void TestEditor::initTestCase()
@@ -508,6 +513,108 @@ void TestEditor::blocksLevelCutsAndExpands()
     QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
     QVERIFY(!w.blockGraph());
     QCOMPARE(w.document()->plan()->partitionCount(), std::size_t(2));
+}
+
+QString TestEditor::contextAction(MainWindow &w, NodeId shown, const char *name)
+{
+    w.canvas()->centerOnNode(shown);
+    QWidget *viewport = w.canvas()->view()->viewport();
+    const QPoint at = w.canvas()->viewportPosOfNode(shown);
+    if (at.isNull())
+        return {};
+    QString text;
+    // The menu runs its own event loop: a timer finds it, and clicks the action like a user.
+    auto *timer = new QTimer(&w);
+    connect(timer, &QTimer::timeout, &w, [&text, timer, name, &w] {
+        auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+        if (!menu)
+            return;
+        timer->stop();
+        auto *action = w.findChild<QAction *>(QLatin1String(name));
+        if (!action || !menu->actions().contains(action) || !action->isEnabled()) {
+            menu->close();
+            return;
+        }
+        text = action->text().remove(QLatin1Char('&'));
+        QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(action).center());
+    });
+    timer->start(20);
+    QTest::mouseMove(viewport, at);
+    QContextMenuEvent event(QContextMenuEvent::Mouse, at, viewport->mapToGlobal(at));
+    QApplication::sendEvent(viewport, &event);
+    delete timer;
+    return text;
+}
+
+void TestEditor::cutAfterFromContextMenu()
+{
+    MainWindow w;
+    openAndWait(w, resnet);
+    const cleave::PartitionPlan &plan = *w.document()->plan();
+
+    // Ops level: right-click the max pool %4 ▸ Cut After This Node. Everything after it in
+    // program order moves: the boundary is %4 alone (1×64×56×56 float32, 802,816 B), which
+    // the first residual block reads twice (conv %5 and the skip into add %12).
+    QCOMPARE(contextAction(w, key(w, "%4"), "cutAfterAction"), QStringLiteral("Cut After This Node"));
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+    QCOMPARE(plan.partitionOf(key(w, "%3")), plan.partitionOf(key(w, "%4")));
+    QVERIFY(plan.partitionOf(key(w, "%4")) != plan.partitionOf(key(w, "%5")));
+    QCOMPARE(w.document()->boundary().tensors.size(), std::size_t(1));
+    QCOMPARE(w.document()->boundary().tensors[0].tensor.node, key(w, "%4"));
+    QCOMPARE(*w.document()->boundary().tensors[0].bytes, std::int64_t(64 * 56 * 56 * 4));
+    QCOMPARE(w.document()->undoStack()->undoText(), QStringLiteral("Cut after %4"));
+    QVERIFY(w.document()->diagnostics().end()
+            == std::find_if(w.document()->diagnostics().begin(), w.document()->diagnostics().end(),
+                            [](const cleave::Diagnostic &d) {
+                                return d.code == "partition.implied_edge";
+                            }));
+
+    // Blocks level: right-click the block add + relu (%11 %12 %13) ▸ Cut After This Block:
+    // the later blocks move, and only %13 (802,816 B) crosses, read by conv %14 and add %21.
+    QTest::keyClick(&w, Qt::Key_2, Qt::ControlModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
+    const NodeId reluBlock = w.blockGraph()->shownAs(key(w, "%13"));
+    QCOMPARE(contextAction(w, reluBlock, "cutAfterAction"),
+             QStringLiteral("Cut After This Block"));
+    QCOMPARE(plan.partitionCount(), std::size_t(3));
+    QCOMPARE(plan.partitionOf(key(w, "%11")), plan.partitionOf(key(w, "%13")));
+    QVERIFY(plan.partitionOf(key(w, "%13")) != plan.partitionOf(key(w, "%14")));
+    QCOMPARE(w.document()->undoStack()->undoText(), QStringLiteral("Cut after block add_nn_relu"));
+    std::vector<NodeId> crossing;
+    for (const cleave::BoundaryTensor &b : w.document()->boundary().tensors)
+        crossing.push_back(b.tensor.node);
+    QCOMPARE(crossing, (std::vector<NodeId> { key(w, "%4"), key(w, "%13") }));
+    // Undo takes it back in one step.
+    QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+}
+
+void TestEditor::blocksStrokeSnapsToBlocks()
+{
+    MainWindow w;
+    openAndWait(w, resnet);
+    QTest::keyClick(&w, Qt::Key_2, Qt::ControlModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
+    const cleave::BlockGraph *blocks = w.blockGraph();
+    const NodeId poolBlock = blocks->shownAs(key(w, "%4"));
+    const NodeId reluBlock = blocks->shownAs(key(w, "%13"));
+    // The skip edge from the max pool into the block add + relu (%11 = %10.0, %12 = add(%11, %4),
+    // %13) stands for %4 -> %12. Cutting that op edge alone would move %12 and %13 and leave the
+    // projection %11 behind, splitting the kernel; on the Fused Blocks view the cut snaps to the
+    // block's boundary and %11 goes with it.
+    QTest::keyClick(&w, Qt::Key_C);
+    strokeAcross(w, poolBlock, reluBlock);
+    const cleave::PartitionPlan &plan = *w.document()->plan();
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+    QVERIFY(plan.partitionOf(key(w, "%4")) != plan.partitionOf(key(w, "%12")));
+    QCOMPARE(plan.partitionOf(key(w, "%11")), plan.partitionOf(key(w, "%12")));
+    QCOMPARE(plan.partitionOf(key(w, "%10")), plan.partitionOf(key(w, "%4")));
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("snapped to block")),
+             qPrintable(w.statusBar()->currentMessage()));
+    // The same edge cut at Ops level splits the block (what the snap prevents).
+    cleave::PartitionPlan loose(*w.document()->graph(), plan.function());
+    loose.cutAcrossEdges({ loose.edgeBetween(key(w, "%4"), key(w, "%12")) });
+    QVERIFY(loose.partitionOf(key(w, "%11")) != loose.partitionOf(key(w, "%12")));
 }
 
 void TestEditor::searchCyclesThroughHits()

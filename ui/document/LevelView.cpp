@@ -9,6 +9,7 @@
 #include "ui/document/LevelPrefetch.h"
 
 #include <algorithm>
+#include <span>
 #include <utility>
 
 namespace cleave::ui {
@@ -266,6 +267,19 @@ std::vector<cleave::NodeId> LevelView::modelNodes(const std::vector<cleave::Node
     for (cleave::NodeId n : shown) {
         for (cleave::NodeId m : m_blockGraph->originalNodes(n))
             appendOnce(out, m);
+    }
+    return out;
+}
+
+std::vector<std::vector<cleave::NodeId>> LevelView::collapsedBlocks() const
+{
+    std::vector<std::vector<cleave::NodeId>> out;
+    if (m_level == Level::Ops || !m_blockGraph)
+        return out;
+    for (std::size_t k = 0; k < m_blockGraph->kernelCount(); ++k) {
+        const std::span<const cleave::NodeId> nodes = m_blockGraph->kernelNodes(k);
+        if (nodes.size() > 1)
+            out.emplace_back(nodes.begin(), nodes.end());
     }
     return out;
 }

@@ -104,6 +104,9 @@ public:
     /// The shown edges standing for model edges; edges inside a collapsed block have none.
     [[nodiscard]] std::vector<cleave::EdgeRef>
     shownEdges(const std::vector<cleave::EdgeRef> &model) const;
+    /// At Blocks level, the model nodes of every block shown collapsed (several operators
+    /// drawn as one node): a cut drawn here keeps each of them whole. Empty at Ops level.
+    [[nodiscard]] std::vector<std::vector<cleave::NodeId>> collapsedBlocks() const;
     /// The shown plan's partition for a model partition (the same id at Ops level; at Blocks
     /// level the converted partition of the same name). Invalid when there is none.
     [[nodiscard]] cleave::PartitionId shownPartition(cleave::PartitionId model) const;
