@@ -100,6 +100,15 @@ public:
         (void)refs;
         return std::nullopt;
     }
+    /// Reads once what writeModule needs of `graph`'s source file (ONNX: the model with its
+    /// weights) and keeps it while the returned handle lives: an export holds it over all its
+    /// modules, and it is freed with the handle, so nothing of the source stays in memory after
+    /// the export. Null when the writer reads nothing besides the graph.
+    [[nodiscard]] virtual std::shared_ptr<const void> holdSource(const Graph &graph) const
+    {
+        (void)graph;
+        return nullptr;
+    }
     /// Whole-model artefacts besides the modules, appended to `files` as (file name, content):
     /// Relay writes `byoc.relay` and `byoc_annotated.relay` for BYOC partitions; Relax writes
     /// `byoc.relax.py`, `placed.relax.py` and `build_relax.py`. Writers of other formats add

@@ -111,6 +111,8 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
         return result;
     }
     useWriterNames(model);
+    // What the modules read of the source file, read once and freed when the export ends.
+    std::shared_ptr<const void> source = model.writer->holdSource(plan.graph());
     const std::size_t n = plan.partitionCount();
     std::vector<std::pair<std::string, std::string>> files;
     model.summaries.resize(n);
@@ -127,6 +129,7 @@ ExportResult runExport(const PartitionPlan &plan, const BoundaryTable &boundary,
         if (options.modules)
             files.emplace_back(model.files[k], std::move(content));
     }
+    source.reset();
     const bool pipeline = model.writer->usesPipelineExecutor();
     if (options.pipelineConfig && pipeline)
         files.emplace_back("pipeline_config.json",

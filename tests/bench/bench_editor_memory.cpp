@@ -38,9 +38,24 @@
 // first, so that the measured process never held the generator's graph; --scratch DIR keeps
 // those files in DIR (and reuses them) instead of a temporary folder. --in-process measures
 // without a child process (for heaptrack; then give one model).
-// Usage: bench_editor_memory [--cases rnnt,resnet50,gen10000,gen100000,chain100000,FILE...]
-//                            [--scratch DIR] [--in-process] [--quick-switch]
+//
+// --export (issue 32, M6: memory after an export) measures, after the pan, what exporting the
+// open model costs and whether it is given back: the stage0 | stage1 plan (a cut after the
+// middle node in program order) exported through the Export dialog as File > Export does
+// (ExportDialog::runExport: the modules, the configuration, the recomposition check), the
+// dialog closed, then resnet18.relay opened in the same window. Printed on a second line:
+//   cur_MB     current RSS (VmRSS) before the export;
+//   exp_MB     current RSS after the export, the dialog closed;
+//   exp_heap_MB  live heap (mallinfo2) then;
+//   peak_MB    max RSS over the export;
+//   next_MB    current RSS after opening the next model;
+//   out_MB     the bytes the export wrote.
+// vit<L> (e.g. vit10) is a generated weight-heavy ONNX model (BenchOnnx.h: L transformer-shaped
+// blocks of 33 MB of weights each; vit10 is 330 MB, the size of ViT-B/16).
+// Usage: bench_editor_memory [--cases rnnt,resnet50,gen10000,gen100000,chain100000,vit10,FILE...]
+//                            [--scratch DIR] [--in-process] [--quick-switch] [--export]
 #include "BenchGraphs.h"
+#include "BenchOnnx.h"
 #include "BenchSupport.h"
 #include "core/export/relay/RelayPrinter.h"
 #include "core/graph/Graph.h"
@@ -49,11 +64,13 @@
 #include "ui/canvas/CanvasWidget.h"
 #include "ui/canvas/far/FarPicture.h"
 #include "ui/canvas/view/CanvasView.h"
+#include "ui/dialogs/ExportDialog.h"
 #include "ui/document/Document.h"
 #include "ui/document/LevelView.h"
 #include "ui/document/MallocSettings.h"
 
 #include <QAction>
+#include <QUndoStack>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QGraphicsView>
@@ -77,6 +94,7 @@ using namespace cleave;
 namespace {
 
 bool g_quickSwitch = false;
+bool g_export = false;
 
 // Runs the event loop until `done` holds or `seconds` pass; false on timeout.
 bool waitUntil(const std::function<bool()> &done, int seconds)
@@ -176,6 +194,68 @@ bool trigger(ui::MainWindow &window, const char *name)
     return true;
 }
 
+// Bytes under `dir`.
+std::uintmax_t folderBytes(const std::filesystem::path &dir)
+{
+    std::uintmax_t total = 0;
+    std::error_code ec;
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
+        if (entry.is_regular_file(ec))
+            total += entry.file_size(ec);
+    }
+    return total;
+}
+
+// --export: the open model cut in two and exported through the Export dialog, the dialog
+// closed, the next model opened (see the header). True when every step finished.
+bool measureExport(ui::MainWindow &window, const std::string &scratch)
+{
+    const Graph &g = *window.document()->graph();
+    const std::vector<NodeId> &nodes = g.function(window.document()->plan()->function()).nodes;
+    NodeId middle;
+    for (std::size_t i = nodes.size() / 2; i < nodes.size() && !middle.isValid(); ++i) {
+        if (window.document()->plan()->view().isAssignable(nodes[i]))
+            middle = nodes[i];
+    }
+    auto *cutAfter = window.findChild<QAction *>(QStringLiteral("cutAfterAction"));
+    if (!middle.isValid() || cutAfter == nullptr)
+        return false;
+    window.canvas()->selectNodes({ middle });
+    cutAfter->trigger();
+    settle(500);
+    const double beforeKb = bench::residentKb();
+    const double peakBeforeKb = maxRssKb();
+    const std::filesystem::path out = std::filesystem::path(scratch) / "export";
+    ui::ExportDialog *dialog = window.showExportDialog();
+    bool ok = dialog != nullptr;
+    if (ok) {
+        dialog->setFolder(QString::fromStdString(out.string()));
+        ok = dialog->runExport();
+        dialog->close();
+    }
+    settle(1000);
+    const double afterKb = bench::residentKb();
+    const double afterHeapMb = bench::heapMb();
+    const double peakKb = maxRssKb();
+    const std::uintmax_t written = folderBytes(out);
+    std::filesystem::remove_all(out);
+    // The plan was exported, not saved: the user opens the next model without saving it.
+    window.document()->undoStack()->setClean();
+    const QString next = QStringLiteral(CLEAVE_SAMPLES_DIR "/resnet18.relay");
+    ok = ok && window.openFile(next)
+        && waitUntil([&] { return window.canvas()->isLayoutReady(); }, 120);
+    settle(1000);
+    const double nextKb = bench::residentKb();
+    std::printf("  export: cur_MB %.0f  exp_MB %.0f  exp_heap_MB %.0f  peak_MB %.0f  next_MB %.0f  "
+                "out_MB %.0f%s%s\n",
+                beforeKb / 1024, afterKb / 1024, afterHeapMb, std::max(peakKb, peakBeforeKb) / 1024,
+                nextKb / 1024, static_cast<double>(written) / 1e6,
+                peakKb > peakBeforeKb ? "" : " (the export did not raise the maximum)",
+                ok ? "" : " (a step did not finish)");
+    std::fflush(stdout);
+    return ok;
+}
+
 // The measured process: the window, the file opened, the first steps of a user. Exit code 0
 // when every step finished.
 int measure(const std::string &name, const std::string &path, const std::string &cacheHome)
@@ -238,6 +318,8 @@ int measure(const std::string &name, const std::string &path, const std::string 
                 rssKb * perNode, (rssKb - baseKb) * perNode, (rssKb - preKb) / 1024, steps, items,
                 heapMb, prepared ? "yes" : "no", ok ? "" : "(a step did not finish)");
     std::fflush(stdout);
+    if (ok && g_export)
+        ok = measureExport(window, cacheHome);
     return ok ? 0 : 1;
 }
 
@@ -273,6 +355,8 @@ int main(int argc, char **argv)
             inProcess = true;
         } else if (arg == "--quick-switch") {
             g_quickSwitch = true;
+        } else if (arg == "--export") {
+            g_export = true;
         }
     }
     std::printf("%-26s %7s %8s %7s %7s %7s %8s %7s %7s %6s %7s %8s %9s\n", "graph", "nodes",
@@ -299,6 +383,17 @@ int main(int argc, char **argv)
                     = gen ? bench::resnetShaped(n) : bench::gatedChain(n);
                 std::ofstream(path) << printRelay(*g);
                 return 0;
+            });
+            if (written != 0) {
+                std::printf("%-26s  could not write the generated model\n", name.c_str());
+                continue;
+            }
+        } else if (w.rfind("vit", 0) == 0) {
+            const int layers = std::stoi(w.substr(3));
+            name = "weight_heavy_" + std::to_string(layers) + "L.onnx";
+            path = (scratch / name).string();
+            const int written = std::filesystem::exists(path) ? 0 : inChild([&] {
+                return bench::writeWeightHeavyOnnx(path, layers) > 0 ? 0 : 1;
             });
             if (written != 0) {
                 std::printf("%-26s  could not write the generated model\n", name.c_str());

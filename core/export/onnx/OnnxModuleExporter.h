@@ -38,6 +38,9 @@ public:
                      const ExportOptions &options, const std::vector<std::string> &passThrough,
                      std::string &content, ModuleSummary &summary,
                      std::vector<Diagnostic> &diagnostics) const override;
+    /// The source model (weights inlined, shapes inferred) with its lookups, parsed once for
+    /// all modules while the handle lives; null when it cannot be read (writeModule says why).
+    [[nodiscard]] std::shared_ptr<const void> holdSource(const Graph &graph) const override;
     /// Imports a module with the project's importer (importFile).
     [[nodiscard]] std::unique_ptr<Graph>
     readModule(const std::string &path, std::vector<Diagnostic> &diagnostics) const override;
