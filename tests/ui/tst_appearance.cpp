@@ -36,6 +36,7 @@
 #include <QToolButton>
 #include <QToolTip>
 
+#include <array>
 #include <cmath>
 
 using cleave::EdgeRef;
@@ -110,6 +111,39 @@ double contrast(const QColor &a, const QColor &b)
     return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
 
+/// `c` blended over `base` by its alpha.
+QColor opaque(const QColor &c, const QColor &base)
+{
+    const double a = c.alphaF();
+    return QColor::fromRgbF(static_cast<float>(c.redF() * a + base.redF() * (1 - a)),
+                            static_cast<float>(c.greenF() * a + base.greenF() * (1 - a)),
+                            static_cast<float>(c.blueF() * a + base.blueF() * (1 - a)));
+}
+
+/// CIE76 colour difference: Euclidean distance in CIELAB (sRGB, D65 white).
+double deltaE(const QColor &a, const QColor &b)
+{
+    const auto lab = [](const QColor &c) {
+        const auto linear = [](double v) {
+            return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+        };
+        const double r = linear(c.redF());
+        const double g = linear(c.greenF());
+        const double bl = linear(c.blueF());
+        const double x = (0.4124 * r + 0.3576 * g + 0.1805 * bl) / 0.95047;
+        const double y = 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+        const double z = (0.0193 * r + 0.1192 * g + 0.9505 * bl) / 1.08883;
+        const auto f = [](double t) {
+            return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0;
+        };
+        return std::array<double, 3> { 116 * f(y) - 16, 500 * (f(x) - f(y)),
+                                        200 * (f(y) - f(z)) };
+    };
+    const auto p = lab(a);
+    const auto q = lab(b);
+    return std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
+}
+
 /// The colour of the canvas' pixel at a scene point, as last painted.
 QColor pixelAt(const MainWindow &window, const QPointF &scenePoint)
 {
@@ -137,6 +171,7 @@ private slots:
     void dismissedCardStaysAway();
     void themeSwitchesTheCanvas();
     void labelsAreLegibleInBothThemes();
+    void stageTintsAreNotNodeColours();
     void hoverShowsWeightsAndOutputs();
     void edgesShowShapesWhenZoomedIn();
     void exportKeepsLabelsInside();
@@ -309,16 +344,57 @@ void TestAppearance::labelsAreLegibleInBothThemes()
         QVERIFY(contrast(colours->nodeSubtitle, colours->structuralFill) >= 4.5);
         QVERIFY(contrast(colours->edgeLabel, colours->background) >= 4.5);
         QVERIFY(contrast(colours->blockTabText, colours->blockTabFill) >= 4.5);
-        // Partition names, drawn on the background, in each of the ten partition colours.
+        // Partition names, drawn on their plates (the badges' fill), in each of the ten
+        // partition colours.
         for (int i = 0; i < 10; ++i) {
             const double c = contrast(colours->partitionText(cleave::ui::partitionColour(i)),
-                                      colours->background);
+                                      opaque(colours->badgeFill, colours->background));
             QVERIFY2(
                 c >= 4.5,
                 qPrintable(
                     QStringLiteral("%1 partition %2: %3").arg(QLatin1String(theme)).arg(i).arg(c)));
         }
     }
+}
+
+void TestAppearance::stageTintsAreNotNodeColours()
+{
+    // Issue 32: a green stage's tint read as batch-norm nodes. Every partition colour's tint, as
+    // the canvas draws it near the nodes, must differ from every category's node fill by a CIE76
+    // colour difference of at least 8 (2.3 is barely noticeable side by side), in both themes,
+    // and the edges' shape labels drawn on it keep a contrast of 4.5.
+    const OpCategory categories[] = {
+        OpCategory::Convolution, OpCategory::MatMul,  OpCategory::Normalisation,
+        OpCategory::Activation,  OpCategory::Pooling, OpCategory::Elementwise,
+        OpCategory::Shape,       OpCategory::Control, OpCategory::FunctionCall,
+        OpCategory::Other,
+    };
+    for (const CanvasColours *colours :
+         { &cleave::ui::lightCanvasColours(), &cleave::ui::darkCanvasColours() }) {
+        const char *theme = colours->dark ? "dark" : "light";
+        for (int i = 0; i < 10; ++i) {
+            const QColor tint
+                = colours->tint(cleave::ui::partitionColour(i), cleave::ui::regionTintNear);
+            for (OpCategory category : categories) {
+                const double d = deltaE(tint, colours->fill(category));
+                QVERIFY2(d >= 8, qPrintable(QStringLiteral("%1: partition %2 vs %3: %4")
+                                                .arg(QLatin1String(theme))
+                                                .arg(i)
+                                                .arg(cleave::ui::categoryName(category))
+                                                .arg(d)));
+            }
+            QVERIFY2(contrast(colours->edgeLabel, tint) >= 4.5,
+                     qPrintable(QStringLiteral("%1: edge label on partition %2: %3")
+                                    .arg(QLatin1String(theme))
+                                    .arg(i)
+                                    .arg(contrast(colours->edgeLabel, tint))));
+        }
+    }
+    // The green stage against batch norm, by hand: 32 % of #2ca02c over white is #bbe1bb
+    // (255·0.68 + 44·0.32 = 187.5, 255·0.68 + 160·0.32 = 224.6), the batch-norm fill #d9f2ec.
+    const QColor green = cleave::ui::lightCanvasColours().tint(cleave::ui::partitionColour(2),
+                                                               cleave::ui::regionTintNear);
+    QCOMPARE(green.name(), QStringLiteral("#bbe1bb"));
 }
 
 void TestAppearance::hoverShowsWeightsAndOutputs()

@@ -373,10 +373,11 @@ void TestCanvas::planItemsStayOffTheTopLevel()
          { static_cast<QGraphicsItem *>(regions[0]), static_cast<QGraphicsItem *>(badges[0]),
            static_cast<QGraphicsItem *>(labels[0]) })
         QVERIFY(item->parentItem() != nullptr);
-    // Stacked as before: regions under edges (z 1) and nodes (z 2), names above regions, badges
-    // above nodes.
+    // Stacked: regions under edges (z 1) and nodes (z 2), badges above nodes, and the names on
+    // their plates above everything (issue 32: a badge or a node beside the region's top
+    // hid the name).
     QCOMPARE(regions[0]->parentItem()->zValue(), -10.0);
-    QCOMPARE(labels[0]->parentItem()->zValue(), -5.0);
+    QCOMPARE(labels[0]->parentItem()->zValue(), 6.0);
     QCOMPARE(badges[0]->parentItem()->zValue(), 5.0);
 
     // The badge is still found where it is drawn (hit tests go through the layer).

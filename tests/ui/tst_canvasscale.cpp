@@ -50,10 +50,10 @@ bool waitForLayout(CanvasWidget &canvas, QString *message = nullptr)
     return finished.front().at(0).toBool();
 }
 
-// The opaque tint PartitionRegionItem fills with at zoom >= 0.5: 16% of the colour over white.
+// The opaque tint PartitionRegionItem fills with at zoom >= 0.5: 32% of the colour over white.
 QColor expectedTint(const QColor &c)
 {
-    auto mix = [](int channel) { return qRound(255 * (1 - 0.16) + channel * 0.16); };
+    auto mix = [](int channel) { return qRound(255 * (1 - 0.32) + channel * 0.32); };
     return QColor(mix(c.red()), mix(c.green()), mix(c.blue()));
 }
 

@@ -40,10 +40,10 @@ bool waitForLayout(CanvasWidget &canvas)
     return finished.wait(120000) && finished.front().at(0).toBool();
 }
 
-// A partition's far tint on the light canvas: 32% of the palette colour over white, by hand.
+// A partition's far tint on the light canvas: 40% of the palette colour over white, by hand.
 QColor farTint(int red, int green, int blue)
 {
-    auto mix = [](int channel) { return qRound(255 * (1 - 0.32) + channel * 0.32); };
+    auto mix = [](int channel) { return qRound(255 * (1 - 0.40) + channel * 0.40); };
     return { mix(red), mix(green), mix(blue) };
 }
 // The first two colours of the partition palette (OpCategory.cpp): #1f77b4, #e4571c.

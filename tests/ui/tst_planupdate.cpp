@@ -59,11 +59,11 @@ std::map<EdgeRef, std::tuple<ui::BadgeItem *, QString, QRgb>> badgesOf(QGraphics
     return out;
 }
 
-// A partition's region tint near the nodes (zoom >= 0.5) on the light canvas: 16 % of the
+// A partition's region tint near the nodes (zoom >= 0.5) on the light canvas: 32 % of the
 // palette colour over white, by hand (PartitionRegionItem's opaque tints).
 QColor nearTint(int red, int green, int blue)
 {
-    auto mix = [](int channel) { return qRound(255 * (1 - 0.16) + channel * 0.16); };
+    auto mix = [](int channel) { return qRound(255 * (1 - 0.32) + channel * 0.32); };
     return { mix(red), mix(green), mix(blue) };
 }
 // The first three colours of the partition palette (OpCategory.cpp): #1f77b4, #e4571c,

@@ -70,10 +70,10 @@ void CanvasWidget::Private::applyPlan()
     farPlan.nodeSlots = std::move(nodeSlots);
     farPlan.edgeSlots = std::move(edgeSlots);
     if (regionLayer == nullptr) {
-        // At the depths the items had as top-level items: regions under edges and nodes,
-        // their names above every region, badges above nodes.
+        // Regions under edges and nodes, badges above nodes, and the partitions' names on
+        // their plates above everything, so that neither a node nor a badge hides them.
         regionLayer = new PlanLayerItem(scene->sceneRect(), -10);
-        labelLayer = new PlanLayerItem(scene->sceneRect(), -5);
+        labelLayer = new PlanLayerItem(scene->sceneRect(), 6);
         badgeLayer = new PlanLayerItem(scene->sceneRect(), 5);
         for (QGraphicsItem *layer : { regionLayer, labelLayer, badgeLayer })
             scene->addItem(layer);

@@ -72,7 +72,7 @@ CanvasColours makeDark()
     c.background = QColor(0x16, 0x19, 0x1d);
     c.edge = QColor(0x6b, 0x75, 0x82);
     c.edgeHover = QColor(0xc9, 0xd4, 0xe0);
-    c.edgeLabel = QColor(0xa8, 0xb3, 0xbf);
+    c.edgeLabel = QColor(0xc4, 0xcc, 0xd5);
     c.nodeText = QColor(0xe6, 0xed, 0xf3);
     c.nodeSubtitle = QColor(0xb4, 0xbe, 0xc9);
     c.inputText = QColor(0x10, 0x16, 0x1d);
@@ -117,7 +117,7 @@ QColor CanvasColours::tint(const QColor &colour, qreal amount) const
 
 QColor CanvasColours::partitionText(const QColor &colour) const
 {
-    return dark ? colour.lighter(150) : colour.darker(135);
+    return dark ? colour.lighter(165) : colour.darker(135);
 }
 
 const CanvasColours &lightCanvasColours()

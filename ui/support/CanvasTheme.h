@@ -42,6 +42,16 @@ struct CanvasColours
     [[nodiscard]] QColor partitionText(const QColor &colour) const;
 };
 
+/// How much of a partition's colour its region's tint takes (CanvasColours::tint): at 100 % zoom
+/// and closer, below half zoom (the far picture too), and added when the partition is
+/// highlighted. Strong enough that no tint is mistaken for a node fill: every partition colour's
+/// tint differs from every category's fill by a CIE76 colour difference of 8 or more in both
+/// themes, and edge labels keep a contrast of 4.5 on every tint (tst_appearance); at 0.16 a
+/// green stage read as batch-norm or pooling nodes (ΔE 4.3).
+inline constexpr qreal regionTintNear = 0.32;
+inline constexpr qreal regionTintFar = 0.40;
+inline constexpr qreal regionTintHighlight = 0.14;
+
 /// The light colours (white canvas), the ones exports always use.
 const CanvasColours &lightCanvasColours();
 /// The dark colours (near-black canvas).

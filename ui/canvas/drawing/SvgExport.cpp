@@ -170,7 +170,7 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
         if (item->zValue() > 1.5)
             sink.flush();
         if (const auto *region = qgraphicsitem_cast<const PartitionRegionItem *>(item)) {
-            const QString fill = tinted(region->colour(), 0.16);
+            const QString fill = tinted(region->colour(), regionTintNear);
             out += QStringLiteral(
                        "<path class=\"partition\" d=\"%1\" fill=\"%2\" fill-rule=\"nonzero\"/>\n")
                        .arg(pathData(region->boxes()), fill);
@@ -180,10 +180,17 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
                            "stroke-linecap=\"round\"/>\n")
                            .arg(pathData(region->routes()), fill);
         } else if (const auto *label = qgraphicsitem_cast<const RegionLabelItem *>(item)) {
+            const QRectF plate = label->boundingRect().translated(label->pos());
+            out += QStringLiteral("<rect class=\"partition-name\" x=\"%1\" y=\"%2\" width=\"%3\" "
+                                  "height=\"%4\" rx=\"4\" fill=\"%5\" stroke=\"%6\" "
+                                  "stroke-width=\"1.25\"/>\n")
+                       .arg(num(plate.x()), num(plate.y()), num(plate.width()),
+                            num(plate.height()), colourName(colours.badgeFill),
+                            colourName(label->colour()));
             out += QStringLiteral(
                        "<text x=\"%1\" y=\"%2\" font-size=\"14\" font-weight=\"bold\" "
                        "text-anchor=\"end\" dominant-baseline=\"central\" fill=\"%3\">%4</text>\n")
-                       .arg(num(label->pos().x()), num(label->pos().y()),
+                       .arg(num(label->pos().x() - 7), num(label->pos().y()),
                             colourName(colours.partitionText(label->colour())),
                             label->text().toHtmlEscaped());
         } else if (const auto *tile = qgraphicsitem_cast<const ItemTile *>(item)) {

@@ -70,7 +70,9 @@ std::vector<QRgb> farTints(const std::vector<FarPartition> &partitions, Partitio
     for (const FarPartition &p : partitions)
         tints.push_back(
             canvasColours()
-                .tint(p.colour, (p.id == highlighted && highlighted.isValid() ? 0.14 : 0) + 0.32)
+                .tint(p.colour,
+                      (p.id == highlighted && highlighted.isValid() ? regionTintHighlight : 0)
+                          + regionTintFar)
                 .rgba());
     return tints;
 }

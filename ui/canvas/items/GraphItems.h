@@ -261,8 +261,9 @@ private:
 };
 
 /// A partition's name, right-aligned at its region's label anchor (left of the region's topmost
-/// node), drawn at a fixed screen size above every region (a region nested in another one's
-/// bay must not hide it).
+/// node), drawn at a fixed screen size on a plate edged in the partition's colour, above
+/// regions, nodes and badges: a node beside the anchor or a badge on the edge into the region
+/// must not hide it.
 class RegionLabelItem : public QGraphicsItem
 {
 public:

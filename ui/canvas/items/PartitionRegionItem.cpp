@@ -74,7 +74,6 @@ RegionLabelItem::RegionLabelItem(PartitionId partition, QString text, QColor col
     , m_colour(colour)
 {
     setFlag(ItemIgnoresTransformations);
-    setZValue(-5); // above every region, below edges and nodes
     setText(text);
 }
 
@@ -83,17 +82,25 @@ void RegionLabelItem::setText(const QString &text)
     prepareGeometryChange();
     m_text = text;
     const QFontMetricsF fm(labelFont());
-    m_rect = QRectF(-fm.horizontalAdvance(m_text) - 4, -fm.ascent() + fm.height() / 2 - fm.height(),
-                    fm.horizontalAdvance(m_text) + 4, fm.height());
+    // The text with a plate around it (3 px each side, 1 above and below).
+    const qreal width = fm.horizontalAdvance(m_text) + 6;
+    m_rect = QRectF(-width - 4, -fm.height() / 2 - 1, width, fm.height() + 2);
     update();
 }
 
 void RegionLabelItem::paint(QPainter *painter, const QStyleOptionGraphicsItem * /*option*/,
                             QWidget * /*widget*/)
 {
+    // On a plate of the badges' fill, edged in the partition's colour: above nodes, edges and
+    // badges, the name is never hidden and reads on any tint.
+    const CanvasColours &colours = canvasColours();
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setPen(QPen(m_colour, 1.25));
+    painter->setBrush(colours.badgeFill);
+    painter->drawRoundedRect(m_rect.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
     painter->setFont(labelFont());
-    painter->setPen(canvasColours().partitionText(m_colour));
-    painter->drawText(m_rect, Qt::AlignRight | Qt::AlignVCenter, m_text);
+    painter->setPen(colours.partitionText(m_colour));
+    painter->drawText(m_rect.adjusted(3, 0, -3, 0), Qt::AlignRight | Qt::AlignVCenter, m_text);
 }
 
 PartitionRegionItem::PartitionRegionItem(PartitionId partition, QColor colour, QString name,
@@ -172,7 +179,8 @@ void PartitionRegionItem::paint(QPainter *painter, const QStyleOptionGraphicsIte
     const qreal lod
         = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
     const bool far = lod < farZoom;
-    const qreal amount = (m_highlighted ? 0.14 : 0) + (lod < 0.5 ? 0.32 : 0.16);
+    const qreal amount
+        = (m_highlighted ? regionTintHighlight : 0) + (lod < 0.5 ? regionTintFar : regionTintNear);
     const QColor fill = canvasColours().tint(m_colour, amount);
     const QRectF exposed = option->exposedRect.isValid() ? option->exposedRect : m_bounds;
     m_lastPainted = 0;
