@@ -51,6 +51,11 @@
 //               request; the sequence moves no mouse).
 // Times are milliseconds of process CPU time (all threads), see Clock, except the frames, which
 // are the GUI thread's (ThreadClock): the far picture renders on a worker, reported as cut_far.
+// A second line per case (issue 33, the editor at density):
+//   dense       the densest viewport-sized window of the drawing at 100 % zoom (its node count)
+//               and 24 frames panning across it, 60 px a step (median and max, GUI thread CPU);
+//   1,000 stages  a plan of 1,000 partitions (cuts after every N/1,000-th node), then one more
+//               cut across a mid-graph edge: engine (edit + boundary) + setPlan + next frame.
 // --frame-log prints each frame, the cut's and the selections' parts, and the level switch's
 // phases on stderr.
 // Usage: bench_editor [--cases rnnt,samples,resnet50,gen10000,gen30000,gen100000,chain100000]
@@ -92,12 +97,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -265,6 +272,112 @@ std::vector<double> panZoomFrames(QGraphicsView *view)
     times.push_back(renderFrame(view));
     logFrame("fit", view->transform().m11(), 0, times.back());
     return times;
+}
+
+struct DenseFigures
+{
+    std::size_t nodes = 0; ///< Nodes whose centre lies in the densest viewport-sized window.
+    double median = -1;
+    double max = -1;
+    int frames = 0;
+};
+
+// The densest view at 100 % zoom: over every node's centre, the viewport-sized window (on four
+// grids shifted by half a window) holding the most; then 24 frames panning across it, 60 px a
+// step right, down, left and up, each painted (GUI thread CPU, as renderFrame).
+DenseFigures densePan(ui::CanvasWidget &canvas, const LayoutGraph &lg)
+{
+    DenseFigures out;
+    QGraphicsView *view = canvas.view();
+    view->setTransform(QTransform());
+    const QSizeF window = view->viewport()->size();
+    std::vector<QPointF> centres;
+    centres.reserve(lg.nodes.size());
+    for (const LayoutGraph::Node &n : lg.nodes) {
+        const QPoint at = canvas.viewportPosOfNode(n.id);
+        if (!at.isNull())
+            centres.push_back(view->mapToScene(at));
+    }
+    QPointF best;
+    for (const QPointF shift : { QPointF(0, 0), QPointF(0.5, 0), QPointF(0, 0.5), QPointF(0.5, 0.5) }) {
+        std::map<std::pair<long, long>, std::size_t> cells;
+        for (const QPointF &c : centres)
+            ++cells[{ static_cast<long>(std::floor(c.x() / window.width() + shift.x())),
+                      static_cast<long>(std::floor(c.y() / window.height() + shift.y())) }];
+        for (const auto &[cell, count] : cells) {
+            if (count <= out.nodes)
+                continue;
+            out.nodes = count;
+            best = QPointF((static_cast<double>(cell.first) - shift.x() + 0.5) * window.width(),
+                           (static_cast<double>(cell.second) - shift.y() + 0.5) * window.height());
+        }
+    }
+    view->centerOn(best);
+    renderFrame(view);
+    std::vector<double> times;
+    const QPoint steps[] = { { 60, 0 }, { 0, 60 }, { -60, 0 }, { 0, -60 } };
+    for (const QPoint &step : steps) {
+        for (int i = 0; i < 6; ++i) {
+            const QPointF centre = view->mapToScene(view->viewport()->rect().center() + step);
+            view->centerOn(centre);
+            times.push_back(renderFrame(view));
+            logFrame("dense", 1.0, static_cast<int>(times.size()), times.back());
+        }
+    }
+    std::sort(times.begin(), times.end());
+    out.frames = static_cast<int>(times.size());
+    out.median = times[times.size() / 2];
+    out.max = times.back();
+    return out;
+}
+
+struct StageFigures
+{
+    std::size_t partitions = 0;
+    std::size_t boundary = 0;
+    double engine = -1; ///< cutAcrossEdges + computeBoundary, process CPU.
+    double setPlan = -1; ///< CanvasWidget::setPlan, GUI thread CPU.
+    double frame = -1; ///< The next frame, GUI thread CPU.
+};
+
+// A plan of 1,000 stages (untimed: a cut after every N/1,000-th node in program order, as
+// --cut-after does), shown at zoom 0.45 on the middle of the drawing; then one more cut across
+// a mid-graph edge, timed as an edit in the editor: the engine's edit and boundary, the
+// canvas' setPlan and the next frame.
+StageFigures cutAmongManyStages(ui::CanvasWidget &canvas, const Graph &graph, const LayoutGraph &lg)
+{
+    StageFigures out;
+    PartitionPlan plan(graph);
+    const std::vector<NodeId> &order = plan.view().order();
+    std::vector<NodeId> assignable;
+    for (NodeId n : order) {
+        if (plan.view().isAssignable(n))
+            assignable.push_back(n);
+    }
+    const std::size_t every = std::max<std::size_t>(1, assignable.size() / 1000);
+    for (std::size_t i = every; i < assignable.size() && plan.partitionCount() < 1000; i += every)
+        plan.cutAfterNode(assignable[i - 1]);
+    BoundaryTable boundary = computeBoundary(plan);
+    QGraphicsView *view = canvas.view();
+    view->setTransform(QTransform::fromScale(0.45, 0.45));
+    view->centerOn(view->sceneRect().center());
+    canvas.setPlan(&plan, &boundary);
+    renderFrame(view);
+    if (lg.edges.empty())
+        return out;
+    const LayoutGraph::Edge &e = lg.edges[lg.edges.size() / 3];
+    const auto start = Clock::now();
+    plan.cutAcrossEdges({ EdgeRef { e.tensor, e.consumer } });
+    boundary = computeBoundary(plan);
+    out.engine = msSince(start);
+    const double paintStart = threadCpuMs();
+    canvas.setPlan(&plan, &boundary);
+    out.setPlan = threadCpuMs() - paintStart;
+    out.frame = renderFrame(view);
+    out.partitions = plan.partitionCount();
+    out.boundary = boundary.tensors.size();
+    canvas.setPlan(nullptr, nullptr);
+    return out;
 }
 
 // The level switch through the editor's own classes (see level_warm in the header).
@@ -511,6 +624,13 @@ void runCase(const Case &c, const std::string &cacheDir)
                          oneMs, selected, bandMs);
     }
 
+    // Issue 33: a pan across the densest part of the drawing at 100 % zoom, and a cut on a plan
+    // of 1,000 stages.
+    const DenseFigures dense = densePan(*canvas, lg);
+    const StageFigures stages = cutAmongManyStages(*canvas, *cold.graph, lg);
+    canvas->setPlan(cold.plan.get(), &cold.boundary);
+    renderFrame(canvas->view());
+
     // Level switch to fused blocks.
     double levelMs = -1;
     {
@@ -583,6 +703,12 @@ void runCase(const Case &c, const std::string &cacheDir)
                 level.backGap, rssKb / 1024, rssKb * perNode, openHeapMb,
                 openHeapMb * 1024 * perNode, baseRssKb / 1024, (rssKb - baseRssKb) * perNode,
                 itemsOpen, itemsPan);
+    std::printf("  dense: %zu nodes in the densest view at 100 %%, pan frames med %.1f max %.1f ms "
+                "(%d frames); 1,000 stages: %zu partitions, cut %.1f ms (engine %.1f + setPlan "
+                "%.1f + frame %.1f), %zu boundary tensors\n",
+                dense.nodes, dense.median, dense.max, dense.frames, stages.partitions,
+                stages.engine + stages.setPlan + stages.frame, stages.engine, stages.setPlan,
+                stages.frame, stages.boundary);
     std::fflush(stdout);
 }
 
