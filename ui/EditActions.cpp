@@ -178,9 +178,9 @@ void EditActions::cutAfterSelection()
     PlanCommand *command = nullptr;
     if (block >= 0) {
         const cleave::FusedBlock &b = m_document->blocks()[static_cast<std::size_t>(block)];
-        command = new CutAfter(m_document, m_document->sharedBlocks(),
-                               static_cast<std::size_t>(block),
-                               QString::fromStdString(cleave::shortBlockName(b.name.str())));
+        command
+            = new CutAfter(m_document, m_document->sharedBlocks(), static_cast<std::size_t>(block),
+                           QString::fromStdString(cleave::shortBlockName(b.name.str())));
     } else {
         cleave::NodeId last = nodes.front();
         for (cleave::NodeId n : nodes) {

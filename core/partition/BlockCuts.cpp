@@ -102,10 +102,10 @@ PlanEdit cutAfterBlock(PartitionPlan &plan, const std::vector<FusedBlock> &block
 {
     if (index >= blocks.size()) {
         PlanEdit refused;
-        refused.diagnostics.push_back(Diagnostic::make(
-            Severity::Error, "cut.split_point_not_found",
-            "no block " + std::to_string(index) + ": the function has "
-                + std::to_string(blocks.size()) + " block(s)"));
+        refused.diagnostics.push_back(
+            Diagnostic::make(Severity::Error, "cut.split_point_not_found",
+                             "no block " + std::to_string(index) + ": the function has "
+                                 + std::to_string(blocks.size()) + " block(s)"));
         return refused;
     }
     return cutAfterChosen(plan, blocks, { index });

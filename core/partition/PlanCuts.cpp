@@ -20,6 +20,75 @@ Diagnostic makeDiagnostic(Severity s, std::string code, std::string message,
     return Diagnostic::make(s, std::move(code), std::move(message), std::move(nodes));
 }
 
+/// Per node index, the index of the group in `groups` holding it (-1: none); empty when there
+/// are no groups.
+std::vector<std::int32_t> groupIndex(const FunctionView &view,
+                                     const std::vector<std::vector<NodeId>> &groups)
+{
+    std::vector<std::int32_t> groupOf;
+    if (groups.empty())
+        return groupOf;
+    groupOf.assign(view.graph().nodeCount(), -1);
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+        for (NodeId n : groups[k]) {
+            if (n.isValid() && n.index() < groupOf.size() && view.contains(n))
+                groupOf[n.index()] = static_cast<std::int32_t>(k);
+        }
+    }
+    return groupOf;
+}
+
+/// D of a cut: the consumers of the `cut` edges and all their descendants, marked in `inD` and
+/// listed in `queue` (both reset). With `groupOf` (groupIndex of `groups`), a group any node of
+/// D belongs to joins D whole, with the descendants of its members.
+void descendantClosure(const FunctionView &view, const std::vector<EdgeRef> &cut,
+                       const std::vector<std::vector<NodeId>> &groups,
+                       const std::vector<std::int32_t> &groupOf, std::vector<std::uint8_t> &inD,
+                       std::vector<NodeId> &queue)
+{
+    std::fill(inD.begin(), inD.end(), 0);
+    queue.clear();
+    std::vector<std::uint8_t> groupTaken(groupOf.empty() ? 0 : groups.size(), 0);
+    const auto enter = [&](NodeId n) {
+        if (inD[n.index()])
+            return;
+        inD[n.index()] = 1;
+        queue.push_back(n);
+        const std::int32_t k = groupOf.empty() ? -1 : groupOf[n.index()];
+        if (k < 0 || groupTaken[static_cast<std::size_t>(k)])
+            return;
+        groupTaken[static_cast<std::size_t>(k)] = 1;
+        for (NodeId member : groups[static_cast<std::size_t>(k)]) {
+            if (member.isValid() && member.index() < inD.size() && view.contains(member)
+                && !inD[member.index()]) {
+                inD[member.index()] = 1;
+                queue.push_back(member);
+            }
+        }
+    };
+    for (const EdgeRef &e : cut)
+        enter(e.consumer);
+    // The queue grows while it is walked: an index, not an iterator.
+    for (std::size_t head = 0; head < queue.size(); ++head) { // NOLINT(modernize-loop-convert)
+        for (const FlowEdge &e : view.outEdges(queue[head]))
+            enter(e.consumer);
+    }
+}
+
+/// Appends the edges entering D (`inD`) at the members of `group` that are in D.
+void appendEntryEdges(const FunctionView &view, const std::vector<NodeId> &group,
+                      const std::vector<std::uint8_t> &inD, std::vector<EdgeRef> &out)
+{
+    for (NodeId member : group) {
+        if (!member.isValid() || member.index() >= inD.size() || !inD[member.index()])
+            continue;
+        for (const FlowEdge *in : view.inEdges(member)) {
+            if (!inD[in->tensor.node.index()])
+                out.push_back({ in->tensor, member });
+        }
+    }
+}
+
 } // namespace
 
 void PartitionPlan::splitByMask(const std::vector<NodeId> &dNodes,
@@ -90,52 +159,15 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges,
     // D: the targets of the crossed edges and all their descendants. With whole groups, every
     // group D reaches joins it whole, and the descendants of its members in turn; `plain` keeps
     // D without them, to tell a crossed edge on one side of the line from one a group absorbed.
-    std::vector<std::int32_t> groupOf;
-    if (!wholeGroups.empty()) {
-        groupOf.assign(m_assignment.size(), -1);
-        for (std::size_t k = 0; k < wholeGroups.size(); ++k) {
-            for (NodeId n : wholeGroups[k]) {
-                if (n.isValid() && n.index() < groupOf.size() && m_view->contains(n))
-                    groupOf[n.index()] = static_cast<std::int32_t>(k);
-            }
-        }
-    }
+    const std::vector<std::int32_t> groupOf = groupIndex(*m_view, wholeGroups);
     std::vector<std::uint8_t> inD(m_assignment.size(), 0);
     std::vector<NodeId> queue;
-    const auto closure = [&](bool snap) {
-        std::fill(inD.begin(), inD.end(), 0);
-        queue.clear();
-        std::vector<std::uint8_t> groupTaken(snap ? wholeGroups.size() : 0, 0);
-        const auto enter = [&](NodeId n) {
-            if (inD[n.index()])
-                return;
-            inD[n.index()] = 1;
-            queue.push_back(n);
-            const std::int32_t k = snap ? groupOf[n.index()] : -1;
-            if (k < 0 || groupTaken[static_cast<std::size_t>(k)])
-                return;
-            groupTaken[static_cast<std::size_t>(k)] = 1;
-            for (NodeId member : wholeGroups[static_cast<std::size_t>(k)]) {
-                if (member.isValid() && member.index() < inD.size() && m_view->contains(member)
-                    && !inD[member.index()]) {
-                    inD[member.index()] = 1;
-                    queue.push_back(member);
-                }
-            }
-        };
-        for (const EdgeRef &e : cut)
-            enter(e.consumer);
-        for (std::size_t head = 0; head < queue.size(); ++head) {
-            for (const FlowEdge &e : m_view->outEdges(queue[head]))
-                enter(e.consumer);
-        }
-    };
     std::vector<std::uint8_t> plain;
     if (!groupOf.empty()) {
-        closure(false);
+        descendantClosure(*m_view, cut, {}, {}, inD, queue);
         plain = inD;
     }
-    closure(!groupOf.empty());
+    descendantClosure(*m_view, cut, wholeGroups, groupOf, inD, queue);
     const std::vector<std::uint8_t> &sameSide = groupOf.empty() ? inD : plain;
     std::vector<NodeId> dNodes;
     dNodes.reserve(queue.size());
@@ -154,19 +186,11 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges,
         if (!sameSide[p.index()] && inD[p.index()]) {
             // Inside a group the cut snapped past: the line now runs along the group's entry
             // edges, which count as crossed.
-            const std::int32_t k
-                = groupOf[e.consumer.index()] >= 0 ? groupOf[e.consumer.index()] : groupOf[p.index()];
+            const std::int32_t k = groupOf[e.consumer.index()] >= 0 ? groupOf[e.consumer.index()]
+                                                                    : groupOf[p.index()];
             touched.push_back(m_assignment[e.consumer.index()]);
-            if (k < 0)
-                continue;
-            for (NodeId member : wholeGroups[static_cast<std::size_t>(k)]) {
-                if (!member.isValid() || member.index() >= inD.size() || !inD[member.index()])
-                    continue;
-                for (const FlowEdge *in : m_view->inEdges(member)) {
-                    if (!inD[in->tensor.node.index()])
-                        effective.push_back({ in->tensor, member });
-                }
-            }
+            if (k >= 0)
+                appendEntryEdges(*m_view, wholeGroups[static_cast<std::size_t>(k)], inD, effective);
             continue;
         }
         if (inD[p.index()]) {
@@ -269,9 +293,9 @@ PlanEdit PartitionPlan::cutAfterNode(NodeId node)
     Recorder rec(*this, edit);
     if (!node.isValid() || node.index() >= m_assignment.size() || !m_view->contains(node)
         || !m_view->isAssignable(node)) {
-        edit.diagnostics.push_back(makeDiagnostic(
-            Severity::Error, "cut.not_a_node",
-            "there is no operator node of the function to cut after"));
+        edit.diagnostics.push_back(
+            makeDiagnostic(Severity::Error, "cut.not_a_node",
+                           "there is no operator node of the function to cut after"));
         return rec.finish();
     }
     cutAfterPositions({ m_view->position(node) }, rec);

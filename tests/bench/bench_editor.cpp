@@ -299,7 +299,8 @@ DenseFigures densePan(ui::CanvasWidget &canvas, const LayoutGraph &lg)
             centres.push_back(view->mapToScene(at));
     }
     QPointF best;
-    for (const QPointF shift : { QPointF(0, 0), QPointF(0.5, 0), QPointF(0, 0.5), QPointF(0.5, 0.5) }) {
+    for (const QPointF shift :
+         { QPointF(0, 0), QPointF(0.5, 0), QPointF(0, 0.5), QPointF(0.5, 0.5) }) {
         std::map<std::pair<long, long>, std::size_t> cells;
         for (const QPointF &c : centres)
             ++cells[{ static_cast<long>(std::floor(c.x() / window.width() + shift.x())),

@@ -70,12 +70,12 @@
 #include "ui/document/MallocSettings.h"
 
 #include <QAction>
-#include <QUndoStack>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QGraphicsView>
 #include <QMouseEvent>
 #include <QScrollBar>
+#include <QUndoStack>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -392,9 +392,9 @@ int main(int argc, char **argv)
             const int layers = std::stoi(w.substr(3));
             name = "weight_heavy_" + std::to_string(layers) + "L.onnx";
             path = (scratch / name).string();
-            const int written = std::filesystem::exists(path) ? 0 : inChild([&] {
-                return bench::writeWeightHeavyOnnx(path, layers) > 0 ? 0 : 1;
-            });
+            const int written = std::filesystem::exists(path)
+                ? 0
+                : inChild([&] { return bench::writeWeightHeavyOnnx(path, layers) > 0 ? 0 : 1; });
             if (written != 0) {
                 std::printf("%-26s  could not write the generated model\n", name.c_str());
                 continue;

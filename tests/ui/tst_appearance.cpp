@@ -133,11 +133,9 @@ double deltaE(const QColor &a, const QColor &b)
         const double x = (0.4124 * r + 0.3576 * g + 0.1805 * bl) / 0.95047;
         const double y = 0.2126 * r + 0.7152 * g + 0.0722 * bl;
         const double z = (0.0193 * r + 0.1192 * g + 0.9505 * bl) / 1.08883;
-        const auto f = [](double t) {
-            return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0;
-        };
-        return std::array<double, 3> { 116 * f(y) - 16, 500 * (f(x) - f(y)),
-                                        200 * (f(y) - f(z)) };
+        const auto f
+            = [](double t) { return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0; };
+        return std::array<double, 3> { 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z)) };
     };
     const auto p = lab(a);
     const auto q = lab(b);
@@ -377,11 +375,12 @@ void TestAppearance::stageTintsAreNotNodeColours()
                 = colours->tint(cleave::ui::partitionColour(i), cleave::ui::regionTintNear);
             for (OpCategory category : categories) {
                 const double d = deltaE(tint, colours->fill(category));
-                QVERIFY2(d >= 8, qPrintable(QStringLiteral("%1: partition %2 vs %3: %4")
-                                                .arg(QLatin1String(theme))
-                                                .arg(i)
-                                                .arg(cleave::ui::categoryName(category))
-                                                .arg(d)));
+                QVERIFY2(d >= 8,
+                         qPrintable(QStringLiteral("%1: partition %2 vs %3: %4")
+                                        .arg(QLatin1String(theme))
+                                        .arg(i)
+                                        .arg(cleave::ui::categoryName(category))
+                                        .arg(d)));
             }
             QVERIFY2(contrast(colours->edgeLabel, tint) >= 4.5,
                      qPrintable(QStringLiteral("%1: edge label on partition %2: %3")

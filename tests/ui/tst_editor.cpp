@@ -555,7 +555,8 @@ void TestEditor::cutAfterFromContextMenu()
     // Ops level: right-click the max pool %4 ▸ Cut After This Node. Everything after it in
     // program order moves: the boundary is %4 alone (1×64×56×56 float32, 802,816 B), which
     // the first residual block reads twice (conv %5 and the skip into add %12).
-    QCOMPARE(contextAction(w, key(w, "%4"), "cutAfterAction"), QStringLiteral("Cut After This Node"));
+    QCOMPARE(contextAction(w, key(w, "%4"), "cutAfterAction"),
+             QStringLiteral("Cut After This Node"));
     QCOMPARE(plan.partitionCount(), std::size_t(2));
     QCOMPARE(plan.partitionOf(key(w, "%3")), plan.partitionOf(key(w, "%4")));
     QVERIFY(plan.partitionOf(key(w, "%4")) != plan.partitionOf(key(w, "%5")));
@@ -564,18 +565,16 @@ void TestEditor::cutAfterFromContextMenu()
     QCOMPARE(*w.document()->boundary().tensors[0].bytes, std::int64_t(64 * 56 * 56 * 4));
     QCOMPARE(w.document()->undoStack()->undoText(), QStringLiteral("Cut after %4"));
     QVERIFY(w.document()->diagnostics().end()
-            == std::find_if(w.document()->diagnostics().begin(), w.document()->diagnostics().end(),
-                            [](const cleave::Diagnostic &d) {
-                                return d.code == "partition.implied_edge";
-                            }));
+            == std::find_if(
+                w.document()->diagnostics().begin(), w.document()->diagnostics().end(),
+                [](const cleave::Diagnostic &d) { return d.code == "partition.implied_edge"; }));
 
     // Blocks level: right-click the block add + relu (%11 %12 %13) ▸ Cut After This Block:
     // the later blocks move, and only %13 (802,816 B) crosses, read by conv %14 and add %21.
     QTest::keyClick(&w, Qt::Key_2, Qt::ControlModifier);
     QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
     const NodeId reluBlock = w.blockGraph()->shownAs(key(w, "%13"));
-    QCOMPARE(contextAction(w, reluBlock, "cutAfterAction"),
-             QStringLiteral("Cut After This Block"));
+    QCOMPARE(contextAction(w, reluBlock, "cutAfterAction"), QStringLiteral("Cut After This Block"));
     QCOMPARE(plan.partitionCount(), std::size_t(3));
     QCOMPARE(plan.partitionOf(key(w, "%11")), plan.partitionOf(key(w, "%13")));
     QVERIFY(plan.partitionOf(key(w, "%13")) != plan.partitionOf(key(w, "%14")));

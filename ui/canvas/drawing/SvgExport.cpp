@@ -184,9 +184,8 @@ QString sceneToSvg(const QGraphicsScene &scene, const QRectF &bounds)
             out += QStringLiteral("<rect class=\"partition-name\" x=\"%1\" y=\"%2\" width=\"%3\" "
                                   "height=\"%4\" rx=\"4\" fill=\"%5\" stroke=\"%6\" "
                                   "stroke-width=\"1.25\"/>\n")
-                       .arg(num(plate.x()), num(plate.y()), num(plate.width()),
-                            num(plate.height()), colourName(colours.badgeFill),
-                            colourName(label->colour()));
+                       .arg(num(plate.x()), num(plate.y()), num(plate.width()), num(plate.height()),
+                            colourName(colours.badgeFill), colourName(label->colour()));
             out += QStringLiteral(
                        "<text x=\"%1\" y=\"%2\" font-size=\"14\" font-weight=\"bold\" "
                        "text-anchor=\"end\" dominant-baseline=\"central\" fill=\"%3\">%4</text>\n")
