@@ -195,6 +195,23 @@ std::uint32_t OrderedPlacer::replayRoute(std::size_t edge, double tipX, LayoutPo
 {
     RouteTail tail;
     Point current = routeStart(edge);
+    const LayoutGraph::Edge &e = m_graph.edges[edge];
+    if (!e.stub) {
+        // A source shorter than its rank first drops to the rank's bottom: curving off sideways
+        // from its own bottom, the route grazed the taller nodes beside it (rnnt: 4 segments
+        // through nodes, counted from the drawing by tests/bench/svg_crossings.py).
+        // The ranks are gone by now (releaseNodeSlots): the source's rank is the last one
+        // that starts at or above its top.
+        const auto above = std::upper_bound(m_rankTop.begin(), m_rankTop.end(),
+                                            m_rects[e.from].y);
+        const auto rank = static_cast<std::size_t>(
+            std::max<std::ptrdiff_t>(0, (above - m_rankTop.begin()) - 1));
+        const double bottom = m_rankTop[rank] + m_rankHeight[rank];
+        if (current.y < bottom) {
+            addSegment(tail, current, { current.x, bottom }, out);
+            current.y = bottom;
+        }
+    }
     for (std::uint32_t i = m_firstRun[edge]; i != noRun; i = m_runs[i].next) {
         const Run &run = m_runs[i];
         const double top = m_rankTop[run.first];
@@ -211,7 +228,6 @@ std::uint32_t OrderedPlacer::replayRoute(std::size_t edge, double tipX, LayoutPo
             current = end;
         }
     }
-    const LayoutGraph::Edge &e = m_graph.edges[edge];
     const Box &to = m_rects[e.to];
     addSegment(tail, e.stub ? Point { tipX, to.y - rankSeparation + 6 } : current,
                { tipX, to.y - arrowLength }, out);

@@ -6,7 +6,9 @@
 #include "../bench/LayoutMetrics.h"
 #include "GatedChain.h"
 #include "GraphBuilder.h"
+#include "TestSupport.h"
 #include "ThreeNodeColumn.h"
+#include "core/formats/FormatRegistry.h"
 #include "core/layout/GraphLayouter.h"
 #include "core/layout/LayeredOrdering.h"
 #include "core/layout/LayoutGraph.h"
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <vector>
 
 using namespace cleave;
@@ -85,6 +88,7 @@ private slots:
     void bundleOfLongEdgesNeverCrosses();
     void deepModuleChainDoesNotDrift();
     void threeNodeColumnByHand();
+    void rnntRoutesPassThroughNoNode();
 };
 
 void TestDeepLayout::depthOfSmallChain()
@@ -536,4 +540,89 @@ void TestDeepLayout::threeNodeColumnByHand()
 }
 
 QTEST_APPLESS_MAIN(TestDeepLayout)
+void TestDeepLayout::rnntRoutesPassThroughNoNode()
+{
+    // Issue 33: "edge-through-node 0". Every route of the real rnnt dump, flattened (each cubic
+    // as 12 segments), must keep out of the inside (shrunk by a point) of every node box that
+    // is not one of its own ends. A short node beside taller ones in its rank (a tuple
+    // projection beside operators) used to curve off sideways from its own bottom, through the
+    // lower edge of its neighbours: 4 segments, found from the drawing by
+    // tests/bench/svg_crossings.py; routes now drop to the rank's bottom first.
+    const QString path = test::corpusDir("relay").filePath(
+        QStringLiteral("rnnt_unrolled-lstm_24k-nodes_glenside.relay.txt"));
+    if (!QFile::exists(path))
+        QSKIP("the rnnt corpus dump is missing");
+    const ImportResult in = importFile(path.toStdString());
+    QVERIFY(in.graph);
+    const LayoutGraph lg = buildLayoutGraph(*in.graph, in.graph->mainFunction());
+    const LayoutResult r = computeLayout(lg, LayoutSettings {});
+    QVERIFY2(r.isOk(), r.message.c_str());
+    const Layout &l = *r.layout;
+    QCOMPARE(l.engine, std::string("cleave-order"));
+    // Boxes filed in 64-point cells.
+    constexpr double cell = 64;
+    std::map<std::pair<long, long>, std::vector<LayoutRect>> grid;
+    const auto cellOf = [](double v) { return static_cast<long>(std::floor(v / cell)); };
+    for (const auto &[id, b] : l.nodes) {
+        for (long gx = cellOf(b.x); gx <= cellOf(b.right()); ++gx)
+            for (long gy = cellOf(b.y); gy <= cellOf(b.bottom()); ++gy)
+                grid[{ gx, gy }].push_back(b);
+    }
+    // True when segment p-q meets the open box b shrunk by one point (Liang-Barsky).
+    const auto through = [](const LayoutRect &b, double px, double py, double qx, double qy) {
+        const double x0 = b.x + 1, y0 = b.y + 1, x1 = b.right() - 1, y1 = b.bottom() - 1;
+        double t0 = 0, t1 = 1;
+        const double dx = qx - px, dy = qy - py;
+        const double ps[] = { -dx, dx, -dy, dy };
+        const double qs[] = { px - x0, x1 - px, py - y0, y1 - py };
+        for (int k = 0; k < 4; ++k) {
+            if (ps[k] == 0) {
+                if (qs[k] < 0)
+                    return false;
+                continue;
+            }
+            const double ratio = qs[k] / ps[k];
+            (ps[k] < 0 ? t0 : t1) = ps[k] < 0 ? std::max(t0, ratio) : std::min(t1, ratio);
+            if (t0 > t1)
+                return false;
+        }
+        return t1 - t0 > 1e-9;
+    };
+    std::size_t segments = 0;
+    std::size_t inside = 0;
+    for (const auto &[ref, spline] : l.edges) {
+        const LayoutRect *from = l.rect(ref.tensor.node);
+        const LayoutRect *to = l.rect(ref.consumer);
+        QVERIFY(from && to);
+        const std::span<const LayoutPoint> pts = spline.points();
+        for (std::size_t i = 0; i + 3 < pts.size(); i += 3) {
+            double px = pts[i].x, py = pts[i].y;
+            for (int k = 1; k <= 12; ++k) {
+                const double t = k / 12.0, u = 1 - t;
+                const double a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, d = t * t * t;
+                const double qx
+                    = a * pts[i].x + b * pts[i + 1].x + c * pts[i + 2].x + d * pts[i + 3].x;
+                const double qy
+                    = a * pts[i].y + b * pts[i + 1].y + c * pts[i + 2].y + d * pts[i + 3].y;
+                ++segments;
+                for (long gx = cellOf(std::min(px, qx)); gx <= cellOf(std::max(px, qx)); ++gx) {
+                    for (long gy = cellOf(std::min(py, qy)); gy <= cellOf(std::max(py, qy)); ++gy) {
+                        const auto it = grid.find({ gx, gy });
+                        if (it == grid.end())
+                            continue;
+                        for (const LayoutRect &box : it->second) {
+                            const bool own = near(box, *from) || near(box, *to);
+                            inside += !own && through(box, px, py, qx, qy) ? 1 : 0;
+                        }
+                    }
+                }
+                px = qx;
+                py = qy;
+            }
+        }
+    }
+    QVERIFY(segments > 100000);
+    QCOMPARE(inside, std::size_t(0));
+}
+
 #include "tst_deeplayout.moc"
