@@ -202,8 +202,7 @@ std::uint32_t OrderedPlacer::replayRoute(std::size_t edge, double tipX, LayoutPo
         // through nodes, counted from the drawing by tests/bench/svg_crossings.py).
         // The ranks are gone by now (releaseNodeSlots): the source's rank is the last one
         // that starts at or above its top.
-        const auto above = std::upper_bound(m_rankTop.begin(), m_rankTop.end(),
-                                            m_rects[e.from].y);
+        const auto above = std::upper_bound(m_rankTop.begin(), m_rankTop.end(), m_rects[e.from].y);
         const auto rank = static_cast<std::size_t>(
             std::max<std::ptrdiff_t>(0, (above - m_rankTop.begin()) - 1));
         const double bottom = m_rankTop[rank] + m_rankHeight[rank];
