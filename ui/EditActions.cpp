@@ -26,6 +26,7 @@
 #include <QPainter>
 #include <QPixmap>
 #include <QTableView>
+#include <QUndoStack>
 
 #include <algorithm>
 
@@ -129,9 +130,8 @@ void EditActions::cutAcrossEdges(const std::vector<cleave::EdgeRef> &shownEdges)
         return;
     // On the Fused Blocks view the cut snaps to block boundaries: no collapsed block is split.
     auto *command = new CutAcrossEdges(m_document, cut, m_levels->collapsedBlocks());
-    m_document->undoStack()->push(command);
-    if (command->edit().isEmpty())
-        return;
+    if (!pushKept(command))
+        return; // refused or empty: the stack dropped (and deleted) it
     const std::size_t snapped = command->edit().snappedNodes;
     if (snapped > 0)
         emit statusMessage(tr("Cut snapped to block boundaries: %n more operator(s) moved so "
@@ -190,11 +190,20 @@ void EditActions::cutAfterSelection()
         }
         command = new CutAfter(m_document, last, QString::fromStdString(g.key(last)));
     }
-    m_document->undoStack()->push(command);
-    if (command->edit().isEmpty())
+    if (!pushKept(command))
         emit statusMessage(tr("Nothing to cut: everything after it is already in a later "
                               "partition."),
                            6000);
+}
+
+bool EditActions::pushKept(QUndoCommand *command)
+{
+    // QUndoStack::push deletes a command that is obsolete after its redo (PlanCommand marks a
+    // refused or empty edit so): the stack's index moves only when it was kept.
+    QUndoStack *stack = m_document->undoStack();
+    const int index = stack->index();
+    stack->push(command);
+    return stack->index() != index;
 }
 
 std::vector<cleave::NodeId> EditActions::selection() const

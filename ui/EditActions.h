@@ -10,6 +10,7 @@
 #include <vector>
 
 class QAction;
+class QUndoCommand;
 class QMenu;
 class QPoint;
 class QWidget;
@@ -68,6 +69,9 @@ private:
     void selectConvexClosure();
     void removeCut();
     void cutAfterSelection();
+    /// Pushes `command` on the document's undo stack; false when the stack dropped it (an
+    /// obsolete command, deleted by the push: it must not be read afterwards).
+    bool pushKept(QUndoCommand *command);
     /// What Cut After acts on: the selected shown node latest in program order, or an invalid
     /// id when the selection holds no operator or block.
     [[nodiscard]] cleave::NodeId cutAfterTarget() const;

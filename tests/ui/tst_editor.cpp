@@ -586,6 +586,19 @@ void TestEditor::cutAfterFromContextMenu()
     // Undo takes it back in one step.
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(plan.partitionCount(), std::size_t(2));
+
+    // After the last operator (the softmax the function returns) there is nothing to cut: no
+    // undo step, and the status bar says why.
+    QTest::keyClick(&w, Qt::Key_1, Qt::ControlModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->isLayoutReady(), 30000);
+    const NodeId last = plan.view().order().back();
+    QCOMPARE(w.document()->graph()->node(last).op, std::string("nn.softmax"));
+    const int index = w.document()->undoStack()->index();
+    QCOMPARE(contextAction(w, last, "cutAfterAction"), QStringLiteral("Cut After This Node"));
+    QCOMPARE(w.document()->undoStack()->index(), index);
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+    QVERIFY2(w.statusBar()->currentMessage().startsWith(QStringLiteral("Nothing to cut")),
+             qPrintable(w.statusBar()->currentMessage()));
 }
 
 void TestEditor::blocksStrokeSnapsToBlocks()
