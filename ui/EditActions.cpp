@@ -140,13 +140,13 @@ void EditActions::cutAcrossEdges(const std::vector<cleave::EdgeRef> &shownEdges)
                            8000);
 }
 
-cleave::NodeId EditActions::cutAfterTarget() const
+EditActions::CutAfterTarget EditActions::cutAfterTarget() const
 {
     const cleave::PartitionPlan *plan = m_document->plan();
+    CutAfterTarget target;
     if (!plan)
-        return {};
-    // The shown node whose operators end latest in program order.
-    cleave::NodeId best;
+        return target;
+    // The operator latest in program order behind the selection, and the shown node holding it.
     std::int32_t bestPosition = -1;
     for (cleave::NodeId shown : m_canvas->selectedNodes()) {
         for (cleave::NodeId n : m_levels->modelNodes({ shown })) {
@@ -155,26 +155,25 @@ cleave::NodeId EditActions::cutAfterTarget() const
                 continue;
             if (plan->view().position(n) > bestPosition) {
                 bestPosition = plan->view().position(n);
-                best = shown;
+                target = { shown, n };
             }
         }
     }
-    return best;
+    return target;
 }
 
 void EditActions::cutAfterSelection()
 {
     const cleave::PartitionPlan *plan = m_document->plan();
-    const cleave::NodeId shown = cutAfterTarget();
-    if (!plan || !shown.isValid())
+    const CutAfterTarget target = cutAfterTarget();
+    if (!plan || !target.op.isValid())
         return;
-    const std::vector<cleave::NodeId> nodes = m_levels->modelNodes({ shown });
-    const cleave::Graph &g = plan->graph();
     // At Blocks level a collapsed block is cut after as a whole (--cut-after-block); a single
     // operator, at either level, as --cut-after does.
     int block = -1;
-    if (m_levels->level() == LevelView::Level::Blocks && nodes.size() > 1)
-        block = m_document->blockOf(nodes.back());
+    if (m_levels->level() == LevelView::Level::Blocks
+        && m_levels->modelNodes({ target.shown }).size() > 1)
+        block = m_document->blockOf(target.op);
     PlanCommand *command = nullptr;
     if (block >= 0) {
         const cleave::FusedBlock &b = m_document->blocks()[static_cast<std::size_t>(block)];
@@ -182,13 +181,8 @@ void EditActions::cutAfterSelection()
             = new CutAfter(m_document, m_document->sharedBlocks(), static_cast<std::size_t>(block),
                            QString::fromStdString(cleave::shortBlockName(b.name.str())));
     } else {
-        cleave::NodeId last = nodes.front();
-        for (cleave::NodeId n : nodes) {
-            if (plan->view().contains(n) && plan->view().isAssignable(n)
-                && plan->view().position(n) > plan->view().position(last))
-                last = n;
-        }
-        command = new CutAfter(m_document, last, QString::fromStdString(g.key(last)));
+        command = new CutAfter(m_document, target.op,
+                               QString::fromStdString(plan->graph().key(target.op)));
     }
     if (!pushKept(command))
         emit statusMessage(tr("Nothing to cut: everything after it is already in a later "
@@ -252,7 +246,7 @@ void EditActions::update()
     m_convexClosure->setEnabled(any && !plan->nonConvexWitness(nodes).empty());
     const bool blocks = m_levels->level() == LevelView::Level::Blocks;
     m_cutAfter->setText(blocks ? tr("Cut &After This Block") : tr("Cut &After This Node"));
-    m_cutAfter->setEnabled(any && cutAfterTarget().isValid());
+    m_cutAfter->setEnabled(any && cutAfterTarget().op.isValid());
     m_removeCut->setEnabled(partitions >= 2 || (plan && m_boundary->currentRow() >= 0));
 }
 

@@ -72,9 +72,15 @@ private:
     /// Pushes `command` on the document's undo stack; false when the stack dropped it (an
     /// obsolete command, deleted by the push: it must not be read afterwards).
     bool pushKept(QUndoCommand *command);
-    /// What Cut After acts on: the selected shown node latest in program order, or an invalid
-    /// id when the selection holds no operator or block.
-    [[nodiscard]] cleave::NodeId cutAfterTarget() const;
+    /// What Cut After acts on: the operator of the selection latest in program order and the
+    /// shown node (itself, or its block) holding it; invalid ids when the selection holds no
+    /// operator.
+    struct CutAfterTarget
+    {
+        cleave::NodeId shown;
+        cleave::NodeId op;
+    };
+    [[nodiscard]] CutAfterTarget cutAfterTarget() const;
     /// A cut stroke drawn on the canvas (`shownEdges`: the drawn edges it crossed) becomes one
     /// undoable CutAcrossEdges command on the model's edges behind them.
     void cutAcrossEdges(const std::vector<cleave::EdgeRef> &shownEdges);

@@ -38,10 +38,11 @@ std::vector<std::int32_t> groupIndex(const FunctionView &view,
     return groupOf;
 }
 
-/// D of a cut: the consumers of the `cut` edges and all their descendants, marked in `inD` and
-/// listed in `queue` (both reset). With `groupOf` (groupIndex of `groups`), a group any node of
-/// D belongs to joins D whole, with the descendants of its members.
-void descendantClosure(const FunctionView &view, const std::vector<EdgeRef> &cut,
+/// D of a cut: the `seeds` (nodes of the function; others are skipped) and all their
+/// descendants, marked in `inD` and listed in `queue` (both reset). With `groupOf` (groupIndex
+/// of `groups`), a group any node of D belongs to joins D whole, with the descendants of its
+/// members.
+void descendantClosure(const FunctionView &view, const std::vector<NodeId> &seeds,
                        const std::vector<std::vector<NodeId>> &groups,
                        const std::vector<std::int32_t> &groupOf, std::vector<std::uint8_t> &inD,
                        std::vector<NodeId> &queue)
@@ -66,8 +67,10 @@ void descendantClosure(const FunctionView &view, const std::vector<EdgeRef> &cut
             }
         }
     };
-    for (const EdgeRef &e : cut)
-        enter(e.consumer);
+    for (NodeId n : seeds) {
+        if (n.isValid() && n.index() < inD.size() && view.contains(n))
+            enter(n);
+    }
     // The queue grows while it is walked: an index, not an iterator.
     for (std::size_t head = 0; head < queue.size(); ++head) { // NOLINT(modernize-loop-convert)
         for (const FlowEdge &e : view.outEdges(queue[head]))
@@ -160,14 +163,18 @@ PlanEdit PartitionPlan::cutAcrossEdges(const std::vector<EdgeRef> &edges,
     // group D reaches joins it whole, and the descendants of its members in turn; `plain` keeps
     // D without them, to tell a crossed edge on one side of the line from one a group absorbed.
     const std::vector<std::int32_t> groupOf = groupIndex(*m_view, wholeGroups);
+    std::vector<NodeId> targets;
+    targets.reserve(cut.size());
+    for (const EdgeRef &e : cut)
+        targets.push_back(e.consumer);
     std::vector<std::uint8_t> inD(m_assignment.size(), 0);
     std::vector<NodeId> queue;
     std::vector<std::uint8_t> plain;
     if (!groupOf.empty()) {
-        descendantClosure(*m_view, cut, {}, {}, inD, queue);
+        descendantClosure(*m_view, targets, {}, {}, inD, queue);
         plain = inD;
     }
-    descendantClosure(*m_view, cut, wholeGroups, groupOf, inD, queue);
+    descendantClosure(*m_view, targets, wholeGroups, groupOf, inD, queue);
     const std::vector<std::uint8_t> &sameSide = groupOf.empty() ? inD : plain;
     std::vector<NodeId> dNodes;
     dNodes.reserve(queue.size());
@@ -258,22 +265,7 @@ PlanEdit PartitionPlan::cutBeforeNodes(const std::vector<std::vector<NodeId>> &g
     std::vector<PartitionId> all;
     std::vector<PartitionId> split;
     for (const std::vector<NodeId> &group : groups) {
-        std::fill(inD.begin(), inD.end(), 0);
-        queue.clear();
-        for (NodeId n : group) {
-            if (n.isValid() && n.index() < inD.size() && m_view->contains(n) && !inD[n.index()]) {
-                inD[n.index()] = 1;
-                queue.push_back(n);
-            }
-        }
-        for (std::size_t head = 0; head < queue.size(); ++head) {
-            for (const FlowEdge &e : m_view->outEdges(queue[head])) {
-                if (!inD[e.consumer.index()]) {
-                    inD[e.consumer.index()] = 1;
-                    queue.push_back(e.consumer);
-                }
-            }
-        }
+        descendantClosure(*m_view, group, {}, {}, inD, queue);
         dNodes.clear();
         for (NodeId n : queue) {
             if (m_view->isAssignable(n))

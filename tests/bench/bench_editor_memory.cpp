@@ -335,6 +335,18 @@ int inChild(const std::function<int()> &body)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// Writes a generated model to `path` by `write` in a child process (so that the measured
+// process never holds the generator's graph), unless it is there already. False, said on
+// stdout, when it could not be written.
+bool generateOnce(const std::string &name, const std::string &path,
+                  const std::function<int()> &write)
+{
+    if (std::filesystem::exists(path) || inChild(write) == 0)
+        return true;
+    std::printf("%-26s  could not write the generated model\n", name.c_str());
+    return false;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -378,27 +390,21 @@ int main(int argc, char **argv)
             const std::size_t n = std::stoul(w.substr(gen ? 3 : 5));
             name = (gen ? "resnet_" : "chain_") + std::to_string(n);
             path = (scratch / (name + ".relay")).string();
-            const int written = std::filesystem::exists(path) ? 0 : inChild([&] {
-                const std::unique_ptr<Graph> g
-                    = gen ? bench::resnetShaped(n) : bench::gatedChain(n);
-                std::ofstream(path) << printRelay(*g);
-                return 0;
-            });
-            if (written != 0) {
-                std::printf("%-26s  could not write the generated model\n", name.c_str());
+            if (!generateOnce(name, path, [&] {
+                    const std::unique_ptr<Graph> g
+                        = gen ? bench::resnetShaped(n) : bench::gatedChain(n);
+                    std::ofstream(path) << printRelay(*g);
+                    return 0;
+                }))
                 continue;
-            }
         } else if (w.rfind("vit", 0) == 0) {
             const int layers = std::stoi(w.substr(3));
             name = "weight_heavy_" + std::to_string(layers) + "L.onnx";
             path = (scratch / name).string();
-            const int written = std::filesystem::exists(path)
-                ? 0
-                : inChild([&] { return bench::writeWeightHeavyOnnx(path, layers) > 0 ? 0 : 1; });
-            if (written != 0) {
-                std::printf("%-26s  could not write the generated model\n", name.c_str());
+            if (!generateOnce(name, path, [&] {
+                    return bench::writeWeightHeavyOnnx(path, layers) > 0 ? 0 : 1;
+                }))
                 continue;
-            }
         } else {
             path = w;
             name = std::filesystem::path(w).filename().string();

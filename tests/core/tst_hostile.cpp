@@ -163,14 +163,17 @@ private slots:
             const QString path = entry.filePath();
             test::CliRun run;
             QString expected;
+            const auto validatePlan = [&path](const QString &model) {
+                return test::runCliBinary(
+                    { QStringLiteral("validate"), model, QStringLiteral("--plan"), path });
+            };
             if (name == QLatin1String("metadata_missing_key.relay.txt")) {
                 run = test::runCliBinary({ QStringLiteral("inspect"), path });
                 QCOMPARE(run.exitCode, 0);
                 expected = path + u':' + where(path, "#[metadata]", true)
                     + QStringLiteral(": warning: metadata node 58 (IntImm) has no integer");
             } else if (name.startsWith(QLatin1String("plan_10k_"))) {
-                run = test::runCliBinary(
-                    { QStringLiteral("validate"), resnet, QStringLiteral("--plan"), path });
+                run = validatePlan(resnet);
                 QCOMPARE(run.exitCode, 2);
                 expected = path + u':' + where(path, "\"%90\"")
                     + QStringLiteral(": error: 1 node key(s) in the plan do not exist in the "
@@ -178,8 +181,7 @@ private slots:
             } else if (name == QLatin1String("sam_vit_h_drawn_cut.plan.json")) {
                 if (!QFileInfo::exists(sam))
                     QSKIP("the SAM ViT-H corpus module is missing");
-                run = test::runCliBinary(
-                    { QStringLiteral("validate"), sam, QStringLiteral("--plan"), path });
+                run = validatePlan(sam);
                 QCOMPARE(run.exitCode, 0);
                 // stage0's findings point at its entry, the first of "partitions".
                 expected = path + u':' + where(path, "{\"name\": \"stage0\"")
