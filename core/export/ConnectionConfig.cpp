@@ -32,6 +32,13 @@ Json connectionConfigFromManifest(const Json &manifest)
         }
         modules.push_back({ { "mod_idx", part.value("mod_idx", k) }, { "output", outputs } });
     }
+    // Weights passed as inputs reach each reading module through its own param group.
+    Json params = Json::array();
+    for (const Json &p : manifest.value("params", Json::array())) {
+        for (const Json &group : p.value("param_connection", Json::array()))
+            params.push_back(group);
+    }
+    config["param_connection"] = std::move(params);
     config["input_connection"] = std::move(inputs);
     config["module_connection"] = std::move(modules);
     return config;

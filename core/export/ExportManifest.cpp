@@ -244,6 +244,11 @@ OrderedJson partitionJson(const ExportModel &m, std::size_t k, const PartitionCo
     for (NodeId n : plan.nodesOf(p.id))
         nodes.push_back(plan.graph().key(n));
     part["nodes"] = std::move(nodes);
+    // Nodes of other partitions this module computes again (weight-only values it reads).
+    OrderedJson replicas = OrderedJson::array();
+    for (NodeId n : m.boundary->interfaces[k].replicas)
+        replicas.push_back(plan.graph().key(n));
+    part["recomputes"] = std::move(replicas);
     part["ops"] = cost.ops;
     part["flops"] = cost.flops;
     part["param_bytes"] = cost.paramBytes;

@@ -3,6 +3,7 @@
 #include "core/export/ExportModel.h"
 
 #include "core/analysis/WeightInputs.h"
+#include "core/partition/WeightFollowers.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -186,7 +187,8 @@ Forwards routeGlobalInputs(const PartitionPlan &plan, const BoundaryTable &bound
     const std::size_t n = plan.partitionCount();
     m.passThrough.resize(n);
     Forwards forwards(n);
-    const std::vector<WeightInput> weights = weightInputs(g, plan.function(), options.params);
+    const std::vector<WeightInput> weights
+        = WeightFollowers::followedWeights(plan.view(), options.params);
     for (NodeId in : plan.view().inputs()) {
         std::vector<int> readers;
         for (std::size_t k = 0; k < n; ++k) {

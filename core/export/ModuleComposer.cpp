@@ -2,8 +2,10 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/ModuleComposer.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace cleave {
 
@@ -17,6 +19,7 @@ public:
         : m_modules(modules)
         , m_spec(spec)
         , m_error(error)
+        , m_weights(spec.weightInputs.begin(), spec.weightInputs.end())
     {
     }
 
@@ -417,7 +420,19 @@ private:
                 return whole.node;
             }
         }
+        const bool weightOnly = into == m_main && src.scopes().empty() && isWeightOnly(n);
+        if (weightOnly) {
+            if (const NodeId same = sameWeightOnly(n); same.isValid()) {
+                st.nodes.emplace(id.value, TensorRef { same, 0 });
+                return same;
+            }
+        }
+        const std::string key = weightOnly ? weightOnlyKey(n) : std::string();
         const NodeId nid = m_out.addNode(std::move(n));
+        if (weightOnly) {
+            m_weightOnly.insert(nid.value);
+            m_weightOnlyByKey[key].push_back(nid);
+        }
         st.nodes.emplace(id.value, TensorRef { nid, 0 });
         if (src.kind == NodeKind::Constant && !src.metaRef().empty() && into == m_main
             && cm.callName.empty())
@@ -427,6 +442,63 @@ private:
             scopes.push_back(copyFunction(cm, st, s, into));
         m_out.node(nid).setScopes(std::move(scopes));
         return nid;
+    }
+
+    /// True when `n` (inputs already in the composed graph) is an operator computed only from
+    /// weight inputs, constants and other such operators (ComposeSpec::weightInputs).
+    bool isWeightOnly(const Node &n) const
+    {
+        // A call of a global function: globals are shared by every module in the composed
+        // graph, so two calls of one read the same callee.
+        const bool globalCall = n.kind == NodeKind::FunctionCall && n.callee.isValid()
+            && m_out.function(n.callee).kind == Function::Kind::Global;
+        if (m_weights.empty()
+            || (n.kind != NodeKind::OpCall && n.kind != NodeKind::TupleGetItem
+                && n.kind != NodeKind::Tuple && !globalCall))
+            return false;
+        return std::all_of(n.inputs.begin(), n.inputs.end(), [&](TensorRef t) {
+            if (!t.isValid())
+                return false;
+            const Node &in = m_out.node(t.node);
+            if (in.kind == NodeKind::Constant)
+                return true;
+            if (in.kind == NodeKind::Input)
+                return in.function == m_main
+                    && m_weights.contains(in.name.substr(in.name.starts_with('%') ? 1 : 0));
+            return m_weightOnly.contains(t.node.value);
+        });
+    }
+
+    /// The op, callee and inputs of a weight-only operator; a constant input by its value
+    /// (each module writes its own inline scalars).
+    std::string weightOnlyKey(const Node &n) const
+    {
+        std::string key = std::to_string(static_cast<int>(n.kind)) + "|" + n.op.str() + "|"
+            + std::to_string(n.index) + "|" + std::to_string(n.callee.value);
+        for (TensorRef t : n.inputs) {
+            const Node &in = m_out.node(t.node);
+            if (in.kind == NodeKind::Constant)
+                key += "|c:" + in.metaRef() + in.value().toRelay() + ":"
+                    + in.outputType().toRelay();
+            else
+                key += "|" + std::to_string(t.node.value) + ":" + std::to_string(t.output);
+        }
+        return key;
+    }
+
+    /// An earlier weight-only operator equal to `n`, or an invalid id.
+    NodeId sameWeightOnly(const Node &n) const
+    {
+        auto it = m_weightOnlyByKey.find(weightOnlyKey(n));
+        if (it == m_weightOnlyByKey.end())
+            return {};
+        for (NodeId c : it->second) {
+            const Node &other = m_out.node(c);
+            if (other.attrs == n.attrs && other.attrsRef() == n.attrsRef()
+                && other.outputTypes() == n.outputTypes())
+                return c;
+        }
+        return {};
     }
 
     /// `(%x.0, %x.1, ..., %x.n-1)` over all fields of `%x` → `%x`.
@@ -458,6 +530,9 @@ private:
     std::map<std::pair<std::uint32_t, std::string>, NodeId> m_functionConstants;
     std::unordered_map<std::string, FunctionId> m_globals;
     std::vector<std::vector<TensorRef>> m_outputs;
+    std::unordered_set<std::string> m_weights; // ComposeSpec::weightInputs
+    std::unordered_set<std::uint32_t> m_weightOnly; // composed weight-only operators
+    std::unordered_map<std::string, std::vector<NodeId>> m_weightOnlyByKey;
 };
 
 } // namespace

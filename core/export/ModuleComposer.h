@@ -54,6 +54,12 @@ struct ComposeSpec
     /// Collapse `(%x.0, %x.1, ...)` over every field of a tuple back into `%x` (how a tuple
     /// crossing a cut is recomposed).
     bool collapseFieldTuples = true;
+    /// Global inputs that are weights. An operator of @main computed only from them, constants
+    /// and other such operators is kept once: a later copy with the same op, attributes, inputs
+    /// and types reads the first. An export computes a weight-only value again in each stage
+    /// that reads it (ReplicatedValue); composing both the modules and the source this way
+    /// compares them up to those copies.
+    std::vector<std::string> weightInputs;
 };
 
 /// Wires modules into one graph (docs/DESIGN.md §5.4 recomposition; also byoc.relay and

@@ -231,8 +231,17 @@ private:
     {
         const FunctionView &view = m_plan.view();
         const NodeId srcResult = m_src.function(m_plan.function()).result;
+        // The replicas (weight-only values this module computes again) come in program order
+        // with the partition's own nodes.
+        const std::unordered_set<std::uint32_t> replicas = [&] {
+            std::unordered_set<std::uint32_t> set;
+            for (NodeId r : m_iface.replicas)
+                set.insert(r.value);
+            return set;
+        }();
         for (NodeId n : view.order()) {
-            if (!view.isAssignable(n) || m_plan.partitionOf(n) != m_partition.id)
+            if (!view.isAssignable(n)
+                || (m_plan.partitionOf(n) != m_partition.id && !replicas.contains(n.value)))
                 continue;
             const Node &node = m_src.node(n);
             // A projection of a crossing tuple field is the field's parameter itself.

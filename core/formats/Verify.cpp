@@ -8,6 +8,7 @@
 #include "core/formats/Exporter.h"
 #include "core/formats/FormatRegistry.h"
 #include "core/graph/GraphCompare.h"
+#include "core/partition/WeightFollowers.h"
 
 #include <nlohmann/json.hpp>
 
@@ -88,6 +89,8 @@ private:
     std::optional<std::string> bindModuleOutputs();
     std::optional<std::string> bindParameters();
     std::optional<std::string> composeAndCompare();
+    [[nodiscard]] std::vector<std::string> weightInputNames(const Graph &src,
+                                                            FunctionId function) const;
 
     std::string m_dir;
     fs::path m_root;
@@ -332,6 +335,26 @@ std::optional<std::string> ExportCheck::bindParameters()
     return std::nullopt;
 }
 
+/// The source's weight inputs (WeightFollowers::followedWeights, with the inputs the manifest
+/// lists as params): the modules may compute a value of them again in each stage that reads it.
+std::vector<std::string> ExportCheck::weightInputNames(const Graph &src, FunctionId function) const
+{
+    std::vector<std::string> marked;
+    if (const auto in = m_manifest.find("global_inputs");
+        in != m_manifest.end() && in->is_array()) {
+        for (const Json &i : *in) {
+            if (i.is_object() && i.value("param", false) && i.contains("name")
+                && i["name"].is_string())
+                marked.push_back(i["name"].get<std::string>());
+        }
+    }
+    const FunctionView view(src, function);
+    std::vector<std::string> names;
+    for (const WeightInput &w : WeightFollowers::followedWeights(view, marked))
+        names.push_back(globalInputName(src, w.input));
+    return names;
+}
+
 std::optional<std::string> ExportCheck::composeAndCompare()
 {
     const Graph &src = *m_imported.graph;
@@ -353,6 +376,7 @@ std::optional<std::string> ExportCheck::composeAndCompare()
     }
     spec.tupleResult = m_manifest.value("result_is_tuple", false);
     spec.signature = sm;
+    spec.weightInputs = weightInputNames(src, srcMain);
     std::string error;
     Graph recomposed = composeModules(m_composed, spec, error);
     if (!error.empty())

@@ -2,10 +2,14 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/partition/BoundaryTensors.h"
 
+#include "core/analysis/Cost.h"
+#include "core/partition/WeightFollowers.h"
 #include "core/support/Saturating.h"
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace cleave {
 
@@ -60,6 +64,49 @@ const BoundaryTensor *BoundaryTable::find(TensorRef tensor,
     return nullptr;
 }
 
+bool replicationIsCheaper(std::int64_t flops, std::optional<std::int64_t> bytes)
+{
+    if (!bytes)
+        return flops == 0; // an unknown size: only a copy that computes nothing is surely cheaper
+    const double recompute = static_cast<double>(flops) / 1e12;
+    const double transfer = static_cast<double>(*bytes) / 1e10 + 2e-5;
+    return recompute < transfer;
+}
+
+std::pair<std::vector<NodeId>, std::int64_t>
+weightOnlyClosure(const FunctionView &view, const WeightFollowers &followers, NodeId value)
+{
+    std::vector<NodeId> nodes { value };
+    std::unordered_set<std::uint32_t> seen { value.value };
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        for (const FlowEdge *e : view.inEdges(nodes[i])) {
+            const NodeId q = e->tensor.node;
+            if (followers.contains(q) && view.isAssignable(q) && seen.insert(q.value).second)
+                nodes.push_back(q);
+        }
+    }
+    std::sort(nodes.begin(), nodes.end(),
+              [&](NodeId a, NodeId b) { return view.position(a) < view.position(b); });
+    std::int64_t flops = 0;
+    for (NodeId n : nodes)
+        flops = satAdd(flops, nodeFlops(view.graph(), n));
+    return { std::move(nodes), flops };
+}
+
+std::vector<NodeId> moduleNodes(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                std::size_t k)
+{
+    std::vector<NodeId> nodes = plan.nodesOf(plan.partitions().at(k).id);
+    if (k >= boundary.interfaces.size() || boundary.interfaces[k].replicas.empty())
+        return nodes;
+    const std::vector<NodeId> &replicas = boundary.interfaces[k].replicas;
+    nodes.insert(nodes.end(), replicas.begin(), replicas.end());
+    const FunctionView &view = plan.view();
+    std::sort(nodes.begin(), nodes.end(),
+              [&](NodeId a, NodeId b) { return view.position(a) < view.position(b); });
+    return nodes;
+}
+
 std::string globalInputName(const Graph &graph, NodeId input)
 {
     const std::string &name = graph.node(input).name;
@@ -84,6 +131,7 @@ public:
     {
     }
 
+    void replicateWeightValues();
     void collectCrossings();
     void addGlobalOutputs();
     void addGlobalInputs();
@@ -99,10 +147,23 @@ private:
     void recordCrossing(NodeId producer, const FlowEdge &e, std::optional<std::uint32_t> field,
                         int to, std::size_t firstEntry);
 
+    /// The weight-only closure of follower `p`: p and the followers it is computed from, in
+    /// program order, with their FLOPs.
+    std::pair<std::vector<NodeId>, std::int64_t> closureOf(NodeId p) const;
+    /// True when partition index `to` computes node `n` again (a replica).
+    [[nodiscard]] bool replicates(int to, NodeId n) const
+    {
+        auto it = m_replicaOf.find(n.value);
+        return it != m_replicaOf.end()
+            && std::find(it->second.begin(), it->second.end(), to) != it->second.end();
+    }
+
     const PartitionPlan &m_plan;
     const FunctionView &m_view;
     const Graph &m_graph;
     BoundaryTable m_table;
+    /// Per replicated node, the partition indexes that compute it again.
+    std::unordered_map<std::uint32_t, std::vector<int>> m_replicaOf;
     std::vector<std::vector<PendingInput>> m_inputs;
     std::vector<std::vector<PartitionOutput>> m_outputs;
     /// Per boundary tensor, the number of the first data_n_<k> it feeds (-1 before naming).
@@ -158,6 +219,61 @@ void BoundaryBuilder::recordCrossing(NodeId producer, const FlowEdge &e,
         group->nodes.push_back(e.consumer);
 }
 
+std::pair<std::vector<NodeId>, std::int64_t> BoundaryBuilder::closureOf(NodeId p) const
+{
+    return weightOnlyClosure(m_view, m_plan.weightFollowers(), p);
+}
+
+// Values computed from weights only that another partition reads: when recomputing them there
+// is cheaper than the transfer, that partition takes their closure as replicas.
+void BoundaryBuilder::replicateWeightValues()
+{
+    const WeightFollowers &followers = m_plan.weightFollowers();
+    m_table.interfaces.resize(m_plan.partitionCount());
+    for (NodeId p : followers.nodes()) {
+        const int from = m_plan.indexOf(m_plan.partitionOf(p));
+        if (from < 0 || !m_view.isAssignable(p))
+            continue;
+        // Only a partition on the producer's target computes it again: another target (a BYOC
+        // region) may not support the ops.
+        const std::string &target = m_plan.partitions()[static_cast<std::size_t>(from)].target;
+        std::vector<int> readers;
+        for (const FlowEdge &e : m_view.outEdges(p)) {
+            const int to = m_plan.indexOf(m_plan.partitionOf(e.consumer));
+            if (to >= 0 && to != from && !replicates(to, p)
+                && m_plan.partitions()[static_cast<std::size_t>(to)].target == target
+                && std::find(readers.begin(), readers.end(), to) == readers.end())
+                readers.push_back(to);
+        }
+        if (readers.empty())
+            continue;
+        auto [closure, flops] = closureOf(p);
+        const std::optional<std::int64_t> bytes = m_graph.tensorType(TensorRef { p, 0 }).byteSize();
+        if (isTupleLike(m_graph, TensorRef { p, 0 }) || !replicationIsCheaper(flops, bytes))
+            continue;
+        std::sort(readers.begin(), readers.end());
+        ReplicatedValue value {
+            TensorRef { p, 0 }, m_plan.partitionOf(p), {}, closure, flops, bytes
+        };
+        for (int to : readers) {
+            value.readers.push_back(m_plan.partitions()[static_cast<std::size_t>(to)].id);
+            for (NodeId n : closure) {
+                if (m_plan.indexOf(m_plan.partitionOf(n)) != to && !replicates(to, n))
+                    m_replicaOf[n.value].push_back(to);
+            }
+        }
+        m_table.replicated.push_back(std::move(value));
+    }
+    for (const auto &[node, partitions] : m_replicaOf) {
+        for (int to : partitions)
+            m_table.interfaces[static_cast<std::size_t>(to)].replicas.emplace_back(node);
+    }
+    for (PartitionInterface &iface : m_table.interfaces) {
+        std::sort(iface.replicas.begin(), iface.replicas.end(),
+                  [&](NodeId a, NodeId b) { return m_view.position(a) < m_view.position(b); });
+    }
+}
+
 // Crossing tensors, producer by producer in program order (edges are ordered by consumer).
 void BoundaryBuilder::collectCrossings()
 {
@@ -168,7 +284,7 @@ void BoundaryBuilder::collectCrossings()
         const std::size_t firstEntry = m_table.tensors.size();
         for (const FlowEdge &e : m_view.outEdges(p)) {
             const int to = m_plan.indexOf(m_plan.partitionOf(e.consumer));
-            if (to < 0 || to == from)
+            if (to < 0 || to == from || replicates(to, p))
                 continue;
             for (const auto &field : crossingFields(e))
                 recordCrossing(p, e, field, to, firstEntry);
@@ -207,18 +323,23 @@ void BoundaryBuilder::addGlobalOutputs()
     }
 }
 
-// Global inputs: every partition reading one gets it under its own name.
+// Global inputs: every partition reading one (with its own nodes or its replicas) gets it
+// under its own name.
 void BoundaryBuilder::addGlobalInputs()
 {
     for (NodeId in : m_view.inputs()) {
         std::vector<int> seen;
         for (const FlowEdge &e : m_view.outEdges(in)) {
-            const int to = m_plan.indexOf(m_plan.partitionOf(e.consumer));
-            if (to < 0 || std::find(seen.begin(), seen.end(), to) != seen.end())
-                continue;
-            seen.push_back(to);
-            m_inputs[static_cast<std::size_t>(to)].push_back(PendingInput {
-                { m_view.position(e.consumer), e.user != e.consumer, e.input }, in, -1 });
+            std::vector<int> readers { m_plan.indexOf(m_plan.partitionOf(e.consumer)) };
+            if (auto it = m_replicaOf.find(e.consumer.value); it != m_replicaOf.end())
+                readers.insert(readers.end(), it->second.begin(), it->second.end());
+            for (const int to : readers) {
+                if (to < 0 || std::find(seen.begin(), seen.end(), to) != seen.end())
+                    continue;
+                seen.push_back(to);
+                m_inputs[static_cast<std::size_t>(to)].push_back(PendingInput {
+                    { m_view.position(e.consumer), e.user != e.consumer, e.input }, in, -1 });
+            }
         }
     }
 }
@@ -228,7 +349,6 @@ void BoundaryBuilder::nameInputs()
 {
     int counter = 0;
     m_firstName.assign(m_table.tensors.size(), -1);
-    m_table.interfaces.resize(m_plan.partitionCount());
     for (std::size_t i = 0; i < m_plan.partitionCount(); ++i) {
         PartitionInterface &iface = m_table.interfaces[i];
         iface.partition = m_plan.partitions()[i].id;
@@ -321,6 +441,7 @@ BoundaryTable BoundaryBuilder::takeInPipelineOrder()
 BoundaryTable computeBoundary(const PartitionPlan &plan)
 {
     BoundaryBuilder builder(plan);
+    builder.replicateWeightValues();
     builder.collectCrossings();
     builder.addGlobalOutputs();
     builder.addGlobalInputs();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cleave {
@@ -62,7 +63,33 @@ struct PartitionInterface
     std::vector<PartitionOutput> outputs; ///< By first reference (graph_split order).
     std::int64_t bytesIn = 0; ///< Boundary bytes entering (static shapes only; saturating).
     std::int64_t bytesOut = 0; ///< Boundary bytes leaving, counted once per tensor.
+    /// Nodes of other partitions that this partition computes again instead of receiving their
+    /// values (see ReplicatedValue), in program order. An exporter writes them into the module
+    /// with the partition's own nodes; the weights they read are the module's global inputs.
+    std::vector<NodeId> replicas;
 };
+
+/// A value computed from weights only (WeightFollowers) that later partitions read: instead of
+/// sending it over a boundary, each of them computes it again from the weights, because that
+/// costs less than the transfer (replicationIsCheaper). Only partitions on the producer's target
+/// do (another target, a BYOC region, may not support the ops). `nodes` is the weight-only closure
+/// the readers duplicate (the value's producer and the weight-only nodes it is computed from that
+/// sit outside the reader, program order).
+struct ReplicatedValue
+{
+    TensorRef tensor;
+    PartitionId producerPartition;
+    std::vector<PartitionId> readers; ///< The partitions that compute it again, plan order.
+    std::vector<NodeId> nodes;
+    std::int64_t flops = 0; ///< FLOPs of one copy of `nodes`.
+    std::optional<std::int64_t> bytes; ///< What a transfer would have moved per reader.
+};
+
+/// True when recomputing `flops` on a stage costs less than receiving `bytes` over a link: at the
+/// cost model's defaults (1 TFLOP/s, 10 GB/s plus 20 µs a transfer) that is
+/// flops / 1e12 < bytes / 1e10 + 2e-5, so below 100 FLOPs per byte plus 2e7. The transposes,
+/// reshapes, casts and concatenations of weights that frontends emit compute 0–1 FLOP per byte.
+bool replicationIsCheaper(std::int64_t flops, std::optional<std::int64_t> bytes);
 
 /// Every crossing tensor of a plan plus each partition's interface. Cut inputs are named
 /// `data_n_<k>` with one counter across the plan, numbered in partition order, then by first
@@ -72,14 +99,30 @@ struct BoundaryTable
 {
     std::vector<BoundaryTensor> tensors; ///< By producer partition, then output index.
     std::vector<PartitionInterface> interfaces; ///< One per partition, in plan order.
+    /// Weight-only values the reading partitions compute again instead of receiving them.
+    std::vector<ReplicatedValue> replicated;
 
     /// The boundary entry of a tensor (and field), or nullptr.
     [[nodiscard]] const BoundaryTensor *find(TensorRef tensor,
                                              std::optional<std::uint32_t> field = {}) const;
 };
 
-/// Computes the boundary of a plan in O(nodes + edges).
+/// Computes the boundary of a plan in O(nodes + edges) (plus the replicated closures). A value
+/// computed from weights only that another partition reads does not cross when
+/// replicationIsCheaper: the reader computes it again (ReplicatedValue, interface replicas).
 BoundaryTable computeBoundary(const PartitionPlan &plan);
+
+class WeightFollowers;
+
+/// The weight-only closure of a value computed from weights only (`value` is one of
+/// `followers`): the value's node and the weight-only nodes it is computed from, in program
+/// order, with their FLOPs (one copy's cost when a stage computes it again).
+std::pair<std::vector<NodeId>, std::int64_t>
+weightOnlyClosure(const FunctionView &view, const WeightFollowers &followers, NodeId value);
+
+/// The nodes module `k` computes: the partition's own nodes and its replicas, in program order.
+std::vector<NodeId> moduleNodes(const PartitionPlan &plan, const BoundaryTable &boundary,
+                                std::size_t k);
 
 /// The name a global input keeps in partition signatures: its source name without `%`.
 std::string globalInputName(const Graph &graph, NodeId input);

@@ -24,20 +24,20 @@ std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const Bound
     const Graph &g = plan.graph();
     const WeightFollowers &followers = plan.weightFollowers();
     std::unordered_set<std::uint64_t> weightRead; // (partition index, weight input) pairs
-    for (NodeId n : plan.view().assignableNodes()) {
-        const int i = plan.indexOf(plan.partitionOf(n));
-        if (i < 0)
-            continue;
-        PartitionCost &pc = costs[static_cast<std::size_t>(i)];
+    // One node computed by partition index i: its own, or a replica (a weight-only value it
+    // computes again: its FLOPs, latency and weights count there too, not its ops or outputs).
+    auto add = [&](std::size_t i, NodeId n, bool replica) {
+        PartitionCost &pc = costs[i];
         const NodeCost c = nodeCost(g, n);
-        if (g.node(n).isOperator()) {
+        if (g.node(n).isOperator() && !replica) {
             ++pc.ops;
             if (!hasStaticShapes(g.node(n)))
                 ++pc.opsWithoutShapes;
         }
         pc.flops = satAdd(pc.flops, c.flops);
         pc.paramBytes = satAdd(pc.paramBytes, c.paramBytes);
-        pc.outputBytes = satAdd(pc.outputBytes, c.outputBytes);
+        if (!replica)
+            pc.outputBytes = satAdd(pc.outputBytes, c.outputBytes);
         // A weight passed as a graph input lives in every partition that reads it, once.
         for (const FlowEdge *e : plan.view().inEdges(n)) {
             const NodeId w = e->tensor.node;
@@ -54,6 +54,15 @@ std::vector<PartitionCost> partitionCosts(const PartitionPlan &plan, const Bound
             if (!l)
                 ++pc.latencyMissing;
         }
+    };
+    for (NodeId n : plan.view().assignableNodes()) {
+        const int i = plan.indexOf(plan.partitionOf(n));
+        if (i >= 0)
+            add(static_cast<std::size_t>(i), n, false);
+    }
+    for (std::size_t i = 0; i < costs.size() && i < boundary.interfaces.size(); ++i) {
+        for (NodeId r : boundary.interfaces[i].replicas)
+            add(i, r, true);
     }
     for (std::size_t i = 0; i < costs.size() && i < boundary.interfaces.size(); ++i) {
         costs[i].boundaryBytesIn = boundary.interfaces[i].bytesIn;

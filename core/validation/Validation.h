@@ -83,9 +83,10 @@ std::vector<Diagnostic> checkTupleCrossings(const PartitionPlan &plan,
 std::vector<Diagnostic> checkImpliedEdges(const PartitionPlan &plan, const BoundaryTable &boundary);
 /// `partition.duplicated_constant` (info): a constant used by several partitions, with bytes.
 std::vector<Diagnostic> checkDuplicatedConstants(const PartitionPlan &plan);
-/// Warnings for values computed from weights only (WeightFollowers) that cross a boundary:
-/// they sit with their first consumer and are sent to the later stages that read them too
-/// (`partition.weight_crossing`, with the bytes; duplicating them would move nothing).
+/// Values computed from weights only (WeightFollowers) that later stages read too. They sit
+/// with their first consumer; the other readers compute them again when that is cheaper than
+/// the transfer (`partition.weight_duplicated`, info: the nodes, FLOPs and bytes saved), else
+/// the value is sent (`partition.weight_crossing`, warning, with the bytes).
 std::vector<Diagnostic> checkWeightCrossings(const PartitionPlan &plan,
                                              const BoundaryTable &boundary);
 /// `target.unsupported_op` (error): an op its partition's target does not support, for targets

@@ -33,10 +33,29 @@ std::vector<Diagnostic> checkWeightCrossings(const PartitionPlan &plan,
         message += rules::name(plan, b.producerPartition);
         message += ", its first consumer's stage, and sent to ";
         message += to;
-        message += ", which read it too: computing it again in each of them would move nothing "
-                   "(Cleave does not duplicate nodes; the transfer is counted)";
+        message += ", which read it too: computing it again there would cost more than the "
+                   "transfer, so it is sent and counted";
         out.push_back(rules::make(Severity::Warning, "partition.weight_crossing",
                                   std::move(message), std::move(nodes), b.producerPartition));
+    }
+    for (const ReplicatedValue &r : boundary.replicated) {
+        std::string readers;
+        for (PartitionId p : r.readers)
+            readers += (readers.empty() ? "" : ", ") + rules::name(plan, p);
+        std::string message = g.key(r.tensor.node);
+        message += " is computed from weights only in ";
+        message += rules::name(plan, r.producerPartition);
+        message += "; ";
+        message += readers;
+        message
+            += r.readers.size() == 1 ? " reads it too and computes" : " read it too and compute";
+        message += " it again from the weights (" + std::to_string(r.nodes.size()) + " node";
+        message += r.nodes.size() == 1 ? ", " : "s, ";
+        message += humanFlops(r.flops) + ") instead of receiving ";
+        message += r.bytes ? humanBytes(*r.bytes) : "it";
+        message += ": recomputing is cheaper than the transfer";
+        out.push_back(rules::make(Severity::Info, "partition.weight_duplicated", std::move(message),
+                                  r.nodes, r.producerPartition));
     }
     return out;
 }

@@ -6,9 +6,11 @@
 // moves, no stage falls into pieces because of weights, and Params per stage equal an
 // independent count of the weight bytes each stage reads.
 #include "TestSupport.h"
+#include "TiedWeights.h"
 #include "core/analysis/FusionAnalysis.h"
 #include "core/auto/AutoPlan.h"
 #include "core/auto/StageSearch.h"
+#include "core/formats/Exporter.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionCost.h"
 #include "core/partition/PartitionPlan.h"
@@ -86,6 +88,8 @@ class TestWeightFollow : public QObject
 
 private slots:
     void weightOnlyNodesFollowTheirConsumer();
+    void tiedWeightIsComputedAgainNotSent();
+    void costlyWeightValueIsSent();
     void drawnCutMovesWhatCutAfterMoves_data();
     void drawnCutMovesWhatCutAfterMoves();
     void samDrawnPlanFileNoLongerShipsWeights();
@@ -136,6 +140,149 @@ def @main(%x: Tensor[(1, 8), float32], %w1: Tensor[(8, 8), float32], %w2: Tensor
     const auto costs = partitionCosts(plan, computeBoundary(plan));
     QCOMPARE(costs[0].weightInputBytes, std::int64_t(8 * 8 * 4));
     QCOMPARE(costs[1].weightInputBytes, std::int64_t(8 * 8 * 4));
+}
+
+namespace {
+
+QStringList interfaceInputs(const BoundaryTable &t, std::size_t k)
+{
+    QStringList names;
+    for (const PartitionInput &in : t.interfaces[k].inputs)
+        names << QString::fromStdString(in.name);
+    return names;
+}
+
+} // namespace
+
+void TestWeightFollow::tiedWeightIsComputedAgainNotSent()
+{
+    QTemporaryDir tmp;
+    const QString path = tmp.filePath(QStringLiteral("tied.relay"));
+    QVERIFY(writeAll(path, tiedWeightsRelay));
+    const auto g = loadOrAbort(path);
+    PartitionPlan plan(*g);
+    plan.cutAfterOps({ { "nn.relu", 0 }, { "nn.relu", 1 } });
+    QCOMPARE(plan.partitionCount(), std::size_t(3));
+    QCOMPARE(plan.weightFollowers().nodes(), nodes(*g, { "%0", "%1" }));
+    // The tied weight sits with its first reader, %2 in stage0.
+    QCOMPARE(plan.partitionOf(node(*g, "%1")), plan.partitionOf(node(*g, "%2")));
+
+    const BoundaryTable t = computeBoundary(plan);
+    // Only the activations cross: %3 and %5, 1x8 float32 = 32 B each. Sending %1 (8x8 float32,
+    // 256 B) to stage1 and stage2 would cost 256 B each per inference; recomputing it there is
+    // a transpose (0 FLOPs) and a multiply (64 FLOPs).
+    QCOMPARE(t.tensors.size(), std::size_t(2));
+    QCOMPARE(t.tensors[0].tensor.node, node(*g, "%3"));
+    QCOMPARE(t.tensors[1].tensor.node, node(*g, "%5"));
+    QCOMPARE(t.interfaces[0].bytesOut, std::int64_t(32));
+    QCOMPARE(t.interfaces[1].bytesIn, std::int64_t(32));
+    QCOMPARE(t.interfaces[2].bytesIn, std::int64_t(32));
+    QVERIFY(t.interfaces[0].replicas.empty());
+    QCOMPARE(t.interfaces[1].replicas, nodes(*g, { "%0", "%1" }));
+    QCOMPARE(t.interfaces[2].replicas, nodes(*g, { "%0", "%1" }));
+    // Each later stage reads the weights themselves, in first-use order (the replicas first).
+    QCOMPARE(interfaceInputs(t, 1), (QStringList { "w", "s", "data_n_0" }));
+    QCOMPARE(interfaceInputs(t, 2), (QStringList { "w", "s", "data_n_1" }));
+    QCOMPARE(t.replicated.size(), std::size_t(1));
+    const ReplicatedValue &r = t.replicated.front();
+    QCOMPARE(r.tensor.node, node(*g, "%1"));
+    QCOMPARE(r.readers,
+             (std::vector<PartitionId> { plan.partitions()[1].id, plan.partitions()[2].id }));
+    QCOMPARE(r.nodes, nodes(*g, { "%0", "%1" }));
+    QCOMPARE(r.flops, std::int64_t(64));
+    QCOMPARE(r.bytes, std::optional<std::int64_t>(256));
+
+    const auto all = validateAll(plan, t, {});
+    QCOMPARE(withCode(all, "partition.weight_crossing").size(), std::size_t(0));
+    const auto duplicated = withCode(all, "partition.weight_duplicated");
+    QCOMPARE(duplicated.size(), std::size_t(1));
+    QCOMPARE(duplicated.front().severity, Severity::Info);
+    QVERIFY2(duplicated.front().message.find("stage1, stage2 read it too and compute it again "
+                                             "from the weights (2 nodes")
+                     != std::string::npos
+                 && duplicated.front().message.find("instead of receiving 256 B")
+                     != std::string::npos,
+             duplicated.front().message.c_str());
+    // Params: every stage holds %w (256 B) and %s (32 B); the replicas' FLOPs count where they
+    // run: stage1 = its dense (2*8*8 = 128) + relu (8) + the multiply (64).
+    const auto costs = partitionCosts(plan, t);
+    for (const PartitionCost &c : costs)
+        QCOMPARE(c.weightInputBytes, std::int64_t(256 + 32));
+    QCOMPARE(costs[1].ops, std::size_t(2));
+
+    // auto's cost model agrees: with %1 in stage0 and its readers in stage1 and stage2, each of
+    // them receives only the 32 B activation, not the 256 B tied weight.
+    const CostGraph cost = CostGraph::build(plan.view(), { DeviceSpec {} }, LinkSpec {});
+    std::vector<std::int32_t> stageOf(cost.unitCount());
+    for (NodeId n : plan.view().assignableNodes())
+        stageOf[static_cast<std::size_t>(cost.unitOf(n))]
+            = static_cast<std::int32_t>(plan.indexOf(plan.partitionOf(n)));
+    const std::vector<StageCost> stages = cost.evaluate(stageOf, 3);
+    QCOMPARE(stages[1].bytesIn, std::int64_t(32));
+    QCOMPARE(stages[2].bytesIn, std::int64_t(32));
+
+    // The export computes %1 in each module and recomposes the source.
+    const QString dir = tmp.filePath(QStringLiteral("out"));
+    const ExportResult exported = exportPartitions(plan, t, {}, dir.toStdString());
+    QVERIFY2(exported.ok,
+             exported.diagnostics.empty() ? "" : exported.diagnostics.front().toString().c_str());
+    for (int k = 1; k <= 2; ++k) {
+        const QString module
+            = QString::fromStdString(readAll(dir + QStringLiteral("/mod%1.relay").arg(k)));
+        QVERIFY2(module.contains(QStringLiteral("transpose(%w)"))
+                     && module.contains(QStringLiteral("multiply(")),
+                 qPrintable(module));
+        QVERIFY(module.contains(QStringLiteral("def @main(%w: Tensor[(8, 8), float32], %s: "
+                                               "Tensor[(8), float32], %data_n_")));
+    }
+    const auto manifest = nlohmann::json::parse(readAll(dir + "/partitions.json"));
+    std::vector<std::string> groups;
+    for (const auto &p : manifest["params"]) {
+        if (p["name"] == "w") {
+            for (const auto &c : p["param_connection"])
+                groups.push_back(c["global_param_name"].get<std::string>());
+        }
+    }
+    QCOMPARE(groups, (std::vector<std::string> { "w@mod0", "w@mod1", "w@mod2" }));
+    const VerifyResult verified = verifyExport(dir.toStdString());
+    QVERIFY2(verified.ok, verified.firstDifference.c_str());
+}
+
+void TestWeightFollow::costlyWeightValueIsSent()
+{
+    // ww = w x w is 2*4096^3 = 1.37e11 FLOPs (0.137 s at 1 TFLOP/s) for 64 MiB (6.7 ms at
+    // 10 GB/s): sending it is cheaper, so it crosses and the warning counts it.
+    QTemporaryDir tmp;
+    const QString path = tmp.filePath(QStringLiteral("costly.relax.py"));
+    QVERIFY(writeAll(path, R"(# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 4096), dtype="float32"), w: R.Tensor((4096, 4096), dtype="float32")) -> R.Tensor((1, 4096), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            ww: R.Tensor((4096, 4096), dtype="float32") = R.matmul(w, w, out_dtype=None)
+            h: R.Tensor((1, 4096), dtype="float32") = R.matmul(x, ww, out_dtype=None)
+            r: R.Tensor((1, 4096), dtype="float32") = R.nn.relu(h)
+            y: R.Tensor((1, 4096), dtype="float32") = R.matmul(r, ww, out_dtype=None)
+            R.output(y)
+        return y
+)"));
+    const auto g = loadOrAbort(path);
+    PartitionPlan plan(*g);
+    plan.cutAfterOps({ { "relax.nn.relu", 0 } });
+    QCOMPARE(plan.partitionCount(), std::size_t(2));
+    QCOMPARE(plan.weightFollowers().nodes(), nodes(*g, { "ww" }));
+    QVERIFY(!replicationIsCheaper(std::int64_t(2) * 4096 * 4096 * 4096, 4096 * 4096 * 4));
+    const BoundaryTable t = computeBoundary(plan);
+    QVERIFY(t.replicated.empty());
+    QVERIFY(t.interfaces[1].replicas.empty());
+    QCOMPARE(t.interfaces[1].bytesIn, std::int64_t(4096 * 4) + std::int64_t(4096) * 4096 * 4);
+    const auto all = validateAll(plan, t, {});
+    QCOMPARE(withCode(all, "partition.weight_crossing").size(), std::size_t(1));
+    QCOMPARE(withCode(all, "partition.weight_duplicated").size(), std::size_t(0));
 }
 
 void TestWeightFollow::drawnCutMovesWhatCutAfterMoves_data()

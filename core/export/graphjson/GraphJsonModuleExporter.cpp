@@ -288,7 +288,7 @@ bool GraphJsonModuleExporter::writeModule(const PartitionPlan &plan, const Bound
     (void)options; // constants are params of the source library: nothing to lift
     const Graph &src = plan.graph();
     std::vector<NodeId> members;
-    for (NodeId n : plan.nodesOf(plan.partitions()[k].id)) {
+    for (NodeId n : moduleNodes(plan, boundary, k)) {
         if (src.node(n).kind == NodeKind::OpCall)
             members.push_back(n);
     }

@@ -187,14 +187,15 @@ struct ModuleSelection
     std::vector<std::string> external; ///< Other tensors read, in first-read order.
 };
 
-/// Marks the source nodes of partition `k`; false (with an error) when one has no ONNX node.
-bool chooseNodes(const PartitionPlan &plan, std::size_t k, const OnnxSource &src,
-                 ModuleSelection &sel, std::vector<Diagnostic> &diagnostics)
+/// Marks the source nodes of module `k` (moduleNodes); false (with an error) when one has no ONNX
+/// node.
+bool chooseNodes(const PartitionPlan &plan, const BoundaryTable &boundary, std::size_t k,
+                 const OnnxSource &src, ModuleSelection &sel, std::vector<Diagnostic> &diagnostics)
 {
     const Graph &graph = plan.graph();
     const Partition &part = plan.partitions()[k];
     sel.chosen.assign(static_cast<std::size_t>(src.model.graph().node_size()), 0);
-    for (NodeId n : plan.nodesOf(part.id)) {
+    for (NodeId n : moduleNodes(plan, boundary, k)) {
         if (graph.node(n).function != plan.function())
             continue;
         auto it = src.nodeByKey.find(graph.key(n));
@@ -352,7 +353,7 @@ bool OnnxModuleExporter::writeModule(const PartitionPlan &plan, const BoundaryTa
             "ONNX modules keep their initializers; --lift-constants applies to Relay modules"));
     }
     ModuleSelection sel;
-    if (!chooseNodes(plan, k, *src, sel, diagnostics))
+    if (!chooseNodes(plan, boundary, k, *src, sel, diagnostics))
         return false;
     selectReads(*src, sel);
 

@@ -165,6 +165,11 @@ private:
     onnx::ModelProto m_recomposed;
     std::map<std::string, std::string> m_takenNode; // first output -> canonical node
     std::map<std::string, std::string> m_takenInit;
+    /// Source tensors computed from initializers, Constant nodes and the weights the manifest
+    /// lists as params only: a node writing one may sit in several modules (each stage that
+    /// reads it computes it again, partitions.json's weight_duplicated).
+    std::set<std::string> m_weightOnly;
+    std::set<std::string> m_params; // global inputs the manifest marks as params
 };
 
 std::optional<std::string> OnnxExportCheck::readSourceAndModules()
@@ -175,6 +180,11 @@ std::optional<std::string> OnnxExportCheck::readSourceAndModules()
         throw BadInput(m_manifestPath + R"(: missing "source"."path")");
     m_sourcePath = manifest["source"]["path"].get<std::string>();
     const std::string checksum = manifest["source"].value("checksum", std::string());
+    for (const Json &in : manifest.value("global_inputs", Json::array())) {
+        if (in.is_object() && in.value("param", false) && in.contains("name")
+            && in["name"].is_string())
+            m_params.insert(in["name"].get<std::string>());
+    }
     if (!manifest.contains("partitions") || !manifest["partitions"].is_array())
         throw BadInput(m_manifestPath + ": missing \"partitions\"");
 
@@ -293,6 +303,8 @@ std::optional<std::string> OnnxExportCheck::takeModule(std::size_t k)
         if (!fresh) {
             if (n.op_type() == "Constant" && n.domain().empty())
                 continue; // a Constant node each reading module carries
+            if (m_weightOnly.contains(n.output(0)))
+                continue; // a value of weights only, computed again where it is read
             return file + ": " + nodeLabel(n) + " is in two modules";
         }
         *rg.add_node() = n;
@@ -321,6 +333,21 @@ std::optional<std::string> OnnxExportCheck::recompose()
     }
     for (const auto &t : sg.initializer())
         m_sourceInit.emplace(t.name(), canonical(t));
+    // Nodes in topological order (as ONNX requires): weight-only when every input is.
+    for (const auto &n : sg.node()) {
+        const bool weightOnly = std::all_of(n.input().begin(), n.input().end(), [&](const auto &i) {
+            return i.empty() || m_sourceInit.contains(i) || m_params.contains(i)
+                || m_weightOnly.contains(i);
+        });
+        // A node with a subgraph (If, Loop) may read any outer value inside it.
+        const bool subgraph
+            = std::any_of(n.attribute().begin(), n.attribute().end(),
+                          [](const auto &a) { return a.has_g() || a.graphs_size(); });
+        if (weightOnly && !subgraph) {
+            for (const auto &o : n.output())
+                m_weightOnly.insert(o);
+        }
+    }
     m_recomposed.set_ir_version(m_source.ir_version());
     *m_recomposed.mutable_opset_import() = m_source.opset_import();
     *m_recomposed.mutable_functions() = m_source.functions();

@@ -109,6 +109,11 @@ public:
             else
                 m_wholeBoundary[t.tensor.node.value] = b;
         }
+        // One module on several devices computes a replicated weight-only value once and moves
+        // it, like a crossing tensor (entries after the boundary tensors).
+        for (std::size_t i = 0; i < m_boundary.replicated.size(); ++i)
+            m_wholeBoundary[m_boundary.replicated[i].tensor.node.value]
+                = m_boundary.tensors.size() + i;
     }
 
     void build();
@@ -265,6 +270,17 @@ TensorRef PlacedModuleBuilder::toVDevice(TensorRef value, const std::string &nam
 
 void PlacedModuleBuilder::moveTensor(std::size_t b, TensorRef value, std::int32_t from)
 {
+    if (b >= m_boundary.tensors.size()) {
+        const ReplicatedValue &r = m_boundary.replicated[b - m_boundary.tensors.size()];
+        for (PartitionId reader : r.readers) {
+            const std::int32_t q = m_plan.indexOf(reader);
+            if (q < 0 || q == from || m_moved.contains({ b, q }))
+                continue;
+            m_moved[{ b, q }]
+                = toVDevice(value, m_src.node(r.tensor.node).name, m_src.tensorType(r.tensor), q);
+        }
+        return;
+    }
     const BoundaryTensor &t = m_boundary.tensors[b];
     for (const BoundaryConsumer &c : t.consumers) {
         const std::int32_t q = m_plan.indexOf(c.partition);
