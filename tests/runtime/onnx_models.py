@@ -96,9 +96,12 @@ class Builder:
                                   self.weight("fc.bias", np.zeros(classes))], "fc", transB=1)
 
     def model(self, resolution, output, classes):
-        x = helper.make_tensor_value_info("input", TensorProto.FLOAT,
-                                          [1, 3, resolution, resolution])
-        y = helper.make_tensor_value_info(output, TensorProto.FLOAT, [1, classes])
+        return self.finish([1, 3, resolution, resolution], output, [1, classes])
+
+    def finish(self, input_shape, output, output_shape):
+        """The checked model of the nodes so far: float input `input`, float output `output`."""
+        x = helper.make_tensor_value_info("input", TensorProto.FLOAT, input_shape)
+        y = helper.make_tensor_value_info(output, TensorProto.FLOAT, output_shape)
         graph = helper.make_graph(self.nodes, self.name, [x], [y], self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                                   producer_name="cleave-tests")
@@ -227,6 +230,22 @@ def densenet121(scale=1.0, resolution=224, classes=1000, seed=0):
             c //= 2
     x = b.relu(b.bn(x, c))
     return b.model(resolution, b.head(x, c, classes), classes)
+
+
+def tied_mlp(seed=0, width_=16, batch=4):
+    """ALBERT-style weight tying: one weight, transposed and scaled once (nodes computed from
+    initializers only), read by three MatMul layers with Relu between them. Cut between the
+    layers, every later stage computes the tied weight again instead of receiving it."""
+    b = Builder("tied_mlp", seed)
+    w = b.weight("tied.weight", b.rng.standard_normal((width_, width_)) / np.sqrt(width_))
+    s = b.weight("tied.scale", 1.0 + 0.1 * b.rng.standard_normal((width_,)))
+    ws = b.node("Mul", [b.node("Transpose", [w], "tied_t", perm=[1, 0]), s], "tied_ws")
+    x = "input"
+    for i in range(3):
+        x = b.node("MatMul", [x, ws], "layer%d" % i)
+        if i < 2:
+            x = b.relu(x)
+    return b.finish([batch, width_], x, [batch, width_])
 
 
 MODELS = {

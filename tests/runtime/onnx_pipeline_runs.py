@@ -10,6 +10,8 @@
 - Exports of every sample and of small resnet50 / mobilenet_v2 / inception_v3 / densenet121-shaped
   models (onnx_models.py) at 2, 3 and 4 stages: `run_pipeline.py --check` exits 0 (outputs equal to
   the whole model run in one session), and `cleave-cli verify --runtime onnxruntime` agrees.
+- A tied weight (onnx_models.tied_mlp) cut between its readers: each stage computes it again,
+  only activations cross, and run_pipeline.py --check still matches.
 - A deliberately mis-wired export (two same-shaped inputs swapped in partitions.json): exit 1.
 - `--bench 20` prints the per-stage table (measured beside predicted) and a JSON report.
 - `--ray` runs a 2-stage export as local Ray actors with the same outputs, in under 2 minutes.
@@ -117,6 +119,43 @@ def run_check(folder, what, source=None):
           % (what, r.returncode, (r.stdout + r.stderr)[-300:]))
 
 
+def check_tied_weights(cli, work):
+    """A weight read by three layers (onnx_models.tied_mlp), cut between the layers: the later
+    stages compute Transpose + Mul of the weight again instead of receiving their 16x16 float32
+    result (1,024 B), so only the 4x16 float32 activations (256 B) cross, and the pipeline still
+    equals the whole model in ONNX Runtime."""
+    model = os.path.join(work, "tied_mlp.onnx")
+    onnx.save(onnx_models.tied_mlp(), model)
+    folder = os.path.join(work, "tied_mlp.3")
+    shutil.rmtree(folder, ignore_errors=True)
+    r = run([cli, "partition", model, "--cut-after", "MatMul:0", "--cut-after", "MatMul:1",
+             "--out", folder])
+    if not check(r.returncode == 0, "tied_mlp: 3-stage export exits 0 %s" % r.stderr[-300:]):
+        return
+    check("partition.weight_duplicated" in r.stdout and "instead of receiving 1.0 KiB" in r.stdout,
+          "tied_mlp: the duplication is said, with the 1,024 B it saves")
+    with open(os.path.join(folder, "partitions.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    crossing = [(b["tensor"], b["bytes"]) for b in manifest["boundary"]]
+    check(crossing == [("layer0", 256), ("layer1", 256)],
+          "tied_mlp: only the activations cross, 256 B each (%s)" % crossing)
+    recomputes = [p["recomputes"] for p in manifest["partitions"]]
+    check(recomputes == [[], ["tied_t", "tied_ws"], ["tied_t", "tied_ws"]],
+          "tied_mlp: partitions.json says which nodes stage1 and stage2 recompute (%s)"
+          % recomputes)
+    for k in range(3):
+        m = onnx.load(os.path.join(folder, "mod%d.onnx" % k))
+        ops = [n.op_type for n in m.graph.node]
+        inputs = [i.name for i in m.graph.input]
+        check(ops[:2] == ["Transpose", "Mul"] and "tied_ws" not in inputs
+              and {"tied.weight", "tied.scale"} <= {t.name for t in m.graph.initializer},
+              "mod%d.onnx computes the tied weight from its own initializers (%s, inputs %s)"
+              % (k, ops, inputs))
+    run_check(folder, "tied_mlp at 3 stages")
+    r = run([cli, "verify", folder])
+    check(r.returncode == 0, "tied_mlp: verify accepts the duplicated nodes %s" % r.stdout[-300:])
+
+
 def main():
     cli, work, samples = sys.argv[1], sys.argv[2], sys.argv[3:]
     shutil.rmtree(work, ignore_errors=True)
@@ -222,6 +261,8 @@ def main():
             r = run([PYTHON, os.path.join(folder, "run_pipeline.py"), "--check"])
             check(r.returncode == 1 and "MISMATCH" in r.stdout,
                   "%s: the mis-wired export exits 1 with MISMATCH (%d)" % (name, r.returncode))
+
+    check_tied_weights(cli, work)
 
     # --ray: a 2-stage export as local Ray actors.
     try:
