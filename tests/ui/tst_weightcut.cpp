@@ -4,10 +4,14 @@
 // what --cut-after at the same layer moves; the module opens its largest public function; the
 // implied edges of a cut read as one expandable row in Diagnostics.
 #include "CanvasStroke.h"
+#include "SceneItems.h"
 #include "TestSupport.h"
+#include "TiedWeights.h"
 #include "core/partition/BoundaryTensors.h"
 #include "core/partition/PartitionPlan.h"
 #include "ui/MainWindow.h"
+#include "ui/canvas/CanvasWidget.h"
+#include "ui/canvas/items/GraphItems.h"
 #include "ui/docks/DiagnosticsDock.h"
 #include "ui/document/Document.h"
 #include "ui/models/DiagnosticListModel.h"
@@ -17,6 +21,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
 
 using namespace cleave;
@@ -42,6 +47,7 @@ private slots:
     void initTestCase();
     void samStrokeMovesWhatCutAfterMoves();
     void impliedEdgesAreOneExpandableRow();
+    void tiedWeightIsRecomputedOnTheCanvas();
 
 private:
     void openAndWait(MainWindow &w, const QString &path);
@@ -139,6 +145,46 @@ void TestWeightCut::impliedEdgesAreOneExpandableRow()
     QVERIFY(model->isGroupExpanded());
     QCOMPARE(model->rowCount(), collapsed + 3);
     QCOMPARE(model->findCode(QStringLiteral("partition.implied_edge")), group + 1);
+}
+
+void TestWeightCut::tiedWeightIsRecomputedOnTheCanvas()
+{
+    // One transposed, scaled weight %1 read by three dense layers (ALBERT-style tying).
+    QTemporaryDir tmp;
+    const QString path = tmp.filePath(QStringLiteral("tied.relay"));
+    QVERIFY(test::writeAll(path, test::tiedWeightsRelay));
+    MainWindow w;
+    openAndWait(w, path);
+    const Graph &g = *w.document()->graph();
+    // Two strokes between the layers: three stages, and %1 stays with its first reader %2.
+    QTest::keyClick(&w, Qt::Key_C);
+    QVERIFY(test::strokeAcrossEdge(w.canvas(), test::node(g, "%3"), test::node(g, "%4")));
+    QVERIFY(test::strokeAcrossEdge(w.canvas(), test::node(g, "%5"), test::node(g, "%6")));
+    QTest::keyClick(&w, Qt::Key_V);
+    const PartitionPlan &plan = *w.document()->plan();
+    QCOMPARE(plan.partitionCount(), std::size_t(3));
+    // Only the two 1x8 float32 activations cross (32 B each); stage1 and stage2 compute %1
+    // again rather than receive its 256 B.
+    QCOMPARE(boundaryBytes(w.document()->boundary()), std::int64_t(64));
+    QVERIFY(w.diagnosticsDock()->model()->findCode(QStringLiteral("partition.weight_duplicated"))
+            >= 0);
+    // The canvas says it on the edges %1 -> %4 and %1 -> %6, which keep their normal stroke.
+    std::map<std::pair<NodeId, NodeId>, QString> recomputed;
+    for (const BadgeItem *badge : test::itemsOf<BadgeItem>(w.canvas()->view()->scene())) {
+        if (badge->text().contains(QLatin1String("recomputed")))
+            recomputed[{ badge->edge().tensor.node, badge->edge().consumer }] = badge->text();
+    }
+    const std::map<std::pair<NodeId, NodeId>, QString> expected {
+        { { test::node(g, "%1"), test::node(g, "%4") }, QStringLiteral("%1 recomputed in stage1") },
+        { { test::node(g, "%1"), test::node(g, "%6") }, QStringLiteral("%1 recomputed in stage2") },
+    };
+    QCOMPARE(recomputed, expected);
+    for (const EdgeItem *edge : test::itemsOf<EdgeItem>(w.canvas()->view()->scene())) {
+        if (edge->edge().tensor.node == test::node(g, "%1"))
+            QVERIFY(!edge->boundaryColour().isValid());
+        if (edge->edge().tensor.node == test::node(g, "%3"))
+            QVERIFY(edge->boundaryColour().isValid()); // a real crossing: bold
+    }
 }
 
 QTEST_MAIN(TestWeightCut)

@@ -130,6 +130,7 @@ CanvasWidget::Private::applyBoundary()
                 }
             }
         }
+        appendRecomputed(crossings);
     }
     boundaryLayer.show(crossings, badgeLayer, *scene, view->zoom(),
                        view->mapToScene(view->viewport()->rect()).boundingRect());
@@ -142,6 +143,8 @@ CanvasWidget::Private::applyBoundary()
     lines->reserve(crossings.size());
     const std::vector<EdgeRef> &edges = regionGeometry->edges;
     for (const BoundaryCrossing &c : crossings) {
+        if (!c.bold)
+            continue;
         const auto it = std::lower_bound(edges.begin(), edges.end(), c.edge);
         if (it != edges.end() && *it == c.edge)
             lines->emplace_back(
@@ -149,6 +152,34 @@ CanvasWidget::Private::applyBoundary()
                 c.colour.rgba());
     }
     return lines;
+}
+
+void CanvasWidget::Private::appendRecomputed(std::vector<BoundaryCrossing> &crossings) const
+{
+    // Weight-only values a later partition computes again: the first drawn edge into each
+    // reader says so, in the reader's colour, and stays a normal edge (nothing crosses).
+    for (const ReplicatedValue &r : boundary->replicated) {
+        const std::string &own = plan->graph().node(r.tensor.node).name;
+        const QString name
+            = QString::fromStdString(own.empty() ? plan->graph().key(r.tensor.node) : own);
+        for (PartitionId reader : r.readers) {
+            const Partition *p = plan->partition(reader);
+            for (const FlowEdge &e : plan->view().outEdges(r.tensor.node)) {
+                if (plan->partitionOf(e.consumer) != reader)
+                    continue;
+                const EdgeRef edge { e.tensor, e.consumer };
+                const std::size_t index = drawing->edgeIndex(edge);
+                if (index == TileMaterializer::none)
+                    continue;
+                crossings.push_back({ edge, splineMidPoint(drawing->spline(index)),
+                                      partitionColour(p != nullptr ? p->colour : 0),
+                                      name + QStringLiteral(" recomputed in ")
+                                          + QString::fromStdString(p != nullptr ? p->name : ""),
+                                      false });
+                break;
+            }
+        }
+    }
 }
 
 void CanvasWidget::Private::relabelRegions(const std::vector<PartitionId> &partitions)

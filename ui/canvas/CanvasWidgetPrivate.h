@@ -204,6 +204,8 @@ struct CanvasWidget::Private
     /// Shows the boundary tensors of the plan (bold edges, badges) by difference with those
     /// shown; returns them as the far picture's lines.
     [[nodiscard]] std::shared_ptr<const std::vector<std::pair<QPolygonF, QRgb>>> applyBoundary();
+    /// Badges on the edges into partitions that compute a weight-only value again.
+    void appendRecomputed(std::vector<BoundaryCrossing> &crossings) const;
     /// The scene rectangle the minimap shows: the drawing with the partitions' tint around its
     /// nodes (the same for every plan, so a plan change never redraws its node boxes).
     [[nodiscard]] QRectF minimapBounds() const;

@@ -33,7 +33,8 @@ void BoundaryLayer::show(const std::vector<BoundaryCrossing> &crossings, QGraphi
     std::map<EdgeRef, BadgeItem *> badges;
     std::vector<PendingBadge> made; // new badges, in crossing order
     for (const BoundaryCrossing &c : crossings) {
-        bold.emplace(c.edge, c.colour);
+        if (c.bold)
+            bold.emplace(c.edge, c.colour);
         if (c.badge.isEmpty() || badges.contains(c.edge))
             continue;
         const auto kept = m_badges.find(c.edge);

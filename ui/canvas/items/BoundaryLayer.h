@@ -24,13 +24,16 @@ class BadgeItem;
 
 /// One drawn edge that crosses between partitions: drawn bold in `colour` (its producer
 /// partition's), with a tensor badge saying `badge` at `badgePos` (the route's middle) when
-/// that is not empty (one badge per tensor and consumer partition).
+/// that is not empty (one badge per tensor and consumer partition). An edge whose value the
+/// consumer's partition computes again (a replicated weight-only value) moves nothing: it keeps
+/// its normal stroke (`bold` false) and its badge says so, in the reader's colour.
 struct BoundaryCrossing
 {
     EdgeRef edge;
     QPointF badgePos;
     QColor colour;
     QString badge;
+    bool bold = true;
 };
 
 /// What a plan shows of its boundary tensors on the canvas: the bold boundary edges, their
