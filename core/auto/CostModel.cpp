@@ -6,7 +6,6 @@
 #include "core/analysis/FusionAnalysis.h"
 #include "core/analysis/LatencyTable.h"
 #include "core/graph/FunctionView.h"
-#include "core/partition/BoundaryTensors.h"
 #include "core/partition/WeightFollowers.h"
 
 #include <queue>
@@ -39,63 +38,6 @@ void chargeWeightInputs(const FunctionView &view, std::vector<CostUnit> &units)
             }
         }
     }
-}
-
-/// The tensors leaving their unit, with their consumers; adds their bytes to the producing
-/// units' activation bytes.
-std::vector<CostTensor> unitTensors(const FunctionView &view, std::vector<CostUnit> &units,
-                                    const std::vector<std::int32_t> &unitOfNode)
-{
-    const Graph &g = view.graph();
-    std::vector<CostTensor> tensors;
-    std::map<TensorRef, std::int32_t> tensorIndex;
-    auto tensorOf = [&](TensorRef t, std::int32_t producer) {
-        auto [it, inserted] = tensorIndex.emplace(t, static_cast<std::int32_t>(tensors.size()));
-        if (inserted) {
-            CostTensor ct;
-            ct.tensor = t;
-            ct.producer = producer;
-            ct.bytes = g.tensorType(t).byteSize().value_or(0);
-            const NodeKind kind = g.node(t.node).kind;
-            ct.memoryBytes
-                = kind == NodeKind::Tuple || kind == NodeKind::TupleGetItem ? 0 : ct.bytes;
-            tensors.push_back(std::move(ct));
-        }
-        return it->second;
-    };
-    // A value computed from weights only that a later stage reads is computed again there
-    // when that is cheaper than the transfer (computeBoundary): it costs no transfer.
-    const WeightFollowers followers(view);
-    for (std::size_t u = 0; u < units.size(); ++u) {
-        for (NodeId node : units[u].nodes) {
-            if (followers.contains(node)) {
-                const std::int64_t bytes
-                    = g.tensorType(TensorRef { node, 0 }).byteSize().value_or(0);
-                if (replicationIsCheaper(weightOnlyClosure(view, followers, node).second, bytes))
-                    continue;
-            }
-            for (const FlowEdge &e : view.outEdges(node)) {
-                const std::int32_t to = unitOfNode[e.consumer.index()];
-                if (to < 0 || to == static_cast<std::int32_t>(u))
-                    continue;
-                tensors[static_cast<std::size_t>(tensorOf(e.tensor, static_cast<std::int32_t>(u)))]
-                    .consumers.push_back(to);
-            }
-        }
-    }
-    for (const TensorRef &t : g.outputs(view.function())) {
-        if (!t.isValid() || unitOfNode[t.node.index()] < 0)
-            continue;
-        tensors[static_cast<std::size_t>(tensorOf(t, unitOfNode[t.node.index()]))].globalOutput
-            = true;
-    }
-    for (CostTensor &t : tensors) {
-        std::sort(t.consumers.begin(), t.consumers.end());
-        t.consumers.erase(std::unique(t.consumers.begin(), t.consumers.end()), t.consumers.end());
-        std::int64_t &activation = units[static_cast<std::size_t>(t.producer)].activationBytes;
-        activation = satAdd(activation, t.memoryBytes);
-    }
-    return tensors;
 }
 
 /// Builds units from groups of nodes (each group convex, groups cover the assignable nodes).
@@ -179,7 +121,46 @@ CostGraph fromGroups(const FunctionView &view, std::vector<std::vector<NodeId>> 
 
     chargeWeightInputs(view, units);
 
-    std::vector<CostTensor> tensors = unitTensors(view, units, unitOfNode);
+    // Tensors leaving their unit.
+    std::vector<CostTensor> tensors;
+    std::map<TensorRef, std::int32_t> tensorIndex;
+    auto tensorOf = [&](TensorRef t, std::int32_t producer) {
+        auto [it, inserted] = tensorIndex.emplace(t, static_cast<std::int32_t>(tensors.size()));
+        if (inserted) {
+            CostTensor ct;
+            ct.tensor = t;
+            ct.producer = producer;
+            ct.bytes = g.tensorType(t).byteSize().value_or(0);
+            const NodeKind kind = g.node(t.node).kind;
+            ct.memoryBytes
+                = kind == NodeKind::Tuple || kind == NodeKind::TupleGetItem ? 0 : ct.bytes;
+            tensors.push_back(std::move(ct));
+        }
+        return it->second;
+    };
+    for (std::size_t u = 0; u < units.size(); ++u) {
+        for (NodeId node : units[u].nodes) {
+            for (const FlowEdge &e : view.outEdges(node)) {
+                const std::int32_t to = unitOfNode[e.consumer.index()];
+                if (to < 0 || to == static_cast<std::int32_t>(u))
+                    continue;
+                tensors[static_cast<std::size_t>(tensorOf(e.tensor, static_cast<std::int32_t>(u)))]
+                    .consumers.push_back(to);
+            }
+        }
+    }
+    for (const TensorRef &t : g.outputs(view.function())) {
+        if (!t.isValid() || unitOfNode[t.node.index()] < 0)
+            continue;
+        tensors[static_cast<std::size_t>(tensorOf(t, unitOfNode[t.node.index()]))].globalOutput
+            = true;
+    }
+    for (CostTensor &t : tensors) {
+        std::sort(t.consumers.begin(), t.consumers.end());
+        t.consumers.erase(std::unique(t.consumers.begin(), t.consumers.end()), t.consumers.end());
+        std::int64_t &activation = units[static_cast<std::size_t>(t.producer)].activationBytes;
+        activation = satAdd(activation, t.memoryBytes);
+    }
     return CostGraph::fromParts(std::move(units), std::move(tensors), std::move(times), link);
 }
 

@@ -452,7 +452,7 @@ private:
         // graph, so two calls of one read the same callee.
         const bool globalCall = n.kind == NodeKind::FunctionCall && n.callee.isValid()
             && m_out.function(n.callee).kind == Function::Kind::Global;
-        if (m_weights.empty()
+        if (!m_spec.mergeWeightOnly
             || (n.kind != NodeKind::OpCall && n.kind != NodeKind::TupleGetItem
                 && n.kind != NodeKind::Tuple && !globalCall))
             return false;

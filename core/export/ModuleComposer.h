@@ -54,12 +54,13 @@ struct ComposeSpec
     /// Collapse `(%x.0, %x.1, ...)` over every field of a tuple back into `%x` (how a tuple
     /// crossing a cut is recomposed).
     bool collapseFieldTuples = true;
-    /// Global inputs that are weights. An operator of @main computed only from them, constants
-    /// and other such operators is kept once: a later copy with the same op, attributes, inputs
-    /// and types reads the first. An export computes a weight-only value again in each stage
-    /// that reads it (ReplicatedValue); composing both the modules and the source this way
-    /// compares them up to those copies.
-    std::vector<std::string> weightInputs;
+    /// Keep one copy of each weight-only operator of @main: one computed only from constants,
+    /// the global inputs named in `weightInputs` and other such operators; a later copy with
+    /// the same op, callee, attributes, inputs and types reads the first. An export computes a
+    /// weight-only value again in each stage that reads it (ReplicatedValue); composing both
+    /// the modules and the source this way compares them up to those copies.
+    bool mergeWeightOnly = false;
+    std::vector<std::string> weightInputs; ///< For mergeWeightOnly: the weights among inputs.
 };
 
 /// Wires modules into one graph (docs/DESIGN.md §5.4 recomposition; also byoc.relay and

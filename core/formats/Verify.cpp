@@ -376,6 +376,7 @@ std::optional<std::string> ExportCheck::composeAndCompare()
     }
     spec.tupleResult = m_manifest.value("result_is_tuple", false);
     spec.signature = sm;
+    spec.mergeWeightOnly = true;
     spec.weightInputs = weightInputNames(src, srcMain);
     std::string error;
     Graph recomposed = composeModules(m_composed, spec, error);

@@ -7,6 +7,7 @@
 #include "core/support/Saturating.h"
 
 #include <algorithm>
+#include <cctype>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -62,6 +63,26 @@ const BoundaryTensor *BoundaryTable::find(TensorRef tensor,
             return &b;
     }
     return nullptr;
+}
+
+bool replicable(const Graph &graph, const std::vector<NodeId> &closure)
+{
+    return std::none_of(closure.begin(), closure.end(), [&](NodeId n) {
+        const Node &node = graph.node(n);
+        if (!node.scopes().empty())
+            return true;
+        if (node.kind == NodeKind::FunctionCall)
+            return !node.callee.isValid()
+                || graph.function(node.callee).kind != Function::Kind::Global;
+        if (node.kind != NodeKind::OpCall && node.kind != NodeKind::TupleGetItem
+            && node.kind != NodeKind::Tuple)
+            return true;
+        std::string op = node.op.str();
+        std::transform(op.begin(), op.end(), op.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return op.find("random") != std::string::npos || op.find("bernoulli") != std::string::npos
+            || op.find("multinomial") != std::string::npos || op == "relax.call_packed";
+    });
 }
 
 bool replicationIsCheaper(std::int64_t flops, std::optional<std::int64_t> bytes)
@@ -249,7 +270,8 @@ void BoundaryBuilder::replicateWeightValues()
             continue;
         auto [closure, flops] = closureOf(p);
         const std::optional<std::int64_t> bytes = m_graph.tensorType(TensorRef { p, 0 }).byteSize();
-        if (isTupleLike(m_graph, TensorRef { p, 0 }) || !replicationIsCheaper(flops, bytes))
+        if (isTupleLike(m_graph, TensorRef { p, 0 }) || !replicationIsCheaper(flops, bytes)
+            || !replicable(m_graph, closure))
             continue;
         std::sort(readers.begin(), readers.end());
         ReplicatedValue value {

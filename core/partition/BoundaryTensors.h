@@ -71,8 +71,9 @@ struct PartitionInterface
 
 /// A value computed from weights only (WeightFollowers) that later partitions read: instead of
 /// sending it over a boundary, each of them computes it again from the weights, because that
-/// costs less than the transfer (replicationIsCheaper). Only partitions on the producer's target
-/// do (another target, a BYOC region, may not support the ops). `nodes` is the weight-only closure
+/// costs less than the transfer (replicationIsCheaper) and the closure is `replicable`. Only
+/// partitions on the producer's target do (another target, a BYOC region, may not support the
+/// ops). `nodes` is the weight-only closure
 /// the readers duplicate (the value's producer and the weight-only nodes it is computed from that
 /// sit outside the reader, program order).
 struct ReplicatedValue
@@ -113,6 +114,12 @@ struct BoundaryTable
 BoundaryTable computeBoundary(const PartitionPlan &plan);
 
 class WeightFollowers;
+
+/// True when a weight-only closure may be computed again in another stage: no node has scopes
+/// (If, Match) or calls a local closure (the recomposition check can merge neither back), and
+/// none draws random numbers (RandomNormal, random.uniform, Bernoulli, Multinomial) or is an
+/// impure `relax.call_packed` (each copy would compute another value).
+bool replicable(const Graph &graph, const std::vector<NodeId> &closure);
 
 /// The weight-only closure of a value computed from weights only (`value` is one of
 /// `followers`): the value's node and the weight-only nodes it is computed from, in program

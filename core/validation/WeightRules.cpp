@@ -33,8 +33,9 @@ std::vector<Diagnostic> checkWeightCrossings(const PartitionPlan &plan,
         message += rules::name(plan, b.producerPartition);
         message += ", its first consumer's stage, and sent to ";
         message += to;
-        message += ", which read it too: computing it again there would cost more than the "
-                   "transfer, so it is sent and counted";
+        message += ", which read it too: it is sent and counted (computing it again there "
+                   "would cost more than the transfer, its reader runs on another target, or it "
+                   "is a tuple, a random value or a branch)";
         out.push_back(rules::make(Severity::Warning, "partition.weight_crossing",
                                   std::move(message), std::move(nodes), b.producerPartition));
     }

@@ -339,11 +339,14 @@ std::optional<std::string> OnnxExportCheck::recompose()
             return i.empty() || m_sourceInit.contains(i) || m_params.contains(i)
                 || m_weightOnly.contains(i);
         });
-        // A node with a subgraph (If, Loop) may read any outer value inside it.
+        // A node with a subgraph (If, Loop) may read any outer value inside it; a random one
+        // computes another value each time.
         const bool subgraph
             = std::any_of(n.attribute().begin(), n.attribute().end(),
                           [](const auto &a) { return a.has_g() || a.graphs_size(); });
-        if (weightOnly && !subgraph) {
+        const bool random = n.op_type().find("Random") != std::string::npos
+            || n.op_type() == "Bernoulli" || n.op_type() == "Multinomial";
+        if (weightOnly && !subgraph && !random) {
             for (const auto &o : n.output())
                 m_weightOnly.insert(o);
         }

@@ -224,7 +224,8 @@ void ByocBuilder::addRegion(std::size_t k)
             copier.map(source.node, TensorRef { pid, 0 });
         callInputs.push_back(mainValue(source, field));
     }
-    for (NodeId n : m_plan.nodesOf(m_plan.partitions()[k].id)) {
+    // The region's own nodes and the weight-only values it computes again (moduleNodes).
+    for (NodeId n : moduleNodes(m_plan, m_boundary, k)) {
         const Node &node = m_src.node(n);
         if (node.kind == NodeKind::TupleGetItem && !node.inputs.empty()) {
             auto it = fields.find({ node.inputs[0].node.value, node.index });

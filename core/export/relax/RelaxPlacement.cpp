@@ -110,9 +110,10 @@ public:
                 m_wholeBoundary[t.tensor.node.value] = b;
         }
         // One module on several devices computes a replicated weight-only value once and moves
-        // it, like a crossing tensor (entries after the boundary tensors).
+        // it to the partitions that would recompute it, like a crossing tensor (move keys after
+        // the boundary tensors').
         for (std::size_t i = 0; i < m_boundary.replicated.size(); ++i)
-            m_wholeBoundary[m_boundary.replicated[i].tensor.node.value]
+            m_replicated[m_boundary.replicated[i].tensor.node.value]
                 = m_boundary.tensors.size() + i;
     }
 
@@ -157,6 +158,8 @@ private:
     std::map<Key, TensorRef> m_rebuilt;
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> m_fieldBoundary;
     std::unordered_map<std::uint32_t, std::size_t> m_wholeBoundary; ///< Node → boundary.
+    /// Node → move key (tensors.size() + index into BoundaryTable::replicated).
+    std::unordered_map<std::uint32_t, std::size_t> m_replicated;
     /// Tensor input of the function → the partition whose vdevice it arrives on, and its copy.
     std::unordered_map<std::uint32_t, std::pair<std::int32_t, NodeId>> m_inputs;
     /// (tensor input, consuming partition) → its copy moved to that partition's vdevice.
@@ -239,6 +242,10 @@ std::optional<TensorRef> PlacedModuleBuilder::hookedInput(TensorRef in)
 {
     if (m_inputs.contains(in.node.value))
         return movedInput(in.node);
+    if (auto r = m_replicated.find(in.node.value); r != m_replicated.end()) {
+        if (auto m = m_moved.find({ r->second, m_current }); m != m_moved.end())
+            return m->second;
+    }
     auto it = m_wholeBoundary.find(in.node.value);
     if (it == m_wholeBoundary.end()) {
         const std::int32_t from = m_plan.indexOf(m_plan.partitionOf(in.node));
@@ -311,6 +318,8 @@ void PlacedModuleBuilder::copyNode(NodeId n)
     if (k >= 0)
         m_deviceOf[copy.value] = deviceName(k);
     if (auto it = m_wholeBoundary.find(n.value); it != m_wholeBoundary.end())
+        moveTensor(it->second, TensorRef { copy, 0 }, k);
+    if (auto it = m_replicated.find(n.value); it != m_replicated.end())
         moveTensor(it->second, TensorRef { copy, 0 }, k);
     for (const auto &[key, b] : m_fieldBoundary) {
         if (key.first != n.value)
