@@ -94,26 +94,6 @@ bool replicationIsCheaper(std::int64_t flops, std::optional<std::int64_t> bytes)
     return recompute < transfer;
 }
 
-std::pair<std::vector<NodeId>, std::int64_t>
-weightOnlyClosure(const FunctionView &view, const WeightFollowers &followers, NodeId value)
-{
-    std::vector<NodeId> nodes { value };
-    std::unordered_set<std::uint32_t> seen { value.value };
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        for (const FlowEdge *e : view.inEdges(nodes[i])) {
-            const NodeId q = e->tensor.node;
-            if (followers.contains(q) && view.isAssignable(q) && seen.insert(q.value).second)
-                nodes.push_back(q);
-        }
-    }
-    std::sort(nodes.begin(), nodes.end(),
-              [&](NodeId a, NodeId b) { return view.position(a) < view.position(b); });
-    std::int64_t flops = 0;
-    for (NodeId n : nodes)
-        flops = satAdd(flops, nodeFlops(view.graph(), n));
-    return { std::move(nodes), flops };
-}
-
 std::vector<NodeId> moduleNodes(const PartitionPlan &plan, const BoundaryTable &boundary,
                                 std::size_t k)
 {
@@ -168,9 +148,9 @@ private:
     void recordCrossing(NodeId producer, const FlowEdge &e, std::optional<std::uint32_t> field,
                         int to, std::size_t firstEntry);
 
-    /// The weight-only closure of follower `p`: p and the followers it is computed from, in
+    /// The weight-only closure of follower `value`: it and the followers it is computed from, in
     /// program order, with their FLOPs.
-    std::pair<std::vector<NodeId>, std::int64_t> closureOf(NodeId p) const;
+    std::pair<std::vector<NodeId>, std::int64_t> closureOf(NodeId value) const;
     /// True when partition index `to` computes node `n` again (a replica).
     [[nodiscard]] bool replicates(int to, NodeId n) const
     {
@@ -240,9 +220,24 @@ void BoundaryBuilder::recordCrossing(NodeId producer, const FlowEdge &e,
         group->nodes.push_back(e.consumer);
 }
 
-std::pair<std::vector<NodeId>, std::int64_t> BoundaryBuilder::closureOf(NodeId p) const
+std::pair<std::vector<NodeId>, std::int64_t> BoundaryBuilder::closureOf(NodeId value) const
 {
-    return weightOnlyClosure(m_view, m_plan.weightFollowers(), p);
+    const WeightFollowers &followers = m_plan.weightFollowers();
+    std::vector<NodeId> nodes { value };
+    std::unordered_set<std::uint32_t> seen { value.value };
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        for (const FlowEdge *e : m_view.inEdges(nodes[i])) {
+            const NodeId q = e->tensor.node;
+            if (followers.contains(q) && m_view.isAssignable(q) && seen.insert(q.value).second)
+                nodes.push_back(q);
+        }
+    }
+    std::sort(nodes.begin(), nodes.end(),
+              [&](NodeId a, NodeId b) { return m_view.position(a) < m_view.position(b); });
+    std::int64_t flops = 0;
+    for (NodeId n : nodes)
+        flops = satAdd(flops, nodeFlops(m_graph, n));
+    return { std::move(nodes), flops };
 }
 
 // Values computed from weights only that another partition reads: when recomputing them there

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace cleave {
@@ -113,19 +112,11 @@ struct BoundaryTable
 /// replicationIsCheaper: the reader computes it again (ReplicatedValue, interface replicas).
 BoundaryTable computeBoundary(const PartitionPlan &plan);
 
-class WeightFollowers;
-
 /// True when a weight-only closure may be computed again in another stage: no node has scopes
 /// (If, Match) or calls a local closure (the recomposition check can merge neither back), and
 /// none draws random numbers (RandomNormal, random.uniform, Bernoulli, Multinomial) or is an
 /// impure `relax.call_packed` (each copy would compute another value).
 bool replicable(const Graph &graph, const std::vector<NodeId> &closure);
-
-/// The weight-only closure of a value computed from weights only (`value` is one of
-/// `followers`): the value's node and the weight-only nodes it is computed from, in program
-/// order, with their FLOPs (one copy's cost when a stage computes it again).
-std::pair<std::vector<NodeId>, std::int64_t>
-weightOnlyClosure(const FunctionView &view, const WeightFollowers &followers, NodeId value);
 
 /// The nodes module `k` computes: the partition's own nodes and its replicas, in program order.
 std::vector<NodeId> moduleNodes(const PartitionPlan &plan, const BoundaryTable &boundary,
