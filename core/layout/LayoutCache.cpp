@@ -17,7 +17,7 @@ namespace cleave {
 namespace {
 
 // Bumped whenever the layout settings or the drawn graph change what a layout looks like.
-constexpr const char *cacheVersion = "v3";
+constexpr const char *cacheVersion = "v4";
 
 } // namespace
 
