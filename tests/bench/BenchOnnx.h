@@ -15,10 +15,22 @@ namespace cleave::bench {
 /// Writes to `path` a transformer-shaped ONNX model whose weights dominate its size, like
 /// ViT-B/16 exported from PyTorch (330 MB): `layers` blocks over tokens 1×197×768, each
 /// x → MatMul 768×2304 → Relu → MatMul 2304×768 → Add x → MatMul 768×3072 → Relu → MatMul
-/// 3072×768 → Add, every weight an initializer in raw_data (33 MB a block). Returns the bytes
-/// written, 0 on failure.
-inline std::int64_t writeWeightHeavyOnnx(const std::string &path, int layers)
+/// 3072×768 → Add, every weight an initializer in raw_data (33 MB a block). With
+/// `externalData`, the weights go to `<path>.data` instead, one after the other, each
+/// initializer naming its location, offset and length (as onnx.save_model(...,
+/// save_as_external_data=True) writes them). Returns the bytes written (both files), 0 on
+/// failure.
+inline std::int64_t writeWeightHeavyOnnx(const std::string &path, int layers,
+                                         bool externalData = false)
 {
+    std::ofstream data;
+    std::int64_t dataBytes = 0;
+    const std::string dataName = path.substr(path.find_last_of('/') + 1) + ".data";
+    if (externalData) {
+        data.open(path + ".data", std::ios::binary);
+        if (!data)
+            return 0;
+    }
     constexpr std::int64_t tokens = 197;
     constexpr std::int64_t width = 768;
     onnx::ModelProto model;
@@ -47,7 +59,21 @@ inline std::int64_t writeWeightHeavyOnnx(const std::string &path, int layers)
             const float v = static_cast<float>(static_cast<int>((i / 4) % 17) - 8) * 1e-3F;
             std::memcpy(raw.data() + i, &v, sizeof v);
         }
-        w.set_raw_data(std::move(raw));
+        if (!externalData) {
+            w.set_raw_data(std::move(raw));
+            return w.name();
+        }
+        w.set_data_location(onnx::TensorProto::EXTERNAL);
+        const auto entry = [&w](const char *key, const std::string &value) {
+            onnx::StringStringEntryProto &e = *w.add_external_data();
+            e.set_key(key);
+            e.set_value(value);
+        };
+        entry("location", dataName);
+        entry("offset", std::to_string(dataBytes));
+        entry("length", std::to_string(raw.size()));
+        data.write(raw.data(), static_cast<std::streamsize>(raw.size()));
+        dataBytes += static_cast<std::int64_t>(raw.size());
         return w.name();
     };
     const auto node = [&](const char *op, std::initializer_list<std::string> inputs) {
@@ -75,7 +101,12 @@ inline std::int64_t writeWeightHeavyOnnx(const std::string &path, int layers)
     if (!out || !model.SerializeToOstream(&out))
         return 0;
     out.close();
-    return static_cast<std::int64_t>(model.ByteSizeLong());
+    if (externalData) {
+        data.close();
+        if (!data)
+            return 0;
+    }
+    return static_cast<std::int64_t>(model.ByteSizeLong()) + dataBytes;
 }
 
 } // namespace cleave::bench
