@@ -158,7 +158,18 @@ std::vector<int> layeredRanks(const Adjacency &adj)
 // concatenation, 324 ranks on average) went unordered, took other edges' gaps, and the drawing
 // had 23,525 crossings where the ordering counted 1,746; with all of them it has 5,963, for
 // 2 MB more at the editor's peak.
-constexpr std::size_t virtualBudgetPerNode = 32;
+// The budget: 4 positions a node, and up to 28 more a node within 2e6 positions (plus 5e4 for
+// small graphs). A virtual position costs about 40 bytes while the ordering and placement run,
+// so a model whose long edges would need millions of them (a hostile or pathological one: a
+// chain read again thousands of ranks later at every step) costs at most some 80 MB more than
+// under the old 4 a node.
+std::size_t virtualBudget(std::size_t nodes)
+{
+    constexpr std::size_t perNode = 4;
+    constexpr std::size_t extraPerNode = 28;
+    constexpr std::size_t extraCap = 2000000;
+    return perNode * nodes + std::min(extraPerNode * nodes, extraCap) + 50000;
+}
 
 struct Elements
 {
@@ -189,7 +200,7 @@ Elements elementsOf(const LayoutGraph &graph, const std::vector<int> &rank)
     out.rank.assign(rank.begin(), rank.end());
     out.up.resize(n);
     out.down.resize(n);
-    std::size_t budget = virtualBudgetPerNode * n + 50000;
+    std::size_t budget = virtualBudget(n);
     std::size_t virtualCount = 0;
     for (const LayoutGraph::Edge &e : graph.edges) {
         const int span = e.stub || e.from == e.to ? 0 : rank[e.to] - rank[e.from];
