@@ -148,18 +148,8 @@ std::vector<int> layeredRanks(const Adjacency &adj)
     return rank;
 }
 
-// The elements ordered in each rank: the nodes, then one virtual element per rank crossed by a
-// long edge (bounded: past the budget, long edges get no virtual positions; the placement
-// threads them through gaps added at the ranks' right ends, out of the ordering's sight). A
-// virtual element has one neighbour above and one below, kept in two flat arrays (virtualUp /
-// virtualDown, indexed by element - n): a vector each, as the nodes have, cost 112 bytes per
-// element where these take 8. rnnt's 24k nodes need 6.1e5 of them: under the old budget of
-// 4n + 5e4 its 1,448 longest edges (an unrolled LSTM's per-step outputs read by the final
-// concatenation, 324 ranks on average) went unordered, took other edges' gaps, and the drawing
-// had 23,525 crossings where the ordering counted 1,746; with all of them it has 5,963, for
-// 2 MB more at the editor's peak.
-// The budget: 4 positions a node, and up to 28 more a node within 2e6 positions (plus 5e4 for
-// small graphs). A virtual position costs about 40 bytes while the ordering and placement run,
+// elementsOf's budget of virtual positions: 4 a node, and up to 28 more a node within 2e6 (plus 5e4
+// for small graphs). A virtual position costs about 40 bytes while the ordering and placement run,
 // so a model whose long edges would need millions of them (a hostile or pathological one: a
 // chain read again thousands of ranks later at every step) costs at most some 80 MB more than
 // under the old 4 a node.
@@ -171,6 +161,16 @@ std::size_t virtualBudget(std::size_t nodes)
     return perNode * nodes + std::min(extraPerNode * nodes, extraCap) + 50000;
 }
 
+// The elements ordered in each rank: the nodes, then one virtual element per rank crossed by a
+// long edge (bounded: past the budget, long edges get no virtual positions; the placement
+// threads them through gaps added at the ranks' right ends, out of the ordering's sight). A
+// virtual element has one neighbour above and one below, kept in two flat arrays (virtualUp /
+// virtualDown, indexed by element - n): a vector each, as the nodes have, cost 112 bytes per
+// element where these take 8. rnnt's 24k nodes need 6.1e5 of them: under the old budget of
+// 4n + 5e4 its 1,448 longest edges (an unrolled LSTM's per-step outputs read by the final
+// concatenation, 324 ranks on average) went unordered, took other edges' gaps, and the drawing
+// had 23,525 crossings where the ordering counted 1,746; with all of them it has 5,963, for
+// 2 MB more at the editor's peak.
 struct Elements
 {
     std::size_t nodes = 0;
