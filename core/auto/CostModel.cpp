@@ -40,6 +40,54 @@ void chargeWeightInputs(const FunctionView &view, std::vector<CostUnit> &units)
     }
 }
 
+/// The tensors leaving their unit, with their consumers; adds their bytes to the producing
+/// units' activation bytes.
+std::vector<CostTensor> unitTensors(const FunctionView &view, std::vector<CostUnit> &units,
+                                    const std::vector<std::int32_t> &unitOfNode)
+{
+    const Graph &g = view.graph();
+    std::vector<CostTensor> tensors;
+    std::map<TensorRef, std::int32_t> tensorIndex;
+    auto tensorOf = [&](TensorRef t, std::int32_t producer) {
+        auto [it, inserted] = tensorIndex.emplace(t, static_cast<std::int32_t>(tensors.size()));
+        if (inserted) {
+            CostTensor ct;
+            ct.tensor = t;
+            ct.producer = producer;
+            ct.bytes = g.tensorType(t).byteSize().value_or(0);
+            const NodeKind kind = g.node(t.node).kind;
+            ct.memoryBytes
+                = kind == NodeKind::Tuple || kind == NodeKind::TupleGetItem ? 0 : ct.bytes;
+            tensors.push_back(std::move(ct));
+        }
+        return it->second;
+    };
+    for (std::size_t u = 0; u < units.size(); ++u) {
+        for (NodeId node : units[u].nodes) {
+            for (const FlowEdge &e : view.outEdges(node)) {
+                const std::int32_t to = unitOfNode[e.consumer.index()];
+                if (to < 0 || to == static_cast<std::int32_t>(u))
+                    continue;
+                tensors[static_cast<std::size_t>(tensorOf(e.tensor, static_cast<std::int32_t>(u)))]
+                    .consumers.push_back(to);
+            }
+        }
+    }
+    for (const TensorRef &t : g.outputs(view.function())) {
+        if (!t.isValid() || unitOfNode[t.node.index()] < 0)
+            continue;
+        tensors[static_cast<std::size_t>(tensorOf(t, unitOfNode[t.node.index()]))].globalOutput
+            = true;
+    }
+    for (CostTensor &t : tensors) {
+        std::sort(t.consumers.begin(), t.consumers.end());
+        t.consumers.erase(std::unique(t.consumers.begin(), t.consumers.end()), t.consumers.end());
+        std::int64_t &activation = units[static_cast<std::size_t>(t.producer)].activationBytes;
+        activation = satAdd(activation, t.memoryBytes);
+    }
+    return tensors;
+}
+
 /// Builds units from groups of nodes (each group convex, groups cover the assignable nodes).
 CostGraph fromGroups(const FunctionView &view, std::vector<std::vector<NodeId>> groups,
                      const std::vector<DeviceSpec> &devices, const LinkSpec &link,
@@ -121,46 +169,7 @@ CostGraph fromGroups(const FunctionView &view, std::vector<std::vector<NodeId>> 
 
     chargeWeightInputs(view, units);
 
-    // Tensors leaving their unit.
-    std::vector<CostTensor> tensors;
-    std::map<TensorRef, std::int32_t> tensorIndex;
-    auto tensorOf = [&](TensorRef t, std::int32_t producer) {
-        auto [it, inserted] = tensorIndex.emplace(t, static_cast<std::int32_t>(tensors.size()));
-        if (inserted) {
-            CostTensor ct;
-            ct.tensor = t;
-            ct.producer = producer;
-            ct.bytes = g.tensorType(t).byteSize().value_or(0);
-            const NodeKind kind = g.node(t.node).kind;
-            ct.memoryBytes
-                = kind == NodeKind::Tuple || kind == NodeKind::TupleGetItem ? 0 : ct.bytes;
-            tensors.push_back(std::move(ct));
-        }
-        return it->second;
-    };
-    for (std::size_t u = 0; u < units.size(); ++u) {
-        for (NodeId node : units[u].nodes) {
-            for (const FlowEdge &e : view.outEdges(node)) {
-                const std::int32_t to = unitOfNode[e.consumer.index()];
-                if (to < 0 || to == static_cast<std::int32_t>(u))
-                    continue;
-                tensors[static_cast<std::size_t>(tensorOf(e.tensor, static_cast<std::int32_t>(u)))]
-                    .consumers.push_back(to);
-            }
-        }
-    }
-    for (const TensorRef &t : g.outputs(view.function())) {
-        if (!t.isValid() || unitOfNode[t.node.index()] < 0)
-            continue;
-        tensors[static_cast<std::size_t>(tensorOf(t, unitOfNode[t.node.index()]))].globalOutput
-            = true;
-    }
-    for (CostTensor &t : tensors) {
-        std::sort(t.consumers.begin(), t.consumers.end());
-        t.consumers.erase(std::unique(t.consumers.begin(), t.consumers.end()), t.consumers.end());
-        std::int64_t &activation = units[static_cast<std::size_t>(t.producer)].activationBytes;
-        activation = satAdd(activation, t.memoryBytes);
-    }
+    std::vector<CostTensor> tensors = unitTensors(view, units, unitOfNode);
     return CostGraph::fromParts(std::move(units), std::move(tensors), std::move(times), link);
 }
 
