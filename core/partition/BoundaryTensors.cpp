@@ -3,11 +3,11 @@
 #include "core/partition/BoundaryTensors.h"
 
 #include "core/analysis/Cost.h"
+#include "core/analysis/RandomOps.h"
 #include "core/partition/WeightFollowers.h"
 #include "core/support/Saturating.h"
 
 #include <algorithm>
-#include <cctype>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -77,11 +77,7 @@ bool replicable(const Graph &graph, const std::vector<NodeId> &closure)
         if (node.kind != NodeKind::OpCall && node.kind != NodeKind::TupleGetItem
             && node.kind != NodeKind::Tuple)
             return true;
-        std::string op = node.op.str();
-        std::transform(op.begin(), op.end(), op.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        return op.find("random") != std::string::npos || op.find("bernoulli") != std::string::npos
-            || op.find("multinomial") != std::string::npos || op == "relax.call_packed";
+        return drawsRandomNumbers(node.op.str()) || node.op.str() == "relax.call_packed";
     });
 }
 

@@ -114,8 +114,8 @@ BoundaryTable computeBoundary(const PartitionPlan &plan);
 
 /// True when a weight-only closure may be computed again in another stage: no node has scopes
 /// (If, Match) or calls a local closure (the recomposition check can merge neither back), and
-/// none draws random numbers (RandomNormal, random.uniform, Bernoulli, Multinomial) or is an
-/// impure `relax.call_packed` (each copy would compute another value).
+/// none draws random numbers (drawsRandomNumbers) or is an impure `relax.call_packed` (each copy
+/// would compute another value).
 bool replicable(const Graph &graph, const std::vector<NodeId> &closure);
 
 /// The nodes module `k` computes: the partition's own nodes and its replicas, in program order.

@@ -8,6 +8,7 @@
 #include "TestSupport.h"
 #include "TiedWeights.h"
 #include "core/analysis/FusionAnalysis.h"
+#include "core/analysis/RandomOps.h"
 #include "core/auto/AutoPlan.h"
 #include "core/auto/StageSearch.h"
 #include "core/formats/Exporter.h"
@@ -98,6 +99,7 @@ private slots:
     void autoNamesStagesInOrderAndKeepsKernels();
     void largestPublicFunctionOpensFirst();
     void impliedCostBeyondTenTimesIsNotValid();
+    void randomDrawsAreNeverComputedAgain();
 };
 
 void TestWeightFollow::weightOnlyNodesFollowTheirConsumer()
@@ -523,4 +525,33 @@ def @main(%x: Tensor[(1, 64, 56, 56), float32]) {
 }
 
 QTEST_APPLESS_MAIN(TestWeightFollow)
+void TestWeightFollow::randomDrawsAreNeverComputedAgain()
+{
+    // The operators that draw random numbers, by their names in ONNX (RandomNormal,
+    // RandomUniformLike, Bernoulli, Multinomial) and Relay (random.uniform): two copies of one
+    // compute different values. Deterministic ops, and relax.call_packed (impure, but not a
+    // random draw by name), are not.
+    for (const char *op : { "RandomNormal", "RandomUniformLike", "Bernoulli", "Multinomial",
+                            "random.uniform", "random.normal_like" })
+        QVERIFY2(drawsRandomNumbers(op), op);
+    for (const char *op : { "transpose", "nn.dense", "MatMul", "relax.call_packed", "Dropout" })
+        QVERIFY2(!drawsRandomNumbers(op), op);
+
+    // A weight-only closure holding a random draw of the weight is not replicable; the same
+    // closure without it is.
+    QTemporaryDir tmp;
+    const QString path = tmp.filePath(QStringLiteral("random_weight.relay"));
+    QVERIFY(writeAll(path, R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8), float32], %w: Tensor[(8, 8), float32]) {
+  %0 = transpose(%w) /* ty=Tensor[(8, 8), float32] */;
+  %1 = random.normal_like(%0) /* ty=Tensor[(8, 8), float32] */;
+  %2 = nn.dense(%x, %1) /* ty=Tensor[(1, 8), float32] */;
+  %2
+}
+)"));
+    const auto g = loadOrAbort(path);
+    QVERIFY(replicable(*g, nodes(*g, { "%0" })));
+    QVERIFY(!replicable(*g, nodes(*g, { "%0", "%1" })));
+}
+
 #include "tst_weightfollow.moc"

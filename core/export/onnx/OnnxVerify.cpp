@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/export/onnx/OnnxVerify.h"
 
+#include "core/analysis/RandomOps.h"
 #include "core/export/VerifySupport.h"
 #include "core/export/onnx/OnnxModelFile.h"
 #include "core/graph/GraphCompare.h"
@@ -344,9 +345,7 @@ std::optional<std::string> OnnxExportCheck::recompose()
         const bool subgraph
             = std::any_of(n.attribute().begin(), n.attribute().end(),
                           [](const auto &a) { return a.has_g() || a.graphs_size(); });
-        const bool random = n.op_type().find("Random") != std::string::npos
-            || n.op_type() == "Bernoulli" || n.op_type() == "Multinomial";
-        if (weightOnly && !subgraph && !random) {
+        if (weightOnly && !subgraph && !drawsRandomNumbers(n.op_type())) {
             for (const auto &o : n.output())
                 m_weightOnly.insert(o);
         }
