@@ -546,8 +546,9 @@ void TestDeepLayout::threeNodeColumnByHand()
 QTEST_APPLESS_MAIN(TestDeepLayout)
 namespace {
 
-// The real rnnt dump laid out as the editor lays it out (null when the corpus is missing).
-std::shared_ptr<const Layout> rnntLayout()
+// The real rnnt dump laid out as the editor lays it out (null when the corpus is missing),
+// made once for the tests that read it.
+std::shared_ptr<const Layout> layOutRnnt()
 {
     const QString path = test::corpusDir("relay").filePath(
         QStringLiteral("rnnt_unrolled-lstm_24k-nodes_glenside.relay.txt"));
@@ -559,6 +560,12 @@ std::shared_ptr<const Layout> rnntLayout()
     const LayoutGraph lg = buildLayoutGraph(*in.graph, in.graph->mainFunction());
     const LayoutResult r = computeLayout(lg, LayoutSettings {});
     return r.isOk() && r.layout->engine == "cleave-order" ? r.layout : nullptr;
+}
+
+std::shared_ptr<const Layout> rnntLayout()
+{
+    static const std::shared_ptr<const Layout> layout = layOutRnnt();
+    return layout;
 }
 
 struct FlatPoint
