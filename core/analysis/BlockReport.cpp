@@ -3,6 +3,7 @@
 #include "core/analysis/BlockReport.h"
 
 #include <algorithm>
+#include <span>
 #include <sstream>
 
 namespace cleave {
@@ -17,7 +18,7 @@ std::string joined(const std::vector<std::string> &items, const char *separator)
     return out;
 }
 
-std::vector<std::string> tensorLabels(const Graph &graph, const std::vector<TensorRef> &tensors)
+std::vector<std::string> tensorLabels(const Graph &graph, std::span<const TensorRef> tensors)
 {
     std::vector<std::string> labels;
     labels.reserve(tensors.size());

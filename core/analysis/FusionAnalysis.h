@@ -44,8 +44,8 @@ struct FusedBlock
     OpPatternKind pattern = OpPatternKind::Opaque; ///< The group's pattern (its anchor's).
     NodeId root; ///< The node whose value the block returns.
     std::vector<NodeId> nodes; ///< Members in post-order (producers first); no inputs/constants.
-    std::vector<TensorRef> inputs; ///< Tensors read from outside, in order of first use.
-    std::vector<TensorRef> outputs; ///< Tensors used outside the block or returned.
+    TensorRefList inputs; ///< Tensors read from outside, in order of first use.
+    TensorRefList outputs; ///< Tensors used outside the block or returned.
     FunctionId callee; ///< For a call of an existing function: that function.
 
     /// True when the block is a call of an existing Primitive / Composite / global function.

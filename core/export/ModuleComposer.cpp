@@ -373,10 +373,10 @@ private:
 
     /// The arguments of a call of `callee` that pass lifted constants to it, dropped.
     void dropLiftedArguments(const ComposedModule &cm, const ModuleState &st, FunctionId callee,
-                             std::vector<TensorRef> &inputs) const
+                             TensorRefList &inputs) const
     {
         const std::vector<NodeId> &params = cm.graph->function(callee).params;
-        std::vector<TensorRef> kept;
+        TensorRefList kept;
         for (std::size_t i = 0; i < inputs.size(); ++i) {
             if (i >= params.size() || !liftedCarrier(*cm.graph, st, params[i]))
                 kept.push_back(inputs[i]);
@@ -502,7 +502,7 @@ private:
     }
 
     /// `(%x.0, %x.1, ..., %x.n-1)` over all fields of `%x` → `%x`.
-    TensorRef collapsible(const std::vector<TensorRef> &inputs) const
+    TensorRef collapsible(const TensorRefList &inputs) const
     {
         TensorRef whole;
         for (std::size_t i = 0; i < inputs.size(); ++i) {

@@ -505,7 +505,7 @@ std::vector<TensorRef> Graph::outputs(FunctionId f) const
         return {};
     const Node &node = m_nodes[r.index()];
     if (node.kind == NodeKind::Tuple)
-        return node.inputs;
+        return node.inputs.toVector();
     std::vector<TensorRef> out;
     for (std::size_t i = 0; i < std::max<std::size_t>(1, node.outputCount()); ++i)
         out.push_back(TensorRef { r, static_cast<std::uint32_t>(i) });

@@ -5,6 +5,7 @@
 #include "core/graph/AttrValue.h"
 #include "core/graph/Diagnostic.h"
 #include "core/graph/Ids.h"
+#include "core/graph/TensorRefList.h"
 #include "core/graph/Type.h"
 #include "core/graph/TypeList.h"
 #include "core/support/InternedString.h"
@@ -105,7 +106,7 @@ struct Node
     /// OpCall: operator; ConstructorCall: constructor; graph.json: func_name. Interned: a model
     /// names a few hundred operators across all its nodes.
     InternedString op;
-    std::vector<TensorRef> inputs; ///< Producers of the inputs, in argument order.
+    TensorRefList inputs; ///< Producers of the inputs, in argument order.
     Attributes attrs; ///< Call attributes in source order.
 
     /// One type per output (Relay nodes have exactly one), shared with every node of equal types.

@@ -161,7 +161,7 @@ public:
     BlockGraph take();
 
 private:
-    [[nodiscard]] std::vector<TensorRef> remap(const std::vector<TensorRef> &inputs) const;
+    [[nodiscard]] TensorRefList remap(const TensorRefList &inputs) const;
     void record(NodeId original, NodeId copy, std::size_t outputs);
     void addBlock(const FusedBlock &block, const Node &root);
     void addCopy(NodeId n, const Node &node);
@@ -205,9 +205,9 @@ BlockCollapser::BlockCollapser(const Graph &graph, FunctionId f,
     }
 }
 
-std::vector<TensorRef> BlockCollapser::remap(const std::vector<TensorRef> &inputs) const
+TensorRefList BlockCollapser::remap(const TensorRefList &inputs) const
 {
-    std::vector<TensorRef> mapped;
+    TensorRefList mapped;
     mapped.reserve(inputs.size());
     for (TensorRef t : inputs) {
         const TensorRef shown = m_out.shownTensor(t);
