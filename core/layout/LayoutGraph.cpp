@@ -197,7 +197,11 @@ LayoutGraph buildLayoutGraph(const FunctionView &view, const LayoutGraphOptions 
             ln.role = isOutput[id.index()] ? LayoutNodeRole::Output : LayoutNodeRole::Operator;
             break;
         }
-        nodeBoxSize(nodeLabel(graph, id), ln.role, ln.width, ln.height);
+        double width = 0;
+        double height = 0;
+        nodeBoxSize(nodeLabel(graph, id), ln.role, width, height);
+        ln.width = static_cast<float>(width);
+        ln.height = static_cast<float>(height);
         indexOf[id.index()] = static_cast<std::uint32_t>(lg.nodes.size());
         lg.nodes.push_back(ln);
     };

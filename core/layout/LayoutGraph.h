@@ -58,8 +58,8 @@ struct LayoutGraph
     {
         NodeId id;
         LayoutNodeRole role = LayoutNodeRole::Operator;
-        double width = 0; ///< Points.
-        double height = 0;
+        float width = 0; ///< Points (a box's size is a few hundred at most).
+        float height = 0;
     };
     struct Edge
     {

@@ -357,8 +357,9 @@ void OrderedPlacer::placeVertically()
     for (std::size_t r = 0; r < m_slots.size(); ++r) {
         for (const Slot &s : m_slots[r])
             if (s.node() >= 0)
-                m_rankHeight[r] = std::max(
-                    m_rankHeight[r], m_graph.nodes[static_cast<std::size_t>(s.node())].height);
+                m_rankHeight[r]
+                    = std::max(m_rankHeight[r],
+                               double(m_graph.nodes[static_cast<std::size_t>(s.node())].height));
         m_rankTop[r] = y;
         y += m_rankHeight[r] + rankSeparation;
     }

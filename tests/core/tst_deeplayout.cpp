@@ -506,7 +506,7 @@ void TestDeepLayout::threeNodeColumnByHand()
     double widest = 0;
     for (const LayoutGraph::Node &n : lg.nodes) {
         size[n.id] = { n.width, n.height };
-        widest = std::max(widest, n.width);
+        widest = std::max(widest, double(n.width));
         QVERIFY(n.height >= 10); // a rank is as tall as its node
     }
     LayoutSettings settings;

@@ -69,7 +69,7 @@ std::string version2Bytes(const LayoutGraph &lg)
     appendU32(out, static_cast<std::uint32_t>(nodes.size()));
     for (const auto &[id, n] : nodes) {
         appendU32(out, id.value);
-        for (double v : { 999.0, 0.0, n->width, n->height })
+        for (double v : { 999.0, 0.0, double(n->width), double(n->height) })
             appendF64(out, v);
     }
     appendU32(out, 0); // no edges
