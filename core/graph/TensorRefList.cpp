@@ -18,8 +18,8 @@ void TensorRefList::grow(std::size_t capacity)
     auto *heap = static_cast<TensorRef *>(::operator new(capacity * sizeof(TensorRef)));
     std::copy(begin(), end(), heap);
     if (!isInline())
-        ::operator delete(m_heap);
-    m_heap = heap;
+        ::operator delete(m_store.heap);
+    m_store.heap = heap;
     m_capacity = static_cast<std::uint32_t>(capacity);
 }
 
@@ -46,7 +46,7 @@ void TensorRefList::assign(const TensorRef *first, const TensorRef *last)
     if (n > m_capacity) {
         // Exactly as many as given: an imported node's list is assigned once and kept.
         release();
-        m_heap = static_cast<TensorRef *>(::operator new(n * sizeof(TensorRef)));
+        m_store.heap = static_cast<TensorRef *>(::operator new(n * sizeof(TensorRef)));
         m_capacity = static_cast<std::uint32_t>(n);
     }
     std::copy(first, last, data());

@@ -70,8 +70,11 @@ public:
     [[nodiscard]] std::size_t size() const { return m_size; }
     [[nodiscard]] bool empty() const { return m_size == 0; }
     [[nodiscard]] std::size_t capacity() const { return m_capacity; }
-    [[nodiscard]] TensorRef *data() { return isInline() ? m_inline : m_heap; }
-    [[nodiscard]] const TensorRef *data() const { return isInline() ? m_inline : m_heap; }
+    [[nodiscard]] TensorRef *data() { return isInline() ? m_store.inPlace : m_store.heap; }
+    [[nodiscard]] const TensorRef *data() const
+    {
+        return isInline() ? m_store.inPlace : m_store.heap;
+    }
     [[nodiscard]] iterator begin() { return data(); }
     [[nodiscard]] iterator end() { return data() + m_size; }
     [[nodiscard]] const_iterator begin() const { return data(); }
@@ -139,25 +142,27 @@ private:
     void release()
     {
         if (!isInline())
-            ::operator delete(m_heap);
+            ::operator delete(m_store.heap);
         m_capacity = inlineCapacity;
         m_size = 0;
     }
     void take(TensorRefList &other) noexcept
     {
-        std::memcpy(static_cast<void *>(m_inline), static_cast<const void *>(other.m_inline),
-                    sizeof m_inline);
+        std::memcpy(static_cast<void *>(m_store.inPlace),
+                    static_cast<const void *>(other.m_store.inPlace), sizeof m_store.inPlace);
         m_size = other.m_size;
         m_capacity = other.m_capacity;
         other.m_size = 0;
         other.m_capacity = inlineCapacity;
     }
 
-    union
+    // The refs in place (capacity 2) or the heap block (larger capacities).
+    union Store
     {
-        TensorRef m_inline[inlineCapacity] {}; // NOLINT(modernize-avoid-c-arrays)
-        TensorRef *m_heap;
+        TensorRef inPlace[inlineCapacity] {}; // NOLINT(modernize-avoid-c-arrays)
+        TensorRef *heap;
     };
+    Store m_store;
     std::uint32_t m_size = 0;
     std::uint32_t m_capacity = inlineCapacity;
 };

@@ -116,11 +116,10 @@ bool closeTo(const QPolygonF &a, const QPolygonF &b)
 // with a route (by EdgeRef).
 void compareWithLayout(const RegionGeometry &g, const Layout &l)
 {
-    QCOMPARE(g.nodes.size(), l.nodes.size());
     QCOMPARE(g.boxCount(), l.nodes.size());
     std::size_t i = 0;
     for (const auto &[id, r] : l.nodes) {
-        QCOMPARE(g.nodes[i], id);
+        QCOMPARE(g.node(i), id);
         QVERIFY(closeTo(g.box(i), padded(r)));
         ++i;
     }
@@ -128,12 +127,12 @@ void compareWithLayout(const RegionGeometry &g, const Layout &l)
     for (const auto &[edge, s] : l.edges) {
         if (s.points().empty())
             continue;
-        QVERIFY(i < g.edges.size());
-        QCOMPARE(g.edges[i], edge);
+        QVERIFY(i < g.routeCount());
+        QCOMPARE(g.edge(i), edge);
+        QCOMPARE(g.routeOf(edge), i);
         QVERIFY(closeTo(g.routePolygon(i), onCurve(s)));
         ++i;
     }
-    QCOMPARE(g.edges.size(), i);
     QCOMPARE(g.routeCount(), i);
 }
 
@@ -193,25 +192,31 @@ void TestRegionHandover::geometryOfHandMadeLayout()
     const std::shared_ptr<const RegionGeometry> g = cleave::ui::makeRegionGeometry(layout);
 
     // Boxes by node id, padded by 12 beside and 15 above and below.
-    QCOMPARE(g->nodes,
-             (std::vector<NodeId> { NodeId(std::size_t(1)), NodeId(std::size_t(2)),
-                                    NodeId(std::size_t(3)) }));
     QCOMPARE(g->boxCount(), std::size_t(3));
+    QCOMPARE(g->node(0), NodeId(std::size_t(1)));
+    QCOMPARE(g->node(1), NodeId(std::size_t(2)));
+    QCOMPARE(g->node(2), NodeId(std::size_t(3)));
     QCOMPARE(g->box(0), QRectF(-12, -15, 84, 60));
     QCOMPARE(g->box(1), QRectF(88, 35, 64, 50));
     QCOMPARE(g->box(2), QRectF(98, 115, 74, 50));
     // The two routed edges by EdgeRef, their on-curve points only; each route's box grown by
     // half the 40-unit route pen.
-    QCOMPARE(g->edges.size(), std::size_t(2));
     QCOMPARE(g->routeCount(), std::size_t(2));
     QCOMPARE(g->routePolygon(0), QPolygonF({ QPointF(30, 30), QPointF(100, 50) }));
     QCOMPARE(g->routePolygon(1),
              QPolygonF({ QPointF(120, 70), QPointF(120, 100), QPointF(150, 130) }));
-    // All routes' points in one array: route 0 is points 0-1, route 1 points 2-4.
-    QCOMPARE(g->routeStarts, (std::vector<std::uint32_t> { 0, 2, 5 }));
-    QCOMPARE(g->routePoints.size(), std::size_t(5));
-    QCOMPARE(g->route(1).size(), std::size_t(3));
-    QCOMPARE(g->route(1)[2].toPointF(), QPointF(150, 130));
+    // The routes are the layout's own splines (route 1 has two segments: 7 points), found by
+    // EdgeRef; the edge without points has no route.
+    QCOMPARE(g->route(1).size(), std::size_t(7));
+    QCOMPARE(QPointF(g->route(1)[6].x, g->route(1)[6].y), QPointF(150, 130));
+    QCOMPARE(
+        g->routeOf(EdgeRef { TensorRef { NodeId(std::size_t(2)), 0 }, NodeId(std::size_t(3)) }),
+        std::size_t(1));
+    QCOMPARE(
+        g->routeOf(EdgeRef { TensorRef { NodeId(std::size_t(2)), 1 }, NodeId(std::size_t(3)) }),
+        g->routeCount());
+    QCOMPARE(g->edge(1),
+             (EdgeRef { TensorRef { NodeId(std::size_t(2)), 0 }, NodeId(std::size_t(3)) }));
     QCOMPARE(g->routeBox(0), QRectF(10, 10, 110, 60));
     QCOMPARE(g->routeBox(1), QRectF(100, 50, 70, 100));
     // Filed in the indexes (one band each: fewer than 32 shapes): a query around node 2 finds

@@ -43,13 +43,13 @@ void CanvasWidget::Private::applyPlan()
     // The padded box of each partition's topmost (then leftmost) node, where its name goes.
     std::vector<QRectF> topmost(partitions.size());
     auto nodeSlots = std::make_shared<std::vector<std::int32_t>>();
-    nodeSlots->reserve(regionGeometry->nodes.size());
+    nodeSlots->reserve(regionGeometry->boxCount());
     auto edgeSlots = std::make_shared<std::vector<std::int32_t>>();
-    edgeSlots->reserve(regionGeometry->edges.size());
+    edgeSlots->reserve(regionGeometry->routeCount());
     for (const Partition &p : partitions)
         farPartitions.push_back({ p.id, partitionColour(p.colour) });
-    for (std::size_t i = 0; i < regionGeometry->nodes.size(); ++i) {
-        const int index = plan->indexOf(plan->partitionOf(regionGeometry->nodes[i]));
+    for (std::size_t i = 0; i < regionGeometry->boxCount(); ++i) {
+        const int index = plan->indexOf(plan->partitionOf(regionGeometry->node(i)));
         nodeSlots->push_back(index);
         if (index < 0)
             continue;
@@ -58,7 +58,8 @@ void CanvasWidget::Private::applyPlan()
         if (top.isNull() || r.y() < top.y() || (r.y() == top.y() && r.x() < top.x()))
             top = r;
     }
-    for (const EdgeRef &edge : regionGeometry->edges) {
+    for (std::size_t i = 0; i < regionGeometry->routeCount(); ++i) {
+        const EdgeRef edge = regionGeometry->edge(i);
         const int from = plan->indexOf(plan->partitionOf(edge.tensor.node));
         const bool inside = from >= 0 && from == plan->indexOf(plan->partitionOf(edge.consumer));
         edgeSlots->push_back(inside ? from : -1);
@@ -141,15 +142,12 @@ CanvasWidget::Private::applyBoundary()
     // of its edges).
     auto lines = std::make_shared<std::vector<std::pair<QPolygonF, QRgb>>>();
     lines->reserve(crossings.size());
-    const std::vector<EdgeRef> &edges = regionGeometry->edges;
     for (const BoundaryCrossing &c : crossings) {
         if (!c.bold)
             continue;
-        const auto it = std::lower_bound(edges.begin(), edges.end(), c.edge);
-        if (it != edges.end() && *it == c.edge)
-            lines->emplace_back(
-                regionGeometry->routePolygon(static_cast<std::size_t>(it - edges.begin())),
-                c.colour.rgba());
+        const std::size_t route = regionGeometry->routeOf(c.edge);
+        if (route < regionGeometry->routeCount())
+            lines->emplace_back(regionGeometry->routePolygon(route), c.colour.rgba());
     }
     return lines;
 }

@@ -8,48 +8,48 @@
 
 namespace cleave::ui {
 
-void RegionGeometry::addBox(NodeId node, const QRectF &box)
+std::size_t RegionGeometry::routeOf(const EdgeRef &edge) const
 {
-    nodes.push_back(node);
-    boxes.push_back(FloatRect::fromRectF(box));
-}
-
-void RegionGeometry::addRoute(const EdgeRef &edge, const LayoutSpline &spline)
-{
-    if (routeStarts.empty())
-        routeStarts.push_back(0);
-    edges.push_back(edge);
-    const std::span<const LayoutPoint> p = spline.points();
-    for (std::size_t i = 0; i < p.size(); i += 3)
-        routePoints.push_back({ p[i].x, p[i].y });
-    routeStarts.push_back(static_cast<std::uint32_t>(routePoints.size()));
+    const std::size_t found = layout ? layout->edges.find(edge) : LayoutRoutes::npos;
+    if (found == LayoutRoutes::npos)
+        return routeCount();
+    if (everyEdgeRouted)
+        return found;
+    const auto it
+        = std::lower_bound(routeEdges.begin(), routeEdges.end(), static_cast<std::uint32_t>(found));
+    return it != routeEdges.end() && *it == found
+        ? static_cast<std::size_t>(it - routeEdges.begin())
+        : routeCount();
 }
 
 QPolygonF RegionGeometry::routePolygon(std::size_t i) const
 {
-    const std::span<const FloatPoint> points = route(i);
+    const std::span<const LayoutPoint> points = route(i);
     QPolygonF out;
-    out.reserve(static_cast<qsizetype>(points.size()));
-    for (const FloatPoint &p : points)
-        out.append(p.toPointF());
+    out.reserve(static_cast<qsizetype>((points.size() + 2) / 3));
+    for (std::size_t k = 0; k < points.size(); k += 3)
+        out.append(QPointF(points[k].x, points[k].y));
     return out;
 }
 
 void RegionGeometry::index(qreal halfPen)
 {
+    const std::size_t routes
+        = everyEdgeRouted ? (layout ? layout->edges.size() : 0) : routeEdges.size();
     routeBounds.clear();
-    routeBounds.reserve(edges.size());
+    routeBounds.reserve(routes);
     const auto grow = static_cast<float>(halfPen);
-    for (std::size_t i = 0; i < edges.size(); ++i) {
-        const std::span<const FloatPoint> points = route(i);
+    for (std::size_t i = 0; i < routes; ++i) {
+        // The bounds of the on-curve points (the tint follows the polyline through them).
+        const std::span<const LayoutPoint> points = route(i);
         FloatRect r;
         if (!points.empty()) {
             r = { points.front().x, points.front().y, points.front().x, points.front().y };
-            for (const FloatPoint &p : points) {
-                r.left = std::min(r.left, p.x);
-                r.top = std::min(r.top, p.y);
-                r.right = std::max(r.right, p.x);
-                r.bottom = std::max(r.bottom, p.y);
+            for (std::size_t k = 0; k < points.size(); k += 3) {
+                r.left = std::min(r.left, points[k].x);
+                r.top = std::min(r.top, points[k].y);
+                r.right = std::max(r.right, points[k].x);
+                r.bottom = std::max(r.bottom, points[k].y);
             }
         }
         routeBounds.push_back({ r.left - grow, r.top - grow, r.right + grow, r.bottom + grow });
@@ -60,7 +60,7 @@ void RegionGeometry::index(qreal halfPen)
 
 bool RegionGeometry::isOf(const Layout *l) const
 {
-    return l != nullptr && layout.lock().get() == l;
+    return l != nullptr && layout.get() == l && !isOrphaned();
 }
 
 std::shared_ptr<const RegionGeometry>
@@ -71,24 +71,21 @@ makeRegionGeometry(const std::shared_ptr<const Layout> &layout)
         return geometry;
     geometry->layout = layout;
     geometry->boxes.reserve(layout->nodes.size());
-    geometry->nodes.reserve(layout->nodes.size());
     for (const auto &[id, r] : layout->nodes)
-        geometry->addBox(id, toRectF(r).adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY));
-    // Sized exactly: a spline of 3k + 1 points has k + 1 on the curve.
+        geometry->boxes.push_back(FloatRect::fromRectF(
+            toRectF(r).adjusted(-regionPadX, -regionPadY, regionPadX, regionPadY)));
+    // A route per layout edge, unless some edge is not drawn (no points): then the list of
+    // those that are.
     std::size_t routes = 0;
-    std::size_t points = 0;
-    for (const auto &[edge, spline] : layout->edges) {
-        if (spline.points().empty())
-            continue; // not drawn
-        ++routes;
-        points += (spline.points().size() + 2) / 3;
+    for (std::size_t i = 0; i < layout->edges.size(); ++i)
+        routes += layout->edges.spline(i).points().empty() ? 0 : 1;
+    if (routes < layout->edges.size()) {
+        geometry->everyEdgeRouted = false;
+        geometry->routeEdges.reserve(routes);
+        for (std::size_t i = 0; i < layout->edges.size(); ++i)
+            if (!layout->edges.spline(i).points().empty())
+                geometry->routeEdges.push_back(static_cast<std::uint32_t>(i));
     }
-    geometry->edges.reserve(routes);
-    geometry->routeStarts.reserve(routes + 1);
-    geometry->routePoints.reserve(points);
-    for (const auto &[edge, spline] : layout->edges)
-        if (!spline.points().empty())
-            geometry->addRoute(edge, spline);
     geometry->index(regionRouteWidth / 2);
     return geometry;
 }

@@ -30,44 +30,45 @@ inline constexpr qreal regionPadY = 15;
 /// partition each box and route belongs to (RegionSlots), so a cut re-colours the same shapes
 /// instead of building them again. Shared, read-only, by the regions of every plan.
 ///
-/// Made from the layout alone (makeRegionGeometry()), on the worker that makes or prepares the
-/// layout, and handed over beside it (RegionGeometryStore): plain geometry, no items. Kept
-/// compact, as it lives beside the layout for every node and edge drawn: boxes and points in
-/// floats, all routes' points in one array (routeStarts says where each route begins), the
-/// indexes holding ids only.
+/// Made from the layout (makeRegionGeometry()), on the worker that makes or prepares the layout,
+/// and handed over beside it (RegionGeometryStore): plain geometry, no items. It holds that
+/// layout and reads the node ids, edge ids and routes from it; of its own it keeps only what
+/// the indexes need (the padded boxes and the routes' grown bounds, in floats) and, when some
+/// edge of the layout has no route, which layout edge each route is. It used to copy the ids and
+/// the on-curve points as well, 32 bytes an edge and 4 a node more beside the layout's own.
 struct RegionGeometry
 {
-    /// The layout it was made from (not held: a store of geometries keeps no layout alive).
-    std::weak_ptr<const Layout> layout;
-    std::vector<NodeId> nodes; // the node of each box: a plan walks this, not the item map
-    std::vector<FloatRect> boxes; // padded node boxes, in the order of RegionSlots::nodes
-    std::vector<EdgeRef> edges; // the edge of each route: a plan walks this, not the item map
-    /// The on-curve points of every route, in the order of RegionSlots::edges, one route after
-    /// the other: route i is routePoints[routeStarts[i], routeStarts[i + 1]).
-    std::vector<FloatPoint> routePoints;
-    std::vector<std::uint32_t> routeStarts;
+    /// The layout it was made from. A store of geometries treats one whose layout nobody else
+    /// holds as gone (RegionGeometryStore).
+    std::shared_ptr<const Layout> layout;
+    std::vector<FloatRect> boxes; // padded node boxes, in the layout's node order (by id)
     std::vector<FloatRect> routeBounds; // each route's box grown by half the route pen
+    /// True when every edge of the layout has a route (route i is then its i-th edge);
+    /// otherwise routeEdges lists the layout edge of each route.
+    bool everyEdgeRouted = true;
+    std::vector<std::uint32_t> routeEdges;
     BandIndex boxIndex;
     BandIndex routeIndex;
 
-    /// Adds the padded box `box` of `node` (after those of lower ids).
-    void addBox(NodeId node, const QRectF &box);
-    /// Adds the route of `edge` (after those of lower EdgeRefs): the on-curve points of
-    /// `spline`, its start and every segment's end.
-    void addRoute(const EdgeRef &edge, const LayoutSpline &spline);
-    /// Files the boxes and routes (all added) in the indexes; `halfPen` is half the width of
-    /// the pen a route is stroked with.
+    /// Files the boxes and routes in the indexes; `halfPen` is half the width of the pen a
+    /// route is stroked with.
     void index(qreal halfPen);
 
     [[nodiscard]] std::size_t boxCount() const { return boxes.size(); }
+    /// The node of box i (the layout's i-th node).
+    [[nodiscard]] NodeId node(std::size_t i) const { return (layout->nodes.begin() + i)->first; }
     [[nodiscard]] QRectF box(std::size_t i) const { return boxes[i].toRectF(); }
-    [[nodiscard]] std::size_t routeCount() const { return edges.size(); }
-    [[nodiscard]] std::span<const FloatPoint> route(std::size_t i) const
+    [[nodiscard]] std::size_t routeCount() const { return routeBounds.size(); }
+    /// The edge of route i.
+    [[nodiscard]] EdgeRef edge(std::size_t i) const { return layout->edges.key(layoutEdge(i)); }
+    /// The route of `edge`, or routeCount() when it has none.
+    [[nodiscard]] std::size_t routeOf(const EdgeRef &edge) const;
+    /// The spline of route i: its on-curve points are every third point from the first.
+    [[nodiscard]] std::span<const LayoutPoint> route(std::size_t i) const
     {
-        return std::span<const FloatPoint>(routePoints)
-            .subspan(routeStarts[i], routeStarts[i + 1] - routeStarts[i]);
+        return layout->edges.spline(layoutEdge(i)).points();
     }
-    /// Route i as a polygon (made on each call).
+    /// Route i's on-curve points as a polygon (made on each call).
     [[nodiscard]] QPolygonF routePolygon(std::size_t i) const;
     /// The box of route i grown by half the route pen (set by index()).
     [[nodiscard]] QRectF routeBox(std::size_t i) const { return routeBounds[i].toRectF(); }
@@ -80,8 +81,16 @@ struct RegionGeometry
     {
         routeIndex.query(area, routeBounds, out);
     }
-    /// True when it was made from `l` (which is alive).
+    /// True when it was made from `l` and some other owner holds `l` still.
     [[nodiscard]] bool isOf(const Layout *l) const;
+    /// True when nobody but this geometry holds its layout (which its maker let go of).
+    [[nodiscard]] bool isOrphaned() const { return !layout || layout.use_count() <= 1; }
+
+private:
+    [[nodiscard]] std::size_t layoutEdge(std::size_t i) const
+    {
+        return everyEdgeRouted ? i : routeEdges[i];
+    }
 };
 
 /// The region geometry of `layout` in the orders the canvas' plans and far picture follow:

@@ -9,18 +9,16 @@ namespace cleave::ui {
 
 void RegionGeometryStore::put(std::shared_ptr<const RegionGeometry> geometry)
 {
-    if (!geometry)
+    if (!geometry || geometry->isOrphaned())
         return;
-    const std::shared_ptr<const Layout> layout = geometry->layout.lock();
-    if (!layout)
-        return;
+    const Layout *layout = geometry->layout.get();
     // The old geometry is freed outside the lock (a large one takes milliseconds).
     std::deque<std::shared_ptr<const RegionGeometry>> dropped;
     {
         const std::lock_guard lock(m_mutex);
         const auto stale = std::stable_partition(
             m_held.begin(), m_held.end(), [&](const std::shared_ptr<const RegionGeometry> &g) {
-                return !g->layout.expired() && !g->isOf(layout.get());
+                return !g->isOrphaned() && !g->isOf(layout);
             });
         std::move(stale, m_held.end(), std::back_inserter(dropped));
         m_held.erase(stale, m_held.end());

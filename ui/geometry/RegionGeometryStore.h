@@ -15,7 +15,8 @@ namespace cleave::ui {
 /// geometry of a layout found in memory (RegionGeometryMaker) puts it here beside the layout,
 /// so that the first plan on that layout finds its shapes made instead of building them on the
 /// UI thread. The canvas takes it out (the store keeps nothing the canvas holds); at most the
-/// last two put wait, and one whose layout is gone is dropped. Thread-safe.
+/// last two put wait, and one whose layout nobody but the geometry holds any more (gone from the
+/// canvas and the layout caches) is dropped. Thread-safe.
 class RegionGeometryStore
 {
 public:

@@ -22,20 +22,21 @@ constexpr qreal farZoom = 0.2;
 // segments as one polyline): a long edge's route crosses the whole drawing, and stroking it
 // all with a wide pen for a viewport that shows a few of its segments is what made a frame
 // cost a second on a 24k-node model. Returns the number of segments stroked.
-std::size_t strokeNear(QPainter &painter, std::span<const FloatPoint> route, const QRectF &clip,
+std::size_t strokeNear(QPainter &painter, std::span<const LayoutPoint> route, const QRectF &clip,
                        QPolygonF &run)
 {
     std::size_t stroked = 0;
     run.clear();
-    for (std::size_t i = 1; i < route.size(); ++i) {
-        const FloatPoint &a = route[i - 1];
-        const FloatPoint &b = route[i];
+    // The polyline through the on-curve points: every third point of the spline.
+    for (std::size_t i = 3; i < route.size(); i += 3) {
+        const LayoutPoint &a = route[i - 3];
+        const LayoutPoint &b = route[i];
         const bool near = std::max(a.x, b.x) >= clip.left() && std::min(a.x, b.x) <= clip.right()
             && std::max(a.y, b.y) >= clip.top() && std::min(a.y, b.y) <= clip.bottom();
         if (near) {
             if (run.isEmpty())
-                run.append(a.toPointF());
-            run.append(b.toPointF());
+                run.append(QPointF(a.x, a.y));
+            run.append(QPointF(b.x, b.y));
             ++stroked;
         } else if (!run.isEmpty()) {
             painter.drawPolyline(run);
@@ -44,8 +45,8 @@ std::size_t strokeNear(QPainter &painter, std::span<const FloatPoint> route, con
     }
     if (run.size() > 1)
         painter.drawPolyline(run);
-    else if (route.size() == 1 && clip.contains(route.front().toPointF()))
-        painter.drawPoint(route.front().toPointF());
+    else if (route.size() == 1 && clip.contains(QPointF(route.front().x, route.front().y)))
+        painter.drawPoint(QPointF(route.front().x, route.front().y));
     return stroked;
 }
 
