@@ -56,60 +56,56 @@ const NodeDetail &Node::noDetail()
 NodeDetail &Node::editDetail()
 {
     // Copy on write: a copied node shares its detail until one of the copies changes it.
-    if (!m_detail)
-        m_detail = std::make_shared<NodeDetail>();
-    else if (m_detail.use_count() > 1)
-        m_detail = std::make_shared<NodeDetail>(*m_detail);
-    return *m_detail;
+    return m_detail.unshared();
 }
 
 // Setters leave a node without a detail when the value is empty and there is none yet: importers
 // set every field of every node, and most of those values are empty.
 void Node::setAttrsRef(std::string ref)
 {
-    if (m_detail || !ref.empty())
+    if (m_detail.hasValue() || !ref.empty())
         editDetail().attrsRef = std::move(ref);
 }
 
 void Node::setValue(AttrValue value)
 {
-    if (m_detail || !value.isNull())
+    if (m_detail.hasValue() || !value.isNull())
         editDetail().value = std::move(value);
 }
 
 void Node::setMetaRef(std::string ref)
 {
-    if (m_detail || !ref.empty())
+    if (m_detail.hasValue() || !ref.empty())
         editDetail().metaRef = std::move(ref);
 }
 
 void Node::setSpan(std::string span)
 {
-    if (m_detail || !span.empty())
+    if (m_detail.hasValue() || !span.empty())
         editDetail().span = std::move(span);
 }
 
 void Node::setScopes(std::vector<FunctionId> scopes)
 {
-    if (m_detail || !scopes.empty())
+    if (m_detail.hasValue() || !scopes.empty())
         editDetail().scopes = std::move(scopes);
 }
 
 void Node::setPatterns(std::vector<Pattern> patterns)
 {
-    if (m_detail || !patterns.empty())
+    if (m_detail.hasValue() || !patterns.empty())
         editDetail().patterns = std::move(patterns);
 }
 
 void Node::setOutputNames(std::vector<std::string> names)
 {
-    if (m_detail || !names.empty())
+    if (m_detail.hasValue() || !names.empty())
         editDetail().outputNames = std::move(names);
 }
 
 void Node::setPartialMatch(bool partial)
 {
-    if (m_detail || partial)
+    if (m_detail.hasValue() || partial)
         editDetail().partialMatch = partial;
 }
 

@@ -9,6 +9,7 @@
 #include "core/graph/Type.h"
 #include "core/graph/TypeList.h"
 #include "core/support/InternedString.h"
+#include "core/support/SharedBox.h"
 #include "core/support/SourceLocation.h"
 
 #include <cstdint>
@@ -126,8 +127,11 @@ struct Node
 
     // --- rarely used fields (see NodeDetail) ---------------------------------------------------
     /// True when the node holds a detail of its own (some rare field was set non-empty).
-    [[nodiscard]] bool hasDetail() const { return m_detail != nullptr; }
-    [[nodiscard]] const NodeDetail &detail() const { return m_detail ? *m_detail : noDetail(); }
+    [[nodiscard]] bool hasDetail() const { return m_detail.hasValue(); }
+    [[nodiscard]] const NodeDetail &detail() const
+    {
+        return m_detail.hasValue() ? m_detail.value() : noDetail();
+    }
     [[nodiscard]] const std::string &attrsRef() const { return detail().attrsRef; }
     [[nodiscard]] const AttrValue &value() const { return detail().value; }
     [[nodiscard]] const std::string &metaRef() const { return detail().metaRef; }
@@ -154,7 +158,7 @@ private:
     static const NodeDetail &noDetail();
 
     TypeList m_outputTypes;
-    std::shared_ptr<NodeDetail> m_detail;
+    SharedBox<NodeDetail> m_detail; // one pointer: a std::shared_ptr took two
 };
 
 /// A function of a module: a global definition (`def @main`), a function literal (`fn (...)`), or
