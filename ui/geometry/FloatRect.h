@@ -7,20 +7,10 @@
 
 namespace cleave::ui {
 
-/// A point of a shape kept for every node or edge of a drawing, in single precision: half the
-/// memory of a QPointF. Scene units reach about 1e6 on the largest drawings, where a float
-/// still resolves a sixteenth of a unit, far below what a tint or a frame shows.
-struct FloatPoint
-{
-    float x = 0;
-    float y = 0;
-
-    [[nodiscard]] QPointF toPointF() const { return { x, y }; }
-    friend bool operator==(const FloatPoint &, const FloatPoint &) = default;
-};
-
-/// An axis-aligned rectangle kept by its edges in single precision (see FloatPoint): half the
-/// memory of a QRectF, for the many boxes a drawing indexes.
+/// An axis-aligned rectangle kept by its edges in single precision: half the memory of a
+/// QRectF, for the many boxes a drawing indexes. Scene units reach about 1e6 on the largest
+/// drawings, where a float still resolves a sixteenth of a unit, far below what a tint or a
+/// frame shows.
 struct FloatRect
 {
     float left = 0;
