@@ -107,9 +107,25 @@ struct ImportFigures
     }
 };
 
-/// Memory first (one import on a trimmed heap), then `runs` timed imports.
+/// Writes `text` to `$CLEAVE_BENCH_SAVE_DIR/name` when that variable is set, so that a generated
+/// module can be profiled on its own (`heaptrack cleave-cli inspect FILE`, `perf record ...`).
+inline void saveIfAsked(const std::string &text, const std::string &name)
+{
+    const char *dir = std::getenv("CLEAVE_BENCH_SAVE_DIR");
+    if (dir == nullptr || *dir == '\0')
+        return;
+    const std::string path = std::string(dir) + "/" + name;
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    std::fprintf(stderr, "%s %s\n", out ? "wrote" : "could not write", path.c_str());
+}
+
+/// Memory first (one import on a trimmed heap), then `runs` timed imports. A generated module
+/// (`path` without a folder) is also saved where CLEAVE_BENCH_SAVE_DIR asks.
 inline ImportFigures measureImport(const std::string &text, const std::string &path, int runs)
 {
+    if (path.find('/') == std::string::npos)
+        saveIfAsked(text, path);
     ImportFigures f;
     f.bytes = text.size();
     malloc_trim(0);

@@ -10,6 +10,7 @@
 // is the growth of the resident set's high-water mark during one import (reset through
 // /proc/self/clear_refs), on top of the text already in memory. Prints figures and one JSON line
 // per module; asserts nothing. Usage: bench_relax_import [BLOCKS] [FILE...]   (FILEs replace SAM)
+// CLEAVE_BENCH_SAVE_DIR=DIR also writes the generated modules to DIR.
 #include "ImportBench.h"
 #include "core/export/relax/RelaxPrinter.h"
 

@@ -11,6 +11,7 @@
 // JSON lines; asserts nothing. Also how many distinct output-type lists each import adds to the
 // process-wide pool (TypeList: entries are never freed).
 // Usage: bench_relay_import [BLOCKS] [FILE...]   (FILEs are measured after the corpus models)
+// CLEAVE_BENCH_SAVE_DIR=DIR also writes the generated module to DIR/generated.relay.
 #include "ImportBench.h"
 #include "core/export/relay/RelayPrinter.h"
 #include "core/formats/FormatRegistry.h"
