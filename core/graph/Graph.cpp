@@ -7,8 +7,11 @@
 #include <queue>
 
 #include <algorithm>
+#include <array>
 #include <functional>
+#include <string_view>
 #include <unordered_set>
+#include <utility>
 
 namespace cleave {
 
@@ -73,8 +76,58 @@ void Node::setValue(AttrValue value)
         editDetail().value = std::move(value);
 }
 
+namespace {
+
+// The meta reference spellings a Constant holds inline, by form (form k is entry k - 1): the
+// prefix before the index, which is followed by `]`.
+constexpr std::array<std::string_view, 3> inlineMetaPrefixes {
+    "meta[relay.Constant][", "metadata[\"relax.expr.Constant\"][",
+    "metadata[\"ir.GenericConst\"][", // TVM 0.27's printing
+};
+
+// The form and index of `ref` when it is `prefix<digits>]` with a canonical decimal index
+// (no sign, no leading zero) that fits 32 bits; form 0 otherwise.
+std::pair<std::uint8_t, std::uint32_t> inlineMetaRef(std::string_view ref)
+{
+    for (std::size_t k = 0; k < inlineMetaPrefixes.size(); ++k) {
+        const std::string_view prefix = inlineMetaPrefixes[k];
+        if (ref.size() < prefix.size() + 2 || !ref.starts_with(prefix) || ref.back() != ']')
+            continue;
+        const std::string_view digits = ref.substr(prefix.size(), ref.size() - prefix.size() - 1);
+        if (digits.size() > 9 || (digits.size() > 1 && digits[0] == '0'))
+            return { 0, 0 };
+        std::uint32_t value = 0;
+        for (const char c : digits) {
+            if (c < '0' || c > '9')
+                return { 0, 0 };
+            value = value * 10 + static_cast<std::uint32_t>(c - '0');
+        }
+        return { static_cast<std::uint8_t>(k + 1), value };
+    }
+    return { 0, 0 };
+}
+
+} // namespace
+
+std::string Node::metaRef() const
+{
+    if (m_metaForm == 0)
+        return detail().metaRef;
+    std::string ref(inlineMetaPrefixes[m_metaForm - 1]);
+    ref += std::to_string(index);
+    ref += ']';
+    return ref;
+}
+
 void Node::setMetaRef(std::string ref)
 {
+    const auto [form, i] = kind == NodeKind::Constant ? inlineMetaRef(ref)
+                                                      : std::pair<std::uint8_t, std::uint32_t> {};
+    m_metaForm = form;
+    if (form != 0) {
+        index = i;
+        ref.clear();
+    }
     if (m_detail.hasValue() || !ref.empty())
         editDetail().metaRef = std::move(ref);
 }

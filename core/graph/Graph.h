@@ -99,9 +99,19 @@ struct Node
 {
     NodeKind kind = NodeKind::OpCall;
     bool typeAnnotated = false; ///< True when outputTypes()[0] came from the source text.
+
+private:
+    /// Which inline meta reference a Constant holds (0: none; its detail may hold one). Here,
+    /// beside the other byte fields, it takes no room of its own.
+    std::uint8_t m_metaForm = 0;
+
+public:
     FunctionId function;
     FunctionId callee; ///< FunctionCall / FunctionValue: the function.
-    std::uint32_t index = 0; ///< TupleGetItem: the projected field.
+    /// TupleGetItem: the projected field. Constant: `i` of a `meta[relay.Constant][i]`,
+    /// `metadata["relax.expr.Constant"][i]` or `metadata["ir.GenericConst"][i]` reference held
+    /// inline (see metaRef()).
+    std::uint32_t index = 0;
     SourcePosition where; ///< Where the node's expression starts in the source.
     std::string name; ///< Binding name from the source (`%12`, `%x`, `%data`), or synthesized.
     /// OpCall: operator; ConstructorCall: constructor; graph.json: func_name. Interned: a model
@@ -134,7 +144,9 @@ struct Node
     }
     [[nodiscard]] const std::string &attrsRef() const { return detail().attrsRef; }
     [[nodiscard]] const AttrValue &value() const { return detail().value; }
-    [[nodiscard]] const std::string &metaRef() const { return detail().metaRef; }
+    /// Constant: its meta reference (`meta[relay.Constant][3]`), or empty. The common spellings
+    /// are held inline (a form and `index`), so a model's many weights allocate no detail.
+    [[nodiscard]] std::string metaRef() const;
     [[nodiscard]] const std::string &span() const { return detail().span; }
     [[nodiscard]] const std::vector<FunctionId> &scopes() const { return detail().scopes; }
     [[nodiscard]] const std::vector<Pattern> &patterns() const { return detail().patterns; }

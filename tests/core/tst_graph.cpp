@@ -77,6 +77,7 @@ private slots:
     void compare();
     void ambiguousKeys();
     void nodeDetailCopyOnWrite();
+    void inlineMetaRefs();
     void internedStrings();
     void sharedOutputTypes();
     void sharedOutputTypesAcrossThreads();
@@ -291,6 +292,62 @@ void TestGraph::nodeDetailCopyOnWrite()
     // Clearing a field of a node that has a detail does clear it.
     copy.setMetaRef({});
     QCOMPARE(copy.metaRef(), std::string());
+}
+
+// The common constant references are held in the node itself; every other spelling in the detail,
+// and each reads back exactly as it was set.
+void TestGraph::inlineMetaRefs()
+{
+    Node weight;
+    weight.kind = NodeKind::Constant;
+    weight.setMetaRef("meta[relay.Constant][17]");
+    QVERIFY(!weight.hasDetail());
+    QCOMPARE(weight.metaRef(), std::string("meta[relay.Constant][17]"));
+    QCOMPARE(weight.index, std::uint32_t(17));
+    weight.setMetaRef(R"(metadata["relax.expr.Constant"][0])");
+    QVERIFY(!weight.hasDetail());
+    QCOMPARE(weight.metaRef(), std::string(R"(metadata["relax.expr.Constant"][0])"));
+    weight.setMetaRef(R"(metadata["ir.GenericConst"][12])");
+    QVERIFY(!weight.hasDetail());
+    QCOMPARE(weight.metaRef(), std::string(R"(metadata["ir.GenericConst"][12])"));
+    weight.setMetaRef("meta[relay.Constant][999999999]"); // nine digits: the largest inline
+    QVERIFY(!weight.hasDetail());
+    QCOMPARE(weight.metaRef(), std::string("meta[relay.Constant][999999999]"));
+
+    // Spellings that would not print back the same from an index go to the detail.
+    for (const std::string ref :
+         { "meta[relay.Constant][03]", "meta[relay.Constant][4294967296]", "meta[relay.Constant][]",
+           "meta[relay.Constant][-1]", "meta[relay.Constant][1]x",
+           "meta[relay.attrs.Conv2DAttrs][0]", R"(metadata["relax.expr.Var"][2])" }) {
+        Node c;
+        c.kind = NodeKind::Constant;
+        c.setMetaRef(ref);
+        QVERIFY2(c.hasDetail(), ref.c_str());
+        QCOMPARE(c.metaRef(), ref);
+    }
+
+    // A node of another kind keeps its index for itself.
+    Node item;
+    item.kind = NodeKind::TupleGetItem;
+    item.index = 2;
+    item.setMetaRef("meta[relay.Constant][5]");
+    QCOMPARE(item.index, std::uint32_t(2));
+    QCOMPARE(item.metaRef(), std::string("meta[relay.Constant][5]"));
+
+    // From the detail to inline and back, and cleared; a copy keeps its own reference.
+    Node c;
+    c.kind = NodeKind::Constant;
+    c.setMetaRef("meta[relay.Constant][007]");
+    c.setMetaRef("meta[relay.Constant][7]");
+    QCOMPARE(c.metaRef(), std::string("meta[relay.Constant][7]"));
+    QVERIFY(c.detail().metaRef.empty());
+    Node copy = c;
+    copy.setMetaRef("meta[relay.Constant][8]");
+    QCOMPARE(c.metaRef(), std::string("meta[relay.Constant][7]"));
+    QCOMPARE(copy.metaRef(), std::string("meta[relay.Constant][8]"));
+    c.setMetaRef({});
+    QCOMPARE(c.metaRef(), std::string());
+    QCOMPARE(copy.metaRef(), std::string("meta[relay.Constant][8]"));
 }
 
 void TestGraph::internedStrings()
