@@ -236,6 +236,11 @@ void Graph::finalize()
     if (m_nodes.capacity() - m_nodes.size() > m_nodes.size() / 8
         && m_nodes.capacity() * sizeof(Node) < largeStore)
         m_nodes.shrink_to_fit();
+    // Keys first: sorting them needs scratch memory that is given back before the consumer index
+    // is built, so the two do not add up at the peak of a large import.
+    m_main = chooseMainFunction(true);
+    buildKeys();
+
     const std::size_t n = m_nodes.size();
     // Consumer index in CSR form: one pass to count, one to fill, so uses() is O(1).
     m_useOffsets.assign(n + 1, 0);
@@ -248,18 +253,20 @@ void Graph::finalize()
     for (std::size_t i = 0; i < n; ++i)
         m_useOffsets[i + 1] += m_useOffsets[i];
     m_uses.assign(m_useOffsets[n], Use {});
-    std::vector<std::uint32_t> fill(m_useOffsets.begin(), m_useOffsets.end() - 1);
-    for (std::size_t c = 0; c < n; ++c) {
+    // Filled backwards, with the end of node p's run (offsets[p + 1]) as its cursor: no scratch
+    // array, and each run still ends up in ascending consumer and input order. Afterwards
+    // offsets[p + 1] holds the start of p's run, so the array moves down one place.
+    for (std::size_t c = n; c-- > 0;) {
         const auto &inputs = m_nodes[c].inputs;
-        for (std::size_t k = 0; k < inputs.size(); ++k) {
+        for (std::size_t k = inputs.size(); k-- > 0;) {
             const NodeId p = inputs[k].node;
             if (p.isValid() && p.index() < n)
-                m_uses[fill[p.index()]++] = Use { NodeId(c), static_cast<std::uint32_t>(k) };
+                m_uses[--m_useOffsets[p.index() + 1]]
+                    = Use { NodeId(c), static_cast<std::uint32_t>(k) };
         }
     }
-
-    m_main = chooseMainFunction(true);
-    buildKeys();
+    std::copy(m_useOffsets.begin() + 1, m_useOffsets.end(), m_useOffsets.begin());
+    m_useOffsets[n] = static_cast<std::uint32_t>(m_uses.size());
 }
 
 void Graph::buildKeys()

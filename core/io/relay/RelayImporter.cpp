@@ -123,8 +123,8 @@ ImportResult RelayImporter::importBytes(std::string_view bytes, const std::strin
             return;
         }
         try {
-            relay::RelayParser parser(bytes);
-            std::unique_ptr<Graph> graph = parser.parse();
+            // The parser (its scopes and caches) is gone before the graph builds its indexes.
+            std::unique_ptr<Graph> graph = relay::RelayParser(bytes).parse();
             nameNodes(*graph);
             if (!graph->metadata().empty())
                 relay::applyMetadata(*graph, metadataLocation(bytes, path), result.diagnostics);

@@ -16,8 +16,11 @@ namespace cleave::relay {
 RelayParser::RelayParser(std::string_view text)
     : m_ts(text)
 {
-    // TVM prints a binding in 60–130 bytes; a guess on the low side avoids most rehashing.
-    const std::size_t bindings = text.size() / 128 + 16;
+    // TVM prints a binding in 60–130 bytes. Reserving for the shortest costs address space, not
+    // memory: the pages past the last binding are never written, so they are never resident,
+    // while growing a full vector holds the old and the new copy at once near the end of a
+    // large parse.
+    const std::size_t bindings = text.size() / 60 + 16;
     m_names.reserve(64);
     m_numbered.reserve(std::min<std::size_t>(bindings, maxNumberedSlots));
     m_bindings.reserve(bindings);
@@ -114,7 +117,7 @@ void RelayParser::bind(const std::string &name, Binding b, const Token &tok)
     const auto index = static_cast<std::uint32_t>(m_bindings.size());
     if (const std::optional<std::uint32_t> number = plainNumber(key)) {
         if (*number >= m_numbered.size())
-            m_numbered.resize(std::max<std::size_t>(*number + 1, m_numbered.size() * 2), noBinding);
+            m_numbered.resize(std::size_t { *number } + 1, noBinding); // grows geometrically
         b.shadowed = m_numbered[*number];
         m_numbered[*number] = index;
     } else {
