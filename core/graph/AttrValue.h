@@ -58,6 +58,13 @@ struct AttrValue
     friend bool operator==(const AttrValue &a, const AttrValue &b);
 };
 
+/// True when `a` and `b` print the same: every field counts, a float by its bits and its
+/// spelling (unlike ==, which calls 1e-05f and 1.0e-05f equal). Pools merge only such values.
+bool identical(const AttrValue &a, const AttrValue &b);
+
+/// A hash that agrees with identical().
+std::size_t identityHash(const AttrValue &v);
+
 /// Attributes in source order. Order matters for printing; lookup is linear (a handful of keys).
 /// The items are kept once per process: a model repeats a few dozen distinct attribute maps over
 /// thousands of calls (`axis=1`, `units=None`), so a node holds one pointer to a pooled, immutable

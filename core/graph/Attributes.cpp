@@ -11,12 +11,8 @@
 
 namespace cleave {
 
-namespace {
-
-using Items = std::vector<Attributes::Item>;
-
-// The pool merges only values that print the same: every field counts, a float by its bits and
-// its spelling (AttrValue's == calls 1e-05f and 1.0e-05f equal, and -0f and 0f).
+// Every field counts, a float by its bits and its spelling (AttrValue's == calls 1e-05f and
+// 1.0e-05f equal, and -0f and 0f).
 bool identical(const AttrValue &a, const AttrValue &b)
 {
     return a.kind == b.kind && a.intValue == b.intValue
@@ -25,7 +21,7 @@ bool identical(const AttrValue &a, const AttrValue &b)
         && std::ranges::equal(a.list, b.list, identical);
 }
 
-std::size_t hashOf(const AttrValue &v)
+std::size_t identityHash(const AttrValue &v)
 {
     auto seed = static_cast<std::size_t>(v.kind);
     hashMix(seed, std::hash<std::int64_t> {}(v.intValue));
@@ -36,9 +32,13 @@ std::size_t hashOf(const AttrValue &v)
     for (const std::string &k : v.keys)
         hashMix(seed, std::hash<std::string> {}(k));
     for (const AttrValue &item : v.list)
-        hashMix(seed, hashOf(item));
+        hashMix(seed, identityHash(item));
     return seed;
 }
+
+namespace {
+
+using Items = std::vector<Attributes::Item>;
 
 struct ItemsHash
 {
@@ -47,7 +47,7 @@ struct ItemsHash
         std::size_t seed = items.size();
         for (const auto &[key, value] : items) {
             hashMix(seed, std::hash<std::string> {}(key));
-            hashMix(seed, hashOf(value));
+            hashMix(seed, identityHash(value));
         }
         return seed;
     }

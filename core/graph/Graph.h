@@ -165,6 +165,8 @@ public:
     void setPartialMatch(bool partial);
     /// The detail for in-place edits: created on first use, unshared from copies of the node.
     [[nodiscard]] NodeDetail &editDetail();
+    /// Shares `other`'s detail, copy-on-write as a copied node does (see SharedValues).
+    void shareDetail(const Node &other) { m_detail = other.m_detail; }
 
 private:
     static const NodeDetail &noDetail();

@@ -3,6 +3,7 @@
 #include "core/graph/FunctionView.h"
 #include "core/graph/Graph.h"
 #include "core/graph/GraphCompare.h"
+#include "core/graph/SharedValues.h"
 #include "core/support/InternPool.h"
 
 #include <QTest>
@@ -78,6 +79,7 @@ private slots:
     void ambiguousKeys();
     void nodeDetailCopyOnWrite();
     void inlineMetaRefs();
+    void sharedValues();
     void internedStrings();
     void sharedOutputTypes();
     void sharedOutputTypesAcrossThreads();
@@ -348,6 +350,60 @@ void TestGraph::inlineMetaRefs()
     c.setMetaRef({});
     QCOMPARE(c.metaRef(), std::string());
     QCOMPARE(copy.metaRef(), std::string("meta[relay.Constant][8]"));
+}
+
+// Constants with identical values share one detail; a changed node gets its own; a spelling that
+// differs keeps a detail of its own; past maxValues nothing more is remembered.
+void TestGraph::sharedValues()
+{
+    SharedValues values;
+    auto constant = [&](AttrValue v) {
+        Node n;
+        n.kind = NodeKind::Constant;
+        values.setValue(n, std::move(v));
+        return n;
+    };
+    Node zero = constant(AttrValue::integer(0, "int64"));
+    Node zeroAgain = constant(AttrValue::integer(0, "int64"));
+    const Node six = constant(AttrValue::integer(6, "int64"));
+    const Node zero32 = constant(AttrValue::integer(0)); // another dtype
+    QCOMPARE(&zero.detail(), &zeroAgain.detail());
+    QVERIFY(&six.detail() != &zero.detail());
+    QVERIFY(&zero32.detail() != &zero.detail());
+    QCOMPARE(zeroAgain.value().intValue, std::int64_t(0));
+    QCOMPARE(six.value().intValue, std::int64_t(6));
+    QCOMPARE(zero32.value().dtype.str(), std::string("int32"));
+
+    // 1e-05f and 1.0e-05f are == but print differently: each keeps its spelling.
+    const Node a = constant(AttrValue::floating(1e-05, "float32", "1e-05f"));
+    const Node b = constant(AttrValue::floating(1e-05, "float32", "1.0e-05f"));
+    QVERIFY(&a.detail() != &b.detail());
+    QCOMPARE(b.value().toRelay(), std::string("1.0e-05f"));
+
+    // Copy on write: a span on one node leaves the other as it was.
+    zeroAgain.setSpan("clip/a_min");
+    QCOMPARE(zeroAgain.span(), std::string("clip/a_min"));
+    QCOMPARE(zero.span(), std::string());
+    QCOMPARE(zeroAgain.value().intValue, std::int64_t(0));
+
+    // A node that already has a detail takes the value into its own.
+    Node spanned;
+    spanned.kind = NodeKind::Constant;
+    spanned.setSpan("x");
+    values.setValue(spanned, AttrValue::integer(6, "int64"));
+    QVERIFY(&spanned.detail() != &six.detail());
+    QCOMPARE(spanned.value().intValue, std::int64_t(6));
+    QCOMPARE(spanned.span(), std::string("x"));
+
+    QCOMPARE(values.size(), std::size_t(5));
+    for (std::size_t i = values.size(); i < SharedValues::maxValues; ++i)
+        (void)constant(AttrValue::integer(static_cast<std::int64_t>(1000 + i)));
+    QCOMPARE(values.size(), SharedValues::maxValues);
+    const Node late = constant(AttrValue::integer(-7));
+    const Node lateAgain = constant(AttrValue::integer(-7));
+    QVERIFY(&late.detail() != &lateAgain.detail());
+    QCOMPARE(lateAgain.value().intValue, std::int64_t(-7));
+    QCOMPARE(values.size(), SharedValues::maxValues);
 }
 
 void TestGraph::internedStrings()

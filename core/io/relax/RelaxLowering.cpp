@@ -115,7 +115,7 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
     case Expr::Kind::Constant:
         node.kind = NodeKind::Constant;
         node.op = "literal";
-        node.setValue(attrFromExpr(e));
+        m_values.setValue(node, attrFromExpr(e));
         if (node.outputTypes().empty())
             node.setOutputTypes({ e.kind == Expr::Kind::String ? namedType("R.Object")
                                                                : scalarType(node.value(), {}) });
@@ -161,7 +161,7 @@ RelaxParser::Value RelaxParser::addPrimText(Node node, const char *op, const std
     AttrValue text;
     text.kind = AttrValue::Kind::Opaque;
     text.text = exprText(e);
-    node.setValue(std::move(text));
+    m_values.setValue(node, std::move(text));
     if (node.outputTypes().empty())
         node.setOutputTypes({ namedType("R.Prim", dtype) });
     return addNode(std::move(node), scope, e);
@@ -385,7 +385,7 @@ RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, const std::string &
     const Expr *value = e.items.size() > 1 ? &e.items[1] : nullptr;
     Type type;
     if (ctor == "const") {
-        node.setValue(attrFromExpr(*value));
+        m_values.setValue(node, attrFromExpr(*value));
         const Expr *dtype = e.keyword("dtype");
         if (!dtype && e.items.size() > 2)
             dtype = &e.items[2];
@@ -397,20 +397,20 @@ RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, const std::string &
     } else if (ctor == "shape") {
         if (!value || (value->kind != Expr::Kind::List && value->kind != Expr::Kind::Tuple))
             fail(e, "R.shape expects a list of dims such as R.shape([1, n])");
-        node.setValue(attrFromExpr(*value));
+        m_values.setValue(node, attrFromExpr(*value));
         type = typeFromExpr([&] {
             Expr t = e;
             t.items[0].text = "R.Shape";
             return t;
         }());
     } else if (ctor == "prim_value") {
-        node.setValue(attrFromExpr(*value));
+        m_values.setValue(node, attrFromExpr(*value));
         type = namedType("R.Prim",
                          node.value().kind == AttrValue::Kind::Float ? "float64" : "int64");
     } else {
         if (value->kind != Expr::Kind::String)
             fail(*value, "R." + ctor + " expects a string");
-        node.setValue(AttrValue::string(value->text));
+        m_values.setValue(node, AttrValue::string(value->text));
         type = namedType("R.Object");
     }
     if (node.outputTypes().empty())

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/graph/Graph.h"
+#include "core/graph/SharedValues.h"
 #include "core/io/relax/RelaxSyntax.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -158,6 +159,7 @@ private:
         }
     };
     std::unordered_map<std::string, InternedString, StringHash, std::equal_to<>> m_opNames; // by op
+    SharedValues m_values; // scalar constants: one detail per distinct value
 };
 
 } // namespace cleave::relax

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/graph/Graph.h"
+#include "core/graph/SharedValues.h"
 #include "core/io/relay/RelayTokenStream.h"
 
 #include <memory>
@@ -173,6 +174,7 @@ private:
     static std::optional<std::uint32_t> constantIndex(std::string_view ref);
     std::unordered_map<std::string_view, CommentType> m_typeCache;
     std::unordered_map<std::string_view, InternedString> m_opNames;
+    SharedValues m_values; // scalar constants: one detail per distinct value
     std::vector<Value> m_args; // the arguments of the calls being parsed, innermost last
     int m_literalCounter = 0;
 };

@@ -221,9 +221,9 @@ RelayParser::Value RelayParser::scalarConstant(const Token &tok)
     Node n;
     n.kind = NodeKind::Constant;
     if (tok.is(TokenKind::Identifier))
-        n.setValue(AttrValue::boolean(tok.text == "True"));
+        m_values.setValue(n, AttrValue::boolean(tok.text == "True"));
     else
-        n.setValue(RelayTokenStream::numberValue(tok));
+        m_values.setValue(n, RelayTokenStream::numberValue(tok));
     const std::string dtype
         = n.value().kind == AttrValue::Kind::Bool ? "bool" : n.value().dtype.str();
     n.setOutputTypes({ Type::tensor({}, dtype) });
