@@ -5,6 +5,7 @@
 #include "core/graph/Graph.h"
 #include "core/graph/SharedValues.h"
 #include "core/io/relax/RelaxSyntax.h"
+#include "core/io/relax/ScopeNames.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -69,7 +70,7 @@ private:
     {
         FunctionId function;
         Scope *parent = nullptr;
-        std::unordered_map<std::string, Value> names;
+        ScopeNames<Value> names;
     };
     /// A type annotation: its expression, or the type of the same text read before. `text` is
     /// its source text when it may be remembered (see annotationText in RelaxParserFunctions.cpp).

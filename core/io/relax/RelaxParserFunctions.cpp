@@ -212,20 +212,19 @@ void RelaxParser::bind(Scope &scope, const std::string &name, const Value &v, co
     Value bound = v;
     bound.line = at.line;
     bound.column = at.column;
-    const auto [it, inserted] = scope.names.emplace(name, bound);
+    const auto [existing, inserted] = scope.names.emplace(name, bound);
     if (!inserted)
         fail(at,
              "duplicate binding of '" + name + "' (first bound at "
-                 + relax::at(it->second.line, it->second.column) + ")",
+                 + relax::at(existing->line, existing->column) + ")",
              "relax.duplicate");
 }
 
 RelaxParser::Value RelaxParser::lookup(const Expr &name, Scope &scope)
 {
     for (Scope *s = &scope; s; s = s->parent) {
-        auto it = s->names.find(name.text);
-        if (it != s->names.end())
-            return it->second;
+        if (const Value *v = s->names.find(name.text))
+            return *v;
     }
     fail(name, "undefined variable '" + name.text + "'", "relax.undefined");
 }
