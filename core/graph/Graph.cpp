@@ -3,6 +3,7 @@
 #include "core/graph/Graph.h"
 
 #include "core/graph/NodeText.h"
+#include "core/support/MemoryPages.h"
 
 #include <queue>
 
@@ -228,14 +229,11 @@ NodeId Graph::addParam(FunctionId f, std::string name, const Type &type)
 
 void Graph::finalize()
 {
-    // Importers reserve from an estimate; give back what it left unused (more than an eighth).
-    // Not from a large store: its unused tail was never written, so it holds no resident
-    // memory, while moving every node into a fitting buffer would hold both at once (for a
-    // 100 MB module, the peak grows by the text's size).
-    constexpr std::size_t largeStore = std::size_t { 64 } << 20;
-    if (m_nodes.capacity() - m_nodes.size() > m_nodes.size() / 8
-        && m_nodes.capacity() * sizeof(Node) < largeStore)
-        m_nodes.shrink_to_fit();
+    // Importers reserve from an estimate; what it left unused goes back to the system page by
+    // page. Moving every node into a fitting buffer instead would hold both at once: for rnnt
+    // twice its nodes at the peak of the import, for a 100 MB module some 150 MB more.
+    releasePages(m_nodes.data() + m_nodes.size(),
+                 (m_nodes.capacity() - m_nodes.size()) * sizeof(Node));
     // Keys first: sorting them needs scratch memory that is given back before the consumer index
     // is built, so the two do not add up at the peak of a large import.
     m_main = chooseMainFunction(true);
