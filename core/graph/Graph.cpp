@@ -3,6 +3,7 @@
 #include "core/graph/Graph.h"
 
 #include "core/graph/NodeText.h"
+#include "core/support/Decimal.h"
 #include "core/support/MemoryPages.h"
 
 #include <queue>
@@ -94,16 +95,11 @@ std::pair<std::uint8_t, std::uint32_t> inlineMetaRef(std::string_view ref)
         const std::string_view prefix = inlineMetaPrefixes[k];
         if (ref.size() < prefix.size() + 2 || !ref.starts_with(prefix) || ref.back() != ']')
             continue;
-        const std::string_view digits = ref.substr(prefix.size(), ref.size() - prefix.size() - 1);
-        if (digits.size() > 9 || (digits.size() > 1 && digits[0] == '0'))
+        const std::optional<std::uint32_t> value
+            = canonicalDecimal(ref.substr(prefix.size(), ref.size() - prefix.size() - 1));
+        if (!value)
             return { 0, 0 };
-        std::uint32_t value = 0;
-        for (const char c : digits) {
-            if (c < '0' || c > '9')
-                return { 0, 0 };
-            value = value * 10 + static_cast<std::uint32_t>(c - '0');
-        }
-        return { static_cast<std::uint8_t>(k + 1), value };
+        return { static_cast<std::uint8_t>(k + 1), *value };
     }
     return { 0, 0 };
 }

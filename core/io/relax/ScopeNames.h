@@ -2,6 +2,8 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include "core/support/Decimal.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -112,16 +114,10 @@ private:
         for (std::size_t p = 0; p < 2; ++p) {
             if (name.size() <= 2 || name.size() > 11 || !name.starts_with(prefixes[p]))
                 continue;
-            const std::string_view digits = name.substr(2);
-            if (digits.size() > 1 && digits[0] == '0')
+            const std::optional<std::uint32_t> n = canonicalDecimal(name.substr(2));
+            if (!n)
                 return std::nullopt;
-            std::size_t n = 0;
-            for (const char c : digits) {
-                if (c < '0' || c > '9')
-                    return std::nullopt;
-                n = n * 10 + static_cast<std::size_t>(c - '0');
-            }
-            return std::pair { p, n };
+            return std::pair { p, std::size_t { *n } };
         }
         return std::nullopt;
     }

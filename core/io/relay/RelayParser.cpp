@@ -5,6 +5,7 @@
 // RelayParserFunctions.cpp.
 #include "core/io/relay/RelayParser.h"
 
+#include "core/support/Decimal.h"
 #include "core/support/HashMix.h"
 
 #include <algorithm>
@@ -47,15 +48,8 @@ InternedString RelayParser::opName(std::string_view name)
 std::optional<std::uint32_t> RelayParser::plainNumber(std::string_view name)
 {
     // At most 7 digits and no leading zero: `%012` is another name than `%12`.
-    if (name.empty() || name.size() > 7 || (name[0] == '0' && name.size() > 1))
-        return std::nullopt;
-    std::uint32_t n = 0;
-    for (const char c : name) {
-        if (c < '0' || c > '9')
-            return std::nullopt;
-        n = n * 10 + static_cast<std::uint32_t>(c - '0');
-    }
-    if (n >= maxNumberedSlots)
+    const std::optional<std::uint32_t> n = canonicalDecimal(name, 7);
+    if (!n || *n >= maxNumberedSlots)
         return std::nullopt;
     return n;
 }
