@@ -37,16 +37,7 @@ public:
     /// The value bound to `name`, or null.
     [[nodiscard]] const V *find(std::string_view name) const
     {
-        if (const auto slot = numberedSlot(name)) {
-            const Numbered &numbered = m_numbered[slot->first];
-            const std::size_t i = slot->second;
-            if (i < numbered.bound.size() && numbered.bound[i])
-                return &numbered.values[i];
-            if (m_numberedOthers == 0)
-                return nullptr;
-        }
-        const auto it = m_others.find(name);
-        return it == m_others.end() ? nullptr : &it->second;
+        return findAt(numberedSlot(name), name);
     }
 
     [[nodiscard]] bool contains(std::string_view name) const { return find(name) != nullptr; }
@@ -57,7 +48,7 @@ public:
     {
         const auto slot = numberedSlot(name);
         if (slot) {
-            if (const V *bound = find(name))
+            if (const V *bound = findAt(slot, name))
                 return { bound, false };
             Numbered &numbered = m_numbered[slot->first];
             const std::size_t i = slot->second;
@@ -120,6 +111,22 @@ private:
             return std::pair { p, std::size_t { *n } };
         }
         return std::nullopt;
+    }
+
+    // find() with `name`'s numbered slot already read.
+    [[nodiscard]] const V *findAt(const std::optional<std::pair<std::size_t, std::size_t>> &slot,
+                                  std::string_view name) const
+    {
+        if (slot) {
+            const Numbered &numbered = m_numbered[slot->first];
+            const std::size_t i = slot->second;
+            if (i < numbered.bound.size() && numbered.bound[i])
+                return &numbered.values[i];
+            if (m_numberedOthers == 0)
+                return nullptr;
+        }
+        const auto it = m_others.find(name);
+        return it == m_others.end() ? nullptr : &it->second;
     }
 
     // Hashes std::string and std::string_view alike: lookups build no string.
