@@ -250,7 +250,8 @@ ModelSummary ModelSummary::compute(const Graph &graph)
         case NodeKind::Constant:
             if (!node.value().isNull()) {
                 ++s.scalarConstants;
-            } else if (node.metaRef().empty() || seenConstants.insert(node.metaRef()).second) {
+            } else if (std::string ref = node.metaRef();
+                       ref.empty() || seenConstants.insert(std::move(ref)).second) {
                 ++s.constants;
                 if (const auto bytes = node.outputType(0).byteSize())
                     s.constantBytes += *bytes;

@@ -468,8 +468,8 @@ std::string RelaxPrinter::value(NodeId id)
         return (f.kind == Function::Kind::Global ? "cls." : "") + f.name;
     }
     case NodeKind::Constant: {
-        if (!n.metaRef().empty())
-            return n.metaRef();
+        if (std::string ref = n.metaRef(); !ref.empty())
+            return ref;
         if (n.op == "R.const") {
             const std::string dtype = n.attrs.stringOr("dtype", "");
             return "R.const(" + attrText(n.value()) + (dtype.empty() ? "" : ", " + quoted(dtype))

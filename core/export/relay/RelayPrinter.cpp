@@ -3,6 +3,7 @@
 #include "core/export/relay/RelayPrinter.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace cleave {
 
@@ -223,8 +224,8 @@ std::string RelayPrinter::atom(NodeId id, int indent, std::string &out)
         text = n.name;
         break;
     case NodeKind::Constant:
-        if (!n.metaRef().empty())
-            text = n.metaRef() + typeComment(n.outputType());
+        if (std::string ref = n.metaRef(); !ref.empty())
+            text = std::move(ref) + typeComment(n.outputType());
         else if (!n.value().isNull())
             text = n.value().toRelay() + typeComment(n.outputType());
         else
