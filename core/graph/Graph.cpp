@@ -285,10 +285,7 @@ void Graph::buildKeys()
         m_keySlot[i] = static_cast<std::uint32_t>(m_otherKeys.size());
         m_otherKeys.push_back(std::move(key));
     }
-    sortKeys();
-    if (std::adjacent_find(m_keyOrder.begin(), m_keyOrder.end(),
-                           [&](NodeId a, NodeId b) { return key(a) == key(b); })
-        == m_keyOrder.end())
+    if (indexKeys())
         return;
 
     // Ambiguous keys (rare): in node order, a key already taken gets the first free `#k`.
@@ -305,74 +302,31 @@ void Graph::buildKeys()
     }
     m_keySlot = std::move(slots);
     m_otherKeys = std::move(others);
-    sortKeys();
+    indexKeys();
 }
 
-namespace {
-
-// Eight bytes of a key from `offset` as a big-endian number (zero-padded): comparing two of them
-// orders keys as those bytes do (bytes compare unsigned, as std::string's compare does).
-std::uint64_t keyPrefix(std::string_view key, std::size_t offset)
+bool Graph::indexKeys()
 {
-    std::uint64_t prefix = 0;
-    for (std::size_t i = offset; i < offset + 8; ++i)
-        prefix = prefix << 8 | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0U);
-    return prefix;
-}
-
-using KeyedIds = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
-
-// Sorts [first, last) of (eight key bytes from `offset`, id) pairs into key order, ties by id:
-// by those bytes, then each run that shares them by the next eight (most keys differ within a
-// few words, so no comparison reads a whole key twice, as a comparison sort of long keys with a
-// common prefix such as `meta[relay.Constant][..]` would). `keyOf` gives a node's key.
-template <typename KeyOf>
-void sortKeyRun(KeyedIds::iterator first, KeyedIds::iterator last, std::size_t offset,
-                const KeyOf &keyOf)
-{
-    std::sort(first, last);
-    for (auto run = first; run != last;) {
-        auto end = run + 1;
-        while (end != last && end->first == run->first)
-            ++end;
-        if (end - run > 1) {
-            const bool longer = std::any_of(
-                run, end, [&](const auto &k) { return keyOf(k.second).size() > offset + 8; });
-            if (!longer) {
-                // Equal bytes up to the zero padding: shorter keys first, then by id.
-                std::sort(run, end, [&](const auto &a, const auto &b) {
-                    const std::size_t la = keyOf(a.second).size();
-                    const std::size_t lb = keyOf(b.second).size();
-                    return la != lb ? la < lb : a.second < b.second;
-                });
-            } else if (offset >= 256) {
-                // Very long shared prefixes (hostile names): compare whole keys.
-                std::sort(run, end, [&](const auto &a, const auto &b) {
-                    const int c = keyOf(a.second).compare(keyOf(b.second));
-                    return c != 0 ? c < 0 : a.second < b.second;
-                });
-            } else {
-                for (auto k = run; k != end; ++k)
-                    k->first = keyPrefix(keyOf(k->second), offset + 8);
-                sortKeyRun(run, end, offset + 8, keyOf);
-            }
+    m_keyIndex.reset(m_nodes.size());
+    const auto keyOf = [this](std::uint32_t id) -> const std::string & { return key(NodeId(id)); };
+    bool distinct = true;
+    // In batches: hash, prefetch the slots, insert (the table is larger than the caches).
+    constexpr std::size_t batch = 16;
+    std::array<std::uint64_t, batch> hashes {};
+    for (std::size_t first = 0; first < m_nodes.size(); first += batch) {
+        const std::size_t count = std::min(batch, m_nodes.size() - first);
+        for (std::size_t j = 0; j < count; ++j) {
+            hashes[j] = HashedIdIndex::hashOf(key(NodeId(first + j)));
+            m_keyIndex.prefetch(hashes[j]);
         }
-        run = end;
+        for (std::size_t j = 0; j < count; ++j) {
+            const auto id = static_cast<std::uint32_t>(first + j);
+            if (m_keyIndex.insertHashed(hashes[j], key(NodeId(id)), id, keyOf)
+                != HashedIdIndex::none)
+                distinct = false;
+        }
     }
-}
-
-} // namespace
-
-void Graph::sortKeys()
-{
-    KeyedIds keyed(m_nodes.size());
-    for (std::size_t i = 0; i < keyed.size(); ++i)
-        keyed[i] = { keyPrefix(key(NodeId(i)), 0), static_cast<std::uint32_t>(i) };
-    sortKeyRun(keyed.begin(), keyed.end(), 0,
-               [this](std::uint32_t id) -> const std::string & { return key(NodeId(id)); });
-    m_keyOrder.resize(keyed.size());
-    for (std::size_t i = 0; i < keyed.size(); ++i)
-        m_keyOrder[i] = NodeId(keyed[i].second);
+    return distinct;
 }
 
 const std::string &Graph::key(NodeId id) const
@@ -504,9 +458,11 @@ const Type &Graph::tensorType(TensorRef tensor) const
 
 NodeId Graph::findByKey(std::string_view key) const
 {
-    auto it = std::lower_bound(m_keyOrder.begin(), m_keyOrder.end(), key,
-                               [&](NodeId a, std::string_view k) { return this->key(a) < k; });
-    return it != m_keyOrder.end() && this->key(*it) == key ? *it : NodeId();
+    const std::uint32_t id
+        = m_keyIndex.find(key, [this](std::uint32_t other) -> const std::string & {
+              return this->key(NodeId(other));
+          });
+    return id == HashedIdIndex::none ? NodeId() : NodeId(id);
 }
 
 std::vector<NodeId> Graph::topologicalOrder(FunctionId f) const

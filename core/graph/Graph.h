@@ -8,6 +8,7 @@
 #include "core/graph/TensorRefList.h"
 #include "core/graph/Type.h"
 #include "core/graph/TypeList.h"
+#include "core/support/HashedIdIndex.h"
 #include "core/support/InternedString.h"
 #include "core/support/SharedBox.h"
 #include "core/support/SourceLocation.h"
@@ -323,7 +324,9 @@ private:
     /// mainFunction()'s rule; without `largestPublic`, the first global with a dataflow body
     /// (the rule keys are made with).
     [[nodiscard]] FunctionId chooseMainFunction(bool largestPublic) const;
-    void sortKeys();
+    /// Indexes every node's key for findByKey; false when two nodes have equal keys (the
+    /// index then holds the first of them).
+    bool indexKeys();
 
     std::vector<Node> m_nodes;
     std::vector<Function> m_functions;
@@ -332,12 +335,12 @@ private:
     std::vector<std::uint32_t> m_useOffsets; // CSR: uses of node i are m_uses[off[i], off[i+1])
     std::vector<Use> m_uses;
     // Keys: most nodes' key is their name. m_keySlot[i] is the index into m_otherKeys of a key
-    // that is not (qualified, synthesized or made unique), or noSlot; m_keyOrder holds every
-    // node sorted by key, for findByKey's binary search.
+    // that is not (qualified, synthesized or made unique), or noSlot; m_keyIndex finds a node
+    // by its key, for findByKey.
     static constexpr std::uint32_t noSlot = 0xffffffffU;
     std::vector<std::uint32_t> m_keySlot;
     std::vector<std::string> m_otherKeys;
-    std::vector<NodeId> m_keyOrder;
+    HashedIdIndex m_keyIndex;
     std::string m_format;
     std::string m_sourcePath;
     std::string m_checksum;
