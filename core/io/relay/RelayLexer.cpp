@@ -94,40 +94,24 @@ std::string_view specialFloatSuffix(std::string_view word)
 RelayLexer::RelayLexer(std::string_view source, int firstLine, int firstColumn)
     : m_src(source)
     , m_line(firstLine)
-    , m_column(firstColumn)
+    , m_lineStart(1 - static_cast<std::ptrdiff_t>(firstColumn))
 {
 }
 
 void RelayLexer::advance(std::size_t n)
 {
+    // Counts the lines with memchr; columns are measured from the last line start.
     const std::size_t end = std::min(m_src.size(), m_pos + n);
-    if (end - m_pos <= 32) { // a token: a byte loop is cheaper than calls to memchr
-        for (; m_pos < end; ++m_pos) {
-            if (m_src[m_pos] == '\n') {
-                ++m_line;
-                m_column = 1;
-            } else {
-                ++m_column;
-            }
-        }
-        return;
-    }
-    // Count lines with memchr; the column is the distance from the last line start.
     const char *p = m_src.data() + m_pos;
     const char *const stop = m_src.data() + end;
-    const char *lastNewline = nullptr;
     while (p < stop) {
         const void *hit = std::memchr(p, '\n', static_cast<std::size_t>(stop - p));
         if (!hit)
             break;
-        lastNewline = static_cast<const char *>(hit);
         ++m_line;
-        p = lastNewline + 1;
+        p = static_cast<const char *>(hit) + 1;
+        m_lineStart = p - m_src.data();
     }
-    if (lastNewline)
-        m_column = static_cast<int>(stop - lastNewline);
-    else
-        m_column += static_cast<int>(end - m_pos);
     m_pos = end;
 }
 
@@ -165,15 +149,14 @@ std::string_view RelayLexer::keep(const std::string &text)
     return m_kept.back();
 }
 
-Token RelayLexer::makeError(std::string_view message) const
+void RelayLexer::setError(Token &tok, std::string_view message) const
 {
-    Token t;
-    t.kind = TokenKind::Error;
-    t.text = message;
-    t.offset = static_cast<std::uint32_t>(m_pos);
-    t.line = m_line;
-    t.column = m_column;
-    return t;
+    tok = Token {};
+    tok.kind = TokenKind::Error;
+    tok.text = message;
+    tok.offset = static_cast<std::uint32_t>(m_pos);
+    tok.line = m_line;
+    tok.column = column();
 }
 
 void RelayLexer::noteComment(Token &tok, std::string_view body)
@@ -205,13 +188,12 @@ bool RelayLexer::skipTrivia(Token &tok)
         const char c = m_src[m_pos];
         if (c == ' ' || c == '\t' || c == '\r') {
             ++m_pos;
-            ++m_column;
             continue;
         }
         if (c == '\n') {
             ++m_pos;
             ++m_line;
-            m_column = 1;
+            m_lineStart = static_cast<std::ptrdiff_t>(m_pos);
             continue;
         }
         if (c == '/' && m_pos + 1 < m_src.size() && m_src[m_pos + 1] == '/') {
@@ -220,12 +202,12 @@ bool RelayLexer::skipTrivia(Token &tok)
             if (end == std::string_view::npos)
                 end = m_src.size();
             noteComment(tok, m_src.substr(start, end - start));
-            advance(end - m_pos);
+            skip(end - m_pos); // a line comment ends before its newline
             continue;
         }
         if (c == '/' && m_pos + 1 < m_src.size() && m_src[m_pos + 1] == '*') {
             const int line = m_line;
-            const int column = m_column;
+            const int column = this->column();
             const std::size_t start = m_pos + 2;
             int depth = 1; // TVM's tokenizer allows nested block comments
             // Both `/*` and `*/` hold a `/`: jump from one `/` to the next. A `*` just before
@@ -250,7 +232,7 @@ bool RelayLexer::skipTrivia(Token &tok)
                 }
             }
             if (depth > 0) {
-                tok = makeError({});
+                setError(tok, {});
                 tok.line = line;
                 tok.column = column;
                 m_scratch = "unterminated block comment opened at " + std::to_string(line) + ":"
@@ -268,40 +250,43 @@ bool RelayLexer::skipTrivia(Token &tok)
     return true;
 }
 
-Token RelayLexer::next()
+void RelayLexer::next(Token &tok)
 {
-    Token tok;
+    tok.kind = TokenKind::End;
+    tok.text = {};
+    tok.suffix = {};
+    tok.ty = {};
+    tok.span = {};
     if (!skipTrivia(tok))
-        return tok;
+        return;
     tok.offset = static_cast<std::uint32_t>(m_pos);
     tok.line = m_line;
-    tok.column = m_column;
-    if (m_pos >= m_src.size()) {
-        tok.kind = TokenKind::End;
-        return tok;
-    }
+    tok.column = column();
+    if (m_pos >= m_src.size())
+        return;
     const char c = m_src[m_pos];
     const char n1 = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : '\0';
     if (c == '%')
-        return lexVariable(tok);
-    if (c == '@')
-        return lexGlobal(tok);
-    if (isDigit(c)
-        || (c == '-'
-            && (isDigit(n1) || m_src.substr(m_pos + 1, 3) == "inf"
-                || m_src.substr(m_pos + 1, 3) == "nan")))
-        return lexNumber(tok);
-    if (c == '"' || c == '\'')
-        return lexString(tok, c);
-    if (c == '#')
-        return lexDirective(tok);
-    if (isIdentStart(c))
-        return lexWord(tok);
-    return lexPunct(tok);
+        lexVariable(tok);
+    else if (c == '@')
+        lexGlobal(tok);
+    else if (isDigit(c)
+             || (c == '-'
+                 && (isDigit(n1) || m_src.substr(m_pos + 1, 3) == "inf"
+                     || m_src.substr(m_pos + 1, 3) == "nan")))
+        lexNumber(tok);
+    else if (c == '"' || c == '\'')
+        lexString(tok, c);
+    else if (c == '#')
+        lexDirective(tok);
+    else if (isIdentStart(c))
+        lexWord(tok);
+    else
+        lexPunct(tok);
 }
 
 // `%12` (a graph variable) or `%name` (a local).
-Token RelayLexer::lexVariable(Token tok)
+void RelayLexer::lexVariable(Token &tok)
 {
     std::size_t i = m_pos + 1;
     if (i < m_src.size() && isDigit(m_src[i])) {
@@ -316,47 +301,57 @@ Token RelayLexer::lexVariable(Token tok)
             --i;
         tok.kind = TokenKind::Local;
     }
-    if (i == m_pos + 1)
-        return makeError("expected a variable name after '%'");
+    if (i == m_pos + 1) {
+        setError(tok, "expected a variable name after '%'");
+        return;
+    }
     tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
-    advance(i - m_pos);
-    return tok;
+    skip(i - m_pos);
+    return;
 }
 
-Token RelayLexer::lexGlobal(Token tok)
+void RelayLexer::lexGlobal(Token &tok)
 {
     std::size_t i = m_pos + 1;
     while (i < m_src.size() && (isIdentChar(m_src[i]) || m_src[i] == '.'))
         ++i;
-    if (i == m_pos + 1)
-        return makeError("expected a global name after '@'");
+    if (i == m_pos + 1) {
+        setError(tok, "expected a global name after '@'");
+        return;
+    }
     tok.kind = TokenKind::Global;
     tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
-    advance(i - m_pos);
-    return tok;
+    skip(i - m_pos);
+    return;
 }
 
 // `#[metadata]` or `#[version = "0.0.5"]`.
-Token RelayLexer::lexDirective(Token tok)
+void RelayLexer::lexDirective(Token &tok)
 {
-    if (m_pos + 1 >= m_src.size() || m_src[m_pos + 1] != '[')
-        return makeError("unexpected character '#'");
+    if (m_pos + 1 >= m_src.size() || m_src[m_pos + 1] != '[') {
+        setError(tok, "unexpected character '#'");
+        return;
+    }
     const std::size_t close = m_src.find(']', m_pos);
-    if (close == std::string_view::npos)
-        return makeError("unterminated '#[' directive");
+    if (close == std::string_view::npos) {
+        setError(tok, "unterminated '#[' directive");
+        return;
+    }
     const std::string_view body = m_src.substr(m_pos + 2, close - m_pos - 2);
     if (trim(body) == "metadata") {
         tok.kind = TokenKind::Metadata;
     } else {
         const std::size_t q1 = body.find('"');
         const std::size_t q2 = q1 == std::string_view::npos ? q1 : body.find('"', q1 + 1);
-        if (body.find("version") == std::string_view::npos || q2 == std::string_view::npos)
-            return makeError("unknown directive");
+        if (body.find("version") == std::string_view::npos || q2 == std::string_view::npos) {
+            setError(tok, "unknown directive");
+            return;
+        }
         tok.kind = TokenKind::Version;
         tok.text = body.substr(q1 + 1, q2 - q1 - 1);
     }
     advance(close + 1 - m_pos);
-    return tok;
+    return;
 }
 
 // `v0.0.4` on a line of its own is the v0.6 version header.
@@ -372,12 +367,12 @@ bool RelayLexer::lexBareVersion(Token &tok)
         return false;
     tok.kind = TokenKind::Version;
     tok.text = m_src.substr(m_pos + 1, j - m_pos - 1);
-    advance(j - m_pos);
+    skip(j - m_pos);
     return true;
 }
 
 // meta[type.key][index] is one token; `i` is just after `meta`.
-Token RelayLexer::lexMetaRef(Token tok, std::size_t i)
+void RelayLexer::lexMetaRef(Token &tok, std::size_t i)
 {
     std::size_t j = i + 1;
     while (j < m_src.size() && (isIdentChar(m_src[j]) || m_src[j] == '.'))
@@ -389,19 +384,22 @@ Token RelayLexer::lexMetaRef(Token tok, std::size_t i)
         if (k > j + 2 && k < m_src.size() && m_src[k] == ']') {
             tok.kind = TokenKind::MetaRef;
             tok.text = m_src.substr(m_pos, k + 1 - m_pos);
-            advance(k + 1 - m_pos);
-            return tok;
+            skip(k + 1 - m_pos);
+            return;
         }
     }
-    return makeError("malformed meta reference (expected meta[type_key][index])");
+    {
+        setError(tok, "malformed meta reference (expected meta[type_key][index])");
+        return;
+    }
 }
 
 // Identifiers (dotted op names joined), keywords, special floats, `meta[...][...]`,
 // `METADATA:` and a bare version header.
-Token RelayLexer::lexWord(Token tok)
+void RelayLexer::lexWord(Token &tok)
 {
     if (lexBareVersion(tok))
-        return tok;
+        return;
     std::size_t i = m_pos + 1;
     for (;;) {
         while (i < m_src.size() && isIdentChar(m_src[i]))
@@ -418,8 +416,8 @@ Token RelayLexer::lexWord(Token tok)
         return lexMetaRef(tok, i);
     if (tok.text == "METADATA" && i < m_src.size() && m_src[i] == ':') {
         tok.kind = TokenKind::Metadata;
-        advance(i + 1 - m_pos);
-        return tok;
+        skip(i + 1 - m_pos);
+        return;
     }
     const std::string_view special = specialFloatSuffix(tok.text);
     if (!special.empty()) {
@@ -428,12 +426,12 @@ Token RelayLexer::lexWord(Token tok)
     } else {
         tok.kind = TokenKind::Identifier;
     }
-    advance(i - m_pos);
-    return tok;
+    skip(i - m_pos);
+    return;
 }
 
 // Punctuation, or an error naming the unexpected character.
-Token RelayLexer::lexPunct(Token tok)
+void RelayLexer::lexPunct(Token &tok)
 {
     const char c = m_src[m_pos];
     const char n1 = m_pos + 1 < m_src.size() ? m_src[m_pos + 1] : '\0';
@@ -448,8 +446,8 @@ Token RelayLexer::lexPunct(Token tok)
         if ((c == '-' && n1 == '>') || (c == '=' && n1 == '>') || (c == '<' && n1 == '=')
             || (c == '>' && n1 == '=') || (c == '=' && n1 == '=') || (c == '!' && n1 == '=')) {
             tok.text = m_src.substr(m_pos, 2);
-            advance(2);
-            return tok;
+            skip(2);
+            return;
         }
         if (c == '-' || c == '!')
             break;
@@ -469,18 +467,17 @@ Token RelayLexer::lexPunct(Token tok)
     case '+':
     case '/':
         tok.text = m_src.substr(m_pos, 1);
-        advance(1);
-        return tok;
+        skip(1);
+        return;
     default:
         break;
     }
     m_scratch = unexpectedByteMessage(c);
-    Token err = makeError({});
-    err.text = keep(m_scratch);
-    return err;
+    setError(tok, {});
+    tok.text = keep(m_scratch);
 }
 
-Token RelayLexer::lexNumber(Token tok)
+void RelayLexer::lexNumber(Token &tok)
 {
     std::size_t i = m_pos;
     if (m_src[i] == '-')
@@ -492,13 +489,15 @@ Token RelayLexer::lexNumber(Token tok)
         while (j < m_src.size() && isIdentChar(m_src[j]))
             ++j;
         const std::string_view suffix = specialFloatSuffix(m_src.substr(i, j - i));
-        if (suffix.empty())
-            return makeError("malformed number");
+        if (suffix.empty()) {
+            setError(tok, "malformed number");
+            return;
+        }
         tok.kind = TokenKind::Float;
         tok.suffix = suffix;
         tok.text = m_src.substr(m_pos, j - m_pos);
-        advance(j - m_pos);
-        return tok;
+        skip(j - m_pos);
+        return;
     }
     (void)word;
     bool isFloat = false;
@@ -555,18 +554,18 @@ Token RelayLexer::lexNumber(Token tok)
             : suffix == "u32"       ? names[2]
                                     : names[3];
     } else {
-        advance(numberEnd - m_pos);
+        skip(numberEnd - m_pos);
         m_scratch = "unknown number suffix '" + std::string(suffix) + "'";
-        Token err = makeError({});
-        err.text = keep(m_scratch);
-        return err;
+        setError(tok, {});
+        tok.text = keep(m_scratch);
+        return;
     }
     tok.text = m_src.substr(m_pos, numberEnd - m_pos);
-    advance(s - m_pos);
-    return tok;
+    skip(s - m_pos);
+    return;
 }
 
-Token RelayLexer::lexString(Token tok, char quote)
+void RelayLexer::lexString(Token &tok, char quote)
 {
     m_scratch.clear();
     std::size_t i = m_pos + 1;
@@ -606,18 +605,22 @@ Token RelayLexer::lexString(Token tok, char quote)
         m_scratch += c;
         ++i;
     }
-    if (i >= m_src.size() || m_src[i] != quote)
-        return makeError("unterminated string literal");
-    if (firstInvalidUtf8(m_scratch) != std::string_view::npos)
-        return makeError("the escapes of this string make invalid UTF-8");
+    if (i >= m_src.size() || m_src[i] != quote) {
+        setError(tok, "unterminated string literal");
+        return;
+    }
+    if (firstInvalidUtf8(m_scratch) != std::string_view::npos) {
+        setError(tok, "the escapes of this string make invalid UTF-8");
+        return;
+    }
     tok.kind = quote == '"' ? TokenKind::String : TokenKind::QuotedName;
     const std::string_view raw = m_src.substr(m_pos + 1, i - m_pos - 1);
     if (raw.find('\\') == std::string_view::npos)
         tok.text = raw;
     else
         tok.text = keep(m_scratch);
-    advance(i + 1 - m_pos);
-    return tok;
+    skip(i + 1 - m_pos);
+    return;
 }
 
 std::string describe(const Token &tok)

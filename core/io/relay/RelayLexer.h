@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <list>
 #include <string>
@@ -65,8 +66,15 @@ public:
     /// `lineOffset`/`columnOffset` shift reported positions (used for text inside comments).
     explicit RelayLexer(std::string_view source, int firstLine = 1, int firstColumn = 1);
 
+    /// Lexes the next token into `tok` (every field is set).
+    void next(Token &tok);
     /// Lexes the next token.
-    Token next();
+    Token next()
+    {
+        Token tok;
+        next(tok);
+        return tok;
+    }
     /// Byte offset of the next unread character.
     [[nodiscard]] std::uint32_t position() const { return static_cast<std::uint32_t>(m_pos); }
     /// Continues lexing at `offset` (which must be at or after a token boundary already seen).
@@ -79,25 +87,33 @@ public:
     [[nodiscard]] bool sawMetadataNotice() const { return m_metadataNotice; }
 
 private:
+    /// Moves past `n` bytes, counting the lines among them.
     void advance(std::size_t n);
+    /// Moves past the `n` bytes of a token that holds no newline.
+    void skip(std::size_t n) { m_pos += n; }
+    [[nodiscard]] int column() const
+    {
+        return static_cast<int>(static_cast<std::ptrdiff_t>(m_pos) - m_lineStart) + 1;
+    }
     bool skipTrivia(Token &tok);
-    [[nodiscard]] Token makeError(std::string_view message) const;
+    /// Makes `tok` an Error token at the current position.
+    void setError(Token &tok, std::string_view message) const;
     // One per kind of token; each starts at m_pos with `tok` positioned there.
-    Token lexVariable(Token tok);
-    Token lexGlobal(Token tok);
-    Token lexNumber(Token tok);
-    Token lexString(Token tok, char quote);
-    Token lexDirective(Token tok);
-    Token lexWord(Token tok);
+    void lexVariable(Token &tok);
+    void lexGlobal(Token &tok);
+    void lexNumber(Token &tok);
+    void lexString(Token &tok, char quote);
+    void lexDirective(Token &tok);
+    void lexWord(Token &tok);
     bool lexBareVersion(Token &tok);
-    Token lexMetaRef(Token tok, std::size_t i);
-    Token lexPunct(Token tok);
+    void lexMetaRef(Token &tok, std::size_t i);
+    void lexPunct(Token &tok);
     void noteComment(Token &tok, std::string_view body);
 
     std::string_view m_src;
     std::size_t m_pos = 0;
     int m_line = 1;
-    int m_column = 1;
+    std::ptrdiff_t m_lineStart = 0; // offset of the current line's first byte (column 1)
     bool m_metadataNotice = false;
     std::string_view keep(const std::string &text);
 

@@ -18,7 +18,7 @@ RelayTokenStream::RelayTokenStream(std::string_view text, int firstLine, int fir
 const Token &RelayTokenStream::peek(int k)
 {
     while (m_count <= k) {
-        m_ahead[(m_head + m_count) % m_ahead.size()] = m_lexer.next();
+        m_lexer.next(m_ahead[(m_head + m_count) % m_ahead.size()]);
         ++m_count;
     }
     const Token &t = m_ahead[(m_head + k) % m_ahead.size()];
