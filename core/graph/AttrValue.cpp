@@ -10,6 +10,11 @@ namespace cleave {
 
 AttrValue AttrValue::integer(std::int64_t v, const std::string &dtype)
 {
+    return integer(v, InternedString(dtype));
+}
+
+AttrValue AttrValue::integer(std::int64_t v, InternedString dtype)
+{
     AttrValue a;
     a.kind = Kind::Int;
     a.intValue = v;
@@ -18,6 +23,11 @@ AttrValue AttrValue::integer(std::int64_t v, const std::string &dtype)
 }
 
 AttrValue AttrValue::floating(double v, const std::string &dtype, std::string spelling)
+{
+    return floating(v, InternedString(dtype), std::move(spelling));
+}
+
+AttrValue AttrValue::floating(double v, InternedString dtype, std::string spelling)
 {
     AttrValue a;
     a.kind = Kind::Float;

@@ -42,6 +42,9 @@ struct AttrValue
     static AttrValue integer(std::int64_t v, const std::string &dtype = "int32");
     static AttrValue floating(double v, const std::string &dtype = "float32",
                               std::string spelling = {});
+    /// integer() and floating() with the dtype already interned (importers that make many).
+    static AttrValue integer(std::int64_t v, InternedString dtype);
+    static AttrValue floating(double v, InternedString dtype, std::string spelling);
     static AttrValue boolean(bool v);
     static AttrValue string(std::string s);
     static AttrValue listOf(std::vector<AttrValue> items);

@@ -164,7 +164,10 @@ AttrValue attrFromExpr(const Expr &e)
             if (ec == std::errc())
                 return AttrValue::integer(v, "int64");
         }
-        AttrValue f = AttrValue::floating(std::strtod(e.text.c_str(), nullptr), "float64", e.text);
+        double value = 0;
+        // from_chars, unlike strtod, does not follow the locale a Qt application sets.
+        std::from_chars(e.text.data(), e.text.data() + e.text.size(), value);
+        AttrValue f = AttrValue::floating(value, "float64", e.text);
         return f;
     }
     case Expr::Kind::String:

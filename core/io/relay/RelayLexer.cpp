@@ -164,10 +164,14 @@ void RelayLexer::noteComment(Token &tok, std::string_view body)
     body = trim(body);
     if (body.substr(0, 3) == "ty=") {
         std::string_view rest = body.substr(3);
-        const std::size_t sp = rest.find(" span=");
+        // ` span=` found by its `s` (one memchr over a type, which rarely holds an `s`; a
+        // search for the leading space would stop at every space of the type).
+        std::size_t sp = rest.find("span=");
+        while (sp != std::string_view::npos && (sp == 0 || rest[sp - 1] != ' '))
+            sp = rest.find("span=", sp + 1);
         if (sp != std::string_view::npos) {
-            tok.span = trim(rest.substr(sp + 6));
-            rest = rest.substr(0, sp);
+            tok.span = trim(rest.substr(sp + 5));
+            rest = rest.substr(0, sp - 1);
         }
         tok.ty = trim(rest);
     } else if (body.substr(0, 5) == "span=") {
@@ -412,6 +416,13 @@ void RelayLexer::lexWord(Token &tok)
         break;
     }
     tok.text = m_src.substr(m_pos, i - m_pos);
+    tok.kind = TokenKind::Identifier;
+    // The special words all start with `m`, `M`, `i` or `n`: other identifiers skip the checks.
+    const char first = tok.text[0];
+    if (first != 'm' && first != 'M' && first != 'i' && first != 'n') {
+        skip(i - m_pos);
+        return;
+    }
     if (tok.text == "meta" && i < m_src.size() && m_src[i] == '[')
         return lexMetaRef(tok, i);
     if (tok.text == "METADATA" && i < m_src.size() && m_src[i] == ':') {
@@ -423,8 +434,6 @@ void RelayLexer::lexWord(Token &tok)
     if (!special.empty()) {
         tok.kind = TokenKind::Float;
         tok.suffix = special;
-    } else {
-        tok.kind = TokenKind::Identifier;
     }
     skip(i - m_pos);
     return;

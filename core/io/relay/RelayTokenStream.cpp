@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #include "core/io/relay/RelayTokenStream.h"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -35,6 +36,13 @@ Token RelayTokenStream::take()
     return t;
 }
 
+void RelayTokenStream::drop()
+{
+    peek(0);
+    m_head = (m_head + 1) % m_ahead.size();
+    --m_count;
+}
+
 Token RelayTokenStream::expect(std::string_view p, const std::string &context)
 {
     const Token &t = peek();
@@ -43,10 +51,25 @@ Token RelayTokenStream::expect(std::string_view p, const std::string &context)
     return take();
 }
 
+void RelayTokenStream::expectClose(char close, const Token &open, const char *what)
+{
+    const Token &t = peek();
+    if (t.isPunct(close)) {
+        drop();
+        return;
+    }
+    // The message is only built for the error.
+    fail(t,
+         "expected '" + std::string(1, close) + "' to close the " + what + " opened at "
+             + std::to_string(open.line) + ":" + std::to_string(open.column) + ", found "
+             + describe(t));
+}
+
 bool RelayTokenStream::accept(std::string_view p)
 {
-    if (peek().isPunct(p)) {
-        take();
+    const Token &t = peek();
+    if (p.size() == 1 ? t.isPunct(p[0]) : t.isPunct(p)) {
+        drop();
         return true;
     }
     return false;
@@ -137,9 +160,7 @@ Type RelayTokenStream::parseType()
             }
             sawComma = true;
         }
-        expect(")",
-               "to close the tuple type opened at " + std::to_string(t.line) + ":"
-                   + std::to_string(t.column));
+        expectClose(')', t, "tuple type");
         if (fields.size() == 1 && !sawComma)
             return fields[0]; // `(T)` is grouping
         return Type::tuple(std::move(fields));
@@ -219,42 +240,63 @@ Type RelayTokenStream::parseType()
     return named;
 }
 
+namespace {
+
+// The interned dtype a number token's suffix names: the lexer gives one of a dozen names, so
+// they are interned once, not once per number (interning takes the pool's lock).
+InternedString numberDtype(std::string_view name)
+{
+    static const std::array<InternedString, 11> known = [] {
+        std::array<InternedString, 11> names;
+        std::size_t i = 0;
+        for (const char *n : { "int32", "float32", "int64", "int8", "int16", "uint8", "uint16",
+                               "uint32", "uint64", "float16", "float64" })
+            names[i++] = InternedString(n);
+        return names;
+    }();
+    for (const InternedString &k : known) {
+        if (k == name)
+            return k;
+    }
+    return InternedString(name);
+}
+
+} // namespace
+
 AttrValue RelayTokenStream::numberValue(const Token &tok)
 {
     if (tok.kind == TokenKind::Integer) {
-        std::int64_t v = 0;
         std::string_view digits = tok.text;
         const bool negative = !digits.empty() && digits[0] == '-';
         if (negative)
             digits.remove_prefix(1);
         std::uint64_t u = 0;
         std::from_chars(digits.data(), digits.data() + digits.size(), u);
-        v = negative ? -static_cast<std::int64_t>(u) : static_cast<std::int64_t>(u);
-        std::string dtype(tok.suffix);
+        const std::int64_t v
+            = negative ? -static_cast<std::int64_t>(u) : static_cast<std::int64_t>(u);
         // TVM reads an unsuffixed integer that does not fit int32 as int64.
-        if (dtype == "int32" && tok.text.find('i') == std::string_view::npos
+        const bool widened = tok.suffix == "int32" && tok.text.find('i') == std::string_view::npos
             && (v > std::numeric_limits<std::int32_t>::max()
-                || v < std::numeric_limits<std::int32_t>::min()))
-            dtype = "int64";
-        return AttrValue::integer(v, dtype);
+                || v < std::numeric_limits<std::int32_t>::min());
+        return AttrValue::integer(v, numberDtype(widened ? "int64" : tok.suffix));
     }
-    std::string text(tok.text);
+    const std::string_view text = tok.text;
+    const bool special
+        = text.find("inf") != std::string_view::npos || text.find("nan") != std::string_view::npos;
     double v = 0.0;
-    if (text.find("inf") != std::string::npos)
+    if (text.find("inf") != std::string_view::npos)
         v = text[0] == '-' ? -std::numeric_limits<double>::infinity()
                            : std::numeric_limits<double>::infinity();
-    else if (text.find("nan") != std::string::npos)
+    else if (text.find("nan") != std::string_view::npos)
         v = text[0] == '-' ? -std::numeric_limits<double>::quiet_NaN()
                            : std::numeric_limits<double>::quiet_NaN();
-    else
-        v = std::strtod(text.c_str(), nullptr);
+    else // from_chars, unlike strtod, does not follow the locale a Qt application sets
+        std::from_chars(text.data(), text.data() + text.size(), v);
     // Keep the exact spelling (with its suffix) so printing gives back the same text.
-    const std::string_view src = tok.text;
-    std::string spelling(src);
-    const std::string dtype(tok.suffix);
-    if (text.find("inf") == std::string::npos && text.find("nan") == std::string::npos)
-        spelling += dtype == "float16" ? "f16" : dtype == "float64" ? "f64" : "f";
-    return AttrValue::floating(v, dtype, spelling);
+    std::string spelling(text);
+    if (!special)
+        spelling += tok.suffix == "float16" ? "f16" : tok.suffix == "float64" ? "f64" : "f";
+    return AttrValue::floating(v, numberDtype(tok.suffix), std::move(spelling));
 }
 
 AttrValue RelayTokenStream::parseAttrValue()
@@ -312,9 +354,7 @@ AttrValue RelayTokenStream::parseAttrValue()
                 if (!accept(","))
                     break;
             }
-            expect("]",
-                   "to close the list opened at " + std::to_string(t.line) + ":"
-                       + std::to_string(t.column));
+            expectClose(']', t, "list");
             return AttrValue::listOf(std::move(items));
         }
         if (t.isPunct('{') || t.isPunct('(')) {
@@ -332,9 +372,7 @@ AttrValue RelayTokenStream::parseAttrValue()
                     if (!accept(","))
                         break;
                 }
-                expect("}",
-                       "to close the map opened at " + std::to_string(t.line) + ":"
-                           + std::to_string(t.column));
+                expectClose('}', t, "map");
                 return m;
             }
             AttrValue v;

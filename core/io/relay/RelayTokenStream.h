@@ -34,6 +34,11 @@ public:
     Token take();
     /// Consumes punctuation `p` or fails with "expected 'p' <context>".
     Token expect(std::string_view p, const std::string &context);
+    /// Consumes the next token without copying it.
+    void drop();
+    /// Consumes punctuation `close` or fails with "expected 'close' to close the `what` opened
+    /// at <open's position>" (the message is built only then).
+    void expectClose(char close, const Token &open, const char *what);
     /// Consumes `p` if it is next.
     bool accept(std::string_view p);
     /// Skips the balanced bracket group whose opening token is `open` (already consumed or
