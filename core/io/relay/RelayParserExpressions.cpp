@@ -260,8 +260,8 @@ RelayParser::Value RelayParser::metaConstant(const Token &tok)
     }
     Node n;
     n.kind = NodeKind::Constant;
+    n.name = tok.text; // what metaRef() reads back, without building it from the inline form
     n.setMetaRef(std::string(tok.text));
-    n.name = n.metaRef();
     const NodeId id = newNode(std::move(n), tok);
     if (slot)
         *slot = ConstantSlot { m_current, id };

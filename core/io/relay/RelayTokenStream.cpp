@@ -16,16 +16,17 @@ RelayTokenStream::RelayTokenStream(std::string_view text, int firstLine, int fir
 {
 }
 
-const Token &RelayTokenStream::peek(int k)
+void RelayTokenStream::fill(int k)
 {
     while (m_count <= k) {
         m_lexer.next(m_ahead[(m_head + m_count) % m_ahead.size()]);
         ++m_count;
     }
-    const Token &t = m_ahead[(m_head + k) % m_ahead.size()];
-    if (t.kind == TokenKind::Error)
-        fail(t, std::string(t.text));
-    return t;
+}
+
+void RelayTokenStream::failAtError(const Token &t) const
+{
+    fail(t, std::string(t.text));
 }
 
 Token RelayTokenStream::take()

@@ -29,7 +29,15 @@ public:
     explicit RelayTokenStream(std::string_view text, int firstLine = 1, int firstColumn = 1);
 
     /// The token `k` places ahead (0 = next). Error tokens are reported here.
-    const Token &peek(int k = 0);
+    const Token &peek(int k = 0)
+    {
+        if (m_count <= k)
+            fill(k);
+        const Token &t = m_ahead[(m_head + static_cast<std::size_t>(k)) % m_ahead.size()];
+        if (t.kind == TokenKind::Error) [[unlikely]]
+            failAtError(t);
+        return t;
+    }
     /// Consumes and returns the next token.
     Token take();
     /// Consumes punctuation `p` or fails with "expected 'p' <context>".
@@ -63,6 +71,9 @@ public:
     static constexpr int maxNesting = 100;
 
 private:
+    /// Lexes tokens into the window until it holds `k + 1` of them.
+    void fill(int k);
+    [[noreturn]] void failAtError(const Token &t) const;
     Dim parseDim();
     /// Enters one level of nesting at `at`; fails past maxNesting. Leave with --m_nesting.
     void enterNested(const Token &at, const char *what);
