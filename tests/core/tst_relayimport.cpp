@@ -62,6 +62,7 @@ private slots:
     void malformed();
     void longTokensAreBounded();
     void syntaxForms();
+    void repeatedAttributeTexts();
     void typesAndAttributes();
     void constantsFromMetadata();
     void rareFieldsOnlyWhereUsed();
@@ -241,6 +242,56 @@ void TestRelayImport::syntaxForms()
     QVERIFY(!g.node(relu).typeAnnotated);
     QCOMPARE(g.node(mainFn.result).kind, NodeKind::TupleGetItem);
     QCOMPARE(g.uses(relu).size(), std::size_t(1));
+}
+
+void TestRelayImport::repeatedAttributeTexts()
+{
+    // The importer reads an attribute list it has seen before from its cache, keyed by the
+    // text: the same text must give the same values, an argument after the attributes must
+    // still be an input, and positions after a skipped list must stay right.
+    const char *text = "#[version = \"0.0.5\"]\n"
+                       "def @main(%x: Tensor[(1, 4), float32]) {\n"
+                       "  %0 = clip(%x, a_min=0f, a_max=6f);\n"
+                       "  %1 = clip(%0, a_min=0f, a_max=6f);\n"
+                       "  %2 = clip(%1, a_min=0f, /* kept */ a_max=6f);\n"
+                       "  %3 = my.op(%2, axis=1, %x);\n"
+                       "  %4 = my.op(%3, axis=1, %x);\n"
+                       "  %5 = clip(%4, a_min=0f, a_max=6f);\n"
+                       "  %5\n"
+                       "}\n";
+    const ImportResult r = importBytes(text, "attrs.relay");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    for (const char *key : { "%0", "%1", "%2", "%5" }) {
+        const Node &clip = g.node(g.findByKey(key));
+        QCOMPARE(clip.attrs.items().size(), std::size_t(2));
+        QCOMPARE(clip.attrs.find("a_min")->floatValue, 0.0);
+        QCOMPARE(clip.attrs.find("a_max")->floatValue, 6.0);
+        QCOMPARE(clip.attrs.find("a_max")->text, std::string("6f"));
+        QCOMPARE(clip.inputs.size(), std::size_t(1));
+    }
+    // Both calls of my.op read two inputs: the previous value and %x.
+    const NodeId x = g.function(g.mainFunction()).params[0];
+    for (const char *key : { "%3", "%4" }) {
+        const Node &op = g.node(g.findByKey(key));
+        QCOMPARE(op.inputs.size(), std::size_t(2));
+        QCOMPARE(op.inputs[1].node, x);
+        QCOMPARE(op.attrs.find("axis")->intValue, std::int64_t(1));
+    }
+    QCOMPARE(g.node(g.findByKey("%4")).inputs[0].node, g.findByKey("%3"));
+
+    // An error after a list read from the cache is placed by the text: line 5, column 37.
+    const char *bad = "def @main(%x: Tensor[(1, 4), float32]) {\n"
+                      "  %0 = clip(%x, a_min=0f, a_max=6f);\n"
+                      "  %1 = clip(%0, a_min=0f,\n"
+                      "    a_max=6f);\n"
+                      "  %2 = clip(%1, a_min=0f, a_max=6f) $;\n"
+                      "  %2\n"
+                      "}\n";
+    const ImportResult failed = importBytes(bad, "bad.relay");
+    QVERIFY(!failed.ok());
+    QCOMPARE(failed.diagnostics.front().where.line, 5);
+    QCOMPARE(failed.diagnostics.front().where.column, 37);
 }
 
 void TestRelayImport::typesAndAttributes()

@@ -312,6 +312,49 @@ TensorRef RelayParser::materialize(const Value &v, const Token &tok)
     return {};
 }
 
+std::size_t RelayParser::attrsEnd(std::string_view source, std::size_t from)
+{
+    int depth = 0;
+    for (std::size_t i = from; i < source.size(); ++i) {
+        switch (source[i]) {
+        case '"':
+        case '\'': {
+            const char quote = source[i];
+            for (++i; i < source.size() && source[i] != quote; ++i) {
+                if (source[i] == '\\')
+                    ++i;
+            }
+            if (i >= source.size())
+                return std::string_view::npos;
+            break;
+        }
+        case '(':
+        case '[':
+        case '{':
+            ++depth;
+            break;
+        case ')':
+            if (depth == 0)
+                return i;
+            --depth;
+            break;
+        case ']':
+        case '}':
+            if (depth == 0)
+                return std::string_view::npos;
+            --depth;
+            break;
+        case '/':
+            if (i + 1 < source.size() && (source[i + 1] == '*' || source[i + 1] == '/'))
+                return std::string_view::npos;
+            break;
+        default:
+            break;
+        }
+    }
+    return std::string_view::npos;
+}
+
 RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &calleeToken)
 {
     const Token open = m_ts.take();
@@ -347,15 +390,33 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
     } argsScope { m_args, firstArg };
     // Collected, then pooled once (setting them one by one would pool every prefix).
     std::vector<Attributes::Item> attrs;
+    std::string_view attrsText; // the source text of the attributes, when it can be cached
+    bool cachedAttrs = false;
+    bool argAfterAttrs = false;
     for (;;) {
         const Token &p = m_ts.peek();
         if (p.isPunct(')'))
             break;
         if (p.is(TokenKind::Identifier) && m_ts.peek(1).isPunct('=')) {
+            if (attrs.empty() && attrsText.empty()) {
+                const std::size_t end = attrsEnd(m_ts.source(), p.offset);
+                if (end != std::string_view::npos) {
+                    attrsText = m_ts.source().substr(p.offset, end - p.offset);
+                    const auto it = m_attrsByText.find(attrsText);
+                    if (it != m_attrsByText.end()) {
+                        n.attrs = it->second;
+                        cachedAttrs = true;
+                        m_ts.skipTo(static_cast<std::uint32_t>(end)); // to the `)`
+                        continue;
+                    }
+                }
+            }
             const Token key = m_ts.take();
             m_ts.take();
             Attributes::setItem(attrs, std::string(key.text), m_ts.parseAttrValue());
         } else {
+            // An argument after the first attribute: the attributes' text holds it too.
+            argAfterAttrs = argAfterAttrs || !attrsText.empty();
             Value a = parseExpr();
             if (a.kind == Value::Kind::AttrsRef)
                 n.setAttrsRef(std::string(a.name));
@@ -368,8 +429,14 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
             m_ts.fail(m_ts.peek(),
                       "expected ',' or ')' " + closeMessage() + ", found " + describe(m_ts.peek()));
     }
-    m_ts.take(); // ')'
-    n.attrs = Attributes(std::move(attrs));
+    const Token close = m_ts.take(); // ')'
+    if (!cachedAttrs) {
+        n.attrs = Attributes(std::move(attrs));
+        if (!attrsText.empty() && !argAfterAttrs
+            && close.offset == attrsText.data() + attrsText.size() - m_ts.source().data()
+            && m_attrsByText.size() < maxCachedAttrs)
+            m_attrsByText.emplace(attrsText, n.attrs);
+    }
 
     switch (callee.kind) {
     case Value::Kind::Op:

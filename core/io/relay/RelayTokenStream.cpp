@@ -37,6 +37,12 @@ Token RelayTokenStream::take()
     return t;
 }
 
+void RelayTokenStream::skipTo(std::uint32_t offset)
+{
+    m_count = 0;
+    m_lexer.seek(offset);
+}
+
 void RelayTokenStream::drop()
 {
     peek(0);

@@ -42,6 +42,9 @@ public:
     Token take();
     /// Consumes punctuation `p` or fails with "expected 'p' <context>".
     Token expect(std::string_view p, const std::string &context);
+    /// Drops the look-ahead and continues at `offset`, which lies at or after the end of the
+    /// tokens seen (the parser skips text it has read before).
+    void skipTo(std::uint32_t offset);
     /// Consumes the next token without copying it.
     void drop();
     /// Consumes punctuation `close` or fails with "expected 'close' to close the `what` opened
