@@ -25,7 +25,6 @@ RelayParser::RelayParser(std::string_view text)
     m_names.reserve(64);
     m_numbered.reserve(std::min<std::size_t>(bindings, maxNumberedSlots));
     m_bindings.reserve(bindings);
-    m_scopeLog.reserve(bindings);
 }
 
 std::size_t RelayParser::ConstantKeyHash::operator()(const ConstantKey &k) const
@@ -57,29 +56,27 @@ std::optional<std::uint32_t> RelayParser::plainNumber(std::string_view name)
 void RelayParser::pushScope()
 {
     ++m_depth;
-    m_scopeMarks.push_back(m_scopeLog.size());
+    m_scopeMarks.push_back(m_bindings.size());
 }
 
 void RelayParser::popScope()
 {
     const std::size_t mark = m_scopeMarks.back();
     m_scopeMarks.pop_back();
-    while (m_scopeLog.size() > mark) {
-        if (const std::optional<std::uint32_t> number = plainNumber(m_scopeLog.back())) {
-            std::uint32_t &slot = m_numbered[*number];
-            slot = m_bindings[slot].shadowed;
-            m_scopeLog.pop_back();
-            continue;
-        }
-        auto it = m_names.find(m_scopeLog.back());
-        if (it != m_names.end()) {
-            const std::uint32_t hidden = m_bindings[it->second].shadowed;
-            if (hidden == noBinding)
+    // The scope's bindings are the last ones: each name goes back to the binding it hid, and
+    // the bindings go (nothing refers to them any more).
+    while (m_bindings.size() > mark) {
+        const Binding &b = m_bindings.back();
+        const std::string_view key = m_ts.source().substr(b.keyOffset, b.keyLength);
+        if (const std::optional<std::uint32_t> number = plainNumber(key)) {
+            m_numbered[*number] = b.shadowed;
+        } else if (auto it = m_names.find(key); it != m_names.end()) {
+            if (b.shadowed == noBinding)
                 m_names.erase(it);
             else
-                it->second = hidden;
+                it->second = b.shadowed;
         }
-        m_scopeLog.pop_back();
+        m_bindings.pop_back();
     }
     --m_depth;
 }
@@ -96,18 +93,18 @@ void RelayParser::bind(const std::string &name, Binding b, const Token &tok)
         }
     }
     // Keys view the source: `name` is `%` + the token text, which lives in the source buffer.
-    const std::string_view key
-        = tok.text.size() + 1 == name.size() ? tok.text : std::string_view(name).substr(1);
+    const std::string_view key = tok.text;
     const Binding *existing = lookup(key);
     if (existing && existing->depth == m_depth) {
+        // The first binding's `%` is the byte before its name.
+        const auto [line, column] = lineColumnAt(existing->keyOffset - 1);
         throw ParseError { "duplicate binding of " + name + " (first bound at "
-                               + std::to_string(existing->line) + ":"
-                               + std::to_string(existing->column) + ")",
+                               + std::to_string(line) + ":" + std::to_string(column) + ")",
                            tok.line, tok.column, "relay.duplicate_binding" };
     }
     b.depth = m_depth;
-    b.line = tok.line;
-    b.column = tok.column;
+    b.keyOffset = static_cast<std::uint32_t>(key.data() - m_ts.source().data());
+    b.keyLength = static_cast<std::uint32_t>(key.size());
     const auto index = static_cast<std::uint32_t>(m_bindings.size());
     if (const std::optional<std::uint32_t> number = plainNumber(key)) {
         if (*number >= m_numbered.size())
@@ -120,7 +117,16 @@ void RelayParser::bind(const std::string &name, Binding b, const Token &tok)
         it->second = index;
     }
     m_bindings.push_back(b);
-    m_scopeLog.push_back(key);
+}
+
+std::pair<int, int> RelayParser::lineColumnAt(std::uint32_t offset) const
+{
+    const std::string_view before = m_ts.source().substr(0, offset);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    const std::size_t lastNewline = before.rfind('\n');
+    const std::size_t column
+        = lastNewline == std::string_view::npos ? before.size() : before.size() - lastNewline - 1;
+    return { static_cast<int>(line), static_cast<int>(column) + 1 };
 }
 
 const RelayParser::Binding *RelayParser::lookup(std::string_view name) const

@@ -46,8 +46,10 @@ private:
         NodeId node;
         FunctionId literal;
         std::uint32_t depth = 0;
-        int line = 0;
-        int column = 0;
+        /// The name (without `%`) in the source: scopes restore names by it, and an error
+        /// finds its line and column from it.
+        std::uint32_t keyOffset = 0;
+        std::uint32_t keyLength = 0;
         std::uint32_t shadowed = noBinding; ///< The binding of the same name this one hides.
     };
     static constexpr std::uint32_t noBinding = 0xffffffffU;
@@ -136,11 +138,12 @@ private:
     std::unordered_map<std::string_view, std::uint32_t> m_names;
     // The same for the names TVM numbers (`%12`): indexed by the number, no hashing.
     std::vector<std::uint32_t> m_numbered;
+    /// Line and column (1-based) of a byte offset in the module text; for error messages.
+    [[nodiscard]] std::pair<int, int> lineColumnAt(std::uint32_t offset) const;
     /// The index of a numbered name in m_numbered; none for other names.
     static std::optional<std::uint32_t> plainNumber(std::string_view name);
     static constexpr std::uint32_t maxNumberedSlots = 1U << 22;
     std::vector<Binding> m_bindings;
-    std::vector<std::string_view> m_scopeLog;
     std::vector<std::size_t> m_scopeMarks;
     std::vector<PendingUse> m_pending;
     std::unordered_map<std::string, FunctionId> m_globals;
