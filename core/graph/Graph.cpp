@@ -271,7 +271,7 @@ void Graph::buildKeys()
     // Keys stay what they were before mainFunction() preferred the largest public function, so
     // plan files and projects of modules without `main` keep naming the same nodes.
     const FunctionId mainFn = chooseMainFunction(false);
-    m_keySlot.assign(n, noSlot);
+    m_keySlot.clear(); // made on the first key that differs from its node's name
     m_otherKeys.clear();
     for (std::size_t i = 0; i < n; ++i) {
         const Node &node = m_nodes[i];
@@ -282,6 +282,8 @@ void Graph::buildKeys()
         std::string key = node.name.empty() ? "$" + std::to_string(i) : node.name;
         if (qualified)
             key.insert(0, "@" + m_functions[top.index()].name + ":");
+        if (m_keySlot.empty())
+            m_keySlot.assign(n, noSlot);
         m_keySlot[i] = static_cast<std::uint32_t>(m_otherKeys.size());
         m_otherKeys.push_back(std::move(key));
     }
@@ -331,6 +333,8 @@ bool Graph::indexKeys()
 
 const std::string &Graph::key(NodeId id) const
 {
+    if (m_keySlot.empty())
+        return m_nodes[id.index()].name;
     const std::uint32_t slot = m_keySlot[id.index()];
     return slot == noSlot ? m_nodes[id.index()].name : m_otherKeys[slot];
 }

@@ -334,7 +334,8 @@ private:
     std::vector<TypeDefinition> m_typeDefs;
     std::vector<std::uint32_t> m_useOffsets; // CSR: uses of node i are m_uses[off[i], off[i+1])
     std::vector<Use> m_uses;
-    // Keys: most nodes' key is their name. m_keySlot[i] is the index into m_otherKeys of a key
+    // Keys: most nodes' key is their name. m_keySlot (empty when every key is its node's
+    // name) holds for node i the index into m_otherKeys of a key
     // that is not (qualified, synthesized or made unique), or noSlot; m_keyIndex finds a node
     // by its key, for findByKey.
     static constexpr std::uint32_t noSlot = 0xffffffffU;
