@@ -2,7 +2,9 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace cleave {
 
@@ -19,5 +21,9 @@ struct SourceLocation
 
     friend bool operator==(const SourceLocation &a, const SourceLocation &b) = default;
 };
+
+/// The 1-based line and byte column of byte `offset` in `text`, in `file`: for errors found
+/// by offset (counted from the text only when one is reported).
+SourceLocation locationAt(std::string_view text, std::size_t offset, std::string file = {});
 
 } // namespace cleave

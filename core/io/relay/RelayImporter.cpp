@@ -89,17 +89,6 @@ bool RelayImporter::canRead(std::string_view path, std::string_view head) const
 
 namespace {
 
-/// The 1-based line and byte column of `offset` in `bytes`.
-SourceLocation locationAt(std::string_view bytes, std::size_t offset, const std::string &path)
-{
-    const auto before = bytes.substr(0, offset);
-    const auto line = std::count(before.begin(), before.end(), '\n');
-    const std::size_t lineStart = before.rfind('\n');
-    const std::size_t column
-        = lineStart == std::string_view::npos ? offset : offset - lineStart - 1;
-    return SourceLocation { path, static_cast<int>(line) + 1, static_cast<int>(column) + 1 };
-}
-
 /// Where the `#[metadata]` header is (the last one: headers inside comments come earlier).
 SourceLocation metadataLocation(std::string_view bytes, const std::string &path)
 {

@@ -97,9 +97,10 @@ void RelayParser::bind(const std::string &name, Binding b, const Token &tok)
     const Binding *existing = lookup(key);
     if (existing && existing->depth == m_depth) {
         // The first binding's `%` is the byte before its name.
-        const auto [line, column] = lineColumnAt(existing->keyOffset - 1);
+        const SourceLocation first = locationAt(m_ts.source(), existing->keyOffset - 1);
         throw ParseError { "duplicate binding of " + name + " (first bound at "
-                               + std::to_string(line) + ":" + std::to_string(column) + ")",
+                               + std::to_string(first.line) + ":" + std::to_string(first.column)
+                               + ")",
                            tok.line, tok.column, "relay.duplicate_binding" };
     }
     b.depth = m_depth;
@@ -117,16 +118,6 @@ void RelayParser::bind(const std::string &name, Binding b, const Token &tok)
         it->second = index;
     }
     m_bindings.push_back(b);
-}
-
-std::pair<int, int> RelayParser::lineColumnAt(std::uint32_t offset) const
-{
-    const std::string_view before = m_ts.source().substr(0, offset);
-    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
-    const std::size_t lastNewline = before.rfind('\n');
-    const std::size_t column
-        = lastNewline == std::string_view::npos ? before.size() : before.size() - lastNewline - 1;
-    return { static_cast<int>(line), static_cast<int>(column) + 1 };
 }
 
 const RelayParser::Binding *RelayParser::lookup(std::string_view name) const

@@ -138,8 +138,6 @@ private:
     std::unordered_map<std::string_view, std::uint32_t> m_names;
     // The same for the names TVM numbers (`%12`): indexed by the number, no hashing.
     std::vector<std::uint32_t> m_numbered;
-    /// Line and column (1-based) of a byte offset in the module text; for error messages.
-    [[nodiscard]] std::pair<int, int> lineColumnAt(std::uint32_t offset) const;
     /// The index of a numbered name in m_numbered; none for other names.
     static std::optional<std::uint32_t> plainNumber(std::string_view name);
     static constexpr std::uint32_t maxNumberedSlots = 1U << 22;
