@@ -311,7 +311,6 @@ void RelayLexer::lexVariable(Token &tok)
     }
     tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
     skip(i - m_pos);
-    return;
 }
 
 void RelayLexer::lexGlobal(Token &tok)
@@ -326,7 +325,6 @@ void RelayLexer::lexGlobal(Token &tok)
     tok.kind = TokenKind::Global;
     tok.text = m_src.substr(m_pos + 1, i - m_pos - 1);
     skip(i - m_pos);
-    return;
 }
 
 // `#[metadata]` or `#[version = "0.0.5"]`.
@@ -355,7 +353,6 @@ void RelayLexer::lexDirective(Token &tok)
         tok.text = body.substr(q1 + 1, q2 - q1 - 1);
     }
     advance(close + 1 - m_pos);
-    return;
 }
 
 // `v0.0.4` on a line of its own is the v0.6 version header.
@@ -436,7 +433,6 @@ void RelayLexer::lexWord(Token &tok)
         tok.suffix = special;
     }
     skip(i - m_pos);
-    return;
 }
 
 // Punctuation, or an error naming the unexpected character.
@@ -571,7 +567,6 @@ void RelayLexer::lexNumber(Token &tok)
     }
     tok.text = m_src.substr(m_pos, numberEnd - m_pos);
     skip(s - m_pos);
-    return;
 }
 
 void RelayLexer::lexString(Token &tok, char quote)
@@ -629,7 +624,6 @@ void RelayLexer::lexString(Token &tok, char quote)
     else
         tok.text = keep(m_scratch);
     skip(i + 1 - m_pos);
-    return;
 }
 
 std::string describe(const Token &tok)
