@@ -121,9 +121,8 @@ void RelayLexer::seek(std::uint32_t offset)
         advance(offset - m_pos);
 }
 
-std::size_t RelayLexer::matchingClose(std::size_t offset) const
+std::size_t RelayLexer::matchingClose(std::size_t offset, int depth, bool stopAtComment) const
 {
-    int depth = 0;
     for (std::size_t i = offset; i < m_src.size(); ++i) {
         const char c = m_src[i];
         if (c == '"' || c == '\'') {
@@ -133,6 +132,9 @@ std::size_t RelayLexer::matchingClose(std::size_t offset) const
             }
             continue;
         }
+        if (stopAtComment && c == '/' && i + 1 < m_src.size()
+            && (m_src[i + 1] == '*' || m_src[i + 1] == '/'))
+            return std::string_view::npos;
         if (c == '(' || c == '[' || c == '{')
             ++depth;
         else if (c == ')' || c == ']' || c == '}') {
@@ -256,11 +258,7 @@ bool RelayLexer::skipTrivia(Token &tok)
 
 void RelayLexer::next(Token &tok)
 {
-    tok.kind = TokenKind::End;
-    tok.text = {};
-    tok.suffix = {};
-    tok.ty = {};
-    tok.span = {};
+    tok = Token {};
     if (!skipTrivia(tok))
         return;
     tok.offset = static_cast<std::uint32_t>(m_pos);
@@ -389,10 +387,7 @@ void RelayLexer::lexMetaRef(Token &tok, std::size_t i)
             return;
         }
     }
-    {
-        setError(tok, "malformed meta reference (expected meta[type_key][index])");
-        return;
-    }
+    setError(tok, "malformed meta reference (expected meta[type_key][index])");
 }
 
 // Identifiers (dotted op names joined), keywords, special floats, `meta[...][...]`,

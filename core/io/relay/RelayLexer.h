@@ -50,7 +50,9 @@ struct Token
     }
     [[nodiscard]] bool isPunct(std::string_view p) const
     {
-        return kind == TokenKind::Punct && text == p;
+        // Most punctuation is one byte: compared as one, not through memcmp.
+        return kind == TokenKind::Punct && text.size() == p.size()
+            && (p.size() == 1 ? text[0] == p[0] : text == p);
     }
     [[nodiscard]] bool isIdent(std::string_view word) const
     {
@@ -68,20 +70,16 @@ public:
 
     /// Lexes the next token into `tok` (every field is set).
     void next(Token &tok);
-    /// Lexes the next token.
-    Token next()
-    {
-        Token tok;
-        next(tok);
-        return tok;
-    }
     /// Byte offset of the next unread character.
     [[nodiscard]] std::uint32_t position() const { return static_cast<std::uint32_t>(m_pos); }
     /// Continues lexing at `offset` (which must be at or after a token boundary already seen).
     void seek(std::uint32_t offset);
-    /// The end offset of the balanced bracket group that starts at `offset` (which holds `(`,
-    /// `[` or `{`), skipping quoted strings; npos when unbalanced.
-    [[nodiscard]] std::size_t matchingClose(std::size_t offset) const;
+    /// The offset of the bracket that closes a group, skipping quoted strings; npos when the
+    /// text ends first. `depth` is how many groups are open at `offset`: 0 when `offset` holds
+    /// the group's `(`, `[` or `{`, 1 to scan from inside the group. With `stopAtComment`, a
+    /// comment (whose text may hold anything) also gives npos.
+    [[nodiscard]] std::size_t matchingClose(std::size_t offset, int depth = 0,
+                                            bool stopAtComment = false) const;
     [[nodiscard]] std::string_view source() const { return m_src; }
     /// True once the metadata-omitted notice or a metadata header was seen.
     [[nodiscard]] bool sawMetadataNotice() const { return m_metadataNotice; }

@@ -181,10 +181,6 @@ private:
     /// lexed again. At most maxCachedAttrs texts are kept.
     std::unordered_map<std::string_view, Attributes> m_attrsByText;
     static constexpr std::size_t maxCachedAttrs = 4096;
-    /// Where a call's attributes end: the offset of the `)` that closes the call, for the
-    /// attributes starting at `from`; npos when they hold a comment (whose text may say
-    /// anything) or the brackets do not balance, and the attributes are read token by token.
-    [[nodiscard]] static std::size_t attrsEnd(std::string_view source, std::size_t from);
     SharedValues m_values; // scalar constants: one detail per distinct value
     std::vector<Value> m_args; // the arguments of the calls being parsed, innermost last
     int m_literalCounter = 0;

@@ -312,49 +312,6 @@ TensorRef RelayParser::materialize(const Value &v, const Token &tok)
     return {};
 }
 
-std::size_t RelayParser::attrsEnd(std::string_view source, std::size_t from)
-{
-    int depth = 0;
-    for (std::size_t i = from; i < source.size(); ++i) {
-        switch (source[i]) {
-        case '"':
-        case '\'': {
-            const char quote = source[i];
-            for (++i; i < source.size() && source[i] != quote; ++i) {
-                if (source[i] == '\\')
-                    ++i;
-            }
-            if (i >= source.size())
-                return std::string_view::npos;
-            break;
-        }
-        case '(':
-        case '[':
-        case '{':
-            ++depth;
-            break;
-        case ')':
-            if (depth == 0)
-                return i;
-            --depth;
-            break;
-        case ']':
-        case '}':
-            if (depth == 0)
-                return std::string_view::npos;
-            --depth;
-            break;
-        case '/':
-            if (i + 1 < source.size() && (source[i + 1] == '*' || source[i + 1] == '/'))
-                return std::string_view::npos;
-            break;
-        default:
-            break;
-        }
-    }
-    return std::string_view::npos;
-}
-
 RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &calleeToken)
 {
     const Token open = m_ts.take();
@@ -399,8 +356,10 @@ RelayParser::Value RelayParser::parseCall(const Value &callee, const Token &call
             break;
         if (p.is(TokenKind::Identifier) && m_ts.peek(1).isPunct('=')) {
             if (attrs.empty() && attrsText.empty()) {
-                const std::size_t end = attrsEnd(m_ts.source(), p.offset);
-                if (end != std::string_view::npos) {
+                // The attributes run to the `)` closing the call; a comment inside keeps
+                // them from the cache.
+                const std::size_t end = m_ts.lexer().matchingClose(p.offset, 1, true);
+                if (end != std::string_view::npos && m_ts.source()[end] == ')') {
                     attrsText = m_ts.source().substr(p.offset, end - p.offset);
                     const auto it = m_attrsByText.find(attrsText);
                     if (it != m_attrsByText.end()) {

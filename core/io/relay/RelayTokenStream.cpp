@@ -32,8 +32,7 @@ void RelayTokenStream::failAtError(const Token &t) const
 Token RelayTokenStream::take()
 {
     const Token t = peek(0);
-    m_head = (m_head + 1) % m_ahead.size();
-    --m_count;
+    drop();
     return t;
 }
 
@@ -74,8 +73,7 @@ void RelayTokenStream::expectClose(char close, const Token &open, const char *wh
 
 bool RelayTokenStream::accept(std::string_view p)
 {
-    const Token &t = peek();
-    if (p.size() == 1 ? t.isPunct(p[0]) : t.isPunct(p)) {
+    if (peek().isPunct(p)) {
         drop();
         return true;
     }
@@ -288,20 +286,14 @@ AttrValue RelayTokenStream::numberValue(const Token &tok)
         return AttrValue::integer(v, numberDtype(widened ? "int64" : tok.suffix));
     }
     const std::string_view text = tok.text;
-    const bool special
-        = text.find("inf") != std::string_view::npos || text.find("nan") != std::string_view::npos;
+    // from_chars reads `inff`, `-nanf16` as (signed) infinity and NaN too, and unlike strtod it
+    // does not follow the locale a Qt application sets.
     double v = 0.0;
-    if (text.find("inf") != std::string_view::npos)
-        v = text[0] == '-' ? -std::numeric_limits<double>::infinity()
-                           : std::numeric_limits<double>::infinity();
-    else if (text.find("nan") != std::string_view::npos)
-        v = text[0] == '-' ? -std::numeric_limits<double>::quiet_NaN()
-                           : std::numeric_limits<double>::quiet_NaN();
-    else // from_chars, unlike strtod, does not follow the locale a Qt application sets
-        std::from_chars(text.data(), text.data() + text.size(), v);
-    // Keep the exact spelling (with its suffix) so printing gives back the same text.
+    std::from_chars(text.data(), text.data() + text.size(), v);
+    // Keep the exact spelling (with its suffix) so printing gives back the same text; the
+    // special spellings carry theirs.
     std::string spelling(text);
-    if (!special)
+    if (text.find("inf") == std::string_view::npos && text.find("nan") == std::string_view::npos)
         spelling += tok.suffix == "float16" ? "f16" : tok.suffix == "float64" ? "f64" : "f";
     return AttrValue::floating(v, numberDtype(tok.suffix), std::move(spelling));
 }
