@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,7 @@ private slots:
     void blocks();
     void malformed_data();
     void malformed();
+    void repeatedKeywordTexts();
     void deepNestingIsAnError();
     void controlByteIsNamed();
     void metadataPayloads_data();
@@ -602,6 +604,12 @@ void TestRelaxImport::malformed_data()
     QTest::newRow("unknown function")
         << QString::fromStdString(smallModule("            gv = cls.nothere(lv)")) << 8 << 18
         << "relax.undefined";
+    // The keyword text `dtype=5` of line 9 was read before on line 8, where an integer is a fine
+    // attribute; R.const needs a string, and the error is placed on line 9 (at the 5).
+    QTest::newRow("repeated keyword text")
+        << QString::fromStdString(smallModule("            lv1 = R.full(lv, dtype=5)\n"
+                                              "            gv = R.const(1, dtype=5)"))
+        << 9 << 35 << "relax.syntax";
     QTest::newRow("unterminated string")
         << QString::fromStdString(smallModule("            gv = R.call_packed(\"f, lv)")) << 8 << 32
         << "relax.syntax";
@@ -624,6 +632,56 @@ void TestRelaxImport::malformed()
     QVERIFY(r.firstError().rfind(
                 "bad.relax.py:" + std::to_string(line) + ":" + std::to_string(column) + ":", 0)
             == 0);
+}
+
+void TestRelaxImport::repeatedKeywordTexts()
+{
+    // Calls with the same keyword text share one parse of it; each call still gets its own
+    // attributes and type, as written. Line 3 of the body differs by one value, line 4 spreads
+    // the same keywords over two lines, line 5 repeats line 2's text inside a call of another op.
+    const std::string body
+        = "            a: R.Tensor((2, 3), dtype=\"float32\") = R.nn.avg_pool2d(lv, "
+          "pool_size=[1, 1], strides=[1, 1], layout=\"NCHW\")\n"
+          "            b: R.Tensor((2, 3), dtype=\"float32\") = R.nn.avg_pool2d(a, "
+          "pool_size=[1, 1], strides=[1, 1], layout=\"NCHW\")\n"
+          "            c: R.Tensor((2, 3), dtype=\"float32\") = R.nn.avg_pool2d(b, "
+          "pool_size=[1, 1], strides=[2, 1], layout=\"NCHW\")\n"
+          "            d: R.Tensor((2, 3), dtype=\"float32\") = R.nn.avg_pool2d(c, "
+          "pool_size=[1, 1],\n                strides=[1, 1], layout=\"NCHW\")\n"
+          "            e: R.Tensor((2, 3), dtype=\"float32\") = R.nn.max_pool2d(d, "
+          "pool_size=[1, 1], strides=[1, 1], layout=\"NCHW\")\n"
+          "            f = R.call_tir(cls.k, (e,), out_sinfo=R.Tensor((2, 3), dtype=\"float32\"))\n"
+          "            gv = R.call_tir(cls.k, (f,), out_sinfo=R.Tensor((2, 3), dtype=\"float32\"))";
+    const std::string module = smallModule(body)
+        + "    @T.prim_func(private=True)\n    def k(x: T.handle, y: T.handle):\n"
+          "        T.func_attr({\"op_pattern\": 0})\n";
+    const ImportResult r = importBytes(module, "shared.relax.py");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    const FunctionId main = g.findFunction("main");
+    const std::vector<std::int64_t> ones { 1, 1 };
+    for (const char *name : { "a", "b", "d", "e" }) {
+        const Node &n = g.node(byName(g, main, name));
+        QCOMPARE(n.attrs.size(), std::size_t(3));
+        QCOMPARE(n.attrs.intList("pool_size"), std::optional(ones));
+        QCOMPARE(n.attrs.intList("strides"), std::optional(ones));
+        QCOMPARE(n.attrs.stringOr("layout", ""), std::string("NCHW"));
+    }
+    QCOMPARE(g.node(byName(g, main, "c")).attrs.intList("strides"),
+             std::optional(std::vector<std::int64_t> { 2, 1 }));
+    QCOMPARE(g.node(byName(g, main, "e")).op, std::string("relax.nn.max_pool2d"));
+    // Each node at its own line and column (the calls' positions, not the first one's).
+    QCOMPARE(g.node(byName(g, main, "b")).where.line, 9);
+    QCOMPARE(g.node(byName(g, main, "e")).where.line, 13);
+    const Type t = Type::tensor({ Dim::known(2), Dim::known(3) }, "float32");
+    for (const char *name : { "f", "gv" }) {
+        const Node &n = g.node(byName(g, main, name));
+        QCOMPARE(n.outputType(), t);
+        QCOMPARE(n.attrs.stringOr("call", ""), std::string("call_tir"));
+        QCOMPARE(n.attrs.intOr("op_pattern", -1), std::int64_t(0));
+        QCOMPARE(n.attrs.size(), std::size_t(2)); // call and op_pattern: out_sinfo is the type
+    }
+    QCOMPARE(g.node(byName(g, main, "gv")).inputs.front().node, byName(g, main, "f"));
 }
 
 void TestRelaxImport::deepNestingIsAnError()

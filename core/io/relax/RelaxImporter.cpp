@@ -75,17 +75,28 @@ bool RelaxImporter::canRead(std::string_view path, std::string_view head) const
 ImportResult RelaxImporter::importBytes(std::string_view bytes, const std::string &path) const
 {
     return guardedImport(path, "relax.internal", [&](ImportResult &result) {
+        std::unique_ptr<Graph> graph;
         try {
             relax::RelaxParser parser(bytes);
-            std::unique_ptr<Graph> graph = parser.parse();
-            nameNodes(*graph);
-            if (hasUntypedNode(*graph))
-                inferTypes(*graph); // bindings printed without annotations
-            graph->finalize();
-            result.graph = std::move(graph);
+            try {
+                graph = parser.parse();
+            } catch (const relax::ParseError &e) {
+                if (!parser.reusedKeywords())
+                    throw;
+                // The error may lie in keyword arguments shared with an earlier call, and so be
+                // placed there: read again without sharing, which places it where it is.
+                relax::RelaxParser(bytes, false).parse();
+                throw; // (not reached: the same text fails the same way)
+            }
         } catch (const relax::ParseError &e) {
             result.diagnostics.push_back(parseErrorDiagnostic(e, path));
+            return;
         }
+        nameNodes(*graph);
+        if (hasUntypedNode(*graph))
+            inferTypes(*graph); // bindings printed without annotations
+        graph->finalize();
+        result.graph = std::move(graph);
     });
 }
 

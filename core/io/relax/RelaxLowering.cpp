@@ -210,6 +210,24 @@ RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node
     return addNode(std::move(node), scope, e);
 }
 
+Attributes RelaxParser::keywordAttributes(const KeywordArguments &args)
+{
+    const auto lower = [&args] {
+        // Pooled once with every keyword (setting them one by one pools each partial list).
+        std::vector<Attributes::Item> attrs;
+        attrs.reserve(args.names.size());
+        for (std::size_t i = 0; i < args.names.size(); ++i)
+            Attributes::setItem(attrs, std::string(args.names[i]), attrFromExpr(args.values[i]));
+        return Attributes(std::move(attrs));
+    };
+    if (!args.shared)
+        return lower();
+    auto known = m_sharedAttributes.find(&args);
+    if (known == m_sharedAttributes.end())
+        known = m_sharedAttributes.emplace(&args, lower()).first;
+    return known->second;
+}
+
 InternedString RelaxParser::relaxOpName(std::string_view op)
 {
     auto it = m_opNames.find(op);
@@ -250,7 +268,7 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
             // refined type T (and defines T's new symbolic dims). Not an operator call: the node
             // is named relax.match_cast, typed T, and not counted as an op (ModelSummary).
             const Expr *sinfo = e.items.size() == 3 ? &e.items[2] : e.keyword("struct_info");
-            if (e.items.size() < 2 || !sinfo || e.items.size() + e.kwargs.size() != 3)
+            if (e.items.size() < 2 || !sinfo || e.items.size() + e.keywordCount() != 3)
                 fail(e, "R.match_cast takes a value and the type to cast it to");
             node.kind = NodeKind::OpCall;
             node.op = "relax.match_cast";
@@ -267,7 +285,8 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
             fail(e, path + " is a type annotation, not a value");
         node.kind = NodeKind::OpCall;
         node.op = relaxOpName(op);
-    } else if (prefix == "T" && dot != std::string::npos && e.items.size() == 2 && e.kwargs.empty()
+    } else if (prefix == "T" && dot != std::string::npos && e.items.size() == 2
+               && e.keywordCount() == 0
                && (e.items[1].kind == Expr::Kind::Number
                    || e.items[1].kind == Expr::Kind::Constant)) {
         // `R.add(f, T.float32(1.0))`: TVM 0.27 prints a PrimValue of a literal as the TIR
@@ -292,14 +311,8 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
     }
     for (std::size_t i = 1; i < e.items.size(); ++i)
         node.inputs.push_back(materialize(lowerExpr(e.items[i], scope), scope, e.items[i]));
-    if (!e.kwargs.empty()) {
-        // Pooled once with every keyword (setting them one by one pools each partial list).
-        std::vector<Attributes::Item> attrs = node.attrs.items();
-        attrs.reserve(attrs.size() + e.kwargs.size());
-        for (std::size_t i = 0; i < e.kwargs.size(); ++i)
-            Attributes::setItem(attrs, e.keywords[i], attrFromExpr(e.kwargs[i]));
-        node.attrs = Attributes(std::move(attrs));
-    }
+    if (e.keywordArgs)
+        node.attrs = keywordAttributes(*e.keywordArgs);
     if (node.kind == NodeKind::OpCall && node.outputTypes().empty()) {
         if (const Expr *sinfo = e.keyword("sinfo_args"))
             node.setOutputTypes({ typeFromExpr(*sinfo) });
@@ -313,7 +326,7 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
     node.kind = NodeKind::OpCall;
     // The attributes are pooled once, at the end (see lowerCall).
     std::vector<Attributes::Item> attrs = node.attrs.items();
-    attrs.reserve(attrs.size() + e.kwargs.size() + 2); // with `call` and `tir_vars`
+    attrs.reserve(attrs.size() + e.keywordCount() + 2); // with `call` and `tir_vars`
     Attributes::setItem(attrs, "call", AttrValue::string(form));
     const bool packed = form == "call_packed" || form == "call_pure_packed";
     if (e.items.size() < 2)
@@ -350,6 +363,7 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
                 m_sinfoKeyword = "ty";
         }
     }
+    const bool sharedSinfo = sinfo && e.keywordArgs->shared;
     if (!sinfo && !packed && next < e.items.size())
         sinfo = &e.items[next++];
     if (!packed && next < e.items.size()) {
@@ -360,16 +374,25 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
     if (!sinfo && !packed)
         fail(e, "R." + form + " needs out_sinfo= (the output's struct info)");
     if (sinfo && node.outputTypes().empty()) {
-        Type t = typeFromExpr(*sinfo);
         // sinfo_args=(R.Object,) is the one result's struct info.
-        if (packed && t.isTuple() && t.fields.size() == 1)
-            t = t.fields[0];
-        node.setOutputTypes({ t });
+        const auto result = [packed](Type t) {
+            return packed && t.isTuple() && t.fields.size() == 1 ? t.fields[0] : t;
+        };
+        if (sharedSinfo) {
+            // Read once per keyword text, pooled like an annotation's type.
+            auto known = m_sharedSinfoTypes.find(sinfo);
+            if (known == m_sharedSinfoTypes.end())
+                known = m_sharedSinfoTypes.emplace(sinfo, TypeList { result(typeFromExpr(*sinfo)) })
+                            .first;
+            node.setOutputTypes(known->second);
+        } else {
+            node.setOutputTypes({ result(typeFromExpr(*sinfo)) });
+        }
     }
-    for (std::size_t i = 0; i < e.kwargs.size(); ++i) {
-        const std::string &k = e.keywords[i];
+    for (std::size_t i = 0; i < e.keywordCount(); ++i) {
+        const std::string_view k = e.keywordName(i);
         if (k != "out_sinfo" && k != "out_ty" && k != "sinfo_args" && k != "ty_args")
-            Attributes::setItem(attrs, k, attrFromExpr(e.kwargs[i]));
+            Attributes::setItem(attrs, std::string(k), attrFromExpr(e.keywordValue(i)));
     }
     node.attrs = Attributes(std::move(attrs));
     return addNode(std::move(node), scope, e);

@@ -34,8 +34,8 @@ std::size_t nodeEstimate(std::string_view src)
 
 } // namespace
 
-RelaxParser::RelaxParser(std::string_view source)
-    : m_ts(source)
+RelaxParser::RelaxParser(std::string_view source, bool shareKeywords)
+    : m_ts(source, shareKeywords)
 {
 }
 

@@ -37,8 +37,12 @@ namespace cleave::relax {
 class RelaxParser
 {
 public:
-    explicit RelaxParser(std::string_view source);
+    /// With `shareKeywords`, calls with the same keyword text share one parse and lowering of
+    /// it (see TokenStream); an error may then be placed at an earlier call with that text.
+    explicit RelaxParser(std::string_view source, bool shareKeywords = true);
     std::unique_ptr<Graph> parse();
+    /// True when some call reused keyword arguments read before (see the constructor).
+    [[nodiscard]] bool reusedKeywords() const { return m_ts.reusedKeywords(); }
 
     static constexpr int maxBlockDepth = 64;
 
@@ -112,6 +116,8 @@ private:
     TensorRef materialize(const Value &v, Scope &scope, const Expr &at);
     Value lowerCall(const Expr &e, Scope &scope, const std::string &name,
                     const TypeList *annotation);
+    /// The pooled attributes of keyword arguments, lowered once per shared keyword text.
+    Attributes keywordAttributes(const KeywordArguments &args);
     /// The interned op name `relax.<op>`, looked up in the process pool once per name.
     InternedString relaxOpName(std::string_view op);
     Value lowerKernelCall(const Expr &e, const std::string &form, Scope &scope, Node node);
@@ -161,6 +167,9 @@ private:
     };
     std::unordered_map<std::string, InternedString, StringHash, std::equal_to<>> m_opNames; // by op
     SharedValues m_values; // scalar constants: one detail per distinct value
+    /// Lowerings of shared keyword arguments (TokenStream keeps them for the whole parse).
+    std::unordered_map<const KeywordArguments *, Attributes> m_sharedAttributes;
+    std::unordered_map<const Expr *, TypeList> m_sharedSinfoTypes; ///< out_sinfo=, by its Expr.
 };
 
 } // namespace cleave::relax

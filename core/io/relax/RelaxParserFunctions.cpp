@@ -42,75 +42,6 @@ std::size_t bodyLines(std::string_view src, const Token &def)
     return lines;
 }
 
-// The text of a type annotation that starts at `from` (after blanks) and ends before the first
-// of `terminators` outside brackets and string literals (`stop` is set to that offset), with
-// blanks trimmed; empty when the text is not that simple: a line break, comment, continuation or
-// triple-quoted string, `==`, or no terminator on the line. The same text always reads as the
-// same type, so its type is looked up instead of parsed again (RelaxParser::m_annotationTypes);
-// a type is remembered only when parsing it stopped exactly at `stop`.
-std::string_view annotationText(std::string_view src, std::size_t from,
-                                std::string_view terminators, std::size_t &stop)
-{
-    if (from == std::string_view::npos)
-        return {};
-    std::size_t begin = from;
-    while (begin < src.size() && (src[begin] == ' ' || src[begin] == '\t'))
-        ++begin;
-    int depth = 0;
-    for (std::size_t i = begin; i < src.size(); ++i) {
-        const char c = src[i];
-        switch (c) {
-        case '\n':
-        case '\r':
-        case '#':
-        case '\\':
-            return {};
-        case '"':
-        case '\'': {
-            if (i + 2 < src.size() && src[i + 1] == c && src[i + 2] == c)
-                return {};
-            for (++i; i < src.size() && src[i] != c; ++i) {
-                if (src[i] == '\n' || src[i] == '\r')
-                    return {};
-                if (src[i] == '\\') {
-                    if (i + 1 < src.size() && (src[i + 1] == '\n' || src[i + 1] == '\r'))
-                        return {};
-                    ++i;
-                }
-            }
-            if (i >= src.size() || src[i] == '\n')
-                return {};
-            break;
-        }
-        case '(':
-        case '[':
-        case '{':
-            ++depth;
-            break;
-        case ')':
-        case ']':
-        case '}':
-            if (depth == 0 && terminators.find(c) == std::string_view::npos)
-                return {};
-            if (depth > 0) {
-                --depth;
-                break;
-            }
-            [[fallthrough]];
-        default:
-            if (depth > 0 || terminators.find(c) == std::string_view::npos)
-                break;
-            if (c == '=' && i + 1 < src.size() && src[i + 1] == '=')
-                return {};
-            stop = i;
-            while (i > begin && (src[i - 1] == ' ' || src[i - 1] == '\t'))
-                --i;
-            return src.substr(begin, i - begin);
-        }
-    }
-    return {};
-}
-
 } // namespace
 
 FunctionId RelaxParser::parseFunction(const Expr &decorator, Function::Kind kind, Scope *outer)
@@ -139,9 +70,9 @@ FunctionId RelaxParser::parseFunction(const Expr &decorator, Function::Kind kind
         bind(*outer, name, v, exprAt(nameTok));
     }
     m_graph->function(id).where = SourceLocation { {}, nameTok.line, nameTok.column };
-    for (std::size_t i = 0; i < decorator.kwargs.size(); ++i)
-        m_graph->function(id).attrs.set("@" + decorator.keywords[i],
-                                        attrFromExpr(decorator.kwargs[i]));
+    for (std::size_t i = 0; i < decorator.keywordCount(); ++i)
+        m_graph->function(id).attrs.set("@" + std::string(decorator.keywordName(i)),
+                                        attrFromExpr(decorator.keywordValue(i)));
     Scope scope;
     scope.function = id;
     scope.parent = outer;
@@ -192,7 +123,7 @@ TypeList RelaxParser::parseAnnotation(std::string_view terminators)
 {
     std::size_t stop = 0;
     const std::string_view text
-        = annotationText(m_ts.source(), m_ts.unreadOffset(), terminators, stop);
+        = simpleTextTo(m_ts.source(), m_ts.unreadOffset(), terminators, stop);
     if (!text.empty()) {
         const auto known = m_annotationTypes.find(text);
         if (known != m_annotationTypes.end()) {
@@ -290,7 +221,7 @@ void RelaxParser::parseStatement(Scope &scope, BlockEnd &end)
     const Expr target = m_ts.parseExpr(true);
     if (m_ts.accept(":")) {
         std::size_t stop = 0;
-        const std::string_view text = annotationText(m_ts.source(), m_ts.unreadOffset(), "=", stop);
+        const std::string_view text = simpleTextTo(m_ts.source(), m_ts.unreadOffset(), "=", stop);
         const auto known = text.empty() ? m_annotationTypes.end() : m_annotationTypes.find(text);
         if (known != m_annotationTypes.end()) {
             m_ts.skipUnreadTo(stop);

@@ -118,11 +118,12 @@ void appendText(std::string &out, const Expr &e)
         out += '(';
         std::vector<Expr> args(e.items.begin() + 1, e.items.end());
         appendItems(out, args);
-        for (std::size_t i = 0; i < e.kwargs.size(); ++i) {
+        for (std::size_t i = 0; i < e.keywordCount(); ++i) {
             if (i || !args.empty())
                 out += ", ";
-            out += e.keywords[i] + "=";
-            appendText(out, e.kwargs[i]);
+            out += e.keywordName(i);
+            out += '=';
+            appendText(out, e.keywordValue(i));
         }
         out += ')';
         return;
@@ -151,11 +152,91 @@ void appendText(std::string &out, const Expr &e)
 
 const Expr *Expr::keyword(std::string_view name) const
 {
-    for (std::size_t i = 0; i < keywords.size(); ++i) {
-        if (keywords[i] == name)
-            return &kwargs[i];
+    if (!keywordArgs)
+        return nullptr;
+    for (std::size_t i = 0; i < keywordArgs->names.size(); ++i) {
+        if (keywordArgs->names[i] == name)
+            return &keywordArgs->values[i];
     }
     return nullptr;
+}
+
+std::size_t Expr::keywordCount() const
+{
+    return keywordArgs ? keywordArgs->names.size() : 0;
+}
+
+std::string_view Expr::keywordName(std::size_t i) const
+{
+    return keywordArgs->names[i];
+}
+
+const Expr &Expr::keywordValue(std::size_t i) const
+{
+    return keywordArgs->values[i];
+}
+
+std::string_view simpleTextTo(std::string_view src, std::size_t from, std::string_view terminators,
+                              std::size_t &stop)
+{
+    if (from == std::string_view::npos)
+        return {};
+    std::size_t begin = from;
+    while (begin < src.size() && (src[begin] == ' ' || src[begin] == '\t'))
+        ++begin;
+    int depth = 0;
+    for (std::size_t i = begin; i < src.size(); ++i) {
+        const char c = src[i];
+        switch (c) {
+        case '\n':
+        case '\r':
+        case '#':
+        case '\\':
+            return {};
+        case '"':
+        case '\'': {
+            if (i + 2 < src.size() && src[i + 1] == c && src[i + 2] == c)
+                return {};
+            for (++i; i < src.size() && src[i] != c; ++i) {
+                if (src[i] == '\n' || src[i] == '\r')
+                    return {};
+                if (src[i] == '\\') {
+                    if (i + 1 < src.size() && (src[i + 1] == '\n' || src[i + 1] == '\r'))
+                        return {};
+                    ++i;
+                }
+            }
+            if (i >= src.size() || src[i] == '\n')
+                return {};
+            break;
+        }
+        case '(':
+        case '[':
+        case '{':
+            ++depth;
+            break;
+        case ')':
+        case ']':
+        case '}':
+            if (depth == 0 && terminators.find(c) == std::string_view::npos)
+                return {};
+            if (depth > 0) {
+                --depth;
+                break;
+            }
+            [[fallthrough]];
+        default:
+            if (depth > 0 || terminators.find(c) == std::string_view::npos)
+                break;
+            if (c == '=' && i + 1 < src.size() && src[i + 1] == '=')
+                return {};
+            stop = i;
+            while (i > begin && (src[i - 1] == ' ' || src[i - 1] == '\t'))
+                --i;
+            return src.substr(begin, i - begin);
+        }
+    }
+    return {};
 }
 
 std::string exprText(const Expr &e)
@@ -181,8 +262,9 @@ std::string describe(const Token &t)
     }
 }
 
-TokenStream::TokenStream(std::string_view source)
+TokenStream::TokenStream(std::string_view source, bool shareKeywords)
     : m_lexer(source)
+    , m_shareKeywords(shareKeywords)
 {
 }
 
@@ -348,30 +430,66 @@ Expr TokenStream::parsePostfix()
 
 void TokenStream::parseCallArguments(Expr &call)
 {
-    auto context = [&] { return "in the call of " + exprText(call.items[0]); };
     while (!peek().isPunct(")")) {
         if (peek().is(TokenKind::Name) && peek(1).isPunct("=")) {
-            const Token key = take();
+            call.keywordArgs = parseKeywordArguments(call);
+            break;
+        }
+        if (peek().isPunct("*") || peek().isPunct("**"))
             take();
-            if (call.keywords.empty()) { // grown once for most calls (conv2d has 8 keywords)
-                call.keywords.reserve(8);
-                call.kwargs.reserve(8);
-            }
-            call.keywords.emplace_back(key.text);
-            call.kwargs.push_back(parseExpr());
-        } else {
-            if (peek().isPunct("*") || peek().isPunct("**"))
-                take();
-            if (!call.keywords.empty())
-                fail(peek(), "positional argument after a keyword argument " + context());
-            call.items.push_back(parseExpr());
-        }
-        if (!accept(",")) {
-            if (!peek().isPunct(")"))
-                fail(peek(), "expected ',' or ')' " + context() + ", found " + describe(peek()));
-        }
+        call.items.push_back(parseExpr());
+        if (!accept(",") && !peek().isPunct(")"))
+            fail(peek(),
+                 "expected ',' or ')' in the call of " + exprText(call.items[0]) + ", found "
+                     + describe(peek()));
     }
     take();
+}
+
+std::shared_ptr<const KeywordArguments> TokenStream::parseKeywordArguments(const Expr &call)
+{
+    const Token &first = peek();
+    // The keyword text, when nothing past the first `name =` is lexed yet.
+    std::size_t stop = 0;
+    std::string_view text;
+    if (m_shareKeywords && m_buffered == 2 && m_lexer.position() == peek(1).offset + 1)
+        text = simpleTextTo(source(), first.offset, ")", stop);
+    if (text.size() > maxSharedKeywordText)
+        text = {};
+    if (!text.empty()) {
+        const auto known = m_sharedKeywords.find(text);
+        if (known != m_sharedKeywords.end()) {
+            m_head = (m_head + m_buffered) % lookahead;
+            m_buffered = 0;
+            m_lexer.skipTo(stop);
+            m_reusedKeywords = true;
+            return known->second;
+        }
+    }
+    auto args = std::make_shared<KeywordArguments>();
+    args->names.reserve(8); // grown once for most calls (conv2d has 8 keywords)
+    args->values.reserve(8);
+    while (!peek().isPunct(")")) {
+        if (!peek().is(TokenKind::Name) || !peek(1).isPunct("=")) {
+            if (peek().isPunct("*") || peek().isPunct("**"))
+                take();
+            fail(peek(),
+                 "positional argument after a keyword argument in the call of "
+                     + exprText(call.items[0]));
+        }
+        args->names.push_back(take().text);
+        take();
+        args->values.push_back(parseExpr());
+        if (!accept(",") && !peek().isPunct(")"))
+            fail(peek(),
+                 "expected ',' or ')' in the call of " + exprText(call.items[0]) + ", found "
+                     + describe(peek()));
+    }
+    if (!text.empty() && peek().offset == stop && m_sharedKeywords.size() < maxSharedKeywordTexts) {
+        args->shared = true;
+        m_sharedKeywords.emplace(text, args);
+    }
+    return args;
 }
 
 Expr TokenStream::parseSequence(Expr::Kind kind, std::string_view close, const Token &open)

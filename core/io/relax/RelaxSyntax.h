@@ -5,10 +5,14 @@
 #include "core/io/relax/RelaxLexer.h"
 
 #include <array>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace cleave::relax {
+
+struct KeywordArguments;
 
 /// A Python expression as TVMScript writes it, before it is given a Relax meaning.
 struct Expr
@@ -30,8 +34,9 @@ struct Expr
     Kind kind = Kind::Name;
     std::string text;
     std::vector<Expr> items;
-    std::vector<std::string> keywords; ///< Call: keyword argument names, parallel to kwargs.
-    std::vector<Expr> kwargs;
+    /// Call: the keyword arguments, or null. Calls whose keyword text is the same share them
+    /// (see TokenStream), so their positions may be those of an earlier call.
+    std::shared_ptr<const KeywordArguments> keywordArgs;
     int line = 0;
     int column = 0;
 
@@ -42,7 +47,30 @@ struct Expr
     }
     /// The keyword argument `name` of a call, or nullptr.
     [[nodiscard]] const Expr *keyword(std::string_view name) const;
+    /// How many keyword arguments a call has.
+    [[nodiscard]] std::size_t keywordCount() const;
+    /// The name and the value of keyword argument `i` (< keywordCount()).
+    [[nodiscard]] std::string_view keywordName(std::size_t i) const;
+    [[nodiscard]] const Expr &keywordValue(std::size_t i) const;
 };
+
+/// The keyword arguments of a call, `strides=[1, 1], padding=[0, 0]`, in order.
+struct KeywordArguments
+{
+    std::vector<std::string_view> names; ///< Views of the source.
+    std::vector<Expr> values;
+    /// Held by the TokenStream's cache: shared by every call with the same keyword text, and
+    /// alive as long as the stream (so its address identifies it).
+    bool shared = false;
+};
+
+/// The text from `from` (after blanks) to the first of `terminators` outside brackets and string
+/// literals (`stop` is set to that offset), with blanks trimmed; empty when the text is not that
+/// simple: a line break, comment, continuation or triple-quoted string, `==`, or no terminator
+/// on the line. Such a text holds whole tokens, balanced brackets and no line break, so a reader
+/// that has read the same text before may skip it (TokenStream::skipUnreadTo).
+std::string_view simpleTextTo(std::string_view src, std::size_t from, std::string_view terminators,
+                              std::size_t &stop);
 
 /// Canonical Python text of an expression (used for opaque attribute values and symbolic dims):
 /// `R.shape([n])`, `n + 1`, `"text"`.
@@ -53,7 +81,8 @@ std::string exprText(const Expr &e);
 class TokenStream
 {
 public:
-    explicit TokenStream(std::string_view source);
+    /// With `shareKeywords`, calls whose keyword text is the same share one parse of it.
+    explicit TokenStream(std::string_view source, bool shareKeywords = true);
 
     /// How far peek() can look: the parser looks at most 4 tokens ahead.
     static constexpr std::size_t lookahead = 8;
@@ -94,7 +123,14 @@ public:
     /// An expression; with `allowTuple`, a bare comma list `a, b` is a Tuple.
     Expr parseExpr(bool allowTuple = false);
 
+    /// True when some call reused the keyword arguments of an earlier call (whose positions
+    /// they carry): an error found in them may be placed at the earlier call.
+    [[nodiscard]] bool reusedKeywords() const { return m_reusedKeywords; }
+
     static constexpr int maxDepth = 200;
+    /// At most this many distinct keyword texts are remembered, each at most this long.
+    static constexpr std::size_t maxSharedKeywordTexts = 4096;
+    static constexpr std::size_t maxSharedKeywordText = 2048;
 
 private:
     Expr parseBinary(int minPrecedence);
@@ -102,6 +138,9 @@ private:
     Expr parsePostfix();
     Expr parseAtom();
     void parseCallArguments(Expr &call);
+    /// The keyword arguments of a call, from the first `name=` to before the call's `)`:
+    /// parsed, or those read before from the same text (the text is then skipped unlexed).
+    std::shared_ptr<const KeywordArguments> parseKeywordArguments(const Expr &call);
     Expr parseSequence(Expr::Kind kind, std::string_view close, const Token &open);
     /// Lexes tokens until `k + 1` are buffered.
     void fill(std::size_t k);
@@ -113,6 +152,12 @@ private:
     std::size_t m_head = 0;
     std::size_t m_buffered = 0;
     int m_depth = 0;
+
+    /// Keyword arguments by their source text (see parseKeywordArguments): a module repeats a
+    /// few hundred keyword texts (`strides=[1, 1], padding=...`) over its calls.
+    std::unordered_map<std::string_view, std::shared_ptr<const KeywordArguments>> m_sharedKeywords;
+    bool m_shareKeywords = true;
+    bool m_reusedKeywords = false;
 };
 
 /// "'x'", "end of line", "indentation", "end of file": how a token is named in messages.

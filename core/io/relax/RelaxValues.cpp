@@ -131,14 +131,14 @@ Type typeFromExpr(const Expr &e)
             fields.push_back(typeFromExpr(item));
         return Type::tuple(std::move(fields));
     }
-    if (e.isCallOf("R.Shape") && e.items.size() == 2 && e.kwargs.empty()) {
+    if (e.isCallOf("R.Shape") && e.items.size() == 2 && e.keywordCount() == 0) {
         Type t;
         t.kind = Type::Kind::Named;
         t.name = "R.Shape";
         t.shape = dimsFromExpr(e.items[1]);
         return t;
     }
-    if (e.isCallOf("R.Prim") && e.items.size() == 2 && e.kwargs.empty()
+    if (e.isCallOf("R.Prim") && e.items.size() == 2 && e.keywordCount() == 0
         && e.items[1].kind == Expr::Kind::String) {
         Type t;
         t.kind = Type::Kind::Named;
