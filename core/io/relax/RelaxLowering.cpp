@@ -73,6 +73,10 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
     // A call makes its own node (before the typed node below is made, to intern its type once).
     if (e.kind == Expr::Kind::Call)
         return lowerCall(e, scope, name, annotation);
+    // A variable (an argument, most often) is the value it names: no node.
+    if (e.kind == Expr::Kind::Name && e.text.find('.') == std::string::npos
+        && (m_symbols.empty() || !isSymbolicValue(e, scope)))
+        return lookup(e, scope);
     Node node;
     node.name = name;
     if (annotation) {
@@ -193,7 +197,14 @@ RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node
                      "relax.metadata");
         }
         node.kind = NodeKind::Constant;
-        node.setMetaRef("metadata[" + quoted(key.text) + "][" + index.text + "]");
+        if (key.text != m_metadataRefKey) { // one key in practice: built once
+            m_metadataRefKey = key.text;
+            m_metadataRefPrefix = "metadata[" + quoted(key.text) + "][";
+        }
+        std::string ref = m_metadataRefPrefix;
+        ref += index.text;
+        ref += ']';
+        node.setMetaRef(std::move(ref));
         // The header gives the constant's type (its shape and dtype), unless annotated.
         const auto table = m_metadataTypes.find(key.text);
         if (node.outputTypes().empty() && table != m_metadataTypes.end() && i < table->second.size()
@@ -250,9 +261,9 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
         fail(callee, "cannot call " + exprText(callee).substr(0, 60));
     const std::string &path = callee.text;
     const std::size_t dot = path.find('.');
-    const std::string prefix = path.substr(0, dot);
+    const std::string_view prefix = std::string_view(path).substr(0, dot);
     if (prefix == "R" && dot != std::string::npos) {
-        const std::string op = path.substr(2);
+        const std::string_view op = std::string_view(path).substr(2);
         if (isOneOf(op, kernelForms))
             return lowerKernelCall(e, op, scope, std::move(node));
         if (isOneOf(op, constantForms))
@@ -320,17 +331,18 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
     return addNode(std::move(node), scope, e);
 }
 
-RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string &form,
-                                                Scope &scope, Node node)
+RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, std::string_view form, Scope &scope,
+                                                Node node)
 {
     node.kind = NodeKind::OpCall;
+    const std::string callName = "R." + std::string(form);
     // The attributes are pooled once, at the end (see lowerCall).
     std::vector<Attributes::Item> attrs = node.attrs.items();
     attrs.reserve(attrs.size() + e.keywordCount() + 2); // with `call` and `tir_vars`
-    Attributes::setItem(attrs, "call", AttrValue::string(form));
+    Attributes::setItem(attrs, "call", AttrValue::string(std::string(form)));
     const bool packed = form == "call_packed" || form == "call_pure_packed";
     if (e.items.size() < 2)
-        fail(e, "R." + form + " needs the function to call");
+        fail(e, callName + " needs the function to call");
     const Expr &fn = e.items[1];
     if (fn.kind == Expr::Kind::String) {
         node.op = fn.text;
@@ -339,7 +351,7 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
         node.op = fn.text.substr(fn.text.find('.') + 1);
         globalFunction(node.op, fn);
     } else {
-        fail(fn, "R." + form + " calls cls.<PrimFunc> or a \"symbol\", found " + exprText(fn));
+        fail(fn, callName + " calls cls.<PrimFunc> or a \"symbol\", found " + exprText(fn));
     }
     std::size_t next = 2;
     if (packed) {
@@ -370,9 +382,9 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
         Attributes::setItem(attrs, "tir_vars", attrFromExpr(e.items[next++]));
     }
     if (next < e.items.size())
-        fail(e.items[next], "too many arguments to R." + form);
+        fail(e.items[next], "too many arguments to " + callName);
     if (!sinfo && !packed)
-        fail(e, "R." + form + " needs out_sinfo= (the output's struct info)");
+        fail(e, callName + " needs out_sinfo= (the output's struct info)");
     if (sinfo && node.outputTypes().empty()) {
         // sinfo_args=(R.Object,) is the one result's struct info.
         const auto result = [packed](Type t) {
@@ -398,13 +410,14 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, const std::string
     return addNode(std::move(node), scope, e);
 }
 
-RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, const std::string &ctor, Scope &scope,
+RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, std::string_view ctor, Scope &scope,
                                               Node node)
 {
     node.kind = NodeKind::Constant;
-    node.op = "R." + ctor;
+    const std::string callName = "R." + std::string(ctor);
+    node.op = callName;
     if (e.items.size() < 2 && ctor != "shape")
-        fail(e, "R." + ctor + " needs a value");
+        fail(e, callName + " needs a value");
     const Expr *value = e.items.size() > 1 ? &e.items[1] : nullptr;
     Type type;
     if (ctor == "const") {
@@ -432,7 +445,7 @@ RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, const std::string &
                          node.value().kind == AttrValue::Kind::Float ? "float64" : "int64");
     } else {
         if (value->kind != Expr::Kind::String)
-            fail(*value, "R." + ctor + " expects a string");
+            fail(*value, callName + " expects a string");
         m_values.setValue(node, AttrValue::string(value->text));
         type = namedType("R.Object");
     }

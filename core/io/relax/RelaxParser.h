@@ -120,8 +120,8 @@ private:
     Attributes keywordAttributes(const KeywordArguments &args);
     /// The interned op name `relax.<op>`, looked up in the process pool once per name.
     InternedString relaxOpName(std::string_view op);
-    Value lowerKernelCall(const Expr &e, const std::string &form, Scope &scope, Node node);
-    Value lowerConstant(const Expr &e, const std::string &ctor, Scope &scope, Node node);
+    Value lowerKernelCall(const Expr &e, std::string_view form, Scope &scope, Node node);
+    Value lowerConstant(const Expr &e, std::string_view ctor, Scope &scope, Node node);
     Value lowerSubscript(const Expr &e, Scope &scope, Node node);
     Value lookup(const Expr &name, Scope &scope);
     /// True for a value made of symbolic shape variables and integers (`n`, `n * 2`), which
@@ -150,6 +150,9 @@ private:
     /// The constants' types the metadata header gives, per key (RelaxMetadataTypes.h).
     std::map<std::string, std::vector<Type>> m_metadataTypes;
     bool m_hasMetadata = false;
+    /// `metadata["<key>"][` for the key of the last metadata reference.
+    std::string m_metadataRefKey;
+    std::string m_metadataRefPrefix;
     int m_blockDepth = 0;
     std::string m_sinfoKeyword;
     /// Types of the annotations read so far, by source text: a module spells a few hundred

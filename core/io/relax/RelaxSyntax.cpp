@@ -4,6 +4,8 @@
 
 #include "core/graph/JsonParse.h"
 
+#include <algorithm>
+
 namespace cleave::relax {
 
 namespace {
@@ -184,9 +186,19 @@ std::string_view simpleTextTo(std::string_view src, std::size_t from, std::strin
     std::size_t begin = from;
     while (begin < src.size() && (src[begin] == ' ' || src[begin] == '\t'))
         ++begin;
+    // The bytes the scan looks at; the others (names, numbers, blanks, dots) pass at once.
+    static constexpr std::array<bool, 256> plain = [] {
+        std::array<bool, 256> table {};
+        table.fill(true);
+        for (const char c : std::string_view("\n\r#\\\"'()[]{},=:"))
+            table[static_cast<unsigned char>(c)] = false;
+        return table;
+    }();
     int depth = 0;
     for (std::size_t i = begin; i < src.size(); ++i) {
         const char c = src[i];
+        if (plain[static_cast<unsigned char>(c)])
+            continue;
         switch (c) {
         case '\n':
         case '\r':
@@ -218,7 +230,7 @@ std::string_view simpleTextTo(std::string_view src, std::size_t from, std::strin
         case ')':
         case ']':
         case '}':
-            if (depth == 0 && terminators.find(c) == std::string_view::npos)
+            if (depth == 0 && std::ranges::find(terminators, c) == terminators.end())
                 return {};
             if (depth > 0) {
                 --depth;
@@ -226,8 +238,8 @@ std::string_view simpleTextTo(std::string_view src, std::size_t from, std::strin
             }
             [[fallthrough]];
         default:
-            if (depth > 0 || terminators.find(c) == std::string_view::npos)
-                break;
+            if (depth > 0 || std::ranges::find(terminators, c) == terminators.end())
+                break; // (a terminator is one of `,=:` or a closer)
             if (c == '=' && i + 1 < src.size() && src[i + 1] == '=')
                 return {};
             stop = i;
@@ -309,9 +321,8 @@ bool TokenStream::accept(std::string_view p)
 
 Expr TokenStream::parseExpr(bool allowTuple)
 {
-    const Token start = peek();
     if (++m_depth > maxDepth)
-        fail(start,
+        fail(peek(),
              "expression nested too deeply (more than " + std::to_string(maxDepth) + " levels)");
     Expr first = parseBinary(1);
     if (allowTuple && peek().isPunct(",")) {
@@ -321,7 +332,7 @@ Expr TokenStream::parseExpr(bool allowTuple)
         tuple.column = first.column;
         tuple.items.push_back(std::move(first));
         while (accept(",")) {
-            const Token n = peek();
+            const Token &n = peek();
             if (n.is(TokenKind::Newline) || n.isPunct("=") || n.isPunct(")"))
                 break;
             tuple.items.push_back(parseBinary(1));
@@ -338,8 +349,7 @@ Expr TokenStream::parseBinary(int minPrecedence)
     Expr lhs = parseUnary();
     // A long chain `a + b + c + ...` nests to the left: bound it like any other nesting.
     for (int chain = 0;; ++chain) {
-        const Token op = peek();
-        const int prec = precedence(op);
+        const int prec = precedence(peek());
         if (prec == 0 || prec < minPrecedence)
             return lhs;
         const Token opTok = take();
@@ -360,7 +370,7 @@ Expr TokenStream::parseBinary(int minPrecedence)
 
 Expr TokenStream::parseUnary()
 {
-    const Token t = peek();
+    const Token &t = peek();
     if (t.isPunct("-") || t.isPunct("+") || t.isPunct("~") || t.isName("not")) {
         const Token op = take();
         if (++m_depth > maxDepth)
@@ -390,7 +400,7 @@ Expr TokenStream::parsePostfix()
     Expr e = parseAtom();
     int postfixes = 0;
     for (;;) {
-        const Token t = peek();
+        const Token &t = peek();
         if (t.isPunct(".")) {
             take();
             const Token name = expectKind(TokenKind::Name, "a name after '.'");
@@ -437,7 +447,8 @@ void TokenStream::parseCallArguments(Expr &call)
         }
         if (peek().isPunct("*") || peek().isPunct("**"))
             take();
-        call.items.push_back(parseExpr());
+        if (!takeLoneName(call.items, ")"))
+            call.items.push_back(parseExpr());
         if (!accept(",") && !peek().isPunct(")"))
             fail(peek(),
                  "expected ',' or ')' in the call of " + exprText(call.items[0]) + ", found "
@@ -492,6 +503,23 @@ std::shared_ptr<const KeywordArguments> TokenStream::parseKeywordArguments(const
     return args;
 }
 
+bool TokenStream::takeLoneName(std::vector<Expr> &items, std::string_view close)
+{
+    const Token &t = peek();
+    if (!t.is(TokenKind::Name) || t.text == "True" || t.text == "False" || t.text == "None"
+        || t.text == "not")
+        return false;
+    const Token &after = peek(1);
+    if (!after.isPunct(",") && !after.isPunct(close))
+        return false;
+    Expr &e = items.emplace_back();
+    e.text = t.text;
+    e.line = t.line;
+    e.column = t.column;
+    drop();
+    return true;
+}
+
 Expr TokenStream::parseSequence(Expr::Kind kind, std::string_view close, const Token &open)
 {
     Expr e;
@@ -502,7 +530,8 @@ Expr TokenStream::parseSequence(Expr::Kind kind, std::string_view close, const T
     if (!peek().isPunct(close))
         e.items.reserve(4);
     while (!peek().isPunct(close)) {
-        e.items.push_back(parseExpr());
+        if (kind == Expr::Kind::Dict || !takeLoneName(e.items, close))
+            e.items.push_back(parseExpr());
         if (kind == Expr::Kind::Dict) {
             expect(":", "between a key and its value");
             e.items.push_back(parseExpr());

@@ -64,7 +64,8 @@ struct KeywordArguments
     bool shared = false;
 };
 
-/// The text from `from` (after blanks) to the first of `terminators` outside brackets and string
+/// The text from `from` (after blanks) to the first of `terminators` (some of `,=:)]}`)
+/// outside brackets and string
 /// literals (`stop` is set to that offset), with blanks trimmed; empty when the text is not that
 /// simple: a line break, comment, continuation or triple-quoted string, `==`, or no terminator
 /// on the line. Such a text holds whole tokens, balanced brackets and no line break, so a reader
@@ -99,9 +100,14 @@ public:
     Token take()
     {
         const Token t = peek();
+        drop();
+        return t;
+    }
+    /// Consumes the next token, which peek() has buffered.
+    void drop()
+    {
         m_head = (m_head + 1) % lookahead;
         --m_buffered;
-        return t;
     }
     /// Consumes punctuation `p` or fails with "expected 'p' <context>, found ...".
     Token expect(std::string_view p, std::string_view context);
@@ -138,6 +144,9 @@ private:
     Expr parsePostfix();
     Expr parseAtom();
     void parseCallArguments(Expr &call);
+    /// Appends a lone name followed by `,` or `close` (the most common argument) as a Name
+    /// without going through the expression grammar; false, taking nothing, for anything else.
+    bool takeLoneName(std::vector<Expr> &items, std::string_view close);
     /// The keyword arguments of a call, from the first `name=` to before the call's `)`:
     /// parsed, or those read before from the same text (the text is then skipped unlexed).
     std::shared_ptr<const KeywordArguments> parseKeywordArguments(const Expr &call);
