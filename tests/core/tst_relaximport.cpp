@@ -84,6 +84,7 @@ private slots:
     void malformed_data();
     void malformed();
     void repeatedKeywordTexts();
+    void dottedNames();
     void deepNestingIsAnError();
     void controlByteIsNamed();
     void metadataPayloads_data();
@@ -682,6 +683,28 @@ void TestRelaxImport::repeatedKeywordTexts()
         QCOMPARE(n.attrs.size(), std::size_t(2)); // call and op_pattern: out_sinfo is the type
     }
     QCOMPARE(g.node(byName(g, main, "gv")).inputs.front().node, byName(g, main, "f"));
+}
+
+void TestRelaxImport::dottedNames()
+{
+    // A dotted name is one path whether written `R.nn.relu` or with blanks around the dots, as
+    // Python allows; a dot needs a name after it.
+    const ImportResult spaced
+        = importBytes(smallModule("            gv = R . nn.  relu(lv)"), "spaced.relax.py");
+    QVERIFY2(spaced.ok(), spaced.firstError().c_str());
+    const Graph &g = *spaced.graph;
+    QCOMPARE(g.node(byName(g, g.findFunction("main"), "gv")).op, std::string("relax.nn.relu"));
+    const ImportResult bad = importBytes(smallModule("            gv = R.nn.(lv)"), "bad.relax.py");
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.diagnostics.front().where.line, 8);
+    QCOMPARE(bad.diagnostics.front().where.column, 23); // the `(` where a name must be
+    QVERIFY(bad.firstError().find("expected a name after '.'") != std::string::npos);
+    const ImportResult param = importBytes(
+        "@I.ir_module\nclass M:\n    @R.function\n    def main(x.y: R.Object):\n        return x\n",
+        "param.relax.py");
+    QVERIFY(!param.ok());
+    QCOMPARE(param.diagnostics.front().where.line, 4);
+    QCOMPARE(param.diagnostics.front().where.column, 14);
 }
 
 void TestRelaxImport::deepNestingIsAnError()

@@ -220,8 +220,20 @@ Token RelaxLexer::next()
                         return lexString(begin);
                 }
             }
+            // `R.nn.conv2d`: the path is one token (a name after `.` is joined unless a string
+            // literal follows it, `x.b"..."`, which the parser reports).
+            TokenKind kind = TokenKind::Name;
+            while (p + 1 < m_src.size() && m_src[p] == '.' && isIdentStart(m_src[p + 1])) {
+                std::size_t q = p + 2;
+                while (q < m_src.size() && isIdentChar(m_src[q]))
+                    ++q;
+                if (q < m_src.size() && (m_src[q] == '"' || m_src[q] == '\''))
+                    break;
+                p = q;
+                kind = TokenKind::Path;
+            }
             m_pos = p;
-            return make(TokenKind::Name, begin, p, m_line, column(begin));
+            return make(kind, begin, p, m_line, column(begin));
         }
         if (isDigit(c) || (c == '.' && m_pos + 1 < m_src.size() && isDigit(m_src[m_pos + 1])))
             return lexNumber(begin);

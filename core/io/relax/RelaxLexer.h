@@ -22,6 +22,7 @@ struct ParseError
 
 enum class TokenKind : std::uint8_t {
     Name, ///< An identifier or keyword (`def`, `R`, `lv12`).
+    Path, ///< Names joined by dots with no blank between, `R.nn.conv2d` (one token for the path).
     Number, ///< `64`, `-` is a separate token; `9.99e-06`, `0x1f`.
     String, ///< A string literal, quotes and prefix included (decode with decodeString).
     Punct, ///< `(`, `->`, `=`, `:` ...

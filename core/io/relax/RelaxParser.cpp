@@ -242,7 +242,7 @@ void RelaxParser::parseMember()
              "unknown decorator @" + exprText(decorator)
                  + " (expected @R.function or @T.prim_func)");
     }
-    if (t.is(TokenKind::Name)) {
+    if (t.is(TokenKind::Name) || t.is(TokenKind::Path)) {
         const Expr e = m_ts.parseExpr(true);
         if (e.isCallOf("I.module_global_infos")) {
             AttrValue v;
@@ -301,8 +301,11 @@ void RelaxParser::parsePrimFunc(const Token &atTok, const Expr &decorator)
         const Token t = m_ts.peek();
         if (t.is(TokenKind::End))
             fail(exprAt(t), "the body of " + fname + " is not closed");
-        if (lineStart && depth == 1 && t.isName("T") && m_ts.peek(1).isPunct(".")
-            && m_ts.peek(2).isName("func_attr") && m_ts.peek(3).isPunct("(")) {
+        const bool funcAttr
+            = (t.is(TokenKind::Path) && t.text == "T.func_attr" && m_ts.peek(1).isPunct("("))
+            || (t.isName("T") && m_ts.peek(1).isPunct(".") && m_ts.peek(2).isName("func_attr")
+                && m_ts.peek(3).isPunct("("));
+        if (lineStart && depth == 1 && funcAttr) {
             const Expr call = m_ts.parseExpr();
             if (call.items.size() == 2 && call.items[1].kind == Expr::Kind::Dict) {
                 const AttrValue attrs = attrFromExpr(call.items[1]);

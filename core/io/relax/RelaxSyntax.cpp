@@ -403,7 +403,9 @@ Expr TokenStream::parsePostfix()
         const Token &t = peek();
         if (t.isPunct(".")) {
             take();
-            const Token name = expectKind(TokenKind::Name, "a name after '.'");
+            const Token name = peek().is(TokenKind::Path)
+                ? take()
+                : expectKind(TokenKind::Name, "a name after '.'");
             if (e.kind == Expr::Kind::Name) {
                 e.text += ".";
                 e.text += name.text;
@@ -506,8 +508,10 @@ std::shared_ptr<const KeywordArguments> TokenStream::parseKeywordArguments(const
 bool TokenStream::takeLoneName(std::vector<Expr> &items, std::string_view close)
 {
     const Token &t = peek();
-    if (!t.is(TokenKind::Name) || t.text == "True" || t.text == "False" || t.text == "None"
-        || t.text == "not")
+    const bool name = t.is(TokenKind::Path)
+        || (t.is(TokenKind::Name) && t.text != "True" && t.text != "False" && t.text != "None"
+            && t.text != "not");
+    if (!name)
         return false;
     const Token &after = peek(1);
     if (!after.isPunct(",") && !after.isPunct(close))
@@ -558,6 +562,7 @@ Expr TokenStream::parseAtom()
     e.line = t.line;
     e.column = t.column;
     switch (t.kind) {
+    case TokenKind::Path:
     case TokenKind::Name:
         if (t.text == "True" || t.text == "False" || t.text == "None")
             e.kind = Expr::Kind::Constant;
