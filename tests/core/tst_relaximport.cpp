@@ -85,6 +85,7 @@ private slots:
     void malformed();
     void repeatedKeywordTexts();
     void dottedNames();
+    void literalValues();
     void deepNestingIsAnError();
     void controlByteIsNamed();
     void metadataPayloads_data();
@@ -705,6 +706,27 @@ void TestRelaxImport::dottedNames()
     QVERIFY(!param.ok());
     QCOMPARE(param.diagnostics.front().where.line, 4);
     QCOMPARE(param.diagnostics.front().where.column, 14);
+}
+
+void TestRelaxImport::literalValues()
+{
+    // Literals as Python reads them: a sign written apart from its number, escapes, adjacent
+    // string literals joined, a raw string keeping its backslash.
+    const std::string body = "            a = R.const(-3, \"int32\")\n"
+                             "            b = R.const(- 4, \"int32\")\n"
+                             "            c = R.str(\"say \\\"hi\\\"\\n\")\n"
+                             "            d = R.str(\"ab\" 'cd')\n"
+                             "            e = R.str(r\"x\\y\")\n"
+                             "            gv = R.add(lv, x)";
+    const ImportResult r = importBytes(smallModule(body), "literals.relax.py");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    const FunctionId main = g.findFunction("main");
+    QCOMPARE(g.node(byName(g, main, "a")).value().intValue, std::int64_t(-3));
+    QCOMPARE(g.node(byName(g, main, "b")).value().intValue, std::int64_t(-4));
+    QCOMPARE(g.node(byName(g, main, "c")).value().text, std::string("say \"hi\"\n"));
+    QCOMPARE(g.node(byName(g, main, "d")).value().text, std::string("abcd"));
+    QCOMPARE(g.node(byName(g, main, "e")).value().text, std::string("x\\y"));
 }
 
 void TestRelaxImport::deepNestingIsAnError()

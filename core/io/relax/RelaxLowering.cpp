@@ -67,7 +67,7 @@ TensorRef RelaxParser::materialize(const Value &v, Scope &scope, const Expr &at)
     return addNode(std::move(n), scope, at).ref;
 }
 
-RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const std::string &name,
+RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, std::string_view name,
                                              const TypeList *annotation)
 {
     // A call makes its own node (before the typed node below is made, to intern its type once).
@@ -91,18 +91,18 @@ RelaxParser::Value RelaxParser::lowerBinding(const Expr &e, Scope &scope, const 
     case Expr::Kind::Name: {
         if (e.text.find('.') == std::string::npos)
             return lookup(e, scope); // an alias is the same value
-        const std::string prefix = e.text.substr(0, e.text.find('.'));
+        const std::string_view prefix = e.text.substr(0, e.text.find('.'));
         if (prefix == "cls" || prefix == m_className) {
             Value v;
             v.kind = Value::Kind::Function;
-            v.function = globalFunction(e.text.substr(prefix.size() + 1), e);
+            v.function = globalFunction(std::string(e.text.substr(prefix.size() + 1)), e);
             if (name.empty())
                 return v;
             node.kind = NodeKind::FunctionValue;
             node.callee = v.function;
             return addNode(std::move(node), scope, e);
         }
-        fail(e, "'" + e.text + "' is not a value", "relax.undefined");
+        fail(e, "'" + std::string(e.text) + "' is not a value", "relax.undefined");
     }
     case Expr::Kind::Call:
         return lowerCall(e, scope, name, annotation);
@@ -182,16 +182,16 @@ RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node
         if (index.kind != Expr::Kind::Number
             || index.text.find_first_not_of("0123456789") != std::string::npos)
             fail(index, "a metadata index must be a non-negative integer", "relax.metadata");
-        const std::size_t i
-            = std::stoull(index.text.size() > 18 ? std::string("999999999999999999") : index.text);
+        const std::size_t i = std::stoull(index.text.size() > 18 ? std::string("999999999999999999")
+                                                                 : std::string(index.text));
         if (m_hasMetadata) {
             auto it = m_metadataCounts.find(key.text);
             if (it == m_metadataCounts.end())
-                fail(key, "the metadata header has no \"" + key.text + "\" entries",
+                fail(key, "the metadata header has no \"" + std::string(key.text) + "\" entries",
                      "relax.metadata");
             if (i >= it->second)
                 fail(index,
-                     "metadata[\"" + key.text + "\"][" + index.text
+                     "metadata[\"" + std::string(key.text) + "\"][" + std::string(index.text)
                          + "] is out of range: the metadata header holds "
                          + std::to_string(it->second) + " entr" + (it->second == 1 ? "y" : "ies"),
                      "relax.metadata");
@@ -199,7 +199,7 @@ RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node
         node.kind = NodeKind::Constant;
         if (key.text != m_metadataRefKey) { // one key in practice: built once
             m_metadataRefKey = key.text;
-            m_metadataRefPrefix = "metadata[" + quoted(key.text) + "][";
+            m_metadataRefPrefix = "metadata[" + quoted(std::string(key.text)) + "][";
         }
         std::string ref = m_metadataRefPrefix;
         ref += index.text;
@@ -216,7 +216,7 @@ RelaxParser::Value RelaxParser::lowerSubscript(const Expr &e, Scope &scope, Node
         || index.text.find_first_not_of("0123456789") != std::string::npos || index.text.size() > 9)
         fail(index, "expected a tuple index such as lv[0], found " + exprText(index));
     node.kind = NodeKind::TupleGetItem;
-    node.index = static_cast<std::uint32_t>(std::stoul(index.text));
+    node.index = static_cast<std::uint32_t>(std::stoul(std::string(index.text)));
     node.inputs = { materialize(lowerExpr(base, scope), scope, base) };
     return addNode(std::move(node), scope, e);
 }
@@ -247,7 +247,7 @@ InternedString RelaxParser::relaxOpName(std::string_view op)
     return it->second;
 }
 
-RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std::string &name,
+RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, std::string_view name,
                                           const TypeList *annotation)
 {
     Node node;
@@ -259,11 +259,11 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
     const Expr &callee = e.items[0];
     if (callee.kind != Expr::Kind::Name)
         fail(callee, "cannot call " + exprText(callee).substr(0, 60));
-    const std::string &path = callee.text;
+    const std::string_view path = callee.text;
     const std::size_t dot = path.find('.');
-    const std::string_view prefix = std::string_view(path).substr(0, dot);
+    const std::string_view prefix = path.substr(0, dot);
     if (prefix == "R" && dot != std::string::npos) {
-        const std::string_view op = std::string_view(path).substr(2);
+        const std::string_view op = path.substr(2);
         if (isOneOf(op, kernelForms))
             return lowerKernelCall(e, op, scope, std::move(node));
         if (isOneOf(op, constantForms))
@@ -291,9 +291,9 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
             return addNode(std::move(node), scope, e);
         }
         if (op == "output" || op == "func_attr" || op == "dataflow")
-            fail(e, path + " is a statement, not a value");
+            fail(e, std::string(path) + " is a statement, not a value");
         if (!op.empty() && op[0] >= 'A' && op[0] <= 'Z')
-            fail(e, path + " is a type annotation, not a value");
+            fail(e, std::string(path) + " is a type annotation, not a value");
         node.kind = NodeKind::OpCall;
         node.op = relaxOpName(op);
     } else if (prefix == "T" && dot != std::string::npos && e.items.size() == 2
@@ -302,10 +302,10 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
                    || e.items[1].kind == Expr::Kind::Constant)) {
         // `R.add(f, T.float32(1.0))`: TVM 0.27 prints a PrimValue of a literal as the TIR
         // literal. Kept as written, typed R.Prim of its dtype.
-        return addPrimText(std::move(node), "literal", path.substr(dot + 1), scope, e);
+        return addPrimText(std::move(node), "literal", std::string(path.substr(dot + 1)), scope, e);
     } else if ((prefix == "cls" || prefix == m_className) && dot != std::string::npos) {
         node.kind = NodeKind::FunctionCall;
-        node.callee = globalFunction(path.substr(dot + 1), callee);
+        node.callee = globalFunction(std::string(path.substr(dot + 1)), callee);
     } else if (dot == std::string::npos) {
         const Value f = lookup(callee, scope);
         if (f.kind == Value::Kind::Function) {
@@ -317,7 +317,8 @@ RelaxParser::Value RelaxParser::lowerCall(const Expr &e, Scope &scope, const std
         }
     } else {
         fail(callee,
-             "unknown callee '" + path + "' (expected R.<op>, cls.<function> or a local function)",
+             "unknown callee '" + std::string(path)
+                 + "' (expected R.<op>, cls.<function> or a local function)",
              "relax.undefined");
     }
     for (std::size_t i = 1; i < e.items.size(); ++i)
@@ -428,8 +429,8 @@ RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, std::string_view ct
         if (dtype && dtype->kind != Expr::Kind::String)
             fail(*dtype, "the dtype of R.const must be a string");
         if (dtype)
-            node.attrs.set("dtype", AttrValue::string(dtype->text));
-        type = scalarType(node.value(), dtype ? dtype->text : std::string());
+            node.attrs.set("dtype", AttrValue::string(std::string(dtype->text)));
+        type = scalarType(node.value(), dtype ? std::string(dtype->text) : std::string());
     } else if (ctor == "shape") {
         if (!value || (value->kind != Expr::Kind::List && value->kind != Expr::Kind::Tuple))
             fail(e, "R.shape expects a list of dims such as R.shape([1, n])");
@@ -446,7 +447,7 @@ RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, std::string_view ct
     } else {
         if (value->kind != Expr::Kind::String)
             fail(*value, callName + " expects a string");
-        m_values.setValue(node, AttrValue::string(value->text));
+        m_values.setValue(node, AttrValue::string(std::string(value->text)));
         type = namedType("R.Object");
     }
     if (node.outputTypes().empty())

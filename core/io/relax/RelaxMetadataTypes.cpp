@@ -151,9 +151,10 @@ private:
 
 } // namespace
 
-std::map<std::string, std::vector<Type>> metadataConstantTypes(const nlohmann::json &doc)
+std::map<std::string, std::vector<Type>, std::less<>>
+metadataConstantTypes(const nlohmann::json &doc)
 {
-    std::map<std::string, std::vector<Type>> tables;
+    std::map<std::string, std::vector<Type>, std::less<>> tables;
     if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
         return tables;
     const NodeGraph graph(doc["nodes"]);

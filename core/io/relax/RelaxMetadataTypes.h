@@ -21,6 +21,7 @@ namespace cleave::relax {
 /// `shape`). A constant whose type the header does not give, or gives in a form not listed here,
 /// is Type::Kind::Unknown; a dim that is not an integer is unknown. Never throws on a malformed
 /// document: what cannot be read is unknown.
-std::map<std::string, std::vector<Type>> metadataConstantTypes(const nlohmann::json &doc);
+std::map<std::string, std::vector<Type>, std::less<>>
+metadataConstantTypes(const nlohmann::json &doc);
 
 } // namespace cleave::relax

@@ -114,7 +114,7 @@ void RelaxParser::readMetadata(const Expr &value)
     if (!value.isCallOf("tvm.ir.load_json") || value.items.size() != 2
         || value.items[1].kind != Expr::Kind::String)
         fail(value, R"(expected metadata = tvm.ir.load_json("""..."""))", "relax.metadata");
-    const std::string &text = value.items[1].text;
+    const std::string_view text = value.items[1].text;
     const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes")
         || !doc["nodes"].is_array())
@@ -134,7 +134,7 @@ void RelaxParser::readMetadata(const Expr &value)
     m_metadataTypes = metadataConstantTypes(doc);
     if (doc.contains("root_index")) {
         readFfiMetadata(doc, value.items[1]);
-        m_graph->setMetadata(text);
+        m_graph->setMetadata(std::string(text));
         return;
     }
     const auto root = nodeGraphIndex(doc.value("root", nlohmann::json(0)));
@@ -157,7 +157,7 @@ void RelaxParser::readMetadata(const Expr &value)
         }
     }
     m_hasMetadata = true;
-    m_graph->setMetadata(text);
+    m_graph->setMetadata(std::string(text));
 }
 
 // TVM 0.27's tvm-ffi graph: `root_index`; the root `ffi.Map` holds key and value node indices

@@ -110,12 +110,11 @@ private:
     void readFfiMetadata(const nlohmann::json &doc, const Expr &where);
     void finish();
 
-    Value lowerBinding(const Expr &e, Scope &scope, const std::string &name,
+    Value lowerBinding(const Expr &e, Scope &scope, std::string_view name,
                        const TypeList *annotation);
     Value lowerExpr(const Expr &e, Scope &scope) { return lowerBinding(e, scope, {}, nullptr); }
     TensorRef materialize(const Value &v, Scope &scope, const Expr &at);
-    Value lowerCall(const Expr &e, Scope &scope, const std::string &name,
-                    const TypeList *annotation);
+    Value lowerCall(const Expr &e, Scope &scope, std::string_view name, const TypeList *annotation);
     /// The pooled attributes of keyword arguments, lowered once per shared keyword text.
     Attributes keywordAttributes(const KeywordArguments &args);
     /// The interned op name `relax.<op>`, looked up in the process pool once per name.
@@ -128,7 +127,7 @@ private:
     /// TVM passes to ops as a PrimValue (`R.arange(0, n, 1)`); a Relax variable of the same
     /// name wins.
     [[nodiscard]] bool isSymbolicValue(const Expr &e, const Scope &scope) const;
-    void bind(Scope &scope, const std::string &name, const Value &v, const Expr &at);
+    void bind(Scope &scope, std::string_view name, const Value &v, const Expr &at);
     FunctionId globalFunction(const std::string &name, const Expr &at);
     Value addNode(Node node, Scope &scope, const Expr &at);
     /// A PrimValue kept as its text (`n + 1`, `T.float32(1.0)`): a constant `op` of R.Prim
@@ -138,6 +137,15 @@ private:
     [[noreturn]] void fail(const Expr &at, const std::string &message,
                            const std::string &code = "relax.syntax") const;
 
+    /// Hashes std::string and std::string_view alike, for lookups that allocate nothing.
+    struct StringHash
+    {
+        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+        std::size_t operator()(std::string_view s) const
+        {
+            return std::hash<std::string_view> {}(s);
+        }
+    };
     TokenStream m_ts;
     std::unique_ptr<Graph> m_graph;
     std::string m_className;
@@ -145,10 +153,11 @@ private:
     std::unordered_map<std::string, FunctionId> m_globals;
     std::unordered_map<std::uint32_t, bool> m_defined;
     std::map<std::uint32_t, std::pair<int, int>> m_firstReference;
-    std::unordered_set<std::string> m_symbols; ///< Symbolic shape variables (T.int64(), TypeVar).
-    std::map<std::string, std::size_t> m_metadataCounts; ///< Entries per metadata key.
+    /// Symbolic shape variables (T.int64(), TypeVar).
+    std::unordered_set<std::string, StringHash, std::equal_to<>> m_symbols;
+    std::map<std::string, std::size_t, std::less<>> m_metadataCounts; ///< Entries per metadata key.
     /// The constants' types the metadata header gives, per key (RelaxMetadataTypes.h).
-    std::map<std::string, std::vector<Type>> m_metadataTypes;
+    std::map<std::string, std::vector<Type>, std::less<>> m_metadataTypes;
     bool m_hasMetadata = false;
     /// `metadata["<key>"][` for the key of the last metadata reference.
     std::string m_metadataRefKey;
@@ -159,15 +168,6 @@ private:
     /// distinct annotations over tens of thousands of bindings and parameters.
     /// Kept as pooled one-type lists, so that a typed node shares its list without interning.
     std::unordered_map<std::string_view, TypeList> m_annotationTypes;
-    /// Hashes std::string and std::string_view alike, for lookups that allocate nothing.
-    struct StringHash
-    {
-        using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
-        std::size_t operator()(std::string_view s) const
-        {
-            return std::hash<std::string_view> {}(s);
-        }
-    };
     std::unordered_map<std::string, InternedString, StringHash, std::equal_to<>> m_opNames; // by op
     SharedValues m_values; // scalar constants: one detail per distinct value
     /// Lowerings of shared keyword arguments (TokenStream keeps them for the whole parse).

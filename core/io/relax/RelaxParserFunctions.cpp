@@ -138,7 +138,7 @@ TypeList RelaxParser::parseAnnotation(std::string_view terminators)
     return type;
 }
 
-void RelaxParser::bind(Scope &scope, const std::string &name, const Value &v, const Expr &at)
+void RelaxParser::bind(Scope &scope, std::string_view name, const Value &v, const Expr &at)
 {
     Value bound = v;
     bound.line = at.line;
@@ -146,7 +146,7 @@ void RelaxParser::bind(Scope &scope, const std::string &name, const Value &v, co
     const auto [existing, inserted] = scope.names.emplace(name, bound);
     if (!inserted)
         fail(at,
-             "duplicate binding of '" + name + "' (first bound at "
+             "duplicate binding of '" + std::string(name) + "' (first bound at "
                  + relax::at(existing->line, existing->column) + ")",
              "relax.duplicate");
 }
@@ -157,7 +157,7 @@ RelaxParser::Value RelaxParser::lookup(const Expr &name, Scope &scope)
         if (const Value *v = s->names.find(name.text))
             return *v;
     }
-    fail(name, "undefined variable '" + name.text + "'", "relax.undefined");
+    fail(name, "undefined variable '" + std::string(name.text) + "'", "relax.undefined");
 }
 
 void RelaxParser::parseBlock(Scope &scope, BlockEnd &end)
@@ -291,13 +291,13 @@ void RelaxParser::parseAssignment(Scope &scope, BlockEnd &end, const Expr &targe
                 fail(target, "tuple unpacking is only supported for symbolic variables");
         }
         for (const Expr &name : target.items)
-            m_symbols.insert(name.text);
+            m_symbols.emplace(name.text);
         return;
     }
     if (target.kind != Expr::Kind::Name || target.text.find('.') != std::string::npos)
         fail(target, "expected a variable name on the left of '=', found " + exprText(target));
     if (isVarDecl(value)) {
-        m_symbols.insert(target.text);
+        m_symbols.emplace(target.text);
         return;
     }
     if (value.kind == Expr::Kind::Name && value.text == m_className) {

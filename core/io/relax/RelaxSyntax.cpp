@@ -48,7 +48,7 @@ int precedence(const Token &t)
     return 0;
 }
 
-void appendQuoted(std::string &out, const std::string &s)
+void appendQuoted(std::string &out, std::string_view s)
 {
     out += '"';
     for (const char c : s) {
@@ -144,7 +144,9 @@ void appendText(std::string &out, const Expr &e)
         return;
     case Expr::Kind::Binary:
         appendText(out, e.items[0]);
-        out += " " + e.text + " ";
+        out += ' ';
+        out += e.text;
+        out += ' ';
         appendText(out, e.items[1]);
         return;
     }
@@ -359,7 +361,7 @@ Expr TokenStream::parseBinary(int minPrecedence)
         --m_depth;
         Expr bin;
         bin.kind = Expr::Kind::Binary;
-        bin.text = std::string(opTok.text);
+        bin.text = opTok.text;
         bin.line = lhs.line;
         bin.column = lhs.column;
         bin.items.push_back(std::move(lhs));
@@ -379,14 +381,17 @@ Expr TokenStream::parseUnary()
         --m_depth;
         // A negative number literal stays a number.
         if (op.text == "-" && operand.kind == Expr::Kind::Number) {
-            operand.text = "-" + operand.text;
+            // The literal's own text when the sign is written against it, as printed.
+            operand.text = op.text.data() + 1 == operand.text.data()
+                ? std::string_view(op.text.data(), operand.text.size() + 1)
+                : keep("-" + std::string(operand.text));
             operand.line = op.line;
             operand.column = op.column;
             return operand;
         }
         Expr u;
         u.kind = Expr::Kind::Unary;
-        u.text = std::string(op.text);
+        u.text = op.text;
         u.line = op.line;
         u.column = op.column;
         u.items.push_back(std::move(operand));
@@ -407,8 +412,7 @@ Expr TokenStream::parsePostfix()
                 ? take()
                 : expectKind(TokenKind::Name, "a name after '.'");
             if (e.kind == Expr::Kind::Name) {
-                e.text += ".";
-                e.text += name.text;
+                e.text = keep(std::string(e.text) + "." + std::string(name.text));
                 continue;
             }
             fail(name, "'.' after an expression that is not a name");
@@ -555,6 +559,17 @@ Expr TokenStream::parseSequence(Expr::Kind kind, std::string_view close, const T
     return e;
 }
 
+std::string_view TokenStream::stringValue(const Token &t)
+{
+    // "text" with no prefix and no escape is its own value, in the source.
+    const std::string_view q = t.text;
+    if (q.size() >= 2 && (q.front() == '"' || q.front() == '\'') && q.back() == q.front()
+        && !(q.size() >= 6 && q[1] == q[0] && q[2] == q[0])
+        && q.find('\\') == std::string_view::npos)
+        return q.substr(1, q.size() - 2);
+    return keep(decodeString(t));
+}
+
 Expr TokenStream::parseAtom()
 {
     const Token t = take();
@@ -568,18 +583,22 @@ Expr TokenStream::parseAtom()
             e.kind = Expr::Kind::Constant;
         else
             e.kind = Expr::Kind::Name;
-        e.text = std::string(t.text);
+        e.text = t.text;
         return e;
     case TokenKind::Number:
         e.kind = Expr::Kind::Number;
-        e.text = std::string(t.text);
+        e.text = t.text;
         return e;
     case TokenKind::String: {
         e.kind = Expr::Kind::String;
-        e.text = decodeString(t);
+        e.text = stringValue(t);
         // Adjacent literals concatenate.
-        while (peek().is(TokenKind::String))
-            e.text += decodeString(take());
+        if (peek().is(TokenKind::String)) {
+            std::string value(e.text);
+            while (peek().is(TokenKind::String))
+                value += decodeString(take());
+            e.text = keep(std::move(value));
+        }
         return e;
     }
     case TokenKind::Punct:

@@ -5,6 +5,7 @@
 #include "core/io/relax/RelaxLexer.h"
 
 #include <array>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -32,7 +33,9 @@ struct Expr
     };
 
     Kind kind = Kind::Name;
-    std::string text;
+    /// A view of the source, or of text the TokenStream keeps (a decoded string literal with
+    /// escapes, a path written with blanks): valid as long as the stream.
+    std::string_view text;
     std::vector<Expr> items;
     /// Call: the keyword arguments, or null. Calls whose keyword text is the same share them
     /// (see TokenStream), so their positions may be those of an earlier call.
@@ -134,6 +137,9 @@ public:
     [[nodiscard]] bool reusedKeywords() const { return m_reusedKeywords; }
 
     static constexpr int maxDepth = 200;
+
+    /// Keeps `text` as long as the stream, for an Expr's text that is not in the source.
+    std::string_view keep(std::string text) { return m_kept.emplace_back(std::move(text)); }
     /// At most this many distinct keyword texts are remembered, each at most this long.
     static constexpr std::size_t maxSharedKeywordTexts = 4096;
     static constexpr std::size_t maxSharedKeywordText = 2048;
@@ -143,6 +149,8 @@ private:
     Expr parseUnary();
     Expr parsePostfix();
     Expr parseAtom();
+    /// The value of string literal `t`: a view of the source when it has no prefix or escape.
+    std::string_view stringValue(const Token &t);
     void parseCallArguments(Expr &call);
     /// Appends a lone name followed by `,` or `close` (the most common argument) as a Name
     /// without going through the expression grammar; false, taking nothing, for anything else.
@@ -165,6 +173,7 @@ private:
     /// Keyword arguments by their source text (see parseKeywordArguments): a module repeats a
     /// few hundred keyword texts (`strides=[1, 1], padding=...`) over its calls.
     std::unordered_map<std::string_view, std::shared_ptr<const KeywordArguments>> m_sharedKeywords;
+    std::deque<std::string> m_kept; ///< See keep(): a deque never moves what it holds.
     bool m_shareKeywords = true;
     bool m_reusedKeywords = false;
 };

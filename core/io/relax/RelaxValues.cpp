@@ -10,7 +10,7 @@ namespace cleave::relax {
 
 namespace {
 
-bool isIntegerSpelling(const std::string &s)
+bool isIntegerSpelling(std::string_view s)
 {
     std::size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
     if (i >= s.size())
@@ -36,7 +36,7 @@ Dim dimFromExpr(const Expr &e)
         && e.items[1].kind == Expr::Kind::Number && isIntegerSpelling(e.items[1].text))
         return dimFromExpr(e.items[1]);
     if (e.kind == Expr::Kind::String)
-        return Dim::symbolic(e.text);
+        return Dim::symbolic(std::string(e.text));
     return Dim::symbolic(exprText(e));
 }
 
@@ -91,7 +91,8 @@ Type tensorFromCall(const Expr &e)
         return t;
     }
     if (ndim && ndim->kind == Expr::Kind::Number && isIntegerSpelling(ndim->text)) {
-        const int n = std::atoi(ndim->text.c_str());
+        int n = -1;
+        std::from_chars(ndim->text.data(), ndim->text.data() + ndim->text.size(), n);
         if (n >= 0 && n <= 64) {
             t.shape.assign(static_cast<std::size_t>(n), Dim::unknown());
             if (n > 0)
@@ -167,11 +168,11 @@ AttrValue attrFromExpr(const Expr &e)
         double value = 0;
         // from_chars, unlike strtod, does not follow the locale a Qt application sets.
         std::from_chars(e.text.data(), e.text.data() + e.text.size(), value);
-        AttrValue f = AttrValue::floating(value, "float64", e.text);
+        AttrValue f = AttrValue::floating(value, "float64", std::string(e.text));
         return f;
     }
     case Expr::Kind::String:
-        return AttrValue::string(e.text);
+        return AttrValue::string(std::string(e.text));
     case Expr::Kind::Constant:
         if (e.text == "True" || e.text == "False")
             return AttrValue::boolean(e.text == "True");
@@ -190,7 +191,7 @@ AttrValue attrFromExpr(const Expr &e)
         m.kind = AttrValue::Kind::Map;
         for (std::size_t i = 0; i + 1 < e.items.size(); i += 2) {
             const Expr &k = e.items[i];
-            m.keys.push_back(k.kind == Expr::Kind::String ? k.text : exprText(k));
+            m.keys.push_back(k.kind == Expr::Kind::String ? std::string(k.text) : exprText(k));
             m.list.push_back(attrFromExpr(e.items[i + 1]));
         }
         return m;
