@@ -652,6 +652,8 @@ void TestRelaxImport::repeatedKeywordTexts()
           "pool_size=[1, 1],\n                strides=[1, 1], layout=\"NCHW\")\n"
           "            e: R.Tensor((2, 3), dtype=\"float32\") = R.nn.max_pool2d(d, "
           "pool_size=[1, 1], strides=[1, 1], layout=\"NCHW\")\n"
+          "            e2: R.Tensor((2, 3), dtype=\"float32\") = R.nn.max_pool2d(d, "
+          "pool_size=[1, 1], strides=[1, 1], layout=\"NCHW\", ceil_mode=True)\n"
           "            f = R.call_tir(cls.k, (e,), out_sinfo=R.Tensor((2, 3), dtype=\"float32\"))\n"
           "            gv = R.call_tir(cls.k, (f,), out_sinfo=R.Tensor((2, 3), dtype=\"float32\"))";
     const std::string module = smallModule(body)
@@ -672,6 +674,10 @@ void TestRelaxImport::repeatedKeywordTexts()
     QCOMPARE(g.node(byName(g, main, "c")).attrs.intList("strides"),
              std::optional(std::vector<std::int64_t> { 2, 1 }));
     QCOMPARE(g.node(byName(g, main, "e")).op, std::string("relax.nn.max_pool2d"));
+    // A keyword text that begins with one read before is its own (four attributes).
+    const Node &e2 = g.node(byName(g, main, "e2"));
+    QCOMPARE(e2.attrs.size(), std::size_t(4));
+    QVERIFY(e2.attrs.find("ceil_mode") && e2.attrs.find("ceil_mode")->boolValue);
     // Each node at its own line and column (the calls' positions, not the first one's).
     QCOMPARE(g.node(byName(g, main, "b")).where.line, 9);
     QCOMPARE(g.node(byName(g, main, "e")).where.line, 13);

@@ -168,6 +168,8 @@ private:
     /// distinct annotations over tens of thousands of bindings and parameters.
     /// Kept as pooled one-type lists, so that a typed node shares its list without interning.
     std::unordered_map<std::string_view, TypeList> m_annotationTypes;
+    /// The binding annotations of m_annotationTypes met last (each ends at its `=`).
+    RecentTexts<const TypeList *> m_recentAnnotations;
     std::unordered_map<std::string, InternedString, StringHash, std::equal_to<>> m_opNames; // by op
     SharedValues m_values; // scalar constants: one detail per distinct value
     /// Lowerings of shared keyword arguments (TokenStream keeps them for the whole parse).

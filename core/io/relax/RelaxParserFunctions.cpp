@@ -221,14 +221,25 @@ void RelaxParser::parseStatement(Scope &scope, BlockEnd &end)
     const Expr target = m_ts.parseExpr(true);
     if (m_ts.accept(":")) {
         std::size_t stop = 0;
-        const std::string_view text = simpleTextTo(m_ts.source(), m_ts.unreadOffset(), "=", stop);
-        const auto known = text.empty() ? m_annotationTypes.end() : m_annotationTypes.find(text);
-        if (known != m_annotationTypes.end()) {
+        std::string_view text;
+        const TypeList *known = nullptr;
+        if (const auto *recent
+            = m_recentAnnotations.match(m_ts.source(), m_ts.unreadOffset(), '=', stop)) {
+            known = *recent;
+        } else {
+            text = simpleTextTo(m_ts.source(), m_ts.unreadOffset(), "=", stop);
+            const auto it = text.empty() ? m_annotationTypes.end() : m_annotationTypes.find(text);
+            if (it != m_annotationTypes.end()) {
+                known = &it->second;
+                m_recentAnnotations.remember(it->first, known);
+            }
+        }
+        if (known) {
             m_ts.skipUnreadTo(stop);
             m_ts.take(); // '='
             const Expr value = m_ts.parseExpr(true);
             m_ts.expectKind(TokenKind::Newline, "end of line after the binding");
-            parseAssignment(scope, end, target, Annotation { nullptr, &known->second, {} }, value);
+            parseAssignment(scope, end, target, Annotation { nullptr, known, {} }, value);
             return;
         }
         const Expr annotation = m_ts.parseExpr();

@@ -469,19 +469,27 @@ std::shared_ptr<const KeywordArguments> TokenStream::parseKeywordArguments(const
     // The keyword text, when nothing past the first `name =` is lexed yet.
     std::size_t stop = 0;
     std::string_view text;
-    if (m_shareKeywords && m_buffered == 2 && m_lexer.position() == peek(1).offset + 1)
-        text = simpleTextTo(source(), first.offset, ")", stop);
-    if (text.size() > maxSharedKeywordText)
-        text = {};
-    if (!text.empty()) {
-        const auto known = m_sharedKeywords.find(text);
-        if (known != m_sharedKeywords.end()) {
-            m_head = (m_head + m_buffered) % lookahead;
-            m_buffered = 0;
-            m_lexer.skipTo(stop);
-            m_reusedKeywords = true;
-            return known->second;
+    const std::shared_ptr<const KeywordArguments> *known = nullptr;
+    if (m_shareKeywords && m_buffered == 2 && m_lexer.position() == peek(1).offset + 1) {
+        if (const auto *recent = m_recentKeywords.match(source(), first.offset, ')', stop)) {
+            known = *recent;
+        } else {
+            text = simpleTextTo(source(), first.offset, ")", stop);
+            if (text.size() > maxSharedKeywordText)
+                text = {};
+            const auto it = text.empty() ? m_sharedKeywords.end() : m_sharedKeywords.find(text);
+            if (it != m_sharedKeywords.end()) {
+                known = &it->second;
+                m_recentKeywords.remember(it->first, known);
+            }
         }
+    }
+    if (known) {
+        m_head = (m_head + m_buffered) % lookahead;
+        m_buffered = 0;
+        m_lexer.skipTo(stop);
+        m_reusedKeywords = true;
+        return *known;
     }
     auto args = std::make_shared<KeywordArguments>();
     args->names.reserve(8); // grown once for most calls (conv2d has 8 keywords)

@@ -76,6 +76,57 @@ struct KeywordArguments
 std::string_view simpleTextTo(std::string_view src, std::size_t from, std::string_view terminators,
                               std::size_t &stop);
 
+/// The last few simple texts (see simpleTextTo) a reader looked up, with their values. The same
+/// annotation or keyword list is most often written again within a few lines; comparing these
+/// few with the source costs less than scanning to the text's end and hashing it.
+template <typename V, std::size_t N = 8>
+class RecentTexts
+{
+public:
+    /// The value of a remembered text that the source holds at `from` (after blanks), followed by
+    /// blanks and `terminator` (not `==`): then simpleTextTo(src, from, {terminator}) gives that
+    /// text, and `stop` is set where it would set it. Null when no remembered text is there.
+    const V *match(std::string_view src, std::size_t from, char terminator, std::size_t &stop) const
+    {
+        if (from >= src.size())
+            return nullptr;
+        while (from < src.size() && (src[from] == ' ' || src[from] == '\t'))
+            ++from;
+        const std::string_view rest = src.substr(from);
+        for (std::size_t i = 0; i < m_count; ++i) {
+            if (!rest.starts_with(m_entries[i].text))
+                continue;
+            std::size_t p = from + m_entries[i].text.size();
+            while (p < src.size() && (src[p] == ' ' || src[p] == '\t'))
+                ++p;
+            if (p < src.size() && src[p] == terminator
+                && !(terminator == '=' && p + 1 < src.size() && src[p + 1] == '=')) {
+                stop = p;
+                return &m_entries[i].value;
+            }
+        }
+        return nullptr;
+    }
+    /// Remembers `text` (non-empty, as simpleTextTo gave it) and its value, in place of the
+    /// oldest when full.
+    void remember(std::string_view text, V value)
+    {
+        m_entries[m_next] = Entry { text, std::move(value) };
+        m_next = (m_next + 1) % N;
+        m_count = m_count < N ? m_count + 1 : N;
+    }
+
+private:
+    struct Entry
+    {
+        std::string_view text;
+        V value {};
+    };
+    std::array<Entry, N> m_entries {};
+    std::size_t m_next = 0;
+    std::size_t m_count = 0;
+};
+
 /// Canonical Python text of an expression (used for opaque attribute values and symbolic dims):
 /// `R.shape([n])`, `n + 1`, `"text"`.
 std::string exprText(const Expr &e);
@@ -173,6 +224,7 @@ private:
     /// Keyword arguments by their source text (see parseKeywordArguments): a module repeats a
     /// few hundred keyword texts (`strides=[1, 1], padding=...`) over its calls.
     std::unordered_map<std::string_view, std::shared_ptr<const KeywordArguments>> m_sharedKeywords;
+    RecentTexts<const std::shared_ptr<const KeywordArguments> *> m_recentKeywords;
     std::deque<std::string> m_kept; ///< See keep(): a deque never moves what it holds.
     bool m_shareKeywords = true;
     bool m_reusedKeywords = false;
