@@ -52,8 +52,13 @@ RelaxParser::Value RelaxParser::addNode(Node node, Scope &scope, const Expr &at)
 {
     node.function = scope.function;
     node.where = SourcePosition { at.line, at.column };
+    const bool untyped = (node.kind == NodeKind::FunctionCall || node.kind == NodeKind::Tuple
+                          || node.kind == NodeKind::TupleGetItem)
+        && node.outputType().isUnknown();
     Value v;
     v.ref = TensorRef { m_graph->addNode(std::move(node)), 0 };
+    if (untyped)
+        m_untypedNodes.push_back(v.ref.node);
     return v;
 }
 
@@ -408,7 +413,9 @@ RelaxParser::Value RelaxParser::lowerKernelCall(const Expr &e, std::string_view 
             Attributes::setItem(attrs, std::string(k), attrFromExpr(e.keywordValue(i)));
     }
     node.attrs = Attributes(std::move(attrs));
-    return addNode(std::move(node), scope, e);
+    const Value kernel = addNode(std::move(node), scope, e);
+    m_kernelCalls.push_back(kernel.ref.node);
+    return kernel;
 }
 
 RelaxParser::Value RelaxParser::lowerConstant(const Expr &e, std::string_view ctor, Scope &scope,
@@ -476,16 +483,18 @@ void RelaxParser::finish()
     }
     if (!m_sinfoKeyword.empty())
         g.moduleAttrs().set("sinfo_keyword", AttrValue::string(m_sinfoKeyword));
-    // Types of untyped bindings, in creation order (producers first).
-    for (std::size_t i = 0; i < g.nodeCount(); ++i) {
-        Node &n = g.node(NodeId(i));
-        if (n.kind == NodeKind::OpCall && n.attrs.find("call")) {
-            auto it = m_globals.find(n.op);
-            if (it != m_globals.end()) {
-                if (const AttrValue *p = g.function(it->second).attrs.find("op_pattern"))
-                    n.attrs.set("op_pattern", *p);
-            }
+    // A kernel call carries its PrimFunc's op_pattern.
+    for (const NodeId id : m_kernelCalls) {
+        Node &n = g.node(id);
+        const auto it = m_globals.find(n.op);
+        if (it != m_globals.end()) {
+            if (const AttrValue *p = g.function(it->second).attrs.find("op_pattern"))
+                n.attrs.set("op_pattern", *p);
         }
+    }
+    // Types of untyped calls, tuples and tuple items, in creation order (producers first).
+    for (const NodeId id : m_untypedNodes) {
+        Node &n = g.node(id);
         if (!n.outputType().isUnknown())
             continue;
         if (n.kind == NodeKind::FunctionCall && n.callee.isValid()

@@ -172,6 +172,9 @@ private:
     RecentTexts<const TypeList *> m_recentAnnotations;
     std::unordered_map<std::string, InternedString, StringHash, std::equal_to<>> m_opNames; // by op
     SharedValues m_values; // scalar constants: one detail per distinct value
+    std::vector<NodeId> m_kernelCalls; ///< R.call_tir & co, for their op_pattern (finish()).
+    /// Calls, tuples and tuple items made without a type, in creation order (finish()).
+    std::vector<NodeId> m_untypedNodes;
     /// Lowerings of shared keyword arguments (TokenStream keeps them for the whole parse).
     std::unordered_map<const KeywordArguments *, Attributes> m_sharedAttributes;
     std::unordered_map<const Expr *, TypeList> m_sharedSinfoTypes; ///< out_sinfo=, by its Expr.
