@@ -21,7 +21,7 @@ public:
     {
     }
 
-    InferenceReport run();
+    InferenceReport run(bool listUnknown);
 
 private:
     enum class State : std::uint8_t { Pending, Active, Done };
@@ -52,7 +52,7 @@ private:
     std::size_t m_inferred = 0;
 };
 
-InferenceReport TypeInference::run()
+InferenceReport TypeInference::run(bool listUnknown)
 {
     // Globals first so that function literals are reached through their call sites (which bind
     // their parameters) before the sweep over everything else.
@@ -69,7 +69,7 @@ InferenceReport TypeInference::run()
 
     InferenceReport report;
     report.inferred = m_inferred;
-    for (std::size_t n = 0; n < m_graph.nodeCount(); ++n) {
+    for (std::size_t n = 0; listUnknown && n < m_graph.nodeCount(); ++n) {
         if (m_graph.node(NodeId(n)).outputType(0).isUnknown())
             report.unresolved.emplace_back(n);
     }
@@ -332,9 +332,9 @@ bool TypeInference::assign(NodeId id, Type type)
 
 } // namespace
 
-InferenceReport inferTypes(Graph &graph)
+InferenceReport inferTypes(Graph &graph, bool listUnknown)
 {
-    return TypeInference(graph).run();
+    return TypeInference(graph).run(listUnknown);
 }
 
 } // namespace cleave

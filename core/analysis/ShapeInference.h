@@ -37,6 +37,8 @@ struct InferenceReport
 /// Unknown and are listed in the report.
 ///
 /// Works before or after Graph::finalize(); no edges change, so the consumer index stays valid.
-InferenceReport inferTypes(Graph &graph);
+/// Without `listUnknown`, the report's `unknown` and `unresolved` stay empty, which saves a pass
+/// over every node (importers, which only want the types).
+InferenceReport inferTypes(Graph &graph, bool listUnknown = true);
 
 } // namespace cleave

@@ -94,7 +94,7 @@ ImportResult RelaxImporter::importBytes(std::string_view bytes, const std::strin
         }
         nameNodes(*graph);
         if (hasUntypedNode(*graph))
-            inferTypes(*graph); // bindings printed without annotations
+            inferTypes(*graph, false); // bindings printed without annotations
         graph->finalize();
         result.graph = std::move(graph);
     });

@@ -117,7 +117,7 @@ ImportResult RelayImporter::importBytes(std::string_view bytes, const std::strin
             nameNodes(*graph);
             if (!graph->metadata().empty())
                 relay::applyMetadata(*graph, metadataLocation(bytes, path), result.diagnostics);
-            inferTypes(*graph);
+            inferTypes(*graph, false);
             graph->finalize();
             result.graph = std::move(graph);
         } catch (const relay::ParseError &e) {
