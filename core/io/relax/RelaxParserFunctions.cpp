@@ -27,15 +27,21 @@ std::size_t bodyLines(std::string_view src, const Token &def)
     std::size_t lines = 0;
     for (std::size_t eol = src.find('\n', def.offset); eol != std::string_view::npos;) {
         const std::size_t start = eol + 1;
+        // Deeper than `def` when the first indent + 1 bytes are blanks: no need to count more.
         std::size_t p = start;
-        while (p < src.size() && src[p] == ' ')
+        while (p < src.size() && src[p] == ' ' && p - start <= indent)
             ++p;
         if (p >= src.size())
             break;
-        if (src[p] != '\n' && src[p] != '\r' && src[p] != '#') {
-            if (p - start <= indent)
+        if (p - start <= indent) {
+            while (p < src.size() && src[p] == ' ')
+                ++p;
+            if (p >= src.size())
                 break;
-            ++lines;
+            if (src[p] != '\n' && src[p] != '\r' && src[p] != '#')
+                break; // a line no deeper than `def`
+        } else {
+            ++lines; // (a blank line indented deeper counts too: the count only sizes a table)
         }
         eol = src.find('\n', p);
     }
@@ -218,7 +224,7 @@ void RelaxParser::parseStatement(Scope &scope, BlockEnd &end)
         m_ts.expectKind(TokenKind::Newline, "end of line after return");
         return;
     }
-    const Expr target = m_ts.parseExpr(true);
+    const Expr target = m_ts.parseTarget();
     if (m_ts.accept(":")) {
         std::size_t stop = 0;
         std::string_view text;

@@ -5,6 +5,7 @@
 #include "core/graph/JsonParse.h"
 
 #include <algorithm>
+#include <new>
 
 namespace cleave::relax {
 
@@ -285,7 +286,10 @@ TokenStream::TokenStream(std::string_view source, bool shareKeywords)
 void TokenStream::fill(std::size_t k)
 {
     while (m_buffered <= k) {
-        m_ring[(m_head + m_buffered) % lookahead] = m_lexer.next();
+        // The lexer's result is made in its slot (a Token is trivially copyable, so the slot's
+        // old token needs no destruction): assigning it went through a temporary.
+        ::new (static_cast<void *>(&m_ring[(m_head + m_buffered) % lookahead]))
+            Token(m_lexer.next());
         ++m_buffered;
     }
 }
@@ -517,21 +521,43 @@ std::shared_ptr<const KeywordArguments> TokenStream::parseKeywordArguments(const
     return args;
 }
 
+Expr TokenStream::parseTarget()
+{
+    const Token &t = peek();
+    const Token &next = peek(1);
+    if (isPlainName(t) && (next.isPunct(":") || next.isPunct("="))) {
+        Expr e = nameExpr(t);
+        drop();
+        return e;
+    }
+    return parseExpr(true);
+}
+
+bool TokenStream::isPlainName(const Token &t)
+{
+    return t.is(TokenKind::Path)
+        || (t.is(TokenKind::Name) && t.text != "True" && t.text != "False" && t.text != "None"
+            && t.text != "not");
+}
+
+Expr TokenStream::nameExpr(const Token &t)
+{
+    Expr e;
+    e.text = t.text;
+    e.line = t.line;
+    e.column = t.column;
+    return e;
+}
+
 bool TokenStream::takeLoneName(std::vector<Expr> &items, std::string_view close)
 {
     const Token &t = peek();
-    const bool name = t.is(TokenKind::Path)
-        || (t.is(TokenKind::Name) && t.text != "True" && t.text != "False" && t.text != "None"
-            && t.text != "not");
-    if (!name)
+    if (!isPlainName(t))
         return false;
     const Token &after = peek(1);
     if (!after.isPunct(",") && !after.isPunct(close))
         return false;
-    Expr &e = items.emplace_back();
-    e.text = t.text;
-    e.line = t.line;
-    e.column = t.column;
+    items.push_back(nameExpr(t));
     drop();
     return true;
 }

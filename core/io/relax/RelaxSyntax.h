@@ -182,6 +182,9 @@ public:
 
     /// An expression; with `allowTuple`, a bare comma list `a, b` is a Tuple.
     Expr parseExpr(bool allowTuple = false);
+    /// The target of a statement `lv3: T = ...` / `lv3 = ...`: when the next tokens are a plain
+    /// name and `:` or `=`, the name (read without the expression grammar); else parseExpr(true).
+    Expr parseTarget();
 
     /// True when some call reused the keyword arguments of an earlier call (whose positions
     /// they carry): an error found in them may be placed at the earlier call.
@@ -206,6 +209,10 @@ private:
     /// Appends a lone name followed by `,` or `close` (the most common argument) as a Name
     /// without going through the expression grammar; false, taking nothing, for anything else.
     bool takeLoneName(std::vector<Expr> &items, std::string_view close);
+    /// A name or path that is not `True`, `False`, `None` or `not`.
+    static bool isPlainName(const Token &t);
+    /// A Name expression of token `t`.
+    static Expr nameExpr(const Token &t);
     /// The keyword arguments of a call, from the first `name=` to before the call's `)`:
     /// parsed, or those read before from the same text (the text is then skipped unlexed).
     std::shared_ptr<const KeywordArguments> parseKeywordArguments(const Expr &call);
