@@ -197,7 +197,7 @@ FunctionId Graph::addFunction(Function f)
     return FunctionId(m_functions.size() - 1);
 }
 
-NodeId Graph::addNode(Node n)
+NodeId Graph::addNode(Node &&n)
 {
     const NodeId id(m_nodes.size());
     if (n.outputTypes().empty()) {

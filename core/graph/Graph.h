@@ -238,8 +238,11 @@ public:
     // --- building -------------------------------------------------------------------------
     /// Adds a function and returns its id.
     FunctionId addFunction(Function f);
-    /// Adds a node to `n.function` (which must exist) and returns its id.
-    NodeId addNode(Node n);
+    /// Adds a node to `n.function` (which must exist) and returns its id. (Taken by rvalue
+    /// reference: a by-value parameter moved every node twice, its name's bytes each time.)
+    NodeId addNode(Node &&n);
+    /// Adds a copy of `n`.
+    NodeId addNode(const Node &n) { return addNode(Node(n)); }
     /// Adds an input node named `name` with the annotated type `type` as the last parameter of
     /// function `f` (module writers building a signature) and returns its id.
     NodeId addParam(FunctionId f, std::string name, const Type &type);

@@ -44,7 +44,11 @@ struct Token
     [[nodiscard]] bool is(TokenKind k) const { return kind == k; }
     [[nodiscard]] bool isPunct(std::string_view p) const
     {
-        return kind == TokenKind::Punct && text == p;
+        if (kind != TokenKind::Punct)
+            return false;
+        if (p.size() == 1) // most punctuation: compared here, not by memcmp
+            return text.size() == 1 && text[0] == p[0];
+        return text == p;
     }
     [[nodiscard]] bool isName(std::string_view n) const
     {

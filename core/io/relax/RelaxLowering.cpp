@@ -246,9 +246,15 @@ Attributes RelaxParser::keywordAttributes(const KeywordArguments &args)
 
 InternedString RelaxParser::relaxOpName(std::string_view op)
 {
+    for (const auto &[name, interned] : m_recentOpNames) {
+        if (name == op)
+            return interned;
+    }
     auto it = m_opNames.find(op);
     if (it == m_opNames.end())
         it = m_opNames.emplace(std::string(op), InternedString("relax." + std::string(op))).first;
+    m_recentOpNames[m_nextRecentOpName] = { it->first, it->second };
+    m_nextRecentOpName = (m_nextRecentOpName + 1) % m_recentOpNames.size();
     return it->second;
 }
 

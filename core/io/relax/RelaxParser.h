@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -171,6 +172,9 @@ private:
     /// The binding annotations of m_annotationTypes met last (each ends at its `=`).
     RecentTexts<const TypeList *> m_recentAnnotations;
     std::unordered_map<std::string, InternedString, StringHash, std::equal_to<>> m_opNames; // by op
+    /// The op names looked up last (keys of m_opNames), compared before hashing.
+    std::array<std::pair<std::string_view, InternedString>, 8> m_recentOpNames {};
+    std::size_t m_nextRecentOpName = 0;
     SharedValues m_values; // scalar constants: one detail per distinct value
     std::vector<NodeId> m_kernelCalls; ///< R.call_tir & co, for their op_pattern (finish()).
     /// Calls, tuples and tuple items made without a type, in creation order (finish()).
