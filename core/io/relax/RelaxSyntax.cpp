@@ -459,12 +459,17 @@ void TokenStream::parseCallArguments(Expr &call)
             take();
         if (!takeLoneName(call.items, ")"))
             call.items.push_back(parseExpr());
-        if (!accept(",") && !peek().isPunct(")"))
-            fail(peek(),
-                 "expected ',' or ')' in the call of " + exprText(call.items[0]) + ", found "
-                     + describe(peek()));
+        endArgument(call);
     }
     take();
+}
+
+void TokenStream::endArgument(const Expr &call)
+{
+    if (!accept(",") && !peek().isPunct(")"))
+        fail(peek(),
+             "expected ',' or ')' in the call of " + exprText(call.items[0]) + ", found "
+                 + describe(peek()));
 }
 
 std::shared_ptr<const KeywordArguments> TokenStream::parseKeywordArguments(const Expr &call)
@@ -509,10 +514,7 @@ std::shared_ptr<const KeywordArguments> TokenStream::parseKeywordArguments(const
         args->names.push_back(take().text);
         take();
         args->values.push_back(parseExpr());
-        if (!accept(",") && !peek().isPunct(")"))
-            fail(peek(),
-                 "expected ',' or ')' in the call of " + exprText(call.items[0]) + ", found "
-                     + describe(peek()));
+        endArgument(call);
     }
     if (!text.empty() && peek().offset == stop && m_sharedKeywords.size() < maxSharedKeywordTexts) {
         args->shared = true;

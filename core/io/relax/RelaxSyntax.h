@@ -206,6 +206,8 @@ private:
     /// The value of string literal `t`: a view of the source when it has no prefix or escape.
     std::string_view stringValue(const Token &t);
     void parseCallArguments(Expr &call);
+    /// After an argument of `call`: consumes `,`, or fails unless `)` follows.
+    void endArgument(const Expr &call);
     /// Appends a lone name followed by `,` or `close` (the most common argument) as a Name
     /// without going through the expression grammar; false, taking nothing, for anything else.
     bool takeLoneName(std::vector<Expr> &items, std::string_view close);
