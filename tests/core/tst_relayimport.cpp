@@ -61,6 +61,7 @@ private slots:
     void malformed_data();
     void malformed();
     void longTokensAreBounded();
+    void longNamesAreBounded();
     void syntaxForms();
     void repeatedAttributeTexts();
     void typesAndAttributes();
@@ -203,6 +204,31 @@ void TestRelayImport::longTokensAreBounded()
     QCOMPARE(r.diagnostics.front().toString(),
              "long.relay:1:40: error: expected '{' to open the body of @main, found number '"
                  + std::string(60, '7') + "…' (100 bytes) [relay.syntax]");
+}
+
+void TestRelayImport::longNamesAreBounded()
+{
+    // A binding keeps its name's length in 16 bits: 65,535 bytes read, one more is an error at
+    // the name (the `%` is column 3).
+    const auto module = [](std::size_t length) {
+        return "def @main(%x: Tensor[(1, 3), float32]) {\n  %" + std::string(length, 'n')
+            + " = nn.relu(%x);\n  %" + std::string(length, 'n') + "\n}\n";
+    };
+    const ImportResult fits = importBytes(module(65535), "fits.relay");
+    QVERIFY2(fits.ok(), fits.firstError().c_str());
+    const NodeId relu = fits.graph->findByKey("%" + std::string(65535, 'n'));
+    QVERIFY(relu.isValid());
+    QCOMPARE(fits.graph->node(relu).op, std::string("nn.relu"));
+
+    const ImportResult tooLong = importBytes(module(65536), "long.relay");
+    QVERIFY(!tooLong.ok());
+    QCOMPARE(tooLong.diagnostics.size(), std::size_t(1));
+    const Diagnostic &d = tooLong.diagnostics.front();
+    QCOMPARE(d.where.line, 2);
+    QCOMPARE(d.where.column, 3);
+    QVERIFY2(d.message.find("is 65536 bytes long; Cleave reads names of up to 65535 bytes")
+                 != std::string::npos,
+             d.message.c_str());
 }
 
 void TestRelayImport::syntaxForms()

@@ -103,9 +103,16 @@ void RelayParser::bind(const std::string &name, Binding b, const Token &tok)
                                + ")",
                            tok.line, tok.column, "relay.duplicate_binding" };
     }
-    b.depth = m_depth;
+    if (key.size() > maxNameLength)
+        m_ts.fail(tok,
+                  "the name " + name.substr(0, 32) + "... is " + std::to_string(key.size())
+                      + " bytes long; Cleave reads names of up to " + std::to_string(maxNameLength)
+                      + " bytes");
+    if (m_depth >= maxScopeDepth)
+        m_ts.fail(tok, "scopes nested more than " + std::to_string(maxScopeDepth) + " deep");
+    b.depth = static_cast<std::uint16_t>(m_depth);
     b.keyOffset = static_cast<std::uint32_t>(key.data() - m_ts.source().data());
-    b.keyLength = static_cast<std::uint32_t>(key.size());
+    b.keyLength = static_cast<std::uint16_t>(key.size());
     const auto index = static_cast<std::uint32_t>(m_bindings.size());
     if (const std::optional<std::uint32_t> number = plainNumber(key)) {
         if (*number >= m_numbered.size())
@@ -205,7 +212,7 @@ std::unique_ptr<Graph> RelayParser::parse()
             m_ts.accept(";");
             const NodeId id = newNode(std::move(n), var);
             m_graph->function(implicitMain).params.push_back(id);
-            bind("%" + std::string(var.text), Binding { id, {} }, var);
+            bind("%" + std::string(var.text), Binding::ofNode(id), var);
         } else if (t.isIdent("fn") && !implicitMain.isValid()
                    && !m_graph->findFunction("main").isValid()) {
             parseTopLevelFn();

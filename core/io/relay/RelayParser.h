@@ -41,17 +41,33 @@ private:
         bool created = false; ///< The expression created `ref.node` (not a variable use).
     };
 
+    /// What a name is bound to, 16 bytes (a large module holds one per binding at the peak of
+    /// its import).
     struct Binding
     {
-        NodeId node;
-        FunctionId literal;
-        std::uint32_t depth = 0;
+        /// A node, or a function literal when `isLiteral`.
+        std::uint32_t value = 0;
         /// The name (without `%`) in the source: scopes restore names by it, and an error
         /// finds its line and column from it.
         std::uint32_t keyOffset = 0;
-        std::uint32_t keyLength = 0;
         std::uint32_t shadowed = noBinding; ///< The binding of the same name this one hides.
+        std::uint16_t keyLength = 0; ///< At most maxNameLength.
+        std::uint16_t depth : 15 = 0; ///< Scope depth (below maxScopeDepth).
+        std::uint16_t isLiteral : 1 = 0;
+
+        static Binding ofNode(NodeId n) { return Binding { n.value, 0, noBinding, 0, 0, 0 }; }
+        static Binding ofLiteral(FunctionId f)
+        {
+            return Binding { f.value, 0, noBinding, 0, 0, 1 };
+        }
+        [[nodiscard]] NodeId node() const { return isLiteral ? NodeId() : NodeId(value); }
+        [[nodiscard]] FunctionId literal() const
+        {
+            return isLiteral ? FunctionId(value) : FunctionId();
+        }
     };
+    static constexpr std::size_t maxNameLength = 0xffff;
+    static constexpr std::uint32_t maxScopeDepth = 0x7fff;
     static constexpr std::uint32_t noBinding = 0xffffffffU;
 
     struct PendingUse
@@ -92,13 +108,10 @@ private:
     Value metaConstant(const Token &tok);
     TensorRef materialize(const Value &v, const Token &tok);
     void annotate(const Value &v);
-    /// A `/* ty=... */` comment's type, parsed once per distinct text.
-    struct CommentType
-    {
-        Type type;
-        TypeList list; ///< `{type}`, interned once.
-    };
-    const CommentType &typeFromComment(std::string_view text);
+    /// A `/* ty=... */` comment's type as the one-element list `{type}`, parsed and interned
+    /// once per distinct text (the pooled list is the only copy of the type: a second one in
+    /// the cache held rnnt's 277-field tuple types twice at the peak of its import).
+    TypeList typeFromComment(std::string_view text);
     /// The interned operator or constructor name, looked up in the process pool once per name.
     InternedString opName(std::string_view name);
 
@@ -173,7 +186,7 @@ private:
     std::vector<ConstantSlot> m_constantSlots;
     /// `i` of `meta[relay.Constant][i]` (a plain number); none for other references.
     static std::optional<std::uint32_t> constantIndex(std::string_view ref);
-    std::unordered_map<std::string_view, CommentType> m_typeCache;
+    std::unordered_map<std::string_view, TypeList> m_typeCache;
     std::unordered_map<std::string_view, InternedString> m_opNames;
     /// The attributes of a call by their source text (from the first `key=` to the call's
     /// `)`): TVM prints the same attribute lists over and over (every 3x3 convolution's

@@ -79,18 +79,18 @@ void RelayParser::annotate(const Value &v)
         return;
     Node &n = m_graph->node(v.ref.node);
     if (!next.ty.empty()) {
-        const CommentType &t = typeFromComment(next.ty);
+        const TypeList list = typeFromComment(next.ty);
         if (n.outputCount() <= 1)
-            n.setOutputTypes(t.list); // what setOutputType(0, ..) gives, without interning
+            n.setOutputTypes(list); // what setOutputType(0, ..) gives, without interning
         else
-            n.setOutputType(0, t.type);
-        n.typeAnnotated = !t.type.isUnknown();
+            n.setOutputType(0, list.front());
+        n.typeAnnotated = !list.front().isUnknown();
     }
     if (!next.span.empty() && n.span().empty())
         n.setSpan(std::string(next.span));
 }
 
-const RelayParser::CommentType &RelayParser::typeFromComment(std::string_view text)
+TypeList RelayParser::typeFromComment(std::string_view text)
 {
     auto it = m_typeCache.find(text);
     if (it != m_typeCache.end())
@@ -102,8 +102,9 @@ const RelayParser::CommentType &RelayParser::typeFromComment(std::string_view te
     } catch (const ParseError &) {
         t = Type::unknown(); // a malformed comment only loses the annotation
     }
-    TypeList list { t };
-    return m_typeCache.emplace(text, CommentType { std::move(t), list }).first->second;
+    const TypeList list { std::move(t) };
+    m_typeCache.emplace(text, list);
+    return list;
 }
 
 RelayParser::Value RelayParser::parseAtom()
@@ -172,11 +173,11 @@ RelayParser::Value RelayParser::resolveVariable(const Token &tok)
     Value v;
     if (const Binding *found = lookup(tok.text)) {
         const Binding &b = *found;
-        if (b.literal.isValid()) {
+        if (b.literal().isValid()) {
             v.kind = Value::Kind::Function;
-            v.function = b.literal;
+            v.function = b.literal();
         } else {
-            v.ref = TensorRef { b.node, 0 };
+            v.ref = TensorRef { b.node(), 0 };
         }
         return v;
     }

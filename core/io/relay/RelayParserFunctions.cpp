@@ -30,12 +30,12 @@ void RelayParser::parseParams(FunctionId f, const std::string &context)
                 n.typeAnnotated = true;
             }
             if (!n.typeAnnotated && !m_ts.peek().ty.empty()) {
-                n.setOutputTypes(typeFromComment(m_ts.peek().ty).list);
+                n.setOutputTypes(typeFromComment(m_ts.peek().ty));
                 n.typeAnnotated = true;
             }
             const NodeId id = newNode(std::move(n), t);
             m_graph->function(f).params.push_back(id);
-            bind("%" + std::string(t.text), Binding { id, {} }, t);
+            bind("%" + std::string(t.text), Binding::ofNode(id), t);
         } else if (t.is(TokenKind::Identifier) && m_ts.peek(1).isPunct('=')) {
             m_ts.take();
             m_ts.take();
@@ -123,7 +123,7 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
             const Token fnTok = m_ts.take();
             const FunctionId lit = parseFunctionLiteral(fnTok, name);
             if (!m_ts.peek().isPunct('(')) {
-                bind(name, Binding { {}, lit }, nameTok);
+                bind(name, Binding::ofLiteral(lit), nameTok);
                 expectSemicolon(name);
                 continue;
             }
@@ -135,7 +135,7 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
             expectSemicolon(name);
             if (v.created && m_graph->node(v.ref.node).name.empty())
                 m_graph->node(v.ref.node).name = name;
-            bind(name, Binding { v.ref.node, {} }, nameTok);
+            bind(name, Binding::ofNode(v.ref.node), nameTok);
             continue;
         }
 
@@ -150,17 +150,17 @@ RelayParser::Value RelayParser::parseBody(FunctionId f, const std::string &what)
                 n.setOutputType(0, declared);
                 n.typeAnnotated = true;
             }
-            bind(name, Binding { v.ref.node, {} }, nameTok);
+            bind(name, Binding::ofNode(v.ref.node), nameTok);
             break;
         }
         case Value::Kind::Function:
-            bind(name, Binding { {}, v.function }, nameTok);
+            bind(name, Binding::ofLiteral(v.function), nameTok);
             break;
         case Value::Kind::Op:
         case Value::Kind::Constructor: {
             const TensorRef r = materialize(v, nameTok);
             m_graph->node(r.node).name = name;
-            bind(name, Binding { r.node, {} }, nameTok);
+            bind(name, Binding::ofNode(r.node), nameTok);
             break;
         }
         case Value::Kind::AttrsRef:
@@ -290,7 +290,7 @@ Pattern RelayParser::parsePattern(FunctionId scope)
         }
         p.variable = newNode(std::move(n), t);
         m_graph->function(scope).params.push_back(p.variable);
-        bind(p.name, Binding { p.variable, {} }, t);
+        bind(p.name, Binding::ofNode(p.variable), t);
         return p;
     }
     if (t.isPunct('(')) {
