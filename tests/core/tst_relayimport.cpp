@@ -62,6 +62,7 @@ private slots:
     void malformed();
     void longTokensAreBounded();
     void longNamesAreBounded();
+    void inlineValuesAreNamed();
     void syntaxForms();
     void repeatedAttributeTexts();
     void typesAndAttributes();
@@ -229,6 +230,35 @@ void TestRelayImport::longNamesAreBounded()
     QVERIFY2(d.message.find("is 65536 bytes long; Cleave reads names of up to 65535 bytes")
                  != std::string::npos,
              d.message.c_str());
+}
+
+void TestRelayImport::inlineValuesAreNamed()
+{
+    // Values without a binding are named after their first consumer and argument position,
+    // recursively; a function's unbound result after the function (`%ret` in main).
+    const char *text = "def @main(%x: Tensor[(1, 4), float32]) {\n"
+                       "  %0 = add(nn.relu(%x), multiply(%x, 2f));\n"
+                       "  %1 = fn (%y: Tensor[(1, 4), float32]) { negative(%y) };\n"
+                       "  %2 = %1(%0);\n"
+                       "  add(%2, subtract(%0, nn.relu(%x)))\n"
+                       "}\n";
+    const ImportResult r = importBytes(text, "inline.relay");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    const Graph &g = *r.graph;
+    const auto opOf = [&](const char *key) {
+        const NodeId id = g.findByKey(key);
+        return id.isValid() ? g.node(id).op.str() : std::string("(no node ") + key + ")";
+    };
+    QCOMPARE(opOf("%0/0"), std::string("nn.relu"));
+    QCOMPARE(opOf("%0/1"), std::string("multiply"));
+    QCOMPARE(g.node(g.findByKey("%0/1/1")).kind, NodeKind::Constant);
+    QCOMPARE(opOf("%ret"), std::string("add"));
+    QCOMPARE(opOf("%ret/1"), std::string("subtract"));
+    QCOMPARE(opOf("%ret/1/1"), std::string("nn.relu"));
+    const FunctionId literal = g.node(g.findByKey("%2")).callee;
+    QVERIFY(literal.isValid());
+    QCOMPARE(g.node(g.function(literal).result).name, std::string("%1/ret"));
+    QCOMPARE(g.node(g.function(literal).result).op, std::string("negative"));
 }
 
 void TestRelayImport::syntaxForms()

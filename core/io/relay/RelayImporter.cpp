@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <new>
+#include <span>
+#include <unordered_map>
 
 namespace cleave {
 
@@ -29,42 +31,47 @@ std::string resultName(const Graph &g, FunctionId f)
 
 // Gives every node a stable name: bound nodes already carry their binding (`%12`); inline
 // values are named after their first consumer and argument position (`%12/1`), function results
-// after their function (`%ret`, `%3/ret`), and `if`/`match` scopes after their node.
+// after their function (`%ret`, `%3/ret`), and `if`/`match` scopes after their node. The scratch
+// memory is one NodeId per node, and none when every node is named (TVM binds every call and
+// meta constants carry their reference): freed, it would stay resident while the graph builds
+// its indexes, and add to the peak of a large import.
 void nameNodes(Graph &g)
 {
     const std::size_t n = g.nodeCount();
-    std::vector<Use> firstUse(n);
-    std::vector<bool> used(n, false);
-    for (std::size_t c = 0; c < n; ++c) {
-        const auto &inputs = g.node(NodeId(c)).inputs;
-        for (std::size_t k = 0; k < inputs.size(); ++k) {
-            const NodeId p = inputs[k].node;
-            if (p.isValid() && !used[p.index()]) {
-                used[p.index()] = true;
-                firstUse[p.index()] = Use { NodeId(c), static_cast<std::uint32_t>(k) };
+    const std::span<const Node> nodes = g.nodes();
+    const bool allNamed = std::none_of(nodes.begin(), nodes.end(),
+                                       [](const Node &node) { return node.name.empty(); });
+    std::vector<NodeId> firstConsumer;
+    std::unordered_map<std::uint32_t, FunctionId> resultOf; // a result's first function
+    if (!allNamed) {
+        firstConsumer.resize(n);
+        for (std::size_t c = 0; c < n; ++c) {
+            for (const TensorRef &in : nodes[c].inputs) {
+                if (in.node.isValid() && !firstConsumer[in.node.index()].isValid())
+                    firstConsumer[in.node.index()] = NodeId(c);
             }
         }
-    }
-    std::vector<bool> isResult(n, false);
-    std::vector<FunctionId> resultOf(n);
-    for (std::size_t f = 0; f < g.functionCount(); ++f) {
-        const NodeId r = g.function(FunctionId(f)).result;
-        if (r.isValid() && !isResult[r.index()]) {
-            isResult[r.index()] = true;
-            resultOf[r.index()] = FunctionId(f);
+        for (std::size_t f = 0; f < g.functionCount(); ++f) {
+            const NodeId r = g.function(FunctionId(f)).result;
+            if (r.isValid())
+                resultOf.try_emplace(r.value, FunctionId(f));
         }
     }
     // Consumers are created after their inputs, so walking backwards names a consumer first.
     for (std::size_t i = n; i-- > 0;) {
         Node &node = g.node(NodeId(i));
         if (node.name.empty()) {
-            if (isResult[i])
-                node.name = resultName(g, resultOf[i]);
-            else if (used[i])
-                node.name
-                    = g.node(firstUse[i].consumer).name + "/" + std::to_string(firstUse[i].input);
-            else
+            if (auto r = resultOf.find(static_cast<std::uint32_t>(i)); r != resultOf.end()) {
+                node.name = resultName(g, r->second);
+            } else if (const NodeId c = firstConsumer[i]; c.isValid()) {
+                const TensorRefList &inputs = g.node(c).inputs;
+                const auto k = std::find_if(inputs.begin(), inputs.end(), [i](const TensorRef &in) {
+                    return in.node.index() == i;
+                });
+                node.name = g.node(c).name + "/" + std::to_string(k - inputs.begin());
+            } else {
                 node.name = "%$" + std::to_string(i);
+            }
         }
         if (node.kind == NodeKind::If && node.scopes().size() == 2) {
             g.function(node.scopes()[0]).name = node.name + "/then";
