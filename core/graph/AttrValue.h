@@ -2,6 +2,7 @@
 // Part of Cleave, the partition editor for deep-learning graphs.
 #pragma once
 
+#include "core/support/InternPool.h"
 #include "core/support/InternedString.h"
 
 #include <cstdint>
@@ -68,12 +69,28 @@ bool identical(const AttrValue &a, const AttrValue &b);
 /// A hash that agrees with identical().
 std::size_t identityHash(const AttrValue &v);
 
+namespace detail {
+
+using AttributeItems = std::vector<std::pair<std::string, AttrValue>>;
+struct AttributeItemsHash
+{
+    std::size_t operator()(const AttributeItems &items) const;
+};
+/// Equal down to a float's spelling (AttrValue's == calls 1e-05f and 1.0e-05f equal).
+struct AttributeItemsIdentical
+{
+    bool operator()(const AttributeItems &a, const AttributeItems &b) const;
+};
+using AttributeItemsPool = InternPool<AttributeItems, AttributeItemsHash, AttributeItemsIdentical>;
+
+} // namespace detail
+
 /// Attributes in source order. Order matters for printing; lookup is linear (a handful of keys).
 /// The items are kept once per process: a model repeats a few dozen distinct attribute maps over
-/// thousands of calls (`axis=1`, `units=None`), so a node holds one pointer to a pooled, immutable
-/// list, and equal lists (identical down to a float's spelling) are the same entry. Setting a key
-/// pools the changed list; the pool only grows (see InternPool) and is safe to use from several
-/// threads.
+/// thousands of calls (`axis=1`, `units=None`), so a node holds the 4-byte number of a pooled,
+/// immutable list, and equal lists (identical down to a float's spelling) are the same entry.
+/// Setting a key pools the changed list; the pool only grows (see InternPool) and is safe to use
+/// from several threads.
 class Attributes
 {
 public:
@@ -84,8 +101,11 @@ public:
     /// The pooled copy of `items` (in this order; later duplicates of a key are kept as given).
     explicit Attributes(std::vector<Item> items);
 
-    [[nodiscard]] const std::vector<Item> &items() const { return m_items ? *m_items : noItems(); }
-    [[nodiscard]] bool isEmpty() const { return m_items == nullptr; }
+    [[nodiscard]] const std::vector<Item> &items() const
+    {
+        return m_number != 0 ? detail::AttributeItemsPool::instance().at(m_number) : noItems();
+    }
+    [[nodiscard]] bool isEmpty() const { return m_number == 0; }
     [[nodiscard]] std::size_t size() const { return items().size(); }
     /// The value of `key`, or nullptr. The pointer stays valid for the whole process.
     [[nodiscard]] const AttrValue *find(const std::string &key) const;
@@ -104,13 +124,13 @@ public:
     /// pooled entry.
     friend bool operator==(const Attributes &a, const Attributes &b)
     {
-        return a.m_items == b.m_items || a.items() == b.items();
+        return a.m_number == b.m_number || a.items() == b.items();
     }
 
 private:
     static const std::vector<Item> &noItems();
 
-    const std::vector<Item> *m_items = nullptr; ///< Null when there are no attributes.
+    std::uint32_t m_number = 0; ///< The pool's number of the items; 0 when there are none.
 };
 
 } // namespace cleave

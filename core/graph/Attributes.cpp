@@ -36,41 +36,28 @@ std::size_t identityHash(const AttrValue &v)
     return seed;
 }
 
-namespace {
-
-using Items = std::vector<Attributes::Item>;
-
-struct ItemsHash
+std::size_t detail::AttributeItemsHash::operator()(const AttributeItems &items) const
 {
-    std::size_t operator()(const Items &items) const
-    {
-        std::size_t seed = items.size();
-        for (const auto &[key, value] : items) {
-            hashMix(seed, std::hash<std::string> {}(key));
-            hashMix(seed, identityHash(value));
-        }
-        return seed;
+    std::size_t seed = items.size();
+    for (const auto &[key, value] : items) {
+        hashMix(seed, std::hash<std::string> {}(key));
+        hashMix(seed, identityHash(value));
     }
-};
+    return seed;
+}
 
-struct ItemsIdentical
+bool detail::AttributeItemsIdentical::operator()(const AttributeItems &a,
+                                                 const AttributeItems &b) const
 {
-    bool operator()(const Items &a, const Items &b) const
-    {
-        return std::ranges::equal(a, b, [](const Attributes::Item &x, const Attributes::Item &y) {
-            return x.first == y.first && identical(x.second, y.second);
-        });
-    }
-};
-
-using ItemsPool = InternPool<Items, ItemsHash, ItemsIdentical>;
-
-} // namespace
+    return std::ranges::equal(a, b, [](const Attributes::Item &x, const Attributes::Item &y) {
+        return x.first == y.first && identical(x.second, y.second);
+    });
+}
 
 Attributes::Attributes(std::vector<Item> items)
 {
     if (!items.empty())
-        m_items = &ItemsPool::instance().intern(std::move(items));
+        m_number = detail::AttributeItemsPool::instance().number(std::move(items));
 }
 
 const std::vector<Attributes::Item> &Attributes::noItems()

@@ -43,29 +43,23 @@ std::size_t hashOf(std::span<const Type> types)
     return seed;
 }
 
-struct ListHash
-{
-    using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
-    std::size_t operator()(std::span<const Type> types) const { return hashOf(types); }
-    std::size_t operator()(const std::vector<Type> &types) const { return hashOf(types); }
-};
-struct ListEqual
-{
-    using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
-    bool operator()(std::span<const Type> a, std::span<const Type> b) const
-    {
-        return std::ranges::equal(a, b);
-    }
-};
-using ListPool = InternPool<std::vector<Type>, ListHash, ListEqual>;
-
 } // namespace
+
+std::size_t detail::TypeListHash::operator()(std::span<const Type> types) const
+{
+    return hashOf(types);
+}
+
+bool detail::TypeListEqual::operator()(std::span<const Type> a, std::span<const Type> b) const
+{
+    return std::ranges::equal(a, b);
+}
 
 TypeList::TypeList(std::span<const Type> types)
 {
     if (types.empty())
         return;
-    m_types = &ListPool::instance().intern(
+    m_number = detail::TypeListPool::instance().number(
         types, [types] { return std::vector<Type>(types.begin(), types.end()); });
 }
 
@@ -80,7 +74,7 @@ TypeList TypeList::with(std::size_t i, Type type) const
 
 std::size_t TypeList::poolSize()
 {
-    return ListPool::instance().size();
+    return detail::TypeListPool::instance().size();
 }
 
 } // namespace cleave

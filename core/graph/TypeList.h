@@ -3,20 +3,42 @@
 #pragma once
 
 #include "core/graph/Type.h"
+#include "core/support/InternPool.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <vector>
 
 namespace cleave {
 
+namespace detail {
+
+struct TypeListHash
+{
+    using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+    std::size_t operator()(std::span<const Type> types) const;
+    std::size_t operator()(const std::vector<Type> &types) const
+    {
+        return (*this)(std::span<const Type>(types));
+    }
+};
+struct TypeListEqual
+{
+    using is_transparent = void; // NOLINT(readability-identifier-naming): std spelling
+    bool operator()(std::span<const Type> a, std::span<const Type> b) const;
+};
+using TypeListPool = InternPool<std::vector<Type>, TypeListHash, TypeListEqual>;
+
+} // namespace detail
+
 /// An immutable list of types kept once per process: a node's output types. A model has only a
-/// few hundred distinct lists among tens of thousands of nodes, so a node holds one pointer to a
-/// pooled list instead of a vector of its own; copying a node copies the pointer, and equal lists
-/// are the same entry (equality is a pointer comparison). The pool only grows and is guarded by a
-/// mutex, so importers and background workers on several threads may intern at once; reading a
-/// list needs no lock.
+/// few hundred distinct lists among tens of thousands of nodes, so a node holds the 4-byte
+/// number of a pooled list instead of a vector of its own; copying a node copies the number, and
+/// equal lists are the same entry (equality compares numbers). The pool only grows and is
+/// guarded by a mutex, so importers and background workers on several threads may intern at
+/// once; reading a list needs no lock.
 class TypeList
 {
 public:
@@ -32,13 +54,13 @@ public:
     {
     }
 
-    [[nodiscard]] std::size_t size() const { return m_types ? m_types->size() : 0; }
-    [[nodiscard]] bool empty() const { return m_types == nullptr; }
-    [[nodiscard]] const Type &operator[](std::size_t i) const { return (*m_types)[i]; }
+    [[nodiscard]] std::size_t size() const { return m_number != 0 ? types().size() : 0; }
+    [[nodiscard]] bool empty() const { return m_number == 0; }
+    [[nodiscard]] const Type &operator[](std::size_t i) const { return types()[i]; }
     /// The first type; the list must not be empty.
-    [[nodiscard]] const Type &front() const { return m_types->front(); }
+    [[nodiscard]] const Type &front() const { return types().front(); }
     /// The pooled types, or null for the empty list. Equal lists give the same address.
-    [[nodiscard]] const Type *data() const { return m_types ? m_types->data() : nullptr; }
+    [[nodiscard]] const Type *data() const { return m_number != 0 ? types().data() : nullptr; }
     [[nodiscard]] const_iterator begin() const { return data(); }
     [[nodiscard]] const_iterator end() const { return data() + size(); }
     /// A mutable copy of the types.
@@ -50,10 +72,18 @@ public:
     /// How many distinct non-empty lists the process has interned (the pool never shrinks).
     [[nodiscard]] static std::size_t poolSize();
 
-    friend bool operator==(const TypeList &a, const TypeList &b) { return a.m_types == b.m_types; }
+    friend bool operator==(const TypeList &a, const TypeList &b)
+    {
+        return a.m_number == b.m_number;
+    }
 
 private:
-    const std::vector<Type> *m_types = nullptr; ///< Null for the empty list.
+    [[nodiscard]] const std::vector<Type> &types() const
+    {
+        return detail::TypeListPool::instance().at(m_number);
+    }
+
+    std::uint32_t m_number = 0; ///< The pool's number of the list; 0 for the empty list.
 };
 
 } // namespace cleave

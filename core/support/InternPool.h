@@ -3,19 +3,25 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <mutex>
-#include <unordered_set>
+#include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 namespace cleave {
 
-/// A process-wide set of immutable values, each kept once: interning a value returns the address
-/// of its pooled copy, the same address for equal values, so holders keep one pointer and
-/// compare by address. For the few distinct but endlessly repeated values of a model (strings,
-/// output type lists, attribute maps). The pool only grows (entries never move or die, so their
-/// addresses stay valid for the whole process) and is guarded by a mutex, so importers and
-/// background workers on several threads may intern at once; reading a pooled value needs no
-/// lock. `Hash` and `Equal` must be transparent when values are looked up by another key type.
+/// A process-wide set of immutable values, each kept once and numbered: interning a value
+/// returns its pooled copy (the same object for equal values) or its number (1, 2, ... in the
+/// order values were first pooled; 0 is left for "no value"), which at() turns back into the
+/// value. Holders keep the 4-byte number and compare by it: for the few distinct but endlessly
+/// repeated values of a model (strings, output type lists, attribute maps), held by every node.
+/// The pool only grows (entries never move or die, so references to them stay valid for the
+/// whole process) and is guarded by a mutex, so importers and background workers on several
+/// threads may intern at once; at() takes no lock (a number reaches a reader only after the
+/// interning that made it). `Hash` and `Equal` must be transparent when values are looked up by
+/// another key type.
 template <typename T, typename Hash, typename Equal = std::equal_to<>>
 class InternPool
 {
@@ -27,22 +33,43 @@ public:
         return *pool;
     }
 
-    /// The pooled value equal to `key`, made with `make()` (which returns a T) on first use.
+    /// The number of the pooled value equal to `key`, made with `make()` (which returns a T) on
+    /// first use.
     template <typename Key, typename Make>
-    const T &intern(const Key &key, Make &&make)
+    std::uint32_t number(const Key &key, Make &&make)
     {
         const std::scoped_lock lock(m_mutex);
         auto it = m_values.find(key);
         if (it == m_values.end())
-            it = m_values.insert(std::forward<Make>(make)()).first;
-        return *it;
+            it = add(std::forward<Make>(make)());
+        return it->second;
     }
 
-    /// The pooled value equal to `value` (moved into the pool on first use).
-    const T &intern(T &&value)
+    /// The number of the pooled value equal to `value` (moved into the pool on first use).
+    std::uint32_t number(T &&value)
     {
         const std::scoped_lock lock(m_mutex);
-        return *m_values.insert(std::move(value)).first;
+        auto it = m_values.find(value);
+        if (it == m_values.end())
+            it = add(std::move(value));
+        return it->second;
+    }
+
+    /// The pooled value equal to `key` (see number()).
+    template <typename Key, typename Make>
+    const T &intern(const Key &key, Make &&make)
+    {
+        return at(number(key, std::forward<Make>(make)));
+    }
+
+    /// The pooled value equal to `value`.
+    const T &intern(T &&value) { return at(number(std::move(value))); }
+
+    /// The value numbered `n` (1 ≤ n ≤ size()).
+    [[nodiscard]] const T &at(std::uint32_t n) const
+    {
+        const std::uint32_t i = n - 1;
+        return *m_chunks[i >> chunkBits][i & chunkMask];
     }
 
     /// How many distinct values the pool holds.
@@ -53,11 +80,34 @@ public:
     }
 
 private:
+    using Map = std::unordered_map<T, std::uint32_t, Hash, Equal>;
+
     InternPool() = default;
+
+    typename Map::iterator add(T &&value)
+    {
+        const std::size_t i = m_values.size();
+        if (i >= maxChunks << chunkBits)
+            throw std::length_error("more distinct values than an intern pool numbers");
+        if (!m_chunks[i >> chunkBits])
+            m_chunks[i >> chunkBits]
+                = std::make_unique<const T *[]>(std::size_t { 1 } << chunkBits);
+        auto it = m_values.emplace(std::move(value), static_cast<std::uint32_t>(i + 1)).first;
+        m_chunks[i >> chunkBits][i & chunkMask] = &it->first;
+        return it;
+    }
+
+    // The values by number in chunks of 4096 that never move: a reader indexes them while
+    // another thread adds values (to other slots). 2^24 values at most; the directory is 32 KB.
+    static constexpr unsigned chunkBits = 12;
+    static constexpr std::uint32_t chunkMask = (1U << chunkBits) - 1;
+    static constexpr std::size_t maxChunks = std::size_t { 1 } << 12;
 
     std::mutex m_mutex;
     // Node-based: values never move, so pointers to them stay valid.
-    std::unordered_set<T, Hash, Equal> m_values;
+    Map m_values;
+    std::unique_ptr<std::unique_ptr<const T *[]>[]> m_chunks
+        = std::make_unique<std::unique_ptr<const T *[]>[]>(maxChunks);
 };
 
 } // namespace cleave

@@ -27,11 +27,16 @@ const std::string &InternedString::emptyString()
     return empty;
 }
 
+const std::string &InternedString::pooled(std::uint32_t number)
+{
+    return StringPool::instance().at(number);
+}
+
 InternedString::InternedString(std::string_view text)
 {
     if (text.empty())
         return;
-    m_text = &StringPool::instance().intern(text, [text] { return std::string(text); });
+    m_number = StringPool::instance().number(text, [text] { return std::string(text); });
 }
 
 std::ostream &operator<<(std::ostream &out, const InternedString &s)

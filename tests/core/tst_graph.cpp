@@ -570,6 +570,17 @@ void TestGraph::internPool()
     QCOMPARE(a, std::string("conv"));
     QCOMPARE(d, std::string("relu"));
     QCOMPARE(pool.size(), std::size_t(2));
+    // Numbered in the order first pooled, from 1; at() gives back the pooled object itself.
+    QCOMPARE(pool.number(std::string("conv")), 1U);
+    QCOMPARE(pool.number(std::string_view("relu"), [] { return std::string("relu"); }), 2U);
+    QCOMPARE(&pool.at(1), &a);
+    QCOMPARE(&pool.at(2), &d);
+    // Past one chunk of numbers (4096), earlier values stay where they were.
+    for (int i = 0; i < 5000; ++i)
+        QCOMPARE(pool.number("v" + std::to_string(i)), static_cast<std::uint32_t>(3 + i));
+    QCOMPARE(pool.at(4099), std::string("v4096"));
+    QCOMPARE(&pool.at(1), &a);
+    QCOMPARE(pool.size(), std::size_t(5002));
 }
 
 void TestGraph::sharedAttributes()
@@ -640,7 +651,7 @@ void TestGraph::sharedAttributes()
     n.attrs = a;
     const Node copy = n;
     QCOMPARE(&copy.attrs.items(), &a.items());
-    QCOMPARE(sizeof(Attributes), sizeof(void *));
+    QCOMPARE(sizeof(Attributes), sizeof(std::uint32_t)); // the pool's number of the list
 
     // setItem builds a list with set()'s rule: a repeated key replaces the earlier value.
     std::vector<Item> built;
