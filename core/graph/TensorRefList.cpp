@@ -8,7 +8,7 @@ namespace cleave {
 
 const TensorRef &TensorRefList::at(std::size_t i) const
 {
-    if (i >= m_size)
+    if (i >= count())
         throw std::out_of_range("TensorRefList::at");
     return data()[i];
 }
@@ -18,9 +18,8 @@ void TensorRefList::grow(std::size_t capacity)
     auto *heap = static_cast<TensorRef *>(::operator new(capacity * sizeof(TensorRef)));
     std::copy(begin(), end(), heap);
     if (!isInline())
-        ::operator delete(m_store.heap);
-    m_store.heap = heap;
-    m_capacity = static_cast<std::uint32_t>(capacity);
+        ::operator delete(heapData());
+    setHeap(heap, capacity);
 }
 
 TensorRefList::iterator TensorRefList::insert(const_iterator pos, TensorRef value)
@@ -36,21 +35,20 @@ TensorRefList::iterator TensorRefList::erase(const_iterator first, const_iterato
     const auto from = static_cast<std::size_t>(first - begin());
     const auto to = static_cast<std::size_t>(last - begin());
     std::copy(begin() + to, end(), begin() + from);
-    m_size -= static_cast<std::uint32_t>(to - from);
+    setCount(count() - (to - from));
     return begin() + from;
 }
 
 void TensorRefList::assign(const TensorRef *first, const TensorRef *last)
 {
     const auto n = static_cast<std::size_t>(last - first);
-    if (n > m_capacity) {
+    if (n > capacity()) {
         // Exactly as many as given: an imported node's list is assigned once and kept.
         release();
-        m_store.heap = static_cast<TensorRef *>(::operator new(n * sizeof(TensorRef)));
-        m_capacity = static_cast<std::uint32_t>(n);
+        setHeap(static_cast<TensorRef *>(::operator new(n * sizeof(TensorRef))), n);
     }
     std::copy(first, last, data());
-    m_size = static_cast<std::uint32_t>(n);
+    setCount(n);
 }
 
 } // namespace cleave

@@ -16,11 +16,11 @@
 namespace cleave {
 
 /// A short list of tensors, such as a node's inputs or a fused block's inputs and outputs: a
-/// vector of TensorRef that keeps up to two of them in place and only more in a heap block. As
-/// large as a std::vector (24 bytes), but most operators read one or two tensors and most
-/// blocks have one output, so most lists hold no heap block at all, where a std::vector made
-/// one of 32 bytes (malloc's smallest) per list: per node of a large model, about a twentieth
-/// of what the editor holds. The subset of std::vector's interface the graph code uses;
+/// vector of TensorRef that keeps up to two of them in place and only more in a heap block. 20
+/// bytes, aligned to 4 (a std::vector takes 24, aligned to 8): most operators read one or two
+/// tensors and most blocks have one output, so most lists hold no heap block at all, where a
+/// std::vector made one of 32 bytes (malloc's smallest) per list, and a node packs the list
+/// beside its 4-byte fields. The subset of std::vector's interface the graph code uses;
 /// iterators are pointers (contiguous, so a std::span views it), invalidated as a
 /// std::vector's are.
 class TensorRefList
@@ -67,18 +67,18 @@ public:
     }
     ~TensorRefList() { release(); }
 
-    [[nodiscard]] std::size_t size() const { return m_size; }
-    [[nodiscard]] bool empty() const { return m_size == 0; }
-    [[nodiscard]] std::size_t capacity() const { return m_capacity; }
-    [[nodiscard]] TensorRef *data() { return isInline() ? m_store.inPlace : m_store.heap; }
-    [[nodiscard]] const TensorRef *data() const
+    [[nodiscard]] std::size_t size() const { return count(); }
+    [[nodiscard]] bool empty() const { return count() == 0; }
+    [[nodiscard]] std::size_t capacity() const
     {
-        return isInline() ? m_store.inPlace : m_store.heap;
+        return isInline() ? inlineCapacity : heapCapacity();
     }
+    [[nodiscard]] TensorRef *data() { return isInline() ? m_inPlace : heapData(); }
+    [[nodiscard]] const TensorRef *data() const { return isInline() ? m_inPlace : heapData(); }
     [[nodiscard]] iterator begin() { return data(); }
-    [[nodiscard]] iterator end() { return data() + m_size; }
+    [[nodiscard]] iterator end() { return data() + count(); }
     [[nodiscard]] const_iterator begin() const { return data(); }
-    [[nodiscard]] const_iterator end() const { return data() + m_size; }
+    [[nodiscard]] const_iterator end() const { return data() + count(); }
     [[nodiscard]] const_iterator cbegin() const { return begin(); }
     [[nodiscard]] const_iterator cend() const { return end(); }
     TensorRef &operator[](std::size_t i) { return data()[i]; }
@@ -86,20 +86,22 @@ public:
     /// Bounds-checked access; throws std::out_of_range as std::vector::at does.
     [[nodiscard]] const TensorRef &at(std::size_t i) const;
     TensorRef &front() { return data()[0]; }
-    TensorRef &back() { return data()[m_size - 1]; }
+    TensorRef &back() { return data()[count() - 1]; }
     [[nodiscard]] const TensorRef &front() const { return data()[0]; }
-    [[nodiscard]] const TensorRef &back() const { return data()[m_size - 1]; }
+    [[nodiscard]] const TensorRef &back() const { return data()[count() - 1]; }
 
     void reserve(std::size_t n)
     {
-        if (n > m_capacity)
+        if (n > capacity())
             grow(n);
     }
     void push_back(TensorRef value) // NOLINT(readability-identifier-naming): std spelling
     {
-        if (m_size == m_capacity)
-            grow(std::max<std::size_t>(4, std::size_t { m_capacity } * 2));
-        data()[m_size++] = value;
+        const std::uint32_t n = count();
+        if (n == capacity())
+            grow(std::max<std::size_t>(4, capacity() * 2));
+        data()[n] = value;
+        ++m_size;
     }
     TensorRef &emplace_back(TensorRef value) // NOLINT(readability-identifier-naming)
     {
@@ -107,13 +109,13 @@ public:
         return back();
     }
     void pop_back() { --m_size; } // NOLINT(readability-identifier-naming)
-    void clear() { m_size = 0; }
+    void clear() { m_size &= heapFlag; }
     /// Grows with invalid refs, or shrinks.
     void resize(std::size_t n)
     {
         reserve(n);
-        std::fill(data() + std::min<std::size_t>(n, m_size), data() + n, TensorRef {});
-        m_size = static_cast<std::uint32_t>(n);
+        std::fill(data() + std::min<std::size_t>(n, count()), data() + n, TensorRef {});
+        setCount(n);
     }
     /// Inserts `value` before `pos`; the position of the inserted value.
     iterator insert(const_iterator pos, TensorRef value);
@@ -128,45 +130,68 @@ public:
 
     friend bool operator==(const TensorRefList &a, const TensorRefList &b)
     {
-        return a.m_size == b.m_size && std::equal(a.begin(), a.end(), b.begin());
+        return a.count() == b.count() && std::equal(a.begin(), a.end(), b.begin());
     }
     friend bool operator==(const TensorRefList &a, const std::vector<TensorRef> &b)
     {
-        return a.m_size == b.size() && std::equal(a.begin(), a.end(), b.begin());
+        return a.count() == b.size() && std::equal(a.begin(), a.end(), b.begin());
     }
 
 private:
     static constexpr std::uint32_t inlineCapacity = 2;
-    [[nodiscard]] bool isInline() const { return m_capacity == inlineCapacity; }
+    /// In m_size: the refs are in a heap block (whose address and capacity m_inPlace holds).
+    static constexpr std::uint32_t heapFlag = 0x80000000U;
+
+    [[nodiscard]] bool isInline() const { return (m_size & heapFlag) == 0; }
+    [[nodiscard]] std::uint32_t count() const { return m_size & ~heapFlag; }
+    void setCount(std::size_t n) { m_size = (m_size & heapFlag) | static_cast<std::uint32_t>(n); }
+    /// A heap block's address and capacity, copied in and out of the bytes of m_inPlace (which
+    /// is aligned to 4 only, so that the list is 20 bytes).
+    struct HeapBlock
+    {
+        TensorRef *refs = nullptr;
+        std::uint32_t capacity = 0;
+    };
+    static_assert(sizeof(HeapBlock) <= sizeof(TensorRef) * inlineCapacity,
+                  "a heap block's address and capacity fit where the refs in place are");
+    [[nodiscard]] HeapBlock heapBlock() const
+    {
+        HeapBlock block;
+        std::memcpy(static_cast<void *>(&block), static_cast<const void *>(m_inPlace),
+                    sizeof(HeapBlock));
+        return block;
+    }
+    [[nodiscard]] TensorRef *heapData() const { return heapBlock().refs; }
+    [[nodiscard]] std::uint32_t heapCapacity() const { return heapBlock().capacity; }
+    /// Takes `heap` (of `capacity` refs) as the storage, keeping the count.
+    void setHeap(TensorRef *heap, std::size_t capacity)
+    {
+        const HeapBlock block { heap, static_cast<std::uint32_t>(capacity) };
+        std::memcpy(static_cast<void *>(m_inPlace), static_cast<const void *>(&block),
+                    sizeof(HeapBlock));
+        m_size |= heapFlag;
+    }
     void grow(std::size_t capacity);
     void release()
     {
         if (!isInline())
-            ::operator delete(m_store.heap);
-        m_capacity = inlineCapacity;
+            ::operator delete(heapData());
         m_size = 0;
     }
     void take(TensorRefList &other) noexcept
     {
-        std::memcpy(static_cast<void *>(m_store.inPlace),
-                    static_cast<const void *>(other.m_store.inPlace), sizeof m_store.inPlace);
+        std::memcpy(static_cast<void *>(m_inPlace), static_cast<const void *>(other.m_inPlace),
+                    sizeof m_inPlace);
         m_size = other.m_size;
-        m_capacity = other.m_capacity;
         other.m_size = 0;
-        other.m_capacity = inlineCapacity;
     }
 
-    // The refs in place (capacity 2) or the heap block (larger capacities).
-    union Store
-    {
-        TensorRef inPlace[inlineCapacity] {}; // NOLINT(modernize-avoid-c-arrays)
-        TensorRef *heap;
-    };
-    Store m_store;
-    std::uint32_t m_size = 0;
-    std::uint32_t m_capacity = inlineCapacity;
+    // The refs in place (up to two), or the heap block's address and capacity (larger lists).
+    TensorRef m_inPlace[inlineCapacity] {}; // NOLINT(modernize-avoid-c-arrays)
+    std::uint32_t m_size = 0; // the count, with heapFlag
 };
 
-static_assert(sizeof(TensorRefList) == 24, "an TensorRefList is as large as a std::vector");
+static_assert(sizeof(TensorRefList) == 20 && alignof(TensorRefList) == 4,
+              "a TensorRefList packs beside 4-byte fields");
 
 } // namespace cleave
