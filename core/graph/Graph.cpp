@@ -49,7 +49,8 @@ const char *nodeKindName(NodeKind kind)
 const Type &Node::outputType(std::size_t i) const
 {
     static const Type unknownType;
-    return i < m_outputTypes.size() ? m_outputTypes[i] : unknownType;
+    const Type *type = m_outputTypes.get(i);
+    return type != nullptr ? *type : unknownType;
 }
 
 const NodeDetail &Node::noDetail()

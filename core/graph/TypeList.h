@@ -57,6 +57,15 @@ public:
     [[nodiscard]] std::size_t size() const { return m_number != 0 ? types().size() : 0; }
     [[nodiscard]] bool empty() const { return m_number == 0; }
     [[nodiscard]] const Type &operator[](std::size_t i) const { return types()[i]; }
+    /// The type at `i`, or null past the end (one look-up in the pool, where size() and
+    /// operator[] take one each).
+    [[nodiscard]] const Type *get(std::size_t i) const
+    {
+        if (m_number == 0)
+            return nullptr;
+        const std::vector<Type> &list = types();
+        return i < list.size() ? &list[i] : nullptr;
+    }
     /// The first type; the list must not be empty.
     [[nodiscard]] const Type &front() const { return types().front(); }
     /// The pooled types, or null for the empty list. Equal lists give the same address.

@@ -481,6 +481,9 @@ void TestGraph::sharedOutputTypes()
     // Its first type is the pooled single list's type, but the lists are not the same entry.
     QVERIFY(split.outputTypes().data() != a.outputTypes().data());
     QVERIFY(split.outputType(3).isUnknown()); // past the end
+    QCOMPARE(split.outputTypes().get(2), split.outputTypes().data() + 2);
+    QCOMPARE(split.outputTypes().get(3), static_cast<const Type *>(nullptr));
+    QCOMPARE(TypeList().get(0), static_cast<const Type *>(nullptr));
     // The same types in another order are another list.
     Node swapped;
     swapped.setOutputTypes({ split.outputType(1), split.outputType(0), split.outputType(2) });
