@@ -13,15 +13,14 @@
 namespace cleave {
 
 /// A process-wide set of immutable values, each kept once and numbered: interning a value
-/// returns its pooled copy (the same object for equal values) or its number (1, 2, ... in the
-/// order values were first pooled; 0 is left for "no value"), which at() turns back into the
-/// value. Holders keep the 4-byte number and compare by it: for the few distinct but endlessly
-/// repeated values of a model (strings, output type lists, attribute maps), held by every node.
-/// The pool only grows (entries never move or die, so references to them stay valid for the
-/// whole process) and is guarded by a mutex, so importers and background workers on several
-/// threads may intern at once; at() takes no lock (a number reaches a reader only after the
-/// interning that made it). `Hash` and `Equal` must be transparent when values are looked up by
-/// another key type.
+/// returns its number (1, 2, ... in the order values were first pooled; 0 is left for "no
+/// value"), which at() turns back into the pooled copy (the same object for equal values). Holders
+/// keep the 4-byte number and compare by it: for the few distinct but endlessly repeated values of
+/// a model (strings, output type lists, attribute maps), held by every node. The pool only grows
+/// (entries never move or die, so references to them stay valid for the whole process) and is
+/// guarded by a mutex, so importers and background workers on several threads may intern at once;
+/// at() takes no lock (a number reaches a reader only after the interning that made it). `Hash` and
+/// `Equal` must be transparent when values are looked up by another key type.
 template <typename T, typename Hash, typename Equal = std::equal_to<>>
 class InternPool
 {
@@ -54,16 +53,6 @@ public:
             it = add(std::move(value));
         return it->second;
     }
-
-    /// The pooled value equal to `key` (see number()).
-    template <typename Key, typename Make>
-    const T &intern(const Key &key, Make &&make)
-    {
-        return at(number(key, std::forward<Make>(make)));
-    }
-
-    /// The pooled value equal to `value`.
-    const T &intern(T &&value) { return at(number(std::move(value))); }
 
     /// The value numbered `n` (1 ≤ n ≤ size()).
     [[nodiscard]] const T &at(std::uint32_t n) const

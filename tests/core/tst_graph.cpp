@@ -558,14 +558,14 @@ void TestGraph::internPool()
     QCOMPARE(&Pool::instance(), &pool); // one pool per type
     QCOMPARE(pool.size(), std::size_t(0));
     const std::string &a
-        = pool.intern(std::string_view("conv"), [] { return std::string("conv"); });
-    const std::string &b = pool.intern(std::string("co") + "nv");
+        = pool.at(pool.number(std::string_view("conv"), [] { return std::string("conv"); }));
+    const std::string &b = pool.at(pool.number(std::string("co") + "nv"));
     bool made = false;
-    const std::string &c = pool.intern(std::string_view("conv"), [&made] {
+    const std::string &c = pool.at(pool.number(std::string_view("conv"), [&made] {
         made = true;
         return std::string("conv");
-    });
-    const std::string &d = pool.intern(std::string("relu"));
+    }));
+    const std::string &d = pool.at(pool.number(std::string("relu")));
     QCOMPARE(&a, &b);
     QCOMPARE(&a, &c);
     QVERIFY(!made); // found, so not made again
