@@ -246,15 +246,12 @@ Attributes RelaxParser::keywordAttributes(const KeywordArguments &args)
 
 InternedString RelaxParser::relaxOpName(std::string_view op)
 {
-    for (const auto &[name, interned] : m_recentOpNames) {
-        if (name == op)
-            return interned;
-    }
+    if (const InternedString *recent = m_recentOpNames.find(op))
+        return *recent;
     auto it = m_opNames.find(op);
     if (it == m_opNames.end())
         it = m_opNames.emplace(std::string(op), InternedString("relax." + std::string(op))).first;
-    m_recentOpNames[m_nextRecentOpName] = { it->first, it->second };
-    m_nextRecentOpName = (m_nextRecentOpName + 1) % m_recentOpNames.size();
+    m_recentOpNames.remember(it->first, it->second);
     return it->second;
 }
 

@@ -9,7 +9,6 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -173,8 +172,7 @@ private:
     RecentTexts<const TypeList *> m_recentAnnotations;
     std::unordered_map<std::string, InternedString, StringHash, std::equal_to<>> m_opNames; // by op
     /// The op names looked up last (keys of m_opNames), compared before hashing.
-    std::array<std::pair<std::string_view, InternedString>, 8> m_recentOpNames {};
-    std::size_t m_nextRecentOpName = 0;
+    RecentTexts<InternedString> m_recentOpNames;
     SharedValues m_values; // scalar constants: one detail per distinct value
     std::vector<NodeId> m_kernelCalls; ///< R.call_tir & co, for their op_pattern (finish()).
     /// Calls, tuples and tuple items made without a type, in creation order (finish()).

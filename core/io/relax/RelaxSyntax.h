@@ -76,9 +76,10 @@ struct KeywordArguments
 std::string_view simpleTextTo(std::string_view src, std::size_t from, std::string_view terminators,
                               std::size_t &stop);
 
-/// The last few simple texts (see simpleTextTo) a reader looked up, with their values. The same
-/// annotation or keyword list is most often written again within a few lines; comparing these
-/// few with the source costs less than scanning to the text's end and hashing it.
+/// The last few texts a reader looked up, with their values: simple texts of the source (see
+/// simpleTextTo), found by match(), or whole words such as operator names, found by find(). The
+/// same annotation, keyword list or operator is most often written again within a few lines;
+/// comparing these few costs less than scanning to the text's end and hashing it.
 template <typename V, std::size_t N = 8>
 class RecentTexts
 {
@@ -107,8 +108,17 @@ public:
         }
         return nullptr;
     }
-    /// Remembers `text` (non-empty, as simpleTextTo gave it) and its value, in place of the
-    /// oldest when full.
+    /// The value of a remembered text equal to `text`, or null.
+    const V *find(std::string_view text) const
+    {
+        for (std::size_t i = 0; i < m_count; ++i) {
+            if (m_entries[i].text == text)
+                return &m_entries[i].value;
+        }
+        return nullptr;
+    }
+    /// Remembers `text` (non-empty, and kept alive by the caller) and its value, in place of
+    /// the oldest when full.
     void remember(std::string_view text, V value)
     {
         m_entries[m_next] = Entry { text, std::move(value) };
